@@ -1,0 +1,1216 @@
+"""The `vyre` dialect: vyre IR as xDSL operations.
+
+Statements (Let, Assign, Store, If, Loop, Return, Block, Barrier) are ops without
+results; statements with bodies hold single-block regions. Expressions (literals,
+Var, Load, BufLen, ids, BinOp, UnOp, Call, Select, Cast, Atomic) are ops with one
+SSA result, placed in the block right before the statement that consumes them, in
+evaluation order. Names of locals stay names: `vyre.let "x" = %v` declares,
+`vyre.var "x"` reads, `vyre.assign "x" = %v` writes.
+
+Type rules of the spec (V012-V015, V021-V023) are checked by the rule functions
+of `vyre.validate`, not by IRDL constraints, so that every message is the
+spec's own text; the op verifiers call those same rule functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from enum import Enum
+from typing import Self, TypeVar
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsolatedFromAbove,
+    MemoryReadEffect,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+# ---------------------------------------------------------------------------
+# Enumerations (the stable spellings used in text, wire and Python)
+# ---------------------------------------------------------------------------
+
+
+class DataTypeKind(str, Enum):
+    """The value types of vyre (types.md). Planned types are added as members."""
+
+    U32 = "u32"
+    I32 = "i32"
+    U64 = "u64"
+    VEC2U32 = "vec2u32"
+    VEC4U32 = "vec4u32"
+    BOOL = "bool"
+    BYTES = "bytes"
+
+
+class AccessKind(str, Enum):
+    READ_ONLY = "read_only"
+    READ_WRITE = "read_write"
+    UNIFORM = "uniform"
+    WORKGROUP = "workgroup"
+
+
+class BinOpKind(str, Enum):
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+    MOD = "mod"
+    BIT_AND = "bit_and"
+    BIT_OR = "bit_or"
+    BIT_XOR = "bit_xor"
+    SHL = "shl"
+    SHR = "shr"
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    GT = "gt"
+    LE = "le"
+    GE = "ge"
+    AND = "and"
+    OR = "or"
+
+
+class UnOpKind(str, Enum):
+    NEGATE = "negate"
+    BIT_NOT = "bit_not"
+    LOGICAL_NOT = "logical_not"
+    POPCOUNT = "popcount"
+    CLZ = "clz"
+    CTZ = "ctz"
+    REVERSE_BITS = "reverse_bits"
+
+
+class AtomicOpKind(str, Enum):
+    ADD = "add"
+    OR = "or"
+    AND = "and"
+    XOR = "xor"
+    MIN = "min"
+    MAX = "max"
+    EXCHANGE = "exchange"
+    COMPARE_EXCHANGE = "compare_exchange"
+
+
+AXIS_NAMES = ("x", "y", "z")
+_NAME_HINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+U32_MAX = 0xFFFF_FFFF
+
+
+_E = TypeVar("_E", bound=Enum)
+
+
+def _parse_enum_keyword(parser: AttrParser, enum: type[_E], what: str) -> _E:
+    spellings = [str(member.value) for member in enum]
+    pos = parser.pos
+    word = parser.parse_optional_identifier()
+    if word is None or word not in spellings:
+        parser.raise_error(
+            f"expected {what}, one of: {', '.join(spellings)}", pos, parser.pos
+        )
+    return enum(word)
+
+
+# ---------------------------------------------------------------------------
+# Types and attributes
+# ---------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class DataTypeAttr(ParametrizedAttribute, TypeAttribute):
+    """A vyre value type, printed `!vyre.type<u32>`; bare `u32` inside vyre ops."""
+
+    name = "vyre.type"
+    kind: StringAttr
+
+    def __init__(self, kind: DataTypeKind | str):
+        super().__init__(StringAttr(DataTypeKind(kind).value))
+
+    @property
+    def data_kind(self) -> DataTypeKind:
+        return DataTypeKind(self.kind.data)
+
+    def verify(self) -> None:
+        if self.kind.data not in {k.value for k in DataTypeKind}:
+            raise VerifyException(f"unknown vyre data type `{self.kind.data}`")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            kind = _parse_enum_keyword(parser, DataTypeKind, "a vyre data type")
+        return (StringAttr(kind.value),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.kind.data}>")
+
+
+def parse_data_type(parser: AttrParser) -> DataTypeAttr:
+    """Parse a bare data-type keyword such as `u32` (or a full `!vyre.type<...>`)."""
+    if parser.parse_optional_characters("!") is not None:
+        parser.parse_characters("vyre.type")
+        (kind,) = DataTypeAttr.parse_parameters(parser)
+        assert isinstance(kind, StringAttr)
+        return DataTypeAttr(kind.data)
+    return DataTypeAttr(_parse_enum_keyword(parser, DataTypeKind, "a vyre data type"))
+
+
+def print_data_type(printer: Printer, ty: Attribute) -> None:
+    if isinstance(ty, DataTypeAttr):
+        printer.print_string(ty.kind.data)
+    else:
+        printer.print_attribute(ty)
+
+
+U32 = DataTypeAttr(DataTypeKind.U32)
+I32 = DataTypeAttr(DataTypeKind.I32)
+BOOL = DataTypeAttr(DataTypeKind.BOOL)
+
+
+@irdl_attr_definition
+class BufferDeclAttr(ParametrizedAttribute):
+    """One buffer declaration of a kernel: name, binding, access, element type, count."""
+
+    name = "vyre.buffer"
+    buffer_name: StringAttr
+    binding: IntAttr
+    access: StringAttr
+    element: DataTypeAttr
+    count: IntAttr
+
+    def __init__(
+        self,
+        buffer_name: str,
+        binding: int,
+        access: AccessKind | str,
+        element: DataTypeAttr,
+        count: int = 0,
+    ):
+        super().__init__(
+            StringAttr(buffer_name),
+            IntAttr(binding),
+            StringAttr(AccessKind(access).value),
+            element,
+            IntAttr(count),
+        )
+
+    @property
+    def access_kind(self) -> AccessKind:
+        return AccessKind(self.access.data)
+
+    def verify(self) -> None:
+        if self.access.data not in {k.value for k in AccessKind}:
+            raise VerifyException(f"unknown buffer access `{self.access.data}`")
+        if not 0 <= self.binding.data <= U32_MAX:
+            raise VerifyException("buffer binding must be a u32")
+        if not 0 <= self.count.data <= U32_MAX:
+            raise VerifyException("buffer count must be a u32")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            decl = parse_buffer_decl_body(parser)
+        return (decl.buffer_name, decl.binding, decl.access, decl.element, decl.count)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        print_buffer_decl_body(printer, self)
+        printer.print_string(">")
+
+
+def parse_buffer_decl_body(parser: AttrParser) -> BufferDeclAttr:
+    """`@name : access elem[count]? binding(N)?`"""
+    buffer_name = parser.parse_symbol_name().data
+    parser.parse_punctuation(":")
+    access = _parse_enum_keyword(parser, AccessKind, "a buffer access")
+    element = parse_data_type(parser)
+    count = 0
+    if parser.parse_optional_punctuation("[") is not None:
+        count = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation("]")
+    binding = 0
+    if parser.parse_optional_keyword("binding") is not None:
+        parser.parse_punctuation("(")
+        binding = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(")")
+    return BufferDeclAttr(buffer_name, binding, access, element, count)
+
+
+def print_buffer_decl_body(printer: Printer, decl: BufferDeclAttr) -> None:
+    printer.print_symbol_name(decl.buffer_name.data)
+    printer.print_string(f" : {decl.access.data} ")
+    print_data_type(printer, decl.element)
+    if decl.count.data != 0:
+        printer.print_string(f"[{decl.count.data}]")
+    if decl.access_kind != AccessKind.WORKGROUP or decl.binding.data != 0:
+        printer.print_string(f" binding({decl.binding.data})")
+
+
+# ---------------------------------------------------------------------------
+# Parsing helpers shared by the ops' custom syntax
+# ---------------------------------------------------------------------------
+
+
+def parse_defined_operand(parser: Parser) -> SSAValue:
+    """Parse `%name`, which must already be defined: vyre values are used after
+    their definition, so their type is known and the syntax need not repeat it."""
+    unresolved = parser.parse_unresolved_operand()
+    values = parser.ssa_values.get(unresolved.operand_name)
+    if values is None or unresolved.index >= len(values):
+        parser.raise_error(
+            f"value %{unresolved.operand_name} is used before it is defined",
+            unresolved.span,
+        )
+    return values[unresolved.index]
+
+
+def _parse_body(parser: Parser) -> Region:
+    region = parser.parse_region()
+    if not region.blocks:
+        region.add_block(Block())
+    return region
+
+
+def _print_body(printer: Printer, region: Region) -> None:
+    printer.print_region(region, print_entry_block_args=False, print_empty_block=False)
+
+
+def _single_block_body(body: Region | Sequence[Operation] | None) -> Region:
+    if isinstance(body, Region):
+        if not body.blocks:
+            body.add_block(Block())
+        return body
+    return Region(Block(list(body or ())))
+
+
+def _parse_buffer_ref(parser: Parser) -> StringAttr:
+    return parser.parse_symbol_name()
+
+
+def _parse_axis(parser: Parser) -> int:
+    if (word := parser.parse_optional_keyword_in(AXIS_NAMES)) is not None:
+        return AXIS_NAMES.index(word)
+    return parser.parse_integer(allow_boolean=False, allow_negative=False)
+
+
+def _print_axis(printer: Printer, axis: int) -> None:
+    printer.print_string(f" {AXIS_NAMES[axis]}" if axis < 3 else f" {axis}")
+
+
+def _print_attr_dict(printer: Printer, op: Operation) -> None:
+    if op.attributes:
+        printer.print_op_attributes(op.attributes)
+
+
+class BodyOp(IRDLOperation):
+    """Shared accessors of ops whose regions hold statement lists."""
+
+    @staticmethod
+    def entry_block(region: Region) -> Block:
+        block = region.blocks.first
+        if block is None:
+            block = Block()
+            region.add_block(block)
+        return block
+
+    def _verify_single_block_regions(self) -> None:
+        for region in self.regions:
+            if len(region.blocks) > 1:
+                raise VerifyException(
+                    f"'{self.name}' regions hold one statement list (one block)"
+                )
+            if region.blocks.first is not None and region.blocks.first.args:
+                raise VerifyException(f"'{self.name}' region blocks take no arguments")
+
+
+# ---------------------------------------------------------------------------
+# The kernel (program) op
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class KernelOp(BodyOp):
+    """A vyre Program: buffers, workgroup size and the entry body."""
+
+    name = "vyre.kernel"
+    sym_name = prop_def(StringAttr)
+    workgroup_size = prop_def(ArrayAttr[IntAttr])
+    buffers = prop_def(ArrayAttr[BufferDeclAttr])
+    body = region_def()
+
+    traits = traits_def(
+        NoTerminator(), IsolatedFromAbove(), SymbolOpInterface(), RecursiveMemoryEffect()
+    )
+
+    def __init__(
+        self,
+        sym_name: str,
+        workgroup_size: Sequence[int],
+        buffers: Sequence[BufferDeclAttr],
+        body: Region | Sequence[Operation] | None = None,
+    ):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(sym_name),
+                "workgroup_size": ArrayAttr([IntAttr(v) for v in workgroup_size]),
+                "buffers": ArrayAttr(list(buffers)),
+            },
+            regions=[_single_block_body(body)],
+        )
+
+    @property
+    def entry(self) -> Block:
+        return self.entry_block(self.body)
+
+    @property
+    def workgroup(self) -> tuple[int, ...]:
+        return tuple(v.data for v in self.workgroup_size.data)
+
+    @property
+    def buffer_decls(self) -> tuple[BufferDeclAttr, ...]:
+        return self.buffers.data
+
+    def buffer(self, name: str) -> BufferDeclAttr | None:
+        for decl in self.buffers.data:
+            if decl.buffer_name.data == name:
+                return decl
+        return None
+
+    def verify_(self) -> None:
+        self._verify_single_block_regions()
+        if len(self.workgroup_size.data) != 3:
+            raise VerifyException("workgroup_size has exactly three components")
+        from vyre.validate import raise_if_invalid
+
+        raise_if_invalid(self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        sym_name = parser.parse_symbol_name().data
+        parser.parse_keyword("workgroup_size")
+        sizes = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN,
+            lambda: parser.parse_integer(allow_boolean=False, allow_negative=False),
+        )
+        buffers: list[BufferDeclAttr] = []
+        if parser.parse_optional_keyword("buffers") is not None:
+            buffers = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, lambda: parse_buffer_decl_body(parser)
+            )
+        attributes = parser.parse_optional_attr_dict_with_keyword()
+        op = cls(sym_name, sizes, buffers, _parse_body(parser))
+        if attributes is not None:
+            op.attributes |= attributes.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" workgroup_size(")
+        printer.print_list(self.workgroup, lambda v: printer.print_string(str(v)))
+        printer.print_string(")")
+        if self.buffers.data:
+            printer.print_string(" buffers(")
+            printer.print_list(
+                self.buffers.data, lambda d: print_buffer_decl_body(printer, d)
+            )
+            printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+
+
+# ---------------------------------------------------------------------------
+# Expressions
+# ---------------------------------------------------------------------------
+
+
+class ExprOp(IRDLOperation):
+    """Marker base of expression ops: exactly one result, the expression's value."""
+
+    @property
+    def value_type(self) -> DataTypeAttr:
+        ty = self.results[0].type
+        assert isinstance(ty, DataTypeAttr)
+        return ty
+
+
+@irdl_op_definition
+class LitU32Op(ExprOp):
+    name = "vyre.lit_u32"
+    value = prop_def(IntAttr)
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: int):
+        super().__init__(properties={"value": IntAttr(value)}, result_types=[U32])
+
+    def verify_(self) -> None:
+        if not 0 <= self.value.data <= U32_MAX:
+            raise VerifyException(f"u32 literal {self.value.data} is out of range")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        value = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        op = cls(value)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.value.data}")
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class LitI32Op(ExprOp):
+    name = "vyre.lit_i32"
+    value = prop_def(IntAttr)
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: int):
+        super().__init__(properties={"value": IntAttr(value)}, result_types=[I32])
+
+    def verify_(self) -> None:
+        if not -(2**31) <= self.value.data < 2**31:
+            raise VerifyException(f"i32 literal {self.value.data} is out of range")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        value = parser.parse_integer(allow_boolean=False, allow_negative=True)
+        op = cls(value)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.value.data}")
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class LitBoolOp(ExprOp):
+    name = "vyre.lit_bool"
+    value = prop_def(IntAttr)
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: bool):
+        super().__init__(properties={"value": IntAttr(int(value))}, result_types=[BOOL])
+
+    def verify_(self) -> None:
+        if self.value.data not in (0, 1):
+            raise VerifyException("bool literal must be 0 or 1")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls(parser.parse_boolean())
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" true" if self.value.data else " false")
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class VarOp(ExprOp):
+    """Reads the current value of a local (a Let binding or a loop variable)."""
+
+    name = "vyre.var"
+    var_name = prop_def(StringAttr, prop_name="name")
+    res = result_def(DataTypeAttr)
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, var_name: str, ty: DataTypeAttr):
+        super().__init__(properties={"name": StringAttr(var_name)}, result_types=[ty])
+        if _NAME_HINT.fullmatch(var_name) and not var_name[0].isdigit():
+            self.res.name_hint = var_name
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        var_name = parser.parse_str_literal()
+        parser.parse_punctuation(":")
+        op = cls(var_name, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.var_name.data)
+        printer.print_string(" : ")
+        print_data_type(printer, self.res.type)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class LoadOp(ExprOp):
+    name = "vyre.load"
+    buffer = prop_def(StringAttr)
+    index = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, buffer: str, index: SSAValue | Operation, ty: DataTypeAttr):
+        super().__init__(
+            operands=[index], properties={"buffer": StringAttr(buffer)}, result_types=[ty]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        buffer = _parse_buffer_ref(parser).data
+        parser.parse_punctuation("[")
+        index = parse_defined_operand(parser)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(":")
+        op = cls(buffer, index, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.buffer.data)
+        printer.print_string("[")
+        printer.print_operand(self.index)
+        printer.print_string("] : ")
+        print_data_type(printer, self.res.type)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class BufLenOp(ExprOp):
+    name = "vyre.buf_len"
+    buffer = prop_def(StringAttr)
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, buffer: str):
+        super().__init__(properties={"buffer": StringAttr(buffer)}, result_types=[U32])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls(_parse_buffer_ref(parser).data)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.buffer.data)
+        _print_attr_dict(printer, self)
+
+
+class IdOp(ExprOp):
+    """Shared shape of the three id ops: an axis, a u32 result."""
+
+    axis = prop_def(IntAttr)
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, axis: int):
+        super().__init__(properties={"axis": IntAttr(axis)}, result_types=[U32])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls(_parse_axis(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_axis(printer, self.axis.data)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class InvocationIdOp(IdOp):
+    name = "vyre.invocation_id"
+
+
+@irdl_op_definition
+class WorkgroupIdOp(IdOp):
+    name = "vyre.workgroup_id"
+
+
+@irdl_op_definition
+class LocalIdOp(IdOp):
+    name = "vyre.local_id"
+
+
+@irdl_op_definition
+class BinOp(ExprOp):
+    """`lhs <kind> rhs` on u32 operands; comparisons and logical ops give 0/1."""
+
+    name = "vyre.binop"
+    kind = prop_def(StringAttr)
+    lhs = operand_def()
+    rhs = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, kind: BinOpKind | str, lhs: SSAValue | Operation, rhs: SSAValue | Operation
+    ):
+        super().__init__(
+            operands=[lhs, rhs],
+            properties={"kind": StringAttr(BinOpKind(kind).value)},
+            result_types=[U32],
+        )
+
+    @property
+    def op_kind(self) -> BinOpKind:
+        return BinOpKind(self.kind.data)
+
+    def verify_(self) -> None:
+        BinOpKind(self.kind.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        kind = _parse_enum_keyword(parser, BinOpKind, "a binary operator")
+        lhs = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        rhs = parse_defined_operand(parser)
+        op = cls(kind, lhs, rhs)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.lhs)
+        printer.print_string(", ")
+        printer.print_operand(self.rhs)
+        _print_attr_dict(printer, self)
+
+
+def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
+    """UnOps keep an i32 operand's type; everything else yields u32."""
+    if kind in (UnOpKind.NEGATE, UnOpKind.BIT_NOT, UnOpKind.REVERSE_BITS) and operand == I32:
+        return I32
+    return U32
+
+
+@irdl_op_definition
+class UnOp(ExprOp):
+    name = "vyre.unop"
+    kind = prop_def(StringAttr)
+    operand = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: UnOpKind | str, operand: SSAValue | Operation):
+        kind = UnOpKind(kind)
+        value = SSAValue.get(operand)
+        super().__init__(
+            operands=[value],
+            properties={"kind": StringAttr(kind.value)},
+            result_types=[unop_result_type(kind, value.type)],
+        )
+
+    @property
+    def op_kind(self) -> UnOpKind:
+        return UnOpKind(self.kind.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        kind = _parse_enum_keyword(parser, UnOpKind, "a unary operator")
+        op = cls(kind, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.operand)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class CallOp(ExprOp):
+    """A call of a standard-library op by id; inlined before lowering."""
+
+    name = "vyre.call"
+    op_id = prop_def(StringAttr)
+    args = var_operand_def()
+    res = result_def(DataTypeAttr)
+
+    def __init__(
+        self, op_id: str, args: Sequence[SSAValue | Operation], ty: DataTypeAttr
+    ):
+        super().__init__(
+            operands=[list(args)], properties={"op_id": StringAttr(op_id)}, result_types=[ty]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op_id = parser.parse_str_literal()
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parse_defined_operand(parser)
+        )
+        parser.parse_punctuation(":")
+        op = cls(op_id, args, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.op_id.data)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(") : ")
+        print_data_type(printer, self.res.type)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class SelectOp(ExprOp):
+    """`cond ? if_true : if_false`; both arms are evaluated."""
+
+    name = "vyre.select"
+    cond = operand_def()
+    if_true = operand_def()
+    if_false = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        if_true: SSAValue | Operation,
+        if_false: SSAValue | Operation,
+    ):
+        true_value = SSAValue.get(if_true)
+        ty = true_value.type if isinstance(true_value.type, DataTypeAttr) else U32
+        super().__init__(operands=[cond, true_value, if_false], result_types=[ty])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        cond = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        if_true = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        if_false = parse_defined_operand(parser)
+        op = cls(cond, if_true, if_false)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list((self.cond, self.if_true, self.if_false), printer.print_operand)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class CastOp(ExprOp):
+    name = "vyre.cast"
+    value = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue | Operation, target: DataTypeAttr):
+        super().__init__(operands=[value], result_types=[target])
+
+    @property
+    def target(self) -> DataTypeAttr:
+        return self.value_type
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        value = parse_defined_operand(parser)
+        parser.parse_keyword("to")
+        op = cls(value, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" to ")
+        print_data_type(printer, self.res.type)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class AtomicOp(ExprOp):
+    """Atomic read-modify-write of `buffer[index]`; yields the previous value."""
+
+    name = "vyre.atomic"
+    kind = prop_def(StringAttr)
+    buffer = prop_def(StringAttr)
+    index = operand_def()
+    value = operand_def()
+    expected = opt_operand_def()
+    res = result_def(DataTypeAttr)
+
+    def __init__(
+        self,
+        kind: AtomicOpKind | str,
+        buffer: str,
+        index: SSAValue | Operation,
+        value: SSAValue | Operation,
+        expected: SSAValue | Operation | None = None,
+    ):
+        super().__init__(
+            operands=[index, value, [] if expected is None else [expected]],
+            properties={
+                "kind": StringAttr(AtomicOpKind(kind).value),
+                "buffer": StringAttr(buffer),
+            },
+            result_types=[U32],
+        )
+
+    @property
+    def op_kind(self) -> AtomicOpKind:
+        return AtomicOpKind(self.kind.data)
+
+    def verify_(self) -> None:
+        is_cas = self.op_kind == AtomicOpKind.COMPARE_EXCHANGE
+        if is_cas and self.expected is None:
+            raise VerifyException("compare_exchange needs an `expected` operand")
+        if not is_cas and self.expected is not None:
+            raise VerifyException(f"atomic {self.kind.data} takes no `expected` operand")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        kind = _parse_enum_keyword(parser, AtomicOpKind, "an atomic operator")
+        buffer = _parse_buffer_ref(parser).data
+        parser.parse_punctuation("[")
+        index = parse_defined_operand(parser)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(",")
+        value = parse_defined_operand(parser)
+        expected = None
+        if parser.parse_optional_keyword("expected") is not None:
+            expected = parse_defined_operand(parser)
+        op = cls(kind, buffer, index, value, expected)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_symbol_name(self.buffer.data)
+        printer.print_string("[")
+        printer.print_operand(self.index)
+        printer.print_string("], ")
+        printer.print_operand(self.value)
+        if self.expected is not None:
+            printer.print_string(" expected ")
+            printer.print_operand(self.expected)
+        _print_attr_dict(printer, self)
+
+
+# ---------------------------------------------------------------------------
+# Statements
+# ---------------------------------------------------------------------------
+
+
+class StmtOp(IRDLOperation):
+    """Marker base of statement ops (no results)."""
+
+
+@irdl_op_definition
+class LetOp(StmtOp):
+    name = "vyre.let"
+    var_name = prop_def(StringAttr, prop_name="name")
+    value = operand_def()
+
+    def __init__(self, var_name: str, value: SSAValue | Operation):
+        super().__init__(operands=[value], properties={"name": StringAttr(var_name)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        var_name = parser.parse_str_literal()
+        parser.parse_punctuation("=")
+        op = cls(var_name, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.var_name.data)
+        printer.print_string(" = ")
+        printer.print_operand(self.value)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class AssignOp(StmtOp):
+    name = "vyre.assign"
+    var_name = prop_def(StringAttr, prop_name="name")
+    value = operand_def()
+
+    def __init__(self, var_name: str, value: SSAValue | Operation):
+        super().__init__(operands=[value], properties={"name": StringAttr(var_name)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        var_name = parser.parse_str_literal()
+        parser.parse_punctuation("=")
+        op = cls(var_name, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.var_name.data)
+        printer.print_string(" = ")
+        printer.print_operand(self.value)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class StoreOp(StmtOp):
+    name = "vyre.store"
+    buffer = prop_def(StringAttr)
+    index = operand_def()
+    value = operand_def()
+
+    def __init__(
+        self, buffer: str, index: SSAValue | Operation, value: SSAValue | Operation
+    ):
+        super().__init__(operands=[index, value], properties={"buffer": StringAttr(buffer)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        buffer = _parse_buffer_ref(parser).data
+        parser.parse_punctuation("[")
+        index = parse_defined_operand(parser)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation("=")
+        op = cls(buffer, index, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.buffer.data)
+        printer.print_string("[")
+        printer.print_operand(self.index)
+        printer.print_string("] = ")
+        printer.print_operand(self.value)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class IfOp(StmtOp, BodyOp):
+    name = "vyre.if"
+    cond = operand_def()
+    then_region = region_def()
+    else_region = region_def()
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        then_body: Region | Sequence[Operation] | None = None,
+        else_body: Region | Sequence[Operation] | None = None,
+    ):
+        super().__init__(
+            operands=[cond],
+            regions=[_single_block_body(then_body), _single_block_body(else_body)],
+        )
+
+    @property
+    def then_block(self) -> Block:
+        return self.entry_block(self.then_region)
+
+    @property
+    def else_block(self) -> Block:
+        return self.entry_block(self.else_region)
+
+    def verify_(self) -> None:
+        self._verify_single_block_regions()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        cond = parse_defined_operand(parser)
+        then_body = _parse_body(parser)
+        else_body = None
+        if parser.parse_optional_keyword("else") is not None:
+            else_body = _parse_body(parser)
+        op = cls(cond, then_body, else_body)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.cond)
+        printer.print_string(" ")
+        _print_body(printer, self.then_region)
+        else_block = self.else_region.blocks.first
+        if else_block is not None and else_block.ops:
+            printer.print_string(" else ")
+            _print_body(printer, self.else_region)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class LoopOp(StmtOp, BodyOp):
+    """`for var in [from, to)`; bounds evaluated once, the variable is immutable."""
+
+    name = "vyre.loop"
+    var_name = prop_def(StringAttr, prop_name="var")
+    lower = operand_def()
+    upper = operand_def()
+    body = region_def()
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        var_name: str,
+        lower: SSAValue | Operation,
+        upper: SSAValue | Operation,
+        body: Region | Sequence[Operation] | None = None,
+    ):
+        super().__init__(
+            operands=[lower, upper],
+            properties={"var": StringAttr(var_name)},
+            regions=[_single_block_body(body)],
+        )
+
+    @property
+    def body_block(self) -> Block:
+        return self.entry_block(self.body)
+
+    def verify_(self) -> None:
+        self._verify_single_block_regions()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        var_name = parser.parse_str_literal()
+        parser.parse_punctuation("=")
+        lower = parse_defined_operand(parser)
+        parser.parse_keyword("to")
+        upper = parse_defined_operand(parser)
+        op = cls(var_name, lower, upper, _parse_body(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.var_name.data)
+        printer.print_string(" = ")
+        printer.print_operand(self.lower)
+        printer.print_string(" to ")
+        printer.print_operand(self.upper)
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class BlockOp(StmtOp, BodyOp):
+    """A nested statement list with its own scope."""
+
+    name = "vyre.block"
+    body = region_def()
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+
+    def __init__(self, body: Region | Sequence[Operation] | None = None):
+        super().__init__(regions=[_single_block_body(body)])
+
+    @property
+    def body_block(self) -> Block:
+        return self.entry_block(self.body)
+
+    def verify_(self) -> None:
+        self._verify_single_block_regions()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls(_parse_body(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_body(printer, self.body)
+        _print_attr_dict(printer, self)
+
+
+class _BareStmt(StmtOp):
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls()
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class ReturnOp(_BareStmt):
+    """Ends the invocation, wherever it appears."""
+
+    name = "vyre.return"
+
+    def __init__(self):
+        super().__init__()
+
+
+@irdl_op_definition
+class BarrierOp(_BareStmt):
+    """Workgroup barrier: every invocation of the workgroup must reach it."""
+
+    name = "vyre.barrier"
+
+    def __init__(self):
+        super().__init__()
+
+
+EXPRESSION_OPS: tuple[type[ExprOp], ...] = (
+    LitU32Op,
+    LitI32Op,
+    LitBoolOp,
+    VarOp,
+    LoadOp,
+    BufLenOp,
+    InvocationIdOp,
+    WorkgroupIdOp,
+    LocalIdOp,
+    BinOp,
+    UnOp,
+    CallOp,
+    SelectOp,
+    CastOp,
+    AtomicOp,
+)
+STATEMENT_OPS: tuple[type[StmtOp], ...] = (
+    LetOp,
+    AssignOp,
+    StoreOp,
+    IfOp,
+    LoopOp,
+    ReturnOp,
+    BlockOp,
+    BarrierOp,
+)
+Vyre = Dialect(
+    "vyre",
+    [KernelOp, *EXPRESSION_OPS, *STATEMENT_OPS],
+    [DataTypeAttr, BufferDeclAttr],
+)

@@ -1,0 +1,830 @@
+"""The Python builder of vyre programs (python-api.md, "Building a program").
+
+`Expr` and `Node` values are small immutable trees; `Program` materialises them
+as ops of the `vyre` dialect. Builders accept anything a V-rule covers (unknown
+buffers, bad axes, duplicate names...) so that `vyre.validate` can report it;
+they reject only values no program can hold (a u32 literal of -1, a name that
+is not a string).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TypeVar
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from vyre.dialects import vyre as d
+
+__all__ = [
+    "AtomicOp",
+    "BinOp",
+    "BufferAccess",
+    "BufferDecl",
+    "DataType",
+    "Expr",
+    "Node",
+    "Program",
+    "UnOp",
+]
+
+
+class DataType(Enum):
+    """vyre value types (types.md)."""
+
+    U32 = "u32"
+    I32 = "i32"
+    U64 = "u64"
+    VEC2U32 = "vec2u32"
+    VEC4U32 = "vec4u32"
+    BOOL = "bool"
+    BYTES = "bytes"
+
+    def min_bytes(self) -> int:
+        return _MIN_BYTES[self]
+
+    @property
+    def attr(self) -> d.DataTypeAttr:
+        return d.DataTypeAttr(self.value)
+
+    @classmethod
+    def of(cls, attr: object) -> DataType:
+        if not isinstance(attr, d.DataTypeAttr):
+            raise TypeError(f"not a vyre data type: {attr}")
+        return cls(attr.kind.data)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_MIN_BYTES = {
+    DataType.U32: 4,
+    DataType.I32: 4,
+    DataType.U64: 8,
+    DataType.VEC2U32: 8,
+    DataType.VEC4U32: 16,
+    DataType.BOOL: 4,
+    DataType.BYTES: 0,
+}
+
+
+class BufferAccess(Enum):
+    READ_ONLY = "read_only"
+    READ_WRITE = "read_write"
+    UNIFORM = "uniform"
+    WORKGROUP = "workgroup"
+
+
+class BinOp(Enum):
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+    MOD = "mod"
+    BIT_AND = "bit_and"
+    BIT_OR = "bit_or"
+    BIT_XOR = "bit_xor"
+    SHL = "shl"
+    SHR = "shr"
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    GT = "gt"
+    LE = "le"
+    GE = "ge"
+    AND = "and"
+    OR = "or"
+
+
+class UnOp(Enum):
+    NEGATE = "negate"
+    BIT_NOT = "bit_not"
+    LOGICAL_NOT = "logical_not"
+    POPCOUNT = "popcount"
+    CLZ = "clz"
+    CTZ = "ctz"
+    REVERSE_BITS = "reverse_bits"
+
+
+class AtomicOp(Enum):
+    ADD = "add"
+    OR = "or"
+    AND = "and"
+    XOR = "xor"
+    MIN = "min"
+    MAX = "max"
+    EXCHANGE = "exchange"
+    COMPARE_EXCHANGE = "compare_exchange"
+
+
+def _check_name(what: str, name: object) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be a str, got {type(name).__name__}")
+    return name
+
+
+def _check_uint(what: str, value: object, bits: int = 32) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, got {type(value).__name__}")
+    if not 0 <= value < 2**bits:
+        raise ValueError(f"{what} must be in [0, 2**{bits}), got {value}")
+    return value
+
+
+_T = TypeVar("_T", bound=Enum)
+
+
+def _check_enum(what: str, enum: type[_T], value: object) -> _T:
+    if isinstance(value, enum):
+        return value
+    raise TypeError(f"{what} must be a {enum.__name__}, got {value!r}")
+
+
+# ---------------------------------------------------------------------------
+# Buffers
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BufferDecl:
+    """A buffer of a program: name, binding slot, access mode, element type and a
+    static element count (required for workgroup buffers, 0 = runtime-sized)."""
+
+    name: str
+    binding: int
+    access: BufferAccess
+    dtype: DataType
+    count: int = 0
+
+    def __post_init__(self) -> None:
+        _check_name("buffer name", self.name)
+        _check_uint(f"binding of buffer `{self.name}`", self.binding)
+        _check_enum(f"access of buffer `{self.name}`", BufferAccess, self.access)
+        _check_enum(f"element type of buffer `{self.name}`", DataType, self.dtype)
+        _check_uint(f"count of buffer `{self.name}`", self.count)
+
+    @classmethod
+    def read(cls, name: str, binding: int, dtype: DataType, count: int = 0) -> BufferDecl:
+        return cls(name, binding, BufferAccess.READ_ONLY, dtype, count)
+
+    @classmethod
+    def read_write(
+        cls, name: str, binding: int, dtype: DataType, count: int = 0
+    ) -> BufferDecl:
+        return cls(name, binding, BufferAccess.READ_WRITE, dtype, count)
+
+    @classmethod
+    def uniform(cls, name: str, binding: int, dtype: DataType, count: int = 0) -> BufferDecl:
+        return cls(name, binding, BufferAccess.UNIFORM, dtype, count)
+
+    @classmethod
+    def storage(
+        cls, name: str, binding: int, access: BufferAccess, dtype: DataType, count: int = 0
+    ) -> BufferDecl:
+        return cls(name, binding, access, dtype, count)
+
+    @classmethod
+    def workgroup(cls, name: str, count: int, dtype: DataType) -> BufferDecl:
+        return cls(name, 0, BufferAccess.WORKGROUP, dtype, count)
+
+    def to_attr(self) -> d.BufferDeclAttr:
+        return d.BufferDeclAttr(
+            self.name, self.binding, self.access.value, self.dtype.attr, self.count
+        )
+
+    @classmethod
+    def from_attr(cls, attr: d.BufferDeclAttr) -> BufferDecl:
+        return cls(
+            attr.buffer_name.data,
+            attr.binding.data,
+            BufferAccess(attr.access.data),
+            DataType.of(attr.element),
+            attr.count.data,
+        )
+
+
+# ---------------------------------------------------------------------------
+# Expressions
+# ---------------------------------------------------------------------------
+
+
+class Expr:
+    """An expression tree. Build with the static constructors."""
+
+    __slots__ = ()
+
+    # -- literals and leaves -------------------------------------------------
+    @staticmethod
+    def u32(value: int) -> Expr:
+        return LitU32(_check_uint("u32 literal", value))
+
+    @staticmethod
+    def i32(value: int) -> Expr:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"i32 literal must be an int, got {type(value).__name__}")
+        if not -(2**31) <= value < 2**31:
+            raise ValueError(f"i32 literal must be in [-2**31, 2**31), got {value}")
+        return LitI32(value)
+
+    @staticmethod
+    def bool_(value: bool) -> Expr:
+        if not isinstance(value, bool):
+            raise TypeError(f"bool literal must be a bool, got {type(value).__name__}")
+        return LitBool(value)
+
+    @staticmethod
+    def var(name: str) -> Expr:
+        return Var(_check_name("variable name", name))
+
+    @staticmethod
+    def load(buf: str, index: Expr) -> Expr:
+        return Load(_check_name("buffer name", buf), _expr(index))
+
+    @staticmethod
+    def buf_len(buf: str) -> Expr:
+        return BufLen(_check_name("buffer name", buf))
+
+    @staticmethod
+    def invocation_id(axis: int) -> Expr:
+        return InvocationId(_check_uint("axis", axis))
+
+    @staticmethod
+    def workgroup_id(axis: int) -> Expr:
+        return WorkgroupId(_check_uint("axis", axis))
+
+    @staticmethod
+    def local_id(axis: int) -> Expr:
+        return LocalId(_check_uint("axis", axis))
+
+    @staticmethod
+    def gid_x() -> Expr:
+        return InvocationId(0)
+
+    # -- operators -----------------------------------------------------------
+    @staticmethod
+    def binop(op: BinOp, left: Expr, right: Expr) -> Expr:
+        return BinaryExpr(_check_enum("binary operator", BinOp, op), _expr(left), _expr(right))
+
+    @staticmethod
+    def unop(op: UnOp, operand: Expr) -> Expr:
+        return UnaryExpr(_check_enum("unary operator", UnOp, op), _expr(operand))
+
+    @staticmethod
+    def call(op_id: str, args: Iterable[Expr]) -> Expr:
+        return Call(_check_name("op id", op_id), tuple(_expr(a) for a in args))
+
+    @staticmethod
+    def select(cond: Expr, if_true: Expr, if_false: Expr) -> Expr:
+        return Select(_expr(cond), _expr(if_true), _expr(if_false))
+
+    @staticmethod
+    def cast(target: DataType, value: Expr) -> Expr:
+        return Cast(_check_enum("cast target", DataType, target), _expr(value))
+
+    @staticmethod
+    def atomic(
+        op: AtomicOp, buf: str, index: Expr, value: Expr, expected: Expr | None = None
+    ) -> Expr:
+        op = _check_enum("atomic operator", AtomicOp, op)
+        if (op is AtomicOp.COMPARE_EXCHANGE) != (expected is not None):
+            raise ValueError(
+                "`expected` is required for AtomicOp.COMPARE_EXCHANGE and only for it"
+            )
+        return Atomic(
+            op,
+            _check_name("buffer name", buf),
+            _expr(index),
+            _expr(value),
+            None if expected is None else _expr(expected),
+        )
+
+    # one shorthand per operator
+    @staticmethod
+    def add(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.ADD, a, b)
+
+    @staticmethod
+    def sub(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.SUB, a, b)
+
+    @staticmethod
+    def mul(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.MUL, a, b)
+
+    @staticmethod
+    def div(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.DIV, a, b)
+
+    @staticmethod
+    def mod(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.MOD, a, b)
+
+    @staticmethod
+    def bitand(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.BIT_AND, a, b)
+
+    @staticmethod
+    def bitor(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.BIT_OR, a, b)
+
+    @staticmethod
+    def bitxor(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.BIT_XOR, a, b)
+
+    @staticmethod
+    def shl(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.SHL, a, b)
+
+    @staticmethod
+    def shr(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.SHR, a, b)
+
+    @staticmethod
+    def eq(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.EQ, a, b)
+
+    @staticmethod
+    def ne(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.NE, a, b)
+
+    @staticmethod
+    def lt(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.LT, a, b)
+
+    @staticmethod
+    def gt(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.GT, a, b)
+
+    @staticmethod
+    def le(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.LE, a, b)
+
+    @staticmethod
+    def ge(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.GE, a, b)
+
+    @staticmethod
+    def and_(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.AND, a, b)
+
+    @staticmethod
+    def or_(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.OR, a, b)
+
+    @staticmethod
+    def negate(a: Expr) -> Expr:
+        return Expr.unop(UnOp.NEGATE, a)
+
+    @staticmethod
+    def bitnot(a: Expr) -> Expr:
+        return Expr.unop(UnOp.BIT_NOT, a)
+
+    @staticmethod
+    def logical_not(a: Expr) -> Expr:
+        return Expr.unop(UnOp.LOGICAL_NOT, a)
+
+    @staticmethod
+    def popcount(a: Expr) -> Expr:
+        return Expr.unop(UnOp.POPCOUNT, a)
+
+    @staticmethod
+    def clz(a: Expr) -> Expr:
+        return Expr.unop(UnOp.CLZ, a)
+
+    @staticmethod
+    def ctz(a: Expr) -> Expr:
+        return Expr.unop(UnOp.CTZ, a)
+
+    @staticmethod
+    def reverse_bits(a: Expr) -> Expr:
+        return Expr.unop(UnOp.REVERSE_BITS, a)
+
+
+def _expr(value: object) -> Expr:
+    if isinstance(value, Expr):
+        return value
+    raise TypeError(f"expected a vyre Expr, got {type(value).__name__}: {value!r}")
+
+
+@dataclass(frozen=True)
+class LitU32(Expr):
+    value: int
+
+
+@dataclass(frozen=True)
+class LitI32(Expr):
+    value: int
+
+
+@dataclass(frozen=True)
+class LitBool(Expr):
+    value: bool
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    name: str
+
+
+@dataclass(frozen=True)
+class Load(Expr):
+    buffer: str
+    index: Expr
+
+
+@dataclass(frozen=True)
+class BufLen(Expr):
+    buffer: str
+
+
+@dataclass(frozen=True)
+class InvocationId(Expr):
+    axis: int
+
+
+@dataclass(frozen=True)
+class WorkgroupId(Expr):
+    axis: int
+
+
+@dataclass(frozen=True)
+class LocalId(Expr):
+    axis: int
+
+
+@dataclass(frozen=True)
+class BinaryExpr(Expr):
+    op: BinOp
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True)
+class UnaryExpr(Expr):
+    op: UnOp
+    operand: Expr
+
+
+@dataclass(frozen=True)
+class Call(Expr):
+    op_id: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Select(Expr):
+    cond: Expr
+    if_true: Expr
+    if_false: Expr
+
+
+@dataclass(frozen=True)
+class Cast(Expr):
+    target: DataType
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Atomic(Expr):
+    op: AtomicOp
+    buffer: str
+    index: Expr
+    value: Expr
+    expected: Expr | None = None
+
+
+# ---------------------------------------------------------------------------
+# Statements
+# ---------------------------------------------------------------------------
+
+
+class Node:
+    """A statement. Build with the static constructors."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def let(name: str, expr: Expr) -> Node:
+        return Let(_check_name("variable name", name), _expr(expr))
+
+    @staticmethod
+    def assign(name: str, expr: Expr) -> Node:
+        return Assign(_check_name("variable name", name), _expr(expr))
+
+    @staticmethod
+    def store(buf: str, index: Expr, value: Expr) -> Node:
+        return Store(_check_name("buffer name", buf), _expr(index), _expr(value))
+
+    @staticmethod
+    def if_(cond: Expr, then: Iterable[Node], otherwise: Iterable[Node] = ()) -> Node:
+        return If(_expr(cond), _nodes(then), _nodes(otherwise))
+
+    @staticmethod
+    def loop(var: str, from_: Expr, to: Expr, body: Iterable[Node]) -> Node:
+        return Loop(_check_name("loop variable", var), _expr(from_), _expr(to), _nodes(body))
+
+    @staticmethod
+    def return_() -> Node:
+        return Return()
+
+    @staticmethod
+    def block(body: Iterable[Node]) -> Node:
+        return BlockNode(_nodes(body))
+
+    @staticmethod
+    def barrier() -> Node:
+        return Barrier()
+
+
+def _nodes(values: Iterable[object]) -> tuple[Node, ...]:
+    if isinstance(values, Node):
+        raise TypeError("expected a list of vyre Nodes, got a single Node")
+    nodes = tuple(values)
+    for value in nodes:
+        if not isinstance(value, Node):
+            raise TypeError(f"expected a vyre Node, got {type(value).__name__}: {value!r}")
+    return nodes  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Let(Node):
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Assign(Node):
+    name: str
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Store(Node):
+    buffer: str
+    index: Expr
+    value: Expr
+
+
+@dataclass(frozen=True)
+class If(Node):
+    cond: Expr
+    then: tuple[Node, ...]
+    otherwise: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True)
+class Loop(Node):
+    var: str
+    from_: Expr
+    to: Expr
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Return(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class BlockNode(Node):
+    body: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Barrier(Node):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Materialisation: trees -> dialect ops
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Scope:
+    """Name -> type of the locals visible while materialising, innermost last.
+    Unknown names read as u32 (V006 reports them)."""
+
+    frames: list[dict[str, d.DataTypeAttr]] = field(default_factory=lambda: [{}])
+
+    def lookup(self, name: str) -> d.DataTypeAttr:
+        for frame in reversed(self.frames):
+            if name in frame:
+                return frame[name]
+        return d.U32
+
+    def declare(self, name: str, ty: d.DataTypeAttr) -> None:
+        self.frames[-1].setdefault(name, ty)
+
+
+@dataclass
+class _Emitter:
+    buffers: Mapping[str, BufferDecl]
+    scope: _Scope = field(default_factory=_Scope)
+
+    def expr(self, e: Expr, block: Block) -> SSAValue:
+        op = self._expr_op(e, block)
+        block.add_op(op)
+        return op.results[0]
+
+    def _expr_op(self, e: Expr, block: Block) -> Operation:
+        match e:
+            case LitU32(value):
+                return d.LitU32Op(value)
+            case LitI32(value):
+                return d.LitI32Op(value)
+            case LitBool(value):
+                return d.LitBoolOp(value)
+            case Var(name):
+                return d.VarOp(name, self.scope.lookup(name))
+            case Load(buffer, index):
+                return d.LoadOp(buffer, self.expr(index, block), self._element(buffer))
+            case BufLen(buffer):
+                return d.BufLenOp(buffer)
+            case InvocationId(axis):
+                return d.InvocationIdOp(axis)
+            case WorkgroupId(axis):
+                return d.WorkgroupIdOp(axis)
+            case LocalId(axis):
+                return d.LocalIdOp(axis)
+            case BinaryExpr(op, left, right):
+                lhs = self.expr(left, block)
+                return d.BinOp(op.value, lhs, self.expr(right, block))
+            case UnaryExpr(op, operand):
+                return d.UnOp(op.value, self.expr(operand, block))
+            case Call(op_id, args):
+                values = [self.expr(a, block) for a in args]
+                return d.CallOp(op_id, values, _call_result_type(op_id))
+            case Select(cond, if_true, if_false):
+                c = self.expr(cond, block)
+                t = self.expr(if_true, block)
+                return d.SelectOp(c, t, self.expr(if_false, block))
+            case Cast(target, value):
+                return d.CastOp(self.expr(value, block), target.attr)
+            case Atomic(op, buffer, index, value, expected):
+                i = self.expr(index, block)
+                v = self.expr(value, block)
+                x = None if expected is None else self.expr(expected, block)
+                return d.AtomicOp(op.value, buffer, i, v, x)
+            case _:
+                raise TypeError(f"not a vyre Expr: {e!r}")
+
+    def _element(self, buffer: str) -> d.DataTypeAttr:
+        decl = self.buffers.get(buffer)
+        return d.U32 if decl is None else decl.dtype.attr
+
+    def nodes(self, nodes: Sequence[Node], block: Block) -> Block:
+        for node in nodes:
+            self.node(node, block)
+        return block
+
+    def _nested(self, nodes: Sequence[Node], extra: Mapping[str, d.DataTypeAttr] = {}) -> Block:
+        self.scope.frames.append(dict(extra))
+        try:
+            return self.nodes(nodes, Block())
+        finally:
+            self.scope.frames.pop()
+
+    def node(self, n: Node, block: Block) -> None:
+        match n:
+            case Let(name, value):
+                v = self.expr(value, block)
+                block.add_op(d.LetOp(name, v))
+                if isinstance(v.type, d.DataTypeAttr):
+                    self.scope.declare(name, v.type)
+            case Assign(name, value):
+                block.add_op(d.AssignOp(name, self.expr(value, block)))
+            case Store(buffer, index, value):
+                i = self.expr(index, block)
+                block.add_op(d.StoreOp(buffer, i, self.expr(value, block)))
+            case If(cond, then, otherwise):
+                c = self.expr(cond, block)
+                then_block = self._nested(then)
+                else_block = self._nested(otherwise)
+                block.add_op(d.IfOp(c, Region(then_block), Region(else_block)))
+            case Loop(var, from_, to, body):
+                lo = self.expr(from_, block)
+                hi = self.expr(to, block)
+                inner = self._nested(body, {var: d.U32})
+                block.add_op(d.LoopOp(var, lo, hi, Region(inner)))
+            case Return():
+                block.add_op(d.ReturnOp())
+            case BlockNode(body):
+                block.add_op(d.BlockOp(Region(self._nested(body))))
+            case Barrier():
+                block.add_op(d.BarrierOp())
+            case _:
+                raise TypeError(f"not a vyre Node: {n!r}")
+
+
+def _call_result_type(op_id: str) -> d.DataTypeAttr:
+    """The declared output type of a registered op; u32 for unknown ids (V016)."""
+    try:
+        from vyre import ops
+
+        spec = ops.get(op_id)
+    except (ImportError, KeyError, AttributeError):
+        return d.U32
+    return spec.signature.output.attr
+
+
+# ---------------------------------------------------------------------------
+# Program
+# ---------------------------------------------------------------------------
+
+
+class Program:
+    """A vyre program: a `builtin.module` holding one `vyre.kernel`."""
+
+    __slots__ = ("module",)
+
+    module: ModuleOp
+
+    def __init__(
+        self,
+        buffers: Iterable[BufferDecl],
+        workgroup_size: Sequence[int],
+        entry: Iterable[Node],
+        *,
+        name: str = "main",
+    ):
+        decls = list(buffers)
+        for decl in decls:
+            if not isinstance(decl, BufferDecl):
+                raise TypeError(f"buffers must be BufferDecl values, got {decl!r}")
+        sizes = tuple(workgroup_size)
+        if len(sizes) != 3:
+            raise ValueError(f"workgroup_size must have 3 components, got {len(sizes)}")
+        for axis, size in enumerate(sizes):
+            _check_uint(f"workgroup_size[{axis}]", size)
+        emitter = _Emitter({decl.name: decl for decl in reversed(decls)})
+        body = emitter.nodes(_nodes(entry), Block())
+        kernel = d.KernelOp(
+            _check_name("program name", name),
+            sizes,
+            [decl.to_attr() for decl in decls],
+            Region(body),
+        )
+        self.module = ModuleOp([kernel])
+
+    @classmethod
+    def from_module(cls, module: ModuleOp) -> Program:
+        """Wrap a parsed module that holds exactly one `vyre.kernel`."""
+        kernels = [op for op in module.ops if isinstance(op, d.KernelOp)]
+        if len(kernels) != 1 or len(list(module.ops)) != 1:
+            raise ValueError(
+                f"a vyre program module holds exactly one vyre.kernel, found {len(kernels)}"
+                f" among {len(list(module.ops))} top-level ops"
+            )
+        program = cls.__new__(cls)
+        program.module = module
+        return program
+
+    @property
+    def kernel(self) -> d.KernelOp:
+        op = self.module.body.block.first_op
+        assert isinstance(op, d.KernelOp)
+        return op
+
+    @property
+    def name(self) -> str:
+        return self.kernel.sym_name.data
+
+    @property
+    def buffers(self) -> tuple[BufferDecl, ...]:
+        return tuple(BufferDecl.from_attr(attr) for attr in self.kernel.buffer_decls)
+
+    @property
+    def workgroup_size(self) -> tuple[int, int, int]:
+        x, y, z = self.kernel.workgroup
+        return (x, y, z)
+
+    def to_wire(self) -> bytes:
+        from vyre.wire import encode
+
+        return encode(self)
+
+    @classmethod
+    def from_wire(cls, blob: bytes) -> Program:
+        from vyre.wire import decode
+
+        return decode(blob)
+
+    def __str__(self) -> str:
+        from vyre.text import print_ir
+
+        return print_ir(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Program):
+            return NotImplemented
+        return self.module.is_structurally_equivalent(other.module)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def clone(self) -> Program:
+        return Program.from_module(self.module.clone())
