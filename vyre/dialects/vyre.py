@@ -174,11 +174,12 @@ class DataTypeAttr(ParametrizedAttribute, TypeAttribute):
 
 def parse_data_type(parser: AttrParser) -> DataTypeAttr:
     """Parse a bare data-type keyword such as `u32` (or a full `!vyre.type<...>`)."""
-    if parser.parse_optional_characters("!") is not None:
-        parser.parse_characters("vyre.type")
-        (kind,) = DataTypeAttr.parse_parameters(parser)
-        assert isinstance(kind, StringAttr)
-        return DataTypeAttr(kind.data)
+    if parser._current_token.text.startswith("!"):  # pyright: ignore[reportPrivateUsage]
+        pos = parser.pos
+        ty = parser.parse_type()
+        if not isinstance(ty, DataTypeAttr):
+            parser.raise_error(f"expected a vyre data type, got {ty}", pos, parser.pos)
+        return ty
     return DataTypeAttr(_parse_enum_keyword(parser, DataTypeKind, "a vyre data type"))
 
 
