@@ -1,0 +1,286 @@
+"""`execute`: run a program on host words with the reference semantics.
+
+Workgroups are run in batches (lanes = workgroups x invocations, workgroup-
+major then local linear index); each batch gets fresh zeroed workgroup memory
+per workgroup. With `lane_order="reversed"` batches, workgroups and lanes run
+in the opposite order, so that Stores and Atomics whose result depends on the
+order (data races) give different bytes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+import numpy.typing as npt
+from xdsl.dialects.builtin import ModuleOp
+
+from vyre.dialects import vyre as d
+from vyre.ir import Program
+from vyre.runtime.interp import machine as m
+from vyre.runtime.interp.compile import compile_kernel
+from vyre.runtime.interp.errors import InterpError
+from vyre.runtime.interp.memory import (
+    INPUT_LIMIT_BYTES,
+    MIB,
+    WORKGROUP_LIMIT_BYTES,
+    BufferInfo,
+    Memory,
+    storage_memory,
+    workgroup_memory,
+)
+from vyre.runtime.interp.values import WORD, Lanes
+
+LANE_ORDERS = ("forward", "reversed")
+
+# Batches hold at most this many lanes (unless one workgroup is larger) and at
+# most this much workgroup memory (unless one workgroup needs more).
+LANES_PER_BATCH = 1 << 16
+WORKGROUP_BYTES_PER_BATCH = 64 * MIB
+
+
+def execute(
+    program: Program | d.KernelOp | ModuleOp,
+    words: Mapping[str, npt.ArrayLike],
+    dispatch: Sequence[int] | int,
+    *,
+    lane_order: str = "forward",
+) -> dict[str, npt.NDArray[np.uint32]]:
+    """Run `program` over `dispatch` workgroups; return the final words of every
+    read_write buffer. `words` holds the initial words of every storage and
+    uniform buffer; the caller's arrays are never modified."""
+    if lane_order not in LANE_ORDERS:
+        raise ValueError(f"lane_order must be 'forward' or 'reversed', got {lane_order!r}")
+    kernel = _inlined_kernel(program)
+    grid = _grid(dispatch)
+    workgroup_size = _workgroup_size(kernel)
+    infos = _buffer_infos(kernel)
+    host_words = _host_words(infos, words)
+    storage = {name: storage_memory(infos[name], w) for name, w in host_words.items()}
+    workgroup_infos = [info for info in infos.values() if info.is_workgroup]
+    _check_workgroup_limits(workgroup_infos)
+    counts = {name: memory.count for name, memory in storage.items()}
+    counts |= {info.name: info.declared_count for info in workgroup_infos}
+    body, slot_count = compile_kernel(kernel, infos, counts)
+    plan = _Plan(grid, workgroup_size, lane_order == "reversed")
+    per_workgroup_bytes = sum(
+        info.declared_count * info.words_per_element * 4 for info in workgroup_infos
+    )
+    for start, stop in plan.batches(per_workgroup_bytes):
+        memories = dict(storage)
+        for info in workgroup_infos:
+            memories[info.name] = workgroup_memory(info, stop - start)
+        batch = plan.batch(start, stop, memories, slot_count)
+        body.run(batch, None)
+    return {
+        name: host_words[name]
+        for name, info in infos.items()
+        if info.access == d.AccessKind.READ_WRITE
+    }
+
+
+# ---------------------------------------------------------------------------
+# Arguments
+# ---------------------------------------------------------------------------
+
+
+def _inlined_kernel(program: object) -> d.KernelOp:
+    if isinstance(program, Program):
+        wrapped = program
+    elif isinstance(program, ModuleOp):
+        wrapped = Program.from_module(program)
+    elif isinstance(program, d.KernelOp):
+        wrapped = None
+    else:
+        raise TypeError(
+            f"execute() takes a vyre Program (or its vyre.kernel op), got "
+            f"{type(program).__name__}"
+        )
+    kernel = wrapped.kernel if wrapped is not None else program
+    assert isinstance(kernel, d.KernelOp)
+    if not any(isinstance(op, d.CallOp) for op in kernel.walk()):
+        return kernel
+    if importlib.util.find_spec("vyre.passes.inline_calls") is None:
+        raise NotImplementedError(
+            f"program `{kernel.sym_name.data}` contains vyre.call ops: calls need the "
+            "inline-calls pass (vyre.passes.inline_calls), which is not available yet"
+        )
+    from vyre.passes.inline_calls import inline_calls  # pyright: ignore
+
+    if wrapped is None:
+        wrapped = Program.from_module(ModuleOp([kernel.clone()]))
+    return inline_calls(wrapped).kernel  # pyright: ignore
+
+
+def _grid(dispatch: Sequence[int] | int) -> tuple[int, int, int]:
+    sizes = [dispatch] if isinstance(dispatch, int) else list(dispatch)
+    if not 1 <= len(sizes) <= 3:
+        raise ValueError(f"dispatch must have 1 to 3 components, got {dispatch!r}")
+    for size in sizes:
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+            raise ValueError(
+                f"dispatch components must be non-negative ints, got {dispatch!r}"
+            )
+    x, y, z = (int(s) for s in [*sizes, 1, 1][:3])
+    return (x, y, z)
+
+
+def _workgroup_size(kernel: d.KernelOp) -> tuple[int, int, int]:
+    sizes = kernel.workgroup
+    if len(sizes) != 3 or any(size < 1 for size in sizes):
+        raise InterpError(
+            f"workgroup_size {sizes} must have three components >= 1 (V003)"
+        )
+    x, y, z = sizes
+    return (x, y, z)
+
+
+def _buffer_infos(kernel: d.KernelOp) -> dict[str, BufferInfo]:
+    infos: dict[str, BufferInfo] = {}
+    for decl in kernel.buffer_decls:
+        name = decl.buffer_name.data
+        if name in infos:
+            raise InterpError(f"duplicate buffer name `{name}` (V001)")
+        infos[name] = BufferInfo(
+            name, decl.access_kind, decl.element.data_kind, decl.count.data
+        )
+    return infos
+
+
+def _as_words(name: str, value: npt.ArrayLike) -> npt.NDArray[np.uint32]:
+    array = np.asarray(value)
+    if array.ndim != 1:
+        raise ValueError(
+            f"words of buffer `{name}` must be a 1-D array, got shape {array.shape}"
+        )
+    if array.dtype == np.uint32:
+        return array
+    if array.dtype.kind not in "iu" and not (array.dtype.kind == "O" and len(array) == 0):
+        raise TypeError(
+            f"words of buffer `{name}` must be a uint32 array, got dtype {array.dtype}"
+        )
+    if len(array) and (int(array.min()) < 0 or int(array.max()) > 0xFFFF_FFFF):
+        raise ValueError(f"words of buffer `{name}` must fit in 32 bits")
+    return array.astype(np.uint32)
+
+
+def _host_words(
+    infos: Mapping[str, BufferInfo], words: Mapping[str, npt.ArrayLike]
+) -> dict[str, npt.NDArray[np.uint32]]:
+    """Checked words of every storage/uniform buffer; read_write ones are copies."""
+    if not isinstance(words, Mapping):
+        raise TypeError(f"words must map buffer names to arrays, got {type(words).__name__}")
+    for name in words:
+        info = infos.get(name)
+        if info is None:
+            raise ValueError(f"words given for unknown buffer `{name}`")
+        if info.is_workgroup:
+            raise ValueError(
+                f"words given for workgroup buffer `{name}`: workgroup memory starts zeroed"
+            )
+    result: dict[str, npt.NDArray[np.uint32]] = {}
+    for name, info in infos.items():
+        if info.is_workgroup:
+            continue
+        if name not in words:
+            raise ValueError(f"no words given for {info.access.value} buffer `{name}`")
+        array = _as_words(name, words[name])
+        if array.nbytes > INPUT_LIMIT_BYTES:
+            raise ValueError(
+                f"buffer `{name}` holds {array.nbytes} bytes, more than the reference "
+                f"interpreter's limit of 64 MiB ({INPUT_LIMIT_BYTES} bytes) per input "
+                "(conform.md, Reference Interpreter Limits). Fix: tile the computation "
+                "into smaller dispatches"
+            )
+        if info.access == d.AccessKind.READ_WRITE:
+            array = array.copy()
+        result[name] = array
+    return result
+
+
+def _check_workgroup_limits(infos: Sequence[BufferInfo]) -> None:
+    total = 0
+    for info in infos:
+        size = info.declared_count * info.words_per_element * 4
+        total += size
+        if size > WORKGROUP_LIMIT_BYTES:
+            raise ValueError(
+                f"workgroup buffer `{info.name}` needs {size} bytes, more than the "
+                f"reference interpreter's limit of 64 MiB ({WORKGROUP_LIMIT_BYTES} bytes) "
+                "of workgroup memory (conform.md, Reference Interpreter Limits)"
+            )
+    if total > WORKGROUP_LIMIT_BYTES:
+        names = ", ".join(f"`{info.name}`" for info in infos)
+        raise ValueError(
+            f"workgroup buffers {names} need {total} bytes together, more than the "
+            f"reference interpreter's limit of 64 MiB ({WORKGROUP_LIMIT_BYTES} bytes) "
+            "of workgroup memory (conform.md, Reference Interpreter Limits)"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Batching and ids
+# ---------------------------------------------------------------------------
+
+
+def _unravel(linear: npt.NDArray[np.int64], sizes: tuple[int, int, int], axis: int):
+    stride = prod(sizes[:axis])
+    return (linear // stride) % sizes[axis]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    grid: tuple[int, int, int]
+    workgroup_size: tuple[int, int, int]
+    reversed: bool
+
+    def batches(self, per_workgroup_bytes: int) -> Iterator[tuple[int, int]]:
+        """(first, end) linear workgroup ranges, in execution order."""
+        total = prod(self.grid)
+        per_batch = max(1, LANES_PER_BATCH // prod(self.workgroup_size))
+        if per_workgroup_bytes:
+            per_batch = min(per_batch, max(1, WORKGROUP_BYTES_PER_BATCH // per_workgroup_bytes))
+        starts = range(0, total, per_batch)
+        for start in reversed(starts) if self.reversed else starts:
+            yield start, min(start + per_batch, total)
+
+    def batch(
+        self, start: int, stop: int, memories: dict[str, Memory], slot_count: int
+    ) -> m.Batch:
+        invocations = prod(self.workgroup_size)
+        groups = np.arange(start, stop, dtype=np.int64)
+        local = np.arange(invocations, dtype=np.int64)
+        if self.reversed:
+            groups, local = groups[::-1], local[::-1]
+        group_of_lane = np.repeat(groups, invocations)
+        local_of_lane = np.tile(local, len(groups))
+        cache: dict[tuple[str, int], Lanes] = {}
+
+        def ids(family: str, axis: int) -> Lanes:
+            key = (family, axis)
+            found = cache.get(key)
+            if found is not None:
+                return found
+            if family == "workgroup":
+                value = _unravel(group_of_lane, self.grid, axis)
+            elif family == "local":
+                value = _unravel(local_of_lane, self.workgroup_size, axis)
+            else:
+                value = _unravel(group_of_lane, self.grid, axis) * self.workgroup_size[
+                    axis
+                ] + _unravel(local_of_lane, self.workgroup_size, axis)
+            lanes = (value & 0xFFFF_FFFF).astype(WORD)
+            cache[key] = lanes
+            return lanes
+
+        return m.Batch(
+            lanes=len(group_of_lane),
+            workgroups=stop - start,
+            slot_count=slot_count,
+            memories=memories,
+            workgroup_slots=group_of_lane - start,
+            ids=ids,
+        )

@@ -1,0 +1,288 @@
+"""Buffers of a dispatch and the lane-wise Load, Store and Atomic on them.
+
+Storage buffers (read_only, read_write, uniform) hold the host words of the
+runtime contract. Workgroup buffers hold one zeroed region per workgroup of
+the current batch; a lane reaches its own region through its workgroup slot.
+
+Out of bounds (index >= logical element count, per workgroup for workgroup
+buffers): Load yields 0 of the element type, Store does nothing, Atomic does
+nothing and yields 0. Conflicting Stores and Atomics of one op are applied in
+lane order (the order of the lanes of the batch), so the last lane wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from vyre.dialects.vyre import AccessKind, AtomicOpKind, DataTypeKind
+from vyre.runtime.interp.errors import InterpError
+from vyre.runtime.interp.values import WORD, Lanes, Truth, words_per_value
+
+Index = npt.NDArray[np.int64]
+
+MIB = 1 << 20
+INPUT_LIMIT_BYTES = 64 * MIB
+WORKGROUP_LIMIT_BYTES = 64 * MIB
+
+
+@dataclass(frozen=True)
+class BufferInfo:
+    """What the interpreter needs of a declaration."""
+
+    name: str
+    access: AccessKind
+    element: DataTypeKind
+    declared_count: int
+
+    @property
+    def words_per_element(self) -> int:
+        if self.element == DataTypeKind.BYTES:
+            return 1
+        return words_per_value(self.element)
+
+    @property
+    def is_workgroup(self) -> bool:
+        return self.access == AccessKind.WORKGROUP
+
+
+@dataclass
+class Memory:
+    """A buffer's words seen as elements: `data` has shape (elements,) or
+    (elements, width); `count` is the logical element count per region."""
+
+    info: BufferInfo
+    data: npt.NDArray[np.uint32]
+    count: int
+
+    @property
+    def width(self) -> int:
+        return self.info.words_per_element
+
+
+def storage_memory(info: BufferInfo, words: npt.NDArray[np.uint32]) -> Memory:
+    width = info.words_per_element
+    if len(words) % width:
+        raise InterpError(
+            f"buffer `{info.name}` holds {info.element.value} elements of {width} words, "
+            f"but {len(words)} words were given. Fix: pass a multiple of {width} words"
+        )
+    count = len(words) // width
+    data = words if width == 1 else words.reshape(count, width)
+    return Memory(info, data, count)
+
+
+def workgroup_memory(info: BufferInfo, workgroups: int) -> Memory:
+    """Zeroed memory for `workgroups` workgroups; region k is workgroup slot k."""
+    width = info.words_per_element
+    shape = (workgroups * info.declared_count,) + ((width,) if width > 1 else ())
+    return Memory(info, np.zeros(shape, dtype=WORD), info.declared_count)
+
+
+def _check_typed(memory: Memory, what: str) -> None:
+    if memory.info.element == DataTypeKind.BYTES:
+        raise InterpError(
+            f"{what} on buffer `{memory.info.name}` with element type `bytes` is not "
+            "supported (V013). Fix: use a typed buffer"
+        )
+
+
+def _positions(
+    memory: Memory, index: Lanes, slots: Index | None
+) -> tuple[Index, Truth | None]:
+    """Flat element positions of each lane and the in-bounds lanes (None: all)."""
+    count = memory.count
+    if slots is None:
+        position = index.astype(np.int64)
+    else:
+        position = slots * count + index
+    if len(index) and int(index.max()) < count:
+        return position, None
+    return position, index < count
+
+
+def load(memory: Memory, index: Lanes, slots: Index | None) -> Lanes:
+    """`buffer[index]` per lane; 0 of the element type out of bounds."""
+    _check_typed(memory, "load")
+    width = memory.width
+    lanes = len(index)
+    if memory.count == 0:
+        shape = (lanes,) if width == 1 else (lanes, width)
+        return np.zeros(shape, dtype=WORD)
+    position, inside = _positions(memory, index, slots)
+    if inside is None:
+        values = np.take(memory.data, position, axis=0)
+    else:
+        values = np.take(memory.data, np.where(inside, position, 0), axis=0)
+        values[~inside] = 0
+    if memory.info.element == DataTypeKind.BOOL:
+        return (values != 0).astype(WORD)
+    return values
+
+
+def _check_width(memory: Memory, value: Lanes, what: str) -> None:
+    width = 1 if value.ndim == 1 else value.shape[1]
+    if width != memory.width:
+        raise InterpError(
+            f"{what} of a {width}-word value into buffer `{memory.info.name}` of "
+            f"{memory.info.element.value} elements ({memory.width} words). "
+            "Fix: cast the value to the buffer's element type"
+        )
+
+
+def _strictly_monotone(position: Index) -> bool:
+    if len(position) < 2:
+        return True
+    step = np.diff(position)
+    return bool(np.all(step > 0) or np.all(step < 0))
+
+
+def _last_of_each_position(position: Index) -> Index:
+    """Indices (into `position`) of the last occurrence of every distinct value."""
+    order = np.argsort(position, kind="stable")
+    ordered = position[order]
+    last = np.ones(len(order), dtype=np.bool_)
+    last[:-1] = ordered[1:] != ordered[:-1]
+    return order[last]
+
+
+def store(
+    memory: Memory, index: Lanes, value: Lanes, slots: Index | None, mask: Truth | None
+) -> None:
+    """`buffer[index] = value` for the active in-bounds lanes, later lanes win."""
+    _check_typed(memory, "store")
+    _check_width(memory, value, "store")
+    if memory.count == 0 or not len(index):
+        return
+    position, inside = _positions(memory, index, slots)
+    active = mask if inside is None else (inside if mask is None else mask & inside)
+    if active is not None:
+        position, value = position[active], value[active]
+    if not _strictly_monotone(position):
+        keep = _last_of_each_position(position)
+        position, value = position[keep], value[keep]
+    memory.data[position] = value
+
+
+# ---------------------------------------------------------------------------
+# Atomics: applied one lane after the other in lane order
+# ---------------------------------------------------------------------------
+
+_SCAN_OPS: dict[AtomicOpKind, Callable[[Lanes, Lanes], Lanes]] = {
+    AtomicOpKind.ADD: np.add,
+    AtomicOpKind.OR: np.bitwise_or,
+    AtomicOpKind.AND: np.bitwise_and,
+    AtomicOpKind.XOR: np.bitwise_xor,
+    AtomicOpKind.MIN: np.minimum,
+    AtomicOpKind.MAX: np.maximum,
+}
+
+
+@dataclass(frozen=True)
+class _Groups:
+    """Active lanes sorted by target element, lane order kept inside a group."""
+
+    lanes: Index  # lane of each sorted entry
+    position: Index  # target element of each sorted entry
+    start: npt.NDArray[np.intp]  # index of the first entry of the entry's group
+    first: Truth  # entry opens its group
+    last: Truth  # entry closes its group
+
+
+def _group(position: Index, lanes: Index) -> _Groups:
+    order = np.argsort(position, kind="stable")
+    ordered = position[order]
+    entries = len(order)
+    first = np.ones(entries, dtype=np.bool_)
+    first[1:] = ordered[1:] != ordered[:-1]
+    last = np.ones(entries, dtype=np.bool_)
+    last[:-1] = first[1:]
+    start = np.maximum.accumulate(np.where(first, np.arange(entries), 0))
+    return _Groups(lanes[order], ordered, start, first, last)
+
+
+def _segmented_inclusive_scan(
+    values: Lanes, start: npt.NDArray[np.intp], combine: Callable[[Lanes, Lanes], Lanes]
+) -> Lanes:
+    """Inclusive scan of an associative `combine` inside each group (Hillis-Steele)."""
+    scanned = values.copy()
+    entry = np.arange(len(values))
+    longest = int((entry - start).max()) + 1 if len(values) else 0
+    distance = 1
+    while distance < longest:
+        reach = entry - distance >= start
+        target = entry[reach]
+        scanned[target] = combine(scanned[target - distance], scanned[target])
+        distance <<= 1
+    return scanned
+
+
+def _compare_exchange(
+    initial: Lanes, value: Lanes, expected: Lanes, groups: _Groups
+) -> tuple[Lanes, Lanes]:
+    """Pre-values (per entry) and final values (per entry, read at group ends)."""
+    solo = groups.first & groups.last
+    previous = initial.copy()
+    final = np.where(solo & (initial == expected), value, initial).astype(WORD)
+    contended = np.flatnonzero(~solo)
+    current = 0
+    for entry in contended.tolist():
+        if groups.first[entry]:
+            current = int(initial[entry])
+        previous[entry] = current
+        if current == int(expected[entry]):
+            current = int(value[entry])
+        final[entry] = current
+    return previous, final
+
+
+def atomic(
+    memory: Memory,
+    kind: AtomicOpKind,
+    index: Lanes,
+    value: Lanes,
+    expected: Lanes | None,
+    mask: Truth | None,
+) -> Lanes:
+    """Atomic read-modify-write per active in-bounds lane; yields pre-values."""
+    info = memory.info
+    if info.element != DataTypeKind.U32 or info.access != AccessKind.READ_WRITE:
+        raise InterpError(
+            f"atomic on buffer `{info.name}` ({info.access.value} {info.element.value}): "
+            "atomics need a read_write buffer of u32 elements (V009/V014/V025)"
+        )
+    lanes = len(index)
+    result = np.zeros(lanes, dtype=WORD)
+    if memory.count == 0 or not lanes:
+        return result
+    active = index < memory.count
+    if mask is not None:
+        active &= mask
+    active_lanes = np.flatnonzero(active)
+    if not len(active_lanes):
+        return result
+    groups = _group(index[active_lanes].astype(np.int64), active_lanes)
+    operand = value[groups.lanes]
+    initial = memory.data[groups.position]
+    if kind == AtomicOpKind.COMPARE_EXCHANGE:
+        assert expected is not None
+        previous, final = _compare_exchange(
+            initial, operand, expected[groups.lanes], groups
+        )
+    elif kind == AtomicOpKind.EXCHANGE:
+        previous = initial.copy()
+        previous[~groups.first] = operand[np.flatnonzero(~groups.first) - 1]
+        final = operand
+    else:
+        combine = _SCAN_OPS[kind]
+        scanned = _segmented_inclusive_scan(operand, groups.start, combine)
+        previous = initial.copy()
+        later = np.flatnonzero(~groups.first)
+        previous[later] = combine(initial[later], scanned[later - 1])
+        final = combine(initial, scanned)
+    result[groups.lanes] = previous
+    memory.data[groups.position[groups.last]] = final[groups.last]
+    return result

@@ -1,0 +1,263 @@
+"""Lane-wise semantics of vyre values (conform.md ground truth, casts.md).
+
+A value of `n` lanes is a numpy `uint32` array: shape `(n,)` for U32, I32 and
+Bool (Bool holds 0 or 1), `(n, 2)` for U64 and Vec2U32 (low/x first) and
+`(n, 4)` for Vec4U32. Bytes is never a value. Every function here returns a
+fresh array and never writes to its arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from vyre.dialects.vyre import BinOpKind, DataTypeKind, UnOpKind
+from vyre.runtime.interp.errors import InterpError
+
+Lanes = npt.NDArray[np.uint32]
+Truth = npt.NDArray[np.bool_]
+
+WORD = np.uint32
+ALL_ONES = np.uint32(0xFFFF_FFFF)
+
+WORDS_PER_VALUE: dict[DataTypeKind, int] = {
+    DataTypeKind.U32: 1,
+    DataTypeKind.I32: 1,
+    DataTypeKind.BOOL: 1,
+    DataTypeKind.U64: 2,
+    DataTypeKind.VEC2U32: 2,
+    DataTypeKind.VEC4U32: 4,
+}
+
+SCALARS = frozenset({DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL})
+
+
+def words_per_value(kind: DataTypeKind) -> int:
+    """Lane width of a value type; Bytes is not a value type."""
+    width = WORDS_PER_VALUE.get(kind)
+    if width is None:
+        raise InterpError(
+            f"`{kind.value}` is not a value type: Bytes data lives only in buffers"
+        )
+    return width
+
+
+def lane_width(value: Lanes) -> int:
+    return 1 if value.ndim == 1 else value.shape[1]
+
+
+def as_bits(flag: Truth) -> Lanes:
+    return flag.astype(WORD)
+
+
+def truth(value: Lanes) -> Truth:
+    """Non-zero is true (If/Select conditions, casts to Bool)."""
+    if value.ndim == 1:
+        return value != 0
+    return np.any(value != 0, axis=1)
+
+
+# ---------------------------------------------------------------------------
+# Binary operations: u32 x u32 -> u32, wrapping
+# ---------------------------------------------------------------------------
+
+
+def _div(a: Lanes, b: Lanes) -> Lanes:
+    zero = b == 0
+    quotient = np.floor_divide(a, np.where(zero, WORD(1), b))
+    return np.where(zero, WORD(0), quotient).astype(WORD, copy=False)
+
+
+def _mod(a: Lanes, b: Lanes) -> Lanes:
+    zero = b == 0
+    remainder = np.remainder(a, np.where(zero, WORD(1), b))
+    return np.where(zero, WORD(0), remainder).astype(WORD, copy=False)
+
+
+def _shl(a: Lanes, b: Lanes) -> Lanes:
+    return np.left_shift(a, b & WORD(31))
+
+
+def _shr(a: Lanes, b: Lanes) -> Lanes:
+    return np.right_shift(a, b & WORD(31))
+
+
+_BINOPS: dict[BinOpKind, Callable[[Lanes, Lanes], Lanes]] = {
+    BinOpKind.ADD: np.add,
+    BinOpKind.SUB: np.subtract,
+    BinOpKind.MUL: np.multiply,
+    BinOpKind.DIV: _div,
+    BinOpKind.MOD: _mod,
+    BinOpKind.BIT_AND: np.bitwise_and,
+    BinOpKind.BIT_OR: np.bitwise_or,
+    BinOpKind.BIT_XOR: np.bitwise_xor,
+    BinOpKind.SHL: _shl,
+    BinOpKind.SHR: _shr,
+    BinOpKind.EQ: lambda a, b: as_bits(a == b),
+    BinOpKind.NE: lambda a, b: as_bits(a != b),
+    BinOpKind.LT: lambda a, b: as_bits(a < b),
+    BinOpKind.GT: lambda a, b: as_bits(a > b),
+    BinOpKind.LE: lambda a, b: as_bits(a <= b),
+    BinOpKind.GE: lambda a, b: as_bits(a >= b),
+    BinOpKind.AND: lambda a, b: as_bits((a != 0) & (b != 0)),
+    BinOpKind.OR: lambda a, b: as_bits((a != 0) | (b != 0)),
+}
+
+
+def binop(kind: BinOpKind, lhs: Lanes, rhs: Lanes) -> Lanes:
+    """`lhs <kind> rhs` on the 32-bit patterns of both operands."""
+    return _BINOPS[kind](lhs, rhs)
+
+
+# ---------------------------------------------------------------------------
+# Unary operations on the 32-bit pattern
+# ---------------------------------------------------------------------------
+
+
+def _popcount(a: Lanes) -> Lanes:
+    return np.bitwise_count(a).astype(WORD)
+
+
+def _clz(a: Lanes) -> Lanes:
+    smeared = a.copy()
+    for shift in (1, 2, 4, 8, 16):
+        smeared |= smeared >> WORD(shift)
+    return WORD(32) - _popcount(smeared)
+
+
+def _ctz(a: Lanes) -> Lanes:
+    # bits below the lowest set bit; all 32 bits when a == 0
+    return _popcount((a & (WORD(0) - a)) - WORD(1))
+
+
+_REVERSE_STEPS = (
+    (1, 0x5555_5555),
+    (2, 0x3333_3333),
+    (4, 0x0F0F_0F0F),
+    (8, 0x00FF_00FF),
+)
+
+
+def _reverse_bits(a: Lanes) -> Lanes:
+    bits = a.copy()
+    for shift, mask in _REVERSE_STEPS:
+        low = WORD(mask)
+        bits = ((bits >> WORD(shift)) & low) | ((bits & low) << WORD(shift))
+    return (bits >> WORD(16)) | (bits << WORD(16))
+
+
+_UNOPS: dict[UnOpKind, Callable[[Lanes], Lanes]] = {
+    UnOpKind.NEGATE: lambda a: WORD(0) - a,
+    UnOpKind.BIT_NOT: np.invert,
+    UnOpKind.LOGICAL_NOT: lambda a: as_bits(a == 0),
+    UnOpKind.POPCOUNT: _popcount,
+    UnOpKind.CLZ: _clz,
+    UnOpKind.CTZ: _ctz,
+    UnOpKind.REVERSE_BITS: _reverse_bits,
+}
+
+
+def unop(kind: UnOpKind, operand: Lanes) -> Lanes:
+    return _UNOPS[kind](operand)
+
+
+# ---------------------------------------------------------------------------
+# Casts: exactly the table of casts.md
+# ---------------------------------------------------------------------------
+
+U32, I32, BOOL = DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL
+U64, VEC2, VEC4 = DataTypeKind.U64, DataTypeKind.VEC2U32, DataTypeKind.VEC4U32
+
+
+def _identity(v: Lanes) -> Lanes:
+    return v
+
+
+def _to_bool(v: Lanes) -> Lanes:
+    return as_bits(truth(v))
+
+
+def _splat(count: int) -> Callable[[Lanes], Lanes]:
+    def splat(v: Lanes) -> Lanes:
+        return np.repeat(v[:, None], count, axis=1)
+
+    return splat
+
+
+def _zero_extend(v: Lanes) -> Lanes:
+    return np.stack([v, np.zeros_like(v)], axis=1)
+
+
+def _sign_extend(v: Lanes) -> Lanes:
+    high = np.where(v >= WORD(0x8000_0000), ALL_ONES, WORD(0))
+    return np.stack([v, high.astype(WORD, copy=False)], axis=1)
+
+
+def _lane0(v: Lanes) -> Lanes:
+    return v[:, 0].copy()
+
+
+def _lanes01(v: Lanes) -> Lanes:
+    return v[:, :2].copy()
+
+
+def _bool_to_word(v: Lanes) -> Lanes:
+    return as_bits(v != 0)
+
+
+def _bool_to_u64(v: Lanes) -> Lanes:
+    return _zero_extend(_bool_to_word(v))
+
+
+CAST_TABLE: dict[tuple[DataTypeKind, DataTypeKind], Callable[[Lanes], Lanes]] = {
+    (U32, U32): _identity,
+    (U32, I32): _identity,
+    (U32, BOOL): _to_bool,
+    (U32, U64): _zero_extend,
+    (U32, VEC2): _splat(2),
+    (U32, VEC4): _splat(4),
+    (I32, I32): _identity,
+    (I32, U32): _identity,
+    (I32, BOOL): _to_bool,
+    (I32, U64): _sign_extend,
+    (I32, VEC2): _splat(2),
+    (I32, VEC4): _splat(4),
+    (BOOL, U32): _bool_to_word,
+    (BOOL, I32): _bool_to_word,
+    (BOOL, BOOL): _bool_to_word,
+    (BOOL, U64): _bool_to_u64,
+    (BOOL, VEC2): lambda v: _splat(2)(_bool_to_word(v)),
+    (BOOL, VEC4): lambda v: _splat(4)(_bool_to_word(v)),
+    (U64, U32): _lane0,
+    (U64, I32): _lane0,
+    (U64, BOOL): _to_bool,
+    (U64, U64): _identity,
+    (U64, VEC2): _identity,
+    (VEC2, U32): _lane0,
+    (VEC2, I32): _lane0,
+    (VEC2, U64): _identity,
+    (VEC2, VEC2): _identity,
+    (VEC2, BOOL): _to_bool,
+    (VEC4, U32): _lane0,
+    (VEC4, I32): _lane0,
+    (VEC4, VEC2): _lanes01,
+    (VEC4, VEC4): _identity,
+    (VEC4, BOOL): _to_bool,
+    (VEC4, U64): _lanes01,
+}
+
+
+def cast_function(
+    source: DataTypeKind, target: DataTypeKind
+) -> Callable[[Lanes], Lanes]:
+    """The table entry for `source -> target`; unsupported pairs are errors."""
+    entry = CAST_TABLE.get((source, target))
+    if entry is None:
+        raise InterpError(
+            f"unsupported cast from `{source.value}` to `{target.value}` "
+            "(V012/V023); the interpreter never guesses a conversion. "
+            "Fix: see casts.md for valid conversions"
+        )
+    return entry
