@@ -1,0 +1,196 @@
+"""`vyre.run`: validate a program, move numpy arrays in, run a backend, move them out.
+
+python-api.md is the contract. The backends speak the host words of
+`vyre.runtime.host`; this module checks every argument first (each error names
+the buffer) and validates the program before any backend work.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vyre.ir import BufferAccess, BufferDecl, DataType, Program
+from vyre.runtime import host
+from vyre.validate import ValidationError, validate
+
+__all__ = ["BACKENDS", "prepare", "run"]
+
+Backend = Callable[[Program, dict[str, np.ndarray], tuple[int, int, int]], dict[str, np.ndarray]]
+
+
+def _interp(
+    program: Program, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
+) -> dict[str, np.ndarray]:
+    from vyre.runtime.interp import execute
+
+    return execute(program, words, dispatch)
+
+
+def _wgpu(
+    program: Program, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
+) -> dict[str, np.ndarray]:
+    from vyre.runtime.wgpu_backend import execute
+
+    return execute(program, words, dispatch)
+
+
+BACKENDS: dict[str, Backend] = {"interp": _interp, "wgpu": _wgpu}
+"""The backends `vyre.run` knows, by name."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Checked arguments of one run: host words of every storage/uniform buffer and
+    the user element count of every read_write buffer (bytes for `Bytes`)."""
+
+    words: dict[str, np.ndarray]
+    counts: dict[str, int]
+    dispatch: tuple[int, int, int]
+
+
+def _check_dispatch(dispatch: object) -> tuple[int, int, int]:
+    problem = (
+        f"dispatch must be 3 positive ints (workgroup counts along x, y, z), got {dispatch!r}"
+    )
+    if isinstance(dispatch, str | bytes) or not hasattr(dispatch, "__len__"):
+        raise ValueError(problem)
+    items = list(dispatch)  # type: ignore[call-overload]
+    if len(items) != 3:
+        raise ValueError(problem)
+    counts: list[int] = []
+    for item in items:
+        if isinstance(item, bool | np.bool_):
+            raise ValueError(problem)
+        try:
+            count = operator.index(item)
+        except TypeError:
+            raise ValueError(problem) from None
+        if count < 1:
+            raise ValueError(problem)
+        counts.append(count)
+    return (counts[0], counts[1], counts[2])
+
+
+def _check_size(name: str, size: object) -> int:
+    if isinstance(size, bool | np.bool_):
+        raise TypeError(f"size of output `{name}` must be an int, got {size!r}")
+    try:
+        count = operator.index(size)
+    except TypeError:
+        raise TypeError(
+            f"size of output `{name}` must be an int (its element count), got {size!r}"
+        ) from None
+    if count < 0:
+        raise ValueError(f"size of output `{name}` is negative ({count})")
+    return count
+
+
+def _unknown(name: object, decls: Mapping[str, BufferDecl], what: str) -> ValueError:
+    known = ", ".join(f"`{n}`" for n in decls) or "none"
+    return ValueError(f"{what} `{name}` is not a buffer of this program (buffers: {known})")
+
+
+def prepare(
+    program: Program,
+    inputs: Mapping[str, Any],
+    dispatch: object,
+    outputs: Mapping[str, Any] | None,
+) -> Prepared:
+    """Check the arguments of `run` and build the host words; raises `ValueError`
+    or `TypeError` naming the offending buffer."""
+    if not isinstance(inputs, Mapping):
+        raise TypeError(f"inputs must be a dict of buffer name -> array, got {inputs!r}")
+    outputs = {} if outputs is None else outputs
+    if not isinstance(outputs, Mapping):
+        raise TypeError(f"outputs must be a dict of buffer name -> element count, got {outputs!r}")
+    checked_dispatch = _check_dispatch(dispatch)
+    decls = {decl.name: decl for decl in program.buffers}
+    for name in inputs:
+        decl = decls.get(name)
+        if decl is None:
+            raise _unknown(name, decls, "input")
+        if decl.access is BufferAccess.WORKGROUP:
+            raise ValueError(
+                f"input `{name}` is a workgroup buffer; workgroup memory starts zeroed "
+                "and takes no input"
+            )
+    for name in outputs:
+        decl = decls.get(name)
+        if decl is None:
+            raise _unknown(name, decls, "output")
+        if decl.access is not BufferAccess.READ_WRITE:
+            raise ValueError(
+                f"output `{name}` is a {decl.access.value} buffer; outputs name "
+                "read_write buffers only"
+            )
+        if name in inputs:
+            raise ValueError(
+                f"buffer `{name}` is given both as an input and as an output size; "
+                "a read_write input starts with its content and needs no size"
+            )
+
+    words: dict[str, np.ndarray] = {}
+    counts: dict[str, int] = {}
+    for decl in program.buffers:
+        if decl.access is BufferAccess.WORKGROUP:
+            continue
+        if decl.name in inputs:
+            words[decl.name], count = host.to_words(decl.name, decl.dtype, inputs[decl.name])
+        elif decl.name in outputs:
+            count = _check_size(decl.name, outputs[decl.name])
+            words[decl.name] = host.zero_words(decl.dtype, count)
+        elif decl.access is BufferAccess.READ_WRITE:
+            raise ValueError(
+                f"read_write buffer `{decl.name}` has no size: give its element count in "
+                f"outputs (outputs={{'{decl.name}': n}}) or its initial content in inputs"
+            )
+        else:
+            raise ValueError(
+                f"missing input for {decl.access.value} buffer `{decl.name}` ({decl.dtype})"
+            )
+        if decl.access is BufferAccess.READ_WRITE:
+            counts[decl.name] = count
+    return Prepared(words, counts, checked_dispatch)
+
+
+def run(
+    program: Program,
+    inputs: Mapping[str, Any],
+    *,
+    dispatch: tuple[int, int, int],
+    outputs: Mapping[str, int] | None = None,
+    backend: str = "wgpu",
+) -> dict[str, np.ndarray]:
+    """Run `program` on `backend` ("wgpu" or "interp") and return the final
+    contents of every read_write buffer, as numpy arrays in the user dtype/shape.
+
+    `inputs` gives the initial contents of storage and uniform buffers (a
+    read_write buffer given here starts with that content); `outputs` gives the
+    element count of each read_write buffer that is not in `inputs` (it starts
+    zeroed). For `Bytes` buffers the element count is the number of bytes.
+    An invalid program raises `vyre.ValidationError` before any backend work."""
+    if not isinstance(program, Program):
+        raise TypeError(f"vyre.run expects a vyre.ir.Program, got {type(program).__name__}")
+    execute = BACKENDS.get(backend) if isinstance(backend, str) else None
+    if execute is None:
+        raise ValueError(
+            f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}"
+        )
+    diagnostics = validate(program)
+    if diagnostics:
+        raise ValidationError(diagnostics)
+    prepared = prepare(program, inputs, dispatch, outputs)
+    final = execute(program, prepared.words, prepared.dispatch)
+    types: dict[str, DataType] = {decl.name: decl.dtype for decl in program.buffers}
+    missing = [name for name in prepared.counts if name not in final]
+    if missing:
+        raise RuntimeError(f"backend {backend!r} returned no contents for buffer(s) {missing}")
+    return {
+        name: host.from_words(name, types[name], np.asarray(final[name]), count)
+        for name, count in prepared.counts.items()
+    }

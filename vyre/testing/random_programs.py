@@ -1,0 +1,645 @@
+"""Random valid, race-free vyre programs with their inputs (seeded, deterministic).
+
+`random_case(seed)` builds a program, host words for each of its storage and
+uniform buffers and a dispatch. Every program passes `vyre.validate` and has
+one defined result: both backends must agree on it byte for byte.
+
+How the programs stay race-free:
+- Every invocation gets a dense linear number `gl` (computed from invocation
+  ids, or from workgroup and local ids) and owns the slots
+  `[gl*K, gl*K + K)` of each per-invocation ("owned") read_write buffer.
+  It stores only to its own slots or out of bounds (a no-op), and loads its own
+  slots, the tail slots past `T*K` (never written: they keep their input) or
+  out of bounds (zero).
+- The `own` buffer takes atomics of every kind, on own slots only, so the
+  values they return are defined too.
+- The `acc` buffer is shared by all invocations: each location takes a single
+  commutative, associative atomic kind (add, or, and, xor, min, max), so its
+  final value does not depend on the order; the values those atomics return
+  are bound to locals that are never read.
+- Workgroup buffers: each lane owns `[ll*M, ll*M + M)` (`ll` = linear local id).
+  Top-level barriers split the body into phases; write phases touch only own
+  slots, read phases read any slot and write none. `return` appears only after
+  the last barrier, so every barrier stays in uniform control flow.
+
+The values are biased to the edges: divisors 0/1/0xFFFFFFFF, shift amounts
+near 31/32/33, indices at both ends of buffers and out of bounds, and every
+BinOp, UnOp, AtomicOp, cast and id op is drawn.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TypeVar
+
+import numpy as np
+
+from vyre.ir import (
+    AtomicOp,
+    BinOp,
+    BufferAccess,
+    BufferDecl,
+    DataType,
+    Expr as E,
+    Node as N,
+    Program,
+    UnOp,
+)
+
+__all__ = ["GeneratorConfig", "RandomCase", "random_case"]
+
+U32_EDGES = (
+    0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 33, 63, 64, 0x7F, 0x80, 0xFF, 0x100, 0xFFFF,
+    0x10000, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF,
+)
+I32_EDGES = (0, 1, -1, 2, -2, 31, 32, 33, -31, -32, -33, 2**31 - 1, -(2**31), -(2**31) + 1)
+DIVISORS = (0, 0, 1, 0xFFFF_FFFF, 2, 3, 0x8000_0000, 7)
+SHIFTS = (31, 32, 33, 0, 1, 30, 63, 64, 0xFFFF_FFFF, 0x8000_0000 + 1)
+COMMUTATIVE_ATOMICS = (
+    AtomicOp.ADD, AtomicOp.OR, AtomicOp.AND, AtomicOp.XOR, AtomicOp.MIN, AtomicOp.MAX,
+)
+SCALARS = (DataType.U32, DataType.I32, DataType.BOOL)
+VECTORS = (DataType.U64, DataType.VEC2U32, DataType.VEC4U32)
+WORDS = {
+    DataType.U32: 1, DataType.I32: 1, DataType.BOOL: 1,
+    DataType.U64: 2, DataType.VEC2U32: 2, DataType.VEC4U32: 4, DataType.BYTES: 1,
+}
+CASTS_TO: dict[DataType, tuple[DataType, ...]] = {
+    DataType.U32: (*SCALARS, *VECTORS),
+    DataType.I32: (*SCALARS, *VECTORS),
+    DataType.BOOL: (*SCALARS, *VECTORS),
+    DataType.U64: (*SCALARS, DataType.U64, DataType.VEC2U32),
+    DataType.VEC2U32: (*SCALARS, DataType.U64, DataType.VEC2U32),
+    DataType.VEC4U32: (*SCALARS, *VECTORS),
+}
+"""Source -> the targets casts.md defines for it (Bytes casts only to itself)."""
+
+_T = TypeVar("_T")
+
+MAX_STORAGE_BUFFERS = 8
+"""WebGPU's default `maxStorageBuffersPerShaderStage`."""
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """What the generator may draw; switch features off to narrow a search."""
+
+    max_statements: int = 12
+    """Top-level statements per phase, at most."""
+    max_depth: int = 3
+    """Nesting of if/loop/block statements."""
+    max_expr_depth: int = 3
+    max_workgroup_invocations: int = 16
+    max_workgroups: int = 4
+    vectors: bool = True
+    atomics: bool = True
+    workgroup: bool = True
+    uniform: bool = True
+    bytes_buffers: bool = True
+    returns: bool = True
+    empty_buffers: bool = False
+    """Allow read-only buffers with no elements."""
+
+
+@dataclass(frozen=True)
+class RandomCase:
+    """A generated program, its inputs as host words, and its dispatch."""
+
+    seed: int
+    program: Program
+    words: dict[str, np.ndarray]
+    dispatch: tuple[int, int, int]
+
+    def describe(self) -> str:
+        """Everything needed to reproduce a mismatch: seed, dispatch, program, inputs."""
+        from vyre.text import print_ir
+
+        lines = [f"seed={self.seed} dispatch={self.dispatch}", print_ir(self.program)]
+        for name, words in self.words.items():
+            lines.append(f"{name} = {[hex(int(w)) for w in words]}")
+        return "\n".join(lines)
+
+
+def random_case(seed: int, config: GeneratorConfig = GeneratorConfig()) -> RandomCase:
+    """The case of `seed`: same seed and config, same program and inputs.
+
+    Raises AssertionError (with the program text) if the program it built does
+    not pass `vyre.validate`: that is a bug of the generator or the validator."""
+    from vyre.text import print_ir
+    from vyre.validate import validate
+
+    case = _Generator(seed, config).case()
+    diagnostics = validate(case.program)
+    assert not diagnostics, (
+        f"random program of seed {seed} is invalid:\n"
+        + "\n".join(d.message for d in diagnostics)
+        + "\n"
+        + print_ir(case.program)
+    )
+    return case
+
+
+class Role(Enum):
+    INPUT = "input"          # read_only/uniform: any index may be read
+    OWNED = "owned"          # read_write, per-invocation slots + read-only tail
+    SHARED = "shared"        # read_write u32, commutative atomics only
+    PASS = "pass"            # read_write bytes: only its length is read
+    TILE = "tile"            # workgroup, per-lane slots + phases
+
+
+@dataclass
+class _Buffer:
+    decl: BufferDecl
+    role: Role
+    length: int
+    """Logical element count (words for bytes)."""
+    slots: int = 0
+    """Owned slots per invocation (per lane for tiles)."""
+    owned: int = 0
+    """Elements in the owned region (T*K, or W*M for tiles)."""
+    atomic_kinds: tuple[AtomicOp, ...] = ()
+    """SHARED: the kind of location j is atomic_kinds[j % len(atomic_kinds)]."""
+
+    @property
+    def name(self) -> str:
+        return self.decl.name
+
+    @property
+    def dtype(self) -> DataType:
+        return self.decl.dtype
+
+
+@dataclass
+class _Local:
+    name: str
+    dtype: DataType
+    mutable: bool
+
+
+@dataclass
+class _Generator:
+    seed: int
+    config: GeneratorConfig
+    rng: random.Random = field(init=False)
+    buffers: list[_Buffer] = field(default_factory=list)
+    scopes: list[list[_Local]] = field(default_factory=lambda: [[]])
+    counter: int = 0
+    phase_writes_tiles: bool = True
+    returns_allowed: bool = False
+    loop_depth: int = 0
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(self.seed)
+
+    # -- randomness helpers --------------------------------------------------
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def pick(self, items: Sequence[_T]) -> _T:
+        return items[self.rng.randrange(len(items))]
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    # -- shape of the dispatch and the buffers --------------------------------
+    def _dims(self, limit: int) -> tuple[int, int, int]:
+        while True:
+            dims = (self.pick((1, 1, 2, 3, 4, 8, 16)), self.pick((1, 1, 1, 2, 3)), self.pick((1, 1, 1, 2)))
+            if dims[0] * dims[1] * dims[2] <= limit:
+                return dims
+
+    def case(self) -> RandomCase:
+        cfg = self.config
+        self.workgroup_size = self._dims(cfg.max_workgroup_invocations)
+        self.dispatch = self._dims(cfg.max_workgroups)
+        self.lanes = int(np.prod(self.workgroup_size))
+        self.invocations = self.lanes * int(np.prod(self.dispatch))
+        self._declare_buffers()
+        body = self._body()
+        program = Program(
+            buffers=[b.decl for b in self.buffers],
+            workgroup_size=self.workgroup_size,
+            entry=body,
+            name=f"random_{self.seed}",
+        )
+        return RandomCase(self.seed, program, self._inputs(), self.dispatch)
+
+    def _declare_buffers(self) -> None:
+        cfg = self.config
+        rng = self.rng
+        specs: list[tuple[str, BufferAccess, DataType, Role]] = [
+            ("ru", BufferAccess.READ_ONLY, DataType.U32, Role.INPUT),
+            ("out", BufferAccess.READ_WRITE, DataType.U32, Role.OWNED),
+        ]
+        optional: list[tuple[str, BufferAccess, DataType, Role]] = [
+            ("ri", BufferAccess.READ_ONLY, DataType.I32, Role.INPUT),
+            ("rb", BufferAccess.READ_ONLY, DataType.BOOL, Role.INPUT),
+            ("oi", BufferAccess.READ_WRITE, DataType.I32, Role.OWNED),
+            ("ob", BufferAccess.READ_WRITE, DataType.BOOL, Role.OWNED),
+        ]
+        if cfg.vectors:
+            optional += [
+                ("r64", BufferAccess.READ_ONLY, DataType.U64, Role.INPUT),
+                ("rv2", BufferAccess.READ_ONLY, DataType.VEC2U32, Role.INPUT),
+                ("rv4", BufferAccess.READ_ONLY, DataType.VEC4U32, Role.INPUT),
+                ("o64", BufferAccess.READ_WRITE, DataType.U64, Role.OWNED),
+                ("ov2", BufferAccess.READ_WRITE, DataType.VEC2U32, Role.OWNED),
+                ("ov4", BufferAccess.READ_WRITE, DataType.VEC4U32, Role.OWNED),
+            ]
+        if cfg.atomics:
+            optional += [
+                ("own", BufferAccess.READ_WRITE, DataType.U32, Role.OWNED),
+                ("acc", BufferAccess.READ_WRITE, DataType.U32, Role.SHARED),
+            ]
+        if cfg.bytes_buffers:
+            optional += [
+                ("rbytes", BufferAccess.READ_ONLY, DataType.BYTES, Role.INPUT),
+                ("obytes", BufferAccess.READ_WRITE, DataType.BYTES, Role.PASS),
+            ]
+        rng.shuffle(optional)
+        for spec in optional:
+            if len(specs) < MAX_STORAGE_BUFFERS and self.chance(0.45):
+                specs.append(spec)
+        rng.shuffle(specs)
+        if cfg.uniform and self.chance(0.4):
+            specs.insert(rng.randrange(len(specs) + 1), ("par", BufferAccess.UNIFORM, DataType.U32, Role.INPUT))
+        bindings = sorted(rng.sample(range(len(specs) + 3), len(specs)))
+        slots = self.pick((1, 1, 2, 3, 4))
+        for (name, access, dtype, role), binding in zip(specs, bindings, strict=True):
+            decl = BufferDecl(name, binding, access, dtype)
+            if role is Role.INPUT:
+                low = 0 if cfg.empty_buffers else 1
+                length = self.pick((low, 1, 2, 3, 5, 8, 16, 33, 64))
+                if access is BufferAccess.UNIFORM:
+                    length = self.pick((1, 2, 4, 5, 8))
+                self.buffers.append(_Buffer(decl, role, length))
+            elif role is Role.OWNED:
+                owned = self.invocations * slots
+                tail = self.pick((0, 0, 1, 2, 3))
+                self.buffers.append(_Buffer(decl, role, owned + tail, slots, owned))
+            elif role is Role.SHARED:
+                kinds = tuple(self.pick(COMMUTATIVE_ATOMICS) for _ in range(self.pick((1, 2, 3, 4))))
+                length = len(kinds) * self.pick((1, 2, 3))
+                self.buffers.append(_Buffer(decl, role, length, atomic_kinds=kinds))
+            else:
+                self.buffers.append(_Buffer(decl, role, self.pick((1, 2, 5))))
+        if cfg.workgroup and self.chance(0.6):
+            for _ in range(self.pick((1, 1, 2))):
+                dtype = self.pick((DataType.U32, DataType.U32, DataType.I32, DataType.BOOL, *(VECTORS if cfg.vectors else ())))
+                per_lane = self.pick((1, 1, 2))
+                owned = self.lanes * per_lane
+                count = max(1, owned + self.pick((-1, 0, 0, 0, 1, 3)))
+                decl = BufferDecl.workgroup(self.fresh("tile"), count, dtype)
+                self.buffers.append(_Buffer(decl, Role.TILE, count, per_lane, owned))
+
+    def _inputs(self) -> dict[str, np.ndarray]:
+        words: dict[str, np.ndarray] = {}
+        for buf in self.buffers:
+            if buf.role is Role.TILE:
+                continue
+            values = [self._input_word(buf) for _ in range(buf.length * WORDS[buf.dtype])]
+            if buf.role is Role.SHARED:
+                values = [self.pick((0, 0, 0xFFFF_FFFF, 1, 0x8000_0000)) for _ in values]
+            words[buf.name] = np.array(values, dtype=np.uint32)
+        return words
+
+    def _input_word(self, buf: _Buffer) -> int:
+        if buf.dtype is DataType.BOOL:
+            return self.pick((0, 1, 0, 1, 2, 0xFFFF_FFFF, 0x8000_0000))
+        if self.chance(0.5):
+            return self.pick(U32_EDGES)
+        return self.rng.getrandbits(32)
+
+    def buffers_of(self, *roles: Role) -> list[_Buffer]:
+        return [b for b in self.buffers if b.role in roles]
+
+    # -- statements -----------------------------------------------------------
+    def _body(self) -> list[N]:
+        """Preamble (linear ids and slot bases), then phases split by barriers."""
+        body = self._preamble()
+        tiles = self.buffers_of(Role.TILE)
+        barriers = self.pick((0, 1, 1, 2, 3)) if tiles else self.pick((0, 0, 1))
+        for phase in range(barriers + 1):
+            self.phase_writes_tiles = phase % 2 == 0
+            self.returns_allowed = phase == barriers and self.config.returns
+            count = self.rng.randint(1, self.config.max_statements)
+            body += self.statements(count, depth=0)
+            if phase < barriers:
+                body.append(N.barrier())
+        return body
+
+    def _preamble(self) -> list[N]:
+        wx, wy, wz = self.workgroup_size
+        dx, dy, _ = self.dispatch
+        nx, ny = dx * wx, dy * wy
+        if self.chance(0.5):
+            linear = E.add(
+                E.add(E.mul(E.invocation_id(2), E.u32(nx * ny)), E.mul(E.invocation_id(1), E.u32(nx))),
+                E.invocation_id(0),
+            )
+        else:
+            group = E.add(
+                E.mul(E.add(E.mul(E.workgroup_id(2), E.u32(dy)), E.workgroup_id(1)), E.u32(dx)),
+                E.workgroup_id(0),
+            )
+            linear = E.add(E.mul(group, E.u32(self.lanes)), self._local_linear())
+        nodes = [N.let("gl", linear), N.let("ll", self._local_linear())]
+        self.declare("gl", DataType.U32, mutable=False)
+        self.declare("ll", DataType.U32, mutable=False)
+        return nodes
+
+    def _local_linear(self) -> E:
+        wx, wy, _ = self.workgroup_size
+        return E.add(
+            E.add(E.mul(E.local_id(2), E.u32(wx * wy)), E.mul(E.local_id(1), E.u32(wx))),
+            E.local_id(0),
+        )
+
+    def declare(self, name: str, dtype: DataType, *, mutable: bool) -> None:
+        self.scopes[-1].append(_Local(name, dtype, mutable))
+
+    def locals_of(self, dtype: DataType, *, mutable: bool = False) -> list[_Local]:
+        return [
+            local
+            for scope in self.scopes
+            for local in scope
+            if local.dtype is dtype and (local.mutable or not mutable)
+        ]
+
+    def nested(self, build: Callable[[], list[N]], extra: _Local | None = None) -> list[N]:
+        self.scopes.append([] if extra is None else [extra])
+        try:
+            return build()
+        finally:
+            self.scopes.pop()
+
+    def statements(self, count: int, depth: int) -> list[N]:
+        nodes: list[N] = []
+        for _ in range(count):
+            nodes += self.statement(depth)
+        return nodes
+
+    def statement(self, depth: int) -> list[N]:
+        kinds: list[tuple[str, int]] = [("let", 6), ("store", 6), ("assign", 2)]
+        if depth < self.config.max_depth:
+            kinds += [("if", 2), ("block", 1)]
+            if self.loop_depth < 2:
+                kinds += [("loop", 2)]
+        if self.buffers_of(Role.SHARED):
+            kinds.append(("shared_atomic", 2))
+        if self.returns_allowed and depth > 0:
+            kinds.append(("return", 1))
+        names, weights = zip(*kinds, strict=True)
+        kind = self.rng.choices(names, weights)[0]
+        match kind:
+            case "let":
+                dtype = self.value_type()
+                value = self.expr(dtype, self.config.max_expr_depth)
+                name = self.fresh("v")
+                self.declare(name, dtype, mutable=True)
+                return [N.let(name, value)]
+            case "assign":
+                dtype = self.value_type()
+                targets = self.locals_of(dtype, mutable=True)
+                if not targets:
+                    return []
+                return [N.assign(self.pick(targets).name, self.expr(dtype, self.config.max_expr_depth))]
+            case "store":
+                return self.store()
+            case "if":
+                cond = self.expr(self.pick((DataType.U32, DataType.BOOL)), 2)
+                then = self.nested(lambda: self.statements(self.rng.randint(0, 4), depth + 1))
+                otherwise = (
+                    self.nested(lambda: self.statements(self.rng.randint(1, 3), depth + 1))
+                    if self.chance(0.5)
+                    else []
+                )
+                return [N.if_(cond, then, otherwise)]
+            case "block":
+                return [N.block(self.nested(lambda: self.statements(self.rng.randint(0, 4), depth + 1)))]
+            case "loop":
+                return [self.loop(depth)]
+            case "shared_atomic":
+                return [self.shared_atomic()]
+            case _:
+                return [N.return_()]
+
+    def value_type(self) -> DataType:
+        if self.config.vectors and self.chance(0.2):
+            return self.pick(VECTORS)
+        return self.pick((DataType.U32, DataType.U32, DataType.U32, DataType.I32, DataType.BOOL))
+
+    def loop(self, depth: int) -> N:
+        var = self.fresh("i")
+        if self.chance(0.15):
+            start = self.pick((0xFFFF_FFFD, 0xFFFF_FFFE, 0xFFFF_FFFF))
+            lower, upper = E.u32(start), E.u32(0xFFFF_FFFF)
+        else:
+            lower = E.u32(self.pick((0, 0, 1, 2, 5))) if self.chance(0.7) else E.mod(self.expr(DataType.U32, 1), E.u32(3))
+            upper = E.u32(self.pick((0, 1, 2, 3, 4))) if self.chance(0.7) else E.mod(self.expr(DataType.U32, 1), E.u32(5))
+        self.loop_depth += 1
+        try:
+            body = self.nested(
+                lambda: self.statements(self.rng.randint(1, 4), depth + 1),
+                _Local(var, DataType.U32, mutable=False),
+            )
+        finally:
+            self.loop_depth -= 1
+        return N.loop(var, lower, upper, body)
+
+    def store(self) -> list[N]:
+        targets = self.buffers_of(Role.OWNED)
+        if self.phase_writes_tiles:
+            targets += self.buffers_of(Role.TILE)
+        if not targets:
+            return []
+        buf = self.pick(targets)
+        index = self.own_index(buf, write=True)
+        return [N.store(buf.name, index, self.expr(buf.dtype, self.config.max_expr_depth))]
+
+    def shared_atomic(self) -> N:
+        buf = self.pick(self.buffers_of(Role.SHARED))
+        kinds = buf.atomic_kinds
+        groups = buf.length // len(kinds)
+        value = self.expr(DataType.U32, 2)
+        if self.chance(0.15):
+            index = self.pick((E.u32(buf.length), E.u32(0xFFFF_FFFF), E.bitor(self.expr(DataType.U32, 1), E.u32(0x8000_0000))))
+            op = self.pick(list(AtomicOp))
+            expected = self.expr(DataType.U32, 1) if op is AtomicOp.COMPARE_EXCHANGE else None
+            return N.let(self.fresh("d"), E.atomic(op, buf.name, index, value, expected))
+        j = self.rng.randrange(len(kinds))
+        if groups > 1 and self.chance(0.5):
+            group = E.mod(self.expr(DataType.U32, 1), E.u32(groups))
+            index = E.add(E.mul(group, E.u32(len(kinds))), E.u32(j))
+        else:
+            index = E.u32(j + len(kinds) * self.rng.randrange(groups))
+        # the returned value depends on the order of invocations: never read it
+        return N.let(self.fresh("d"), E.atomic(kinds[j], buf.name, index, value))
+
+    # -- indices -------------------------------------------------------------
+    def any_index(self, buf: _Buffer) -> E:
+        """An index for a buffer nobody writes (or a tile in a read phase)."""
+        n = buf.length
+        match self.rng.randrange(7):
+            case 0:
+                return E.u32(self.pick((0, 1, max(n - 1, 0), n, n + 1, 0xFFFF_FFFF, 0x8000_0000)))
+            case 1:
+                return E.sub(E.buf_len(buf.name), E.u32(self.pick((0, 1, 2))))
+            case 2:
+                return E.mod(self.expr(DataType.U32, 1), E.u32(n + 2))
+            case 3:
+                return E.add(E.var(self.pick(("gl", "ll"))), E.u32(self.pick((0, 1, 0xFFFF_FFFF))))
+            case 4:
+                loop_vars = [v for v in self.locals_of(DataType.U32) if v.name.startswith("i")]
+                if loop_vars:
+                    return E.var(self.pick(loop_vars).name)
+                return E.u32(self.rng.randrange(n + 2))
+            case 5:
+                return self.expr(DataType.U32, 1)
+            case _:
+                return E.u32(self.rng.randrange(n + 2))
+
+    def own_index(self, buf: _Buffer, *, write: bool) -> E:
+        """An index of one of this invocation's (lane's) slots, a never-written
+        tail slot (reads only) or out of bounds."""
+        owner = "ll" if buf.role is Role.TILE else "gl"
+        base = E.mul(E.var(owner), E.u32(buf.slots))
+        roll = self.rng.random()
+        if roll < 0.7:
+            if self.chance(0.6):
+                return E.add(base, E.u32(self.rng.randrange(buf.slots)))
+            return E.add(base, E.mod(self.expr(DataType.U32, 1), E.u32(buf.slots)))
+        tail = buf.length - buf.owned
+        if roll < 0.8 and not write and tail > 0:
+            if self.chance(0.5):
+                return E.u32(buf.owned + self.rng.randrange(tail))
+            return E.sub(E.buf_len(buf.name), E.u32(1 + self.rng.randrange(tail)))
+        match self.rng.randrange(4):
+            case 0:
+                return E.u32(buf.length + self.pick((0, 1, 7)))
+            case 1:
+                return E.u32(self.pick((0xFFFF_FFFF, 0x8000_0000)))
+            case 2:
+                return E.bitor(self.expr(DataType.U32, 1), E.u32(0x8000_0000))
+            case _:
+                return E.add(E.buf_len(buf.name), E.mod(self.expr(DataType.U32, 1), E.u32(4)))
+
+    def load(self, dtype: DataType) -> E | None:
+        candidates = [
+            b for b in self.buffers if b.dtype is dtype and b.role in (Role.INPUT, Role.OWNED, Role.TILE)
+        ]
+        if not candidates:
+            return None
+        buf = self.pick(candidates)
+        if buf.role is Role.INPUT or (buf.role is Role.TILE and not self.phase_writes_tiles):
+            return E.load(buf.name, self.any_index(buf))
+        return E.load(buf.name, self.own_index(buf, write=False))
+
+    # -- expressions ------------------------------------------------------------
+    def expr(self, dtype: DataType, depth: int) -> E:
+        for _ in range(8):
+            built = self._expr(dtype, depth)
+            if built is not None:
+                return built
+        return self.literal(dtype)
+
+    def literal(self, dtype: DataType) -> E:
+        match dtype:
+            case DataType.U32:
+                if self.chance(0.6):
+                    return E.u32(self.pick(U32_EDGES))
+                return E.u32(self.rng.getrandbits(32))
+            case DataType.I32:
+                if self.chance(0.6):
+                    return E.i32(self.pick(I32_EDGES))
+                return E.i32(self.rng.getrandbits(32) - 2**31)
+            case DataType.BOOL:
+                return E.bool_(self.chance(0.5))
+            case _:
+                return E.cast(dtype, self.literal(self.pick(SCALARS)))
+
+    def _expr(self, dtype: DataType, depth: int) -> E | None:
+        if depth <= 0 or self.chance(0.2):
+            return self.leaf(dtype)
+        roll = self.rng.random()
+        if roll < 0.15:
+            return E.select(
+                self.expr(self.pick((DataType.U32, DataType.BOOL)), depth - 1),
+                self.expr(dtype, depth - 1),
+                self.expr(dtype, depth - 1),
+            )
+        if roll < 0.3:
+            sources = [s for s, targets in CASTS_TO.items() if dtype in targets]
+            if not self.config.vectors:
+                sources = [s for s in sources if s in SCALARS]
+            return E.cast(dtype, self.expr(self.pick(sources), depth - 1))
+        if dtype is DataType.U32:
+            if roll < 0.65:
+                return self.binop(depth)
+            if roll < 0.9 or not self.config.atomics:
+                return self.unop_u32(depth)
+            return self.own_atomic(depth)
+        if dtype is DataType.I32 and roll < 0.7:
+            op = self.pick((UnOp.NEGATE, UnOp.BIT_NOT, UnOp.REVERSE_BITS))
+            return E.unop(op, self.expr(DataType.I32, depth - 1))
+        return self.leaf(dtype)
+
+    def leaf(self, dtype: DataType) -> E | None:
+        match self.rng.randrange(5 if dtype is DataType.U32 else 4):
+            case 0:
+                return self.literal(dtype)
+            case 1:
+                names = self.locals_of(dtype)
+                return E.var(self.pick(names).name) if names else None
+            case 2 | 3:
+                return self.load(dtype)
+            case _:
+                return self.u32_leaf()
+
+    def u32_leaf(self) -> E:
+        match self.rng.randrange(4):
+            case 0:
+                return E.invocation_id(self.rng.randrange(3))
+            case 1:
+                return E.workgroup_id(self.rng.randrange(3))
+            case 2:
+                return E.local_id(self.rng.randrange(3))
+            case _:
+                return E.buf_len(self.pick([b.name for b in self.buffers]))
+
+    def binop(self, depth: int) -> E:
+        op = self.pick(list(BinOp))
+        left = self.expr(DataType.U32, depth - 1)
+        if op in (BinOp.DIV, BinOp.MOD) and self.chance(0.5):
+            right = E.u32(self.pick(DIVISORS))
+        elif op in (BinOp.SHL, BinOp.SHR) and self.chance(0.6):
+            right = E.u32(self.pick(SHIFTS))
+        else:
+            right = self.expr(DataType.U32, depth - 1)
+        return E.binop(op, left, right)
+
+    def unop_u32(self, depth: int) -> E:
+        op = self.pick(list(UnOp))
+        unsigned_result = op in (UnOp.LOGICAL_NOT, UnOp.POPCOUNT, UnOp.CLZ, UnOp.CTZ)
+        operand_type = DataType.I32 if unsigned_result and self.chance(0.3) else DataType.U32
+        return E.unop(op, self.expr(operand_type, depth - 1))
+
+    def own_atomic(self, depth: int) -> E | None:
+        owned = [b for b in self.buffers_of(Role.OWNED) if b.name == "own"]
+        if not owned:
+            return None
+        buf = owned[0]
+        op = self.pick(list(AtomicOp))
+        index = self.own_index(buf, write=True)
+        value = self.expr(DataType.U32, depth - 1)
+        expected = None
+        if op is AtomicOp.COMPARE_EXCHANGE:
+            if self.chance(0.5):
+                expected = E.load(buf.name, index)
+            else:
+                expected = self.expr(DataType.U32, depth - 1)
+        return E.atomic(op, buf.name, index, value, expected)

@@ -1,0 +1,225 @@
+"""vyre-run: run a vyre kernel file on numpy inputs.
+
+    vyre-run k.mlir --input a=a.npy --input b=b.npy --output out=1024 \\
+        --dispatch 16,1,1 [--backend wgpu|interp] [--save out=out.npy] [--print]
+
+Parses the kernel (the dialect's textual form), validates it, runs it through
+`vyre.run` and prints the final contents of the read_write buffers (numpy's
+printing, long arrays summarised) or saves them as .npy files. Every
+read_write buffer not saved with --save is printed; --print prints all.
+
+Inputs are .npy files; a `Bytes` buffer may also be given a raw file (any
+other extension), read as its bytes. --output NAME=COUNT sizes a read_write
+buffer that has no input (COUNT elements; bytes for a `Bytes` buffer).
+--dispatch takes 1 to 3 workgroup counts (missing ones are 1).
+
+Exit status: 0 success; 1 the kernel does not parse or is invalid (messages
+on stderr, with file:line:col); 2 bad command line or input files; 3 the
+backend failed (for instance, no Vulkan adapter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
+
+from vyre.context import vyre_context
+from vyre.ir import DataType, Program
+from vyre.runtime.api import BACKENDS, run
+from vyre.validate import Diagnostic, validate
+
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+EXIT_BACKEND = 3
+
+
+class UsageError(Exception):
+    """A bad command line or input file: printed, exit status 2."""
+
+
+class _LocatingParser(Parser):
+    """A parser that records each op's `file:line:col` as its location."""
+
+    def parse_operation(self) -> Operation:
+        where = self._current_token.span.get_location()
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = FileLineColLoc(
+                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+            )
+        return op
+
+
+def parse_kernel_file(path: str) -> Program:
+    """Parse a kernel file, every op carrying its location; raises `UsageError`
+    when the file cannot be read, `ParseError` on bad text and `ValueError` when
+    the module does not hold exactly one kernel."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read kernel file {path}: {error}") from None
+    return Program.from_module(_LocatingParser(vyre_context(), text, path).parse_module())
+
+
+def format_diagnostic(diagnostic: Diagnostic) -> str:
+    """`file:line:col: error: message` when the op has a location."""
+    op = diagnostic.op
+    location = None if op is None else op.location
+    if isinstance(location, FileLineColLoc):
+        return (
+            f"{location.filename.data}:{location.line.data}:{location.column.data}: "
+            f"error: {diagnostic.message}"
+        )
+    return f"error: {diagnostic.message}"
+
+
+def _split_pair(option: str, value: str) -> tuple[str, str]:
+    name, sep, rest = value.partition("=")
+    if not sep or not name or not rest:
+        raise UsageError(f"{option} expects NAME=VALUE, got {value!r}")
+    return name, rest
+
+
+def _load_input(name: str, path: str, dtype: DataType | None) -> object:
+    file = Path(path)
+    if file.suffix != ".npy":
+        if dtype is not DataType.BYTES:
+            raise UsageError(
+                f"input `{name}`: {path} is not a .npy file (raw files are read only "
+                "for bytes buffers)"
+            )
+        try:
+            return file.read_bytes()
+        except OSError as error:
+            raise UsageError(f"input `{name}`: cannot read {path}: {error}") from None
+    try:
+        return np.load(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as error:
+        raise UsageError(f"input `{name}`: cannot load {path}: {error}") from None
+
+
+def _parse_dispatch(value: str) -> tuple[int, ...]:
+    parts = value.split(",")
+    try:
+        counts = tuple(int(part) for part in parts)
+    except ValueError:
+        counts = ()
+    if not 1 <= len(counts) <= 3 or min(counts) < 1:
+        raise UsageError(f"--dispatch expects 1 to 3 positive integers X[,Y[,Z]], got {value!r}")
+    return counts + (1,) * (3 - len(counts))
+
+
+def _parse_count(name: str, value: str) -> int:
+    try:
+        count = int(value)
+    except ValueError:
+        raise UsageError(f"--output {name}: the size must be an integer, got {value!r}") from None
+    if count < 0:
+        raise UsageError(f"--output {name}: the size must not be negative, got {count}")
+    return count
+
+
+def _argument_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vyre-run",
+        description="Run a vyre kernel file on numpy inputs and print or save its outputs.",
+        epilog="exit status: 0 ok, 1 invalid kernel, 2 bad arguments, 3 backend failure",
+    )
+    parser.add_argument("kernel", help="kernel file in vyre's textual form (.mlir)")
+    parser.add_argument(
+        "--input", action="append", default=[], metavar="NAME=FILE",
+        help="initial content of a buffer (.npy; a raw file for a bytes buffer)",
+    )
+    parser.add_argument(
+        "--output", action="append", default=[], metavar="NAME=COUNT",
+        help="element count of a read_write buffer with no input (bytes for bytes buffers)",
+    )
+    parser.add_argument(
+        "--dispatch", required=True, metavar="X[,Y[,Z]]", help="workgroup counts",
+    )
+    parser.add_argument("--backend", choices=sorted(BACKENDS), default="wgpu")
+    parser.add_argument(
+        "--save", action="append", default=[], metavar="NAME=FILE.npy",
+        help="save a read_write buffer's final content as .npy",
+    )
+    parser.add_argument(
+        "--print", action="store_true", dest="print_all",
+        help="print every read_write buffer, saved ones included",
+    )
+    return parser
+
+
+def _execute(args: argparse.Namespace) -> int:
+    dispatch = _parse_dispatch(args.dispatch)
+    try:
+        program = parse_kernel_file(args.kernel)
+    except ParseError as error:
+        print(f"vyre-run: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    except ValueError as error:  # not a single-kernel module
+        print(f"vyre-run: {args.kernel}: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    diagnostics = validate(program)
+    if diagnostics:
+        for diagnostic in diagnostics:
+            print(format_diagnostic(diagnostic), file=sys.stderr)
+        return EXIT_INVALID
+
+    types = {decl.name: decl.dtype for decl in program.buffers}
+    inputs: dict[str, object] = {}
+    for value in args.input:
+        name, path = _split_pair("--input", value)
+        inputs[name] = _load_input(name, path, types.get(name))
+    outputs: dict[str, int] = {}
+    for value in args.output:
+        name, count = _split_pair("--output", value)
+        outputs[name] = _parse_count(name, count)
+    saves: dict[str, str] = {}
+    for value in args.save:
+        name, path = _split_pair("--save", value)
+        saves[name] = path
+
+    try:
+        results = run(program, inputs, dispatch=dispatch, outputs=outputs, backend=args.backend)  # type: ignore[arg-type]
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+    except Exception as error:  # noqa: BLE001 - a backend failure is reported, not raised
+        print(f"vyre-run: backend {args.backend} failed: {error}", file=sys.stderr)
+        return EXIT_BACKEND
+
+    unknown = [name for name in saves if name not in results]
+    if unknown:
+        raise UsageError(
+            f"--save names {', '.join(f'`{n}`' for n in unknown)}, not read_write buffers "
+            f"(have: {', '.join(f'`{n}`' for n in results) or 'none'})"
+        )
+    for name, path in saves.items():
+        try:
+            np.save(path, results[name], allow_pickle=False)
+        except OSError as error:
+            raise UsageError(f"--save {name}: cannot write {path}: {error}") from None
+    for name, array in results.items():
+        if args.print_all or name not in saves:
+            print(f"{name} = {np.array2string(array, prefix=f'{name} = ')}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _argument_parser().parse_args(argv)
+    try:
+        return _execute(args)
+    except UsageError as error:
+        print(f"vyre-run: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
