@@ -1,0 +1,1 @@
+"""Command-line tools of vyre (`vyre-opt`, `vyre-run`)."""

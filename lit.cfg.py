@@ -1,0 +1,53 @@
+"""lit configuration of vyre's FileCheck tests (run: `lit test/lit`, or `lit -v .`)."""
+
+import os
+import sys
+
+import lit.formats
+
+config.name = "vyre"  # noqa: F821 (lit provides `config`)
+config.test_format = lit.formats.ShTest()  # noqa: F821
+config.suffixes = [".mlir"]  # noqa: F821
+# The suite is rooted at the repository root, so that `lit test/lit`, `lit .` and
+# `lit test/lit/dialect/ops.mlir` all work; the tests themselves live under
+# test/lit, and every other top-level entry is excluded from discovery.
+repo_root = os.path.dirname(os.path.abspath(__file__))
+config.test_source_root = repo_root  # noqa: F821
+config.test_exec_root = repo_root  # noqa: F821
+config.excludes = sorted(  # noqa: F821
+    {entry for entry in os.listdir(repo_root) if entry != "test"} | {"unit", "Inputs"}
+)
+
+# vyre-opt and filecheck live next to the interpreter that runs lit (the venv's bin).
+bin_dirs = [os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable))]
+root_venv_bin = os.path.join(repo_root, ".venv", "bin")
+if os.path.isdir(root_venv_bin):
+    bin_dirs.insert(0, root_venv_bin)
+config.environment["PATH"] = os.pathsep.join(  # noqa: F821
+    [*bin_dirs, config.environment.get("PATH", os.environ.get("PATH", ""))]  # noqa: F821
+)
+for name in ("HOME", "XDG_RUNTIME_DIR", "CI"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]  # noqa: F821
+
+config.substitutions.append(  # noqa: F821
+    (
+        "VYRE_ROUNDTRIP",
+        "vyre-opt %s --print-op-generic --split-input-file"
+        " | vyre-opt --split-input-file | filecheck %s",
+    )
+)
+config.substitutions.append(  # noqa: F821
+    (
+        "VYRE_GENERIC_ROUNDTRIP",
+        "vyre-opt %s --print-op-generic --split-input-file"
+        " | filecheck %s --check-prefix=CHECK-GENERIC",
+    )
+)
+config.substitutions.append(  # noqa: F821
+    (
+        "VYRE_VERIFY_DIAG",
+        "vyre-opt %s --split-input-file --verify-diagnostics 2>&1 | filecheck %s",
+    )
+)
+

@@ -1,0 +1,359 @@
+"""`vyre-opt`: parse, validate, transform and print vyre IR (xdsl-opt style).
+
+Knows only the `builtin` and `vyre` dialects, the upstream `canonicalize`,
+`cse` and `dce` passes, vyre's own passes (`vyre.passes.get_all_passes`) and
+the targets `mlir` and `wgsl`. Every user error is reported as
+`file:line:col: error: message` (or `vyre-opt: error: message`) with exit
+status 1 and no Python traceback; `--verify-diagnostics` prints the messages
+and exits 0, so that lit tests can check them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import IO, NoReturn
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
+from xdsl.utils.target import Target
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from vyre.dialects.vyre import KernelOp
+
+
+class ToolError(Exception):
+    """A user error that ends the run: reported as `vyre-opt: error: ...`."""
+
+
+@dataclass(frozen=True)
+class DiagnosticsError(DiagnosticException):
+    """Located findings of verification or validation, one line each."""
+
+    lines: tuple[str, ...]
+
+
+class LocatingParser(Parser):
+    """A Parser that records each op's `file:line:col` as its location."""
+
+    def __init__(self, ctx: Context, text: str | bytes, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self.line_offset = line_offset
+        content = self.lexer.input.content
+        self._line_starts = [0] + [i + 1 for i, c in enumerate(content) if c == "\n"]
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """An input without ops (e.g. an empty `// -----` chunk) is an empty module."""
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])
+        return super().parse_module(allow_implicit_module)
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        if not isinstance(op.location, FileLineColLoc):
+            line = bisect_right(self._line_starts, start)
+            column = start - self._line_starts[line - 1] + 1
+            op.location = FileLineColLoc(
+                StringAttr(self.lexer.input.name),
+                IntAttr(line + self.line_offset),
+                IntAttr(column),
+            )
+        return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        """Report an unknown op at its name, not at the token after it."""
+        stack = self._parser_state.dialect_stack
+        if self.ctx.get_optional_op(name, dialect_stack=stack) is None:
+            start = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)
+            if start >= 0:
+                self.raise_error(
+                    f"unknown operation `{name}` (vyre-opt knows the builtin and vyre"
+                    " dialects)",
+                    start,
+                    start + len(name),
+                )
+        return super()._get_op_by_name(name)
+
+
+class VyreOptMain(xDSLOptMain):
+    """The vyre modular optimizer driver."""
+
+    version_format = "vyre-opt (xdsl {xdsl_version})"
+    line_offset: int = 0
+
+    def __init__(self, args: Sequence[str] | None = None):
+        try:
+            super().__init__("vyre modular optimizer driver", args)
+        except (ValueError, ArgSpecParseError, ToolError) as error:
+            _fail(f"vyre-opt: error: {error}")
+
+    def register_all_dialects(self) -> None:
+        from xdsl.dialects.builtin import Builtin
+
+        from vyre.dialects.vyre import Vyre
+
+        self.ctx.register_dialect("builtin", lambda: Builtin)
+        self.ctx.register_dialect("vyre", lambda: Vyre)
+
+    def register_all_frontends(self) -> None:
+        def parse(stream: IO[bytes]) -> ModuleOp:
+            parser = LocatingParser(
+                self.ctx, stream.read(), self.get_input_name(), self.line_offset
+            )
+            return parser.parse_module(not self.args.no_implicit_module)
+
+        self.available_frontends = {"mlir": parse, "vyre": parse}
+
+    def register_all_passes(self) -> None:
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        self.available_targets = {"mlir": _mlir_target, "wgsl": _wgsl_target}
+
+    def get_input_name(self) -> str:
+        path = self.args.input_file
+        return "<stdin>" if path in (None, "-") else path
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        path = self.args.input_file
+        if path in (None, "-"):
+            return sys.stdin.buffer, "mlir"
+        try:
+            stream = open(path, "rb")  # noqa: SIM115 (closed by run)
+        except OSError as error:
+            raise ToolError(f"cannot read '{path}': {error.strerror}") from None
+        extension = os.path.splitext(path)[1].removeprefix(".")
+        return stream, extension if extension in self.available_frontends else "mlir"
+
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        self.line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def setup_pipeline(self) -> None:
+        start = time.perf_counter()
+
+        def callback(
+            previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
+        ) -> None:
+            nonlocal start
+            if self.args.time_passes and previous is not None:
+                print(f"Pass {previous.name} took {time.perf_counter() - start} seconds")
+            if not self.args.disable_verify:
+                check_module(module, self.get_input_name())
+            if previous and following and self.args.print_between_passes:
+                print(f"IR after {previous.name}:\n{module}\n\n\n")
+            start = time.perf_counter()
+
+        self.pipeline = PassPipeline.parse_spec(
+            self.available_passes, self.args.passes, callback
+        )
+
+    def run(self) -> None:
+        """Process every chunk; report each error; exit 1 when any chunk failed."""
+        failed = False
+        try:
+            chunks, extension = self.prepare_input()
+            output = self.prepare_output()
+        except (ToolError, OSError, ValueError) as error:
+            _fail(f"vyre-opt: error: {error}")
+        try:
+            for index, (chunk, offset) in enumerate(chunks):
+                if index > 0:
+                    output.write("// -----\n")
+                lines = self._process(chunk, extension, offset, output)
+                if lines:
+                    expected = self.args.verify_diagnostics or self.args.parsing_diagnostics
+                    print("\n".join(lines), file=sys.stdout if expected else sys.stderr)
+                    failed = failed or not expected
+                output.flush()
+        except ToolError as error:
+            _fail(f"vyre-opt: error: {error}")
+        finally:
+            if output is not sys.stdout:
+                output.close()
+        if failed:
+            raise SystemExit(1)
+
+    def _process(
+        self, chunk: IO[bytes], extension: str, offset: int, output: IO[str]
+    ) -> list[str]:
+        """Run one chunk; return its error lines (none on success)."""
+        try:
+            module = self.parse_chunk(chunk, extension, offset)
+            if module is not None:
+                self.apply_passes(module)
+                output.write(self.output_resulting_program(module))
+        except ParseError as error:
+            error.span = replace(error.span, line_offset=offset)
+            return format_parse_error(error)
+        except RecursionError:
+            return [f"{self.get_input_name()}: error: the input is nested too deeply"]
+        except DiagnosticsError as error:
+            return list(error.lines)
+        except DiagnosticException as error:
+            return [f"{self.get_input_name()}: error: {_one_line(str(error))}"]
+        except (ValueError, NotImplementedError) as error:
+            # raised by a target (e.g. a ValidationError from the WGSL lowering)
+            return [f"{self.get_input_name()}: error: {_one_line(str(error))}"]
+        finally:
+            chunk.close()
+        return []
+
+
+# ---------------------------------------------------------------------------
+# Registries
+# ---------------------------------------------------------------------------
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Upstream canonicalize/cse/dce plus vyre's own passes, all imported lazily."""
+
+    def get_canonicalize() -> type[ModulePass]:
+        from xdsl.transforms.canonicalize import CanonicalizePass
+
+        return CanonicalizePass
+
+    def get_cse() -> type[ModulePass]:
+        from xdsl.transforms.common_subexpression_elimination import (
+            CommonSubexpressionElimination,
+        )
+
+        return CommonSubexpressionElimination
+
+    def get_dce() -> type[ModulePass]:
+        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+        return DeadCodeElimination
+
+    from vyre.passes import get_all_passes as get_vyre_passes
+
+    passes = {"canonicalize": get_canonicalize, "cse": get_cse, "dce": get_dce}
+    for name, factory in get_vyre_passes().items():
+        passes[name] = _available(f"pass '{name}'", factory)
+    return passes
+
+
+def _available(
+    what: str, factory: Callable[[], type[ModulePass]]
+) -> Callable[[], type[ModulePass]]:
+    """`factory`, turning an import failure into a clear ToolError."""
+
+    def get() -> type[ModulePass]:
+        try:
+            return factory()
+        except ImportError as error:
+            raise ToolError(f"{what} is not available in this vyre ({error})") from None
+
+    return get
+
+
+def _mlir_target() -> type[Target]:
+    from xdsl.targets.mlir import MLIRTarget
+
+    return MLIRTarget
+
+
+def _wgsl_target() -> type[Target]:
+    try:
+        from vyre.lowering.target import WGSLTarget
+    except ImportError as error:
+        raise ToolError(f"target 'wgsl' is not available in this vyre ({error})") from None
+    return WGSLTarget
+
+
+# ---------------------------------------------------------------------------
+# Verification with located diagnostics
+# ---------------------------------------------------------------------------
+
+
+def check_module(module: ModuleOp, input_name: str) -> None:
+    """Raise `DiagnosticsError` listing what is wrong with `module`, if anything.
+
+    Structural (IRDL) errors of single ops come first and stop the check, since
+    the spec validator expects well-formed ops; then every finding of
+    `vyre.validate` on each kernel, one line per diagnostic."""
+    from vyre.validate import validate
+
+    for op in module.walk(region_first=True):
+        if isinstance(op, ModuleOp | KernelOp):
+            continue
+        if isinstance(op.parent_op(), ModuleOp):
+            raise DiagnosticsError(
+                (_located(op, input_name, f"'{op.name}' must be inside a vyre.kernel"),)
+            )
+        if (message := _verify_one(op)) is not None:
+            raise DiagnosticsError((_located(op, input_name, message),))
+    lines: list[str] = []
+    for kernel in module.ops:
+        if not isinstance(kernel, KernelOp):
+            continue
+        for diagnostic in validate(kernel):
+            op = diagnostic.op if diagnostic.op is not None else kernel
+            lines.append(_located(op, input_name, diagnostic.message))
+        if not lines and (message := _verify_one(kernel)) is not None:
+            lines.append(_located(kernel, input_name, message))
+    if not lines and (message := _verify_one(module)) is not None:
+        lines.append(_located(module, input_name, message))
+    if lines:
+        raise DiagnosticsError(tuple(lines))
+
+
+def _verify_one(op: Operation) -> str | None:
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException as error:
+        return _one_line(str(error))
+    return None
+
+
+def _located(op: Operation, input_name: str, message: str) -> str:
+    """`file:line:col: error: message`, using the nearest located ancestor."""
+    node: Operation | None = op
+    while node is not None:
+        loc = node.location
+        if isinstance(loc, FileLineColLoc):
+            where = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+            return f"{where}: error: {message}"
+        node = node.parent_op()
+    return f"{input_name}: error: {message}"
+
+
+def format_parse_error(error: ParseError) -> list[str]:
+    """`file:line:col: error: message`, then the source line and a caret."""
+    context = error.span.print_with_context().splitlines()[1:]
+    return [f"{error.span.get_location()}: error: {_one_line(error.msg)}", *context]
+
+
+def _one_line(message: str) -> str:
+    return " ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
+def _fail(message: str) -> NoReturn:
+    print(message, file=sys.stderr)
+    raise SystemExit(1)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    VyreOptMain(args=argv).run()
+
+
+if __name__ == "__main__":
+    main()
