@@ -1,41 +1,50 @@
-"""Validation of vyre programs: the rules V001-V025 of validation.md.
+"""Validation of vyre programs: the rules V001-V025 of validation.md, plus the
+type rules lowering needs (see `vyre.validation.messages`).
 
-(Interface stub; the full validator is being written.)
+`validate` returns every independent finding, in program order; the kernel op's
+verifier (`raise_if_invalid`) turns them into one xDSL `VerifyException`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
+from vyre.dialects.vyre import KernelOp
+from vyre.validation.checker import KernelChecker
+from vyre.validation.diagnostic import Diagnostic, ValidationError
 
-@dataclass(frozen=True)
-class Diagnostic:
-    """One validation finding: the stable rule id, the exact message, the op."""
-
-    rule: str
-    message: str
-    op: Operation | None = None
-
-    def __str__(self) -> str:
-        return self.message
+__all__ = ["Diagnostic", "ValidationError", "raise_if_invalid", "validate"]
 
 
-class ValidationError(ValueError):
-    """An invalid program; `.diagnostics` lists every independent finding."""
+def _kernel_of(program: object) -> KernelOp:
+    from vyre.ir import Program
 
-    def __init__(self, diagnostics: list[Diagnostic]):
-        self.diagnostics = list(diagnostics)
-        super().__init__("\n".join(d.message for d in self.diagnostics))
+    if isinstance(program, Program):
+        return program.kernel
+    if isinstance(program, KernelOp):
+        return program
+    if isinstance(program, ModuleOp):
+        kernels = [op for op in program.ops if isinstance(op, KernelOp)]
+        if len(kernels) != 1:
+            raise ValueError(
+                f"validate expects a module holding exactly one vyre.kernel, found {len(kernels)}"
+            )
+        return kernels[0]
+    raise TypeError(
+        "validate expects a vyre.ir.Program, a vyre.kernel op or a builtin.module holding"
+        f" one, got {type(program).__name__}"
+    )
 
 
 def validate(program: object) -> list[Diagnostic]:
-    return []
+    """Every independent diagnostic of the program, in program order; [] when valid."""
+    return KernelChecker.check(_kernel_of(program))
 
 
 def raise_if_invalid(kernel: Operation) -> None:
+    """Raise one VerifyException listing every diagnostic, one per line."""
     diagnostics = validate(kernel)
     if diagnostics:
         raise VerifyException("\n".join(d.message for d in diagnostics))

@@ -1,0 +1,54 @@
+"""A stand-in op registry for the rules that consult `vyre.ops` (V016/V017/V020)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from vyre.ir import DataType
+
+
+@dataclass(frozen=True)
+class FakeSignature:
+    inputs: tuple[DataType, ...]
+    output: DataType
+
+
+@dataclass(frozen=True)
+class FakeSpec:
+    id: str
+    signature: FakeSignature = field(default_factory=lambda: FakeSignature((), DataType.U32))
+    inlinable: bool = True
+    callees: tuple[str, ...] = ()
+
+
+@dataclass
+class FakeRegistry:
+    specs: dict[str, FakeSpec] = field(default_factory=lambda: {})
+
+    def add(
+        self,
+        op_id: str,
+        *,
+        output: DataType = DataType.U32,
+        inlinable: bool = True,
+        callees: tuple[str, ...] = (),
+    ) -> FakeSpec:
+        spec = FakeSpec(op_id, FakeSignature((), output), inlinable, callees)
+        self.specs[op_id] = spec
+        return spec
+
+    def get(self, op_id: str) -> FakeSpec:
+        return self.specs[op_id]
+
+
+@pytest.fixture
+def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeRegistry]:
+    """Replace `vyre.ops.get` by a registry the test fills."""
+    from vyre import ops
+
+    fake = FakeRegistry()
+    monkeypatch.setattr(ops, "get", fake.get, raising=False)
+    yield fake

@@ -1,0 +1,417 @@
+"""One walk over a kernel that checks every rule except V010 (see uniformity.py).
+
+The walk visits the ops of each statement list in order, so an expression op
+is checked where it is evaluated: a `vyre.var` placed before the `vyre.let` of
+its name reads an undeclared variable. Scopes: a Let is visible until the end
+of its statement list; If branches, Loop bodies and Block bodies open scopes;
+a loop variable is visible in its body.
+
+Types are tracked per SSA value; a value whose type cannot be trusted (it
+reads an unknown buffer or variable, a bytes buffer, an unknown op...) has type
+`None` and no type rule fires on it, so one mistake gives one diagnostic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from dataclasses import dataclass, field
+
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from vyre.dialects import vyre as d
+from vyre.dialects.vyre import AccessKind, DataTypeKind
+from vyre.validation import messages as m
+from vyre.validation.casts import rejected_cast_rule
+from vyre.validation.diagnostic import Diagnostic
+from vyre.validation.registry import OpRegistryView
+from vyre.validation.uniformity import UniformityAnalysis
+
+U32 = DataTypeKind.U32
+_CONDITION_TYPES = frozenset({DataTypeKind.U32, DataTypeKind.BOOL})
+_UNARY_OPERAND_TYPES = frozenset({DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL})
+_WRITABLE = frozenset({AccessKind.READ_WRITE.value, AccessKind.WORKGROUP.value})
+_KERNEL_ORDER = -1
+
+
+def _kind(attr: Attribute) -> DataTypeKind | None:
+    if not isinstance(attr, d.DataTypeAttr):
+        return None
+    try:
+        return DataTypeKind(attr.kind.data)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class _Local:
+    """A live local: its declaring op (a `vyre.let` or `vyre.loop`) and type."""
+
+    decl: Operation
+    kind: DataTypeKind | None
+
+    @property
+    def is_loop_variable(self) -> bool:
+        return isinstance(self.decl, d.LoopOp)
+
+
+@dataclass
+class KernelChecker:
+    """Collects the diagnostics of one kernel; use `KernelChecker.check`."""
+
+    kernel: d.KernelOp
+    buffers: dict[str, d.BufferDeclAttr] = field(default_factory=lambda: {})
+    registry: OpRegistryView = field(default_factory=OpRegistryView)
+    # (program-order index of the op, emission sequence, diagnostic)
+    _found: list[tuple[int, int, Diagnostic]] = field(default_factory=lambda: [])
+    _order: int = 0
+    _types: dict[SSAValue, DataTypeKind | None] = field(default_factory=lambda: {})
+    _call_depths: dict[SSAValue, float] = field(default_factory=lambda: {})
+    _live: dict[str, _Local] = field(default_factory=lambda: {})
+    _scopes: list[list[str]] = field(default_factory=lambda: [[]])
+    bindings: dict[Operation, Operation] = field(default_factory=lambda: {})
+    _max_nesting: int = 0
+    _max_nesting_op: tuple[int, Operation] | None = None
+    _barrier_orders: dict[Operation, int] = field(default_factory=lambda: {})
+
+    @classmethod
+    def check(cls, kernel: d.KernelOp) -> list[Diagnostic]:
+        checker = cls(kernel)
+        checker._check_kernel_header()
+        for region in kernel.regions:
+            for block in region.blocks:
+                checker._walk(block, depth=0)
+        checker._check_limits()
+        for barrier in UniformityAnalysis.run(kernel, checker.bindings, checker._order):
+            checker._report_at(
+                checker._order_of_barrier(barrier), "V010", m.divergent_barrier(), barrier
+            )
+        checker._found.sort(key=lambda entry: (entry[0], entry[1]))
+        return [diagnostic for _, _, diagnostic in checker._found]
+
+    # -- reporting ------------------------------------------------------------
+    def _report_at(self, order: int, rule: str, message: str, op: Operation) -> None:
+        self._found.append((order, len(self._found), Diagnostic(rule, message, op)))
+
+    def _report(self, rule: str, message: str, op: Operation) -> None:
+        self._report_at(self._order, rule, message, op)
+
+    def _order_of_barrier(self, barrier: Operation) -> int:
+        return self._barrier_orders.get(barrier, self._order)
+
+    # -- kernel-level rules ---------------------------------------------------
+    def _check_kernel_header(self) -> None:
+        kernel = self.kernel
+        for axis, size in enumerate(kernel.workgroup_size.data):
+            if size.data == 0:
+                self._report_at(_KERNEL_ORDER, "V003", m.zero_workgroup_axis(axis), kernel)
+        bindings: set[int] = set()
+        for decl in kernel.buffer_decls:
+            name = decl.buffer_name.data
+            if name in self.buffers:
+                self._report_at(_KERNEL_ORDER, "V001", m.duplicate_buffer(name), kernel)
+            else:
+                self.buffers[name] = decl
+            is_workgroup = decl.access.data == AccessKind.WORKGROUP.value
+            if not is_workgroup:
+                binding = decl.binding.data
+                if binding in bindings:
+                    self._report_at(
+                        _KERNEL_ORDER, "V002", m.duplicate_binding(binding, name), kernel
+                    )
+                bindings.add(binding)
+            if is_workgroup and decl.count.data == 0:
+                self._report_at(
+                    _KERNEL_ORDER, "V024", m.zero_count_workgroup_buffer(name), kernel
+                )
+
+    def _check_limits(self) -> None:
+        if self._max_nesting > m.MAX_NESTING_DEPTH and self._max_nesting_op is not None:
+            order, op = self._max_nesting_op
+            self._report_at(order, "V018", m.nesting_depth_exceeded(self._max_nesting), op)
+        if self._order > m.MAX_NODE_COUNT:
+            self._report_at(_KERNEL_ORDER, "V019", m.node_count_exceeded(), self.kernel)
+
+    # -- scopes -----------------------------------------------------------------
+    def _declare(self, name: str, local: _Local, op: Operation) -> None:
+        if name in self._live:
+            self._report("V008", m.duplicate_local(name), op)
+            return
+        self._live[name] = local
+        self._scopes[-1].append(name)
+
+    def _walk_scope(
+        self, block: Block, depth: int, loop: tuple[str, _Local, Operation] | None = None
+    ) -> None:
+        self._scopes.append([])
+        if loop is not None:
+            self._declare(*loop)
+        self._walk(block, depth)
+        for name in self._scopes.pop():
+            del self._live[name]
+
+    # -- the walk ---------------------------------------------------------------
+    def _walk(self, block: Block, depth: int) -> None:
+        for op in block.ops:
+            self._order += 1
+            visit = _VISITORS.get(type(op))
+            if visit is not None:
+                visit(self, op, depth)
+            else:
+                self._foreign(op, depth)
+
+    def _nested(self, op: Operation, depth: int) -> int:
+        depth += 1
+        if depth > self._max_nesting:
+            self._max_nesting = depth
+            self._max_nesting_op = (self._order, op)
+        return depth
+
+    def _type(self, value: SSAValue) -> DataTypeKind | None:
+        if value in self._types:
+            return self._types[value]
+        return _kind(value.type)
+
+    def _set_type(self, op: Operation, kind: DataTypeKind | None) -> None:
+        self._types[op.results[0]] = kind
+
+    def _propagate_call_depth(self, op: Operation) -> float:
+        depth = max((self._call_depths.get(v, 0) for v in op.operands), default=0)
+        if depth and op.results:
+            self._call_depths[op.results[0]] = depth
+        return depth
+
+    def _foreign(self, op: Operation, depth: int) -> None:
+        """An op of another dialect: no rule applies; its results are untyped."""
+        for result in op.results:
+            self._types[result] = None
+        for region in op.regions:
+            for block in region.blocks:
+                self._walk(block, depth)
+
+    # -- expressions ------------------------------------------------------------
+    def visit_literal(self, op: d.ExprOp, depth: int) -> None:
+        self._set_type(op, _kind(op.results[0].type))
+
+    def visit_var(self, op: d.VarOp, depth: int) -> None:
+        name = op.var_name.data
+        local = self._live.get(name)
+        if local is None:
+            self._report("V006", m.undeclared_variable(name), op)
+            self._set_type(op, None)
+            return
+        self.bindings[op] = local.decl
+        found = _kind(op.res.type)
+        if local.kind is not None and found is not None and found != local.kind:
+            self._report("V130", m.variable_read_type(name, found, local.kind), op)
+            self._set_type(op, None)
+            return
+        self._set_type(op, local.kind)
+
+    def _buffer(self, name: str, use: str, op: Operation) -> d.BufferDeclAttr | None:
+        decl = self.buffers.get(name)
+        if decl is None:
+            self._report("V004", m.unknown_buffer(use, name), op)
+        return decl
+
+    def _index(self, value: SSAValue, rule: str, use: str, op: Operation) -> None:
+        kind = self._type(value)
+        if kind is not None and kind != U32:
+            self._report(rule, m.index_not_u32(use, kind), op)
+
+    def visit_load(self, op: d.LoadOp, depth: int) -> None:
+        self._propagate_call_depth(op)
+        name = op.buffer.data
+        decl = self._buffer(name, "load from", op)
+        result: DataTypeKind | None = None
+        if decl is not None:
+            element = _kind(decl.element)
+            found = _kind(op.res.type)
+            if element == DataTypeKind.BYTES:
+                self._report("V013", m.bytes_buffer_operation(name), op)
+            elif element is not None and found is not None and found != element:
+                self._report("V130", m.load_result_type(name, found, element), op)
+            else:
+                result = element
+        self._index(op.index, "V122", "load", op)
+        self._set_type(op, result)
+
+    def visit_buf_len(self, op: d.BufLenOp, depth: int) -> None:
+        self._buffer(op.buffer.data, "buflen of", op)
+        self._set_type(op, U32)
+
+    def visit_id(self, op: d.IdOp, depth: int) -> None:
+        if op.axis.data > 2:
+            self._report("V007", m.axis_out_of_range(op.axis.data), op)
+        self._set_type(op, U32)
+
+    def visit_binop(self, op: d.BinOp, depth: int) -> None:
+        self._propagate_call_depth(op)
+        for side, value in (("left", op.lhs), ("right", op.rhs)):
+            kind = self._type(value)
+            if kind is not None and kind != U32:
+                self._report("V021", m.binary_operand_not_u32(side, kind), op)
+        self._set_type(op, U32)
+
+    def visit_unop(self, op: d.UnOp, depth: int) -> None:
+        self._propagate_call_depth(op)
+        kind = self._type(op.operand)
+        if kind is not None and kind not in _UNARY_OPERAND_TYPES:
+            self._report("V099", m.unary_operand_type(kind), op)
+        self._set_type(op, None if kind is None else _kind(op.res.type))
+
+    def visit_select(self, op: d.SelectOp, depth: int) -> None:
+        self._propagate_call_depth(op)
+        cond = self._type(op.cond)
+        if cond is not None and cond not in _CONDITION_TYPES:
+            self._report("V029", m.select_condition_type(cond), op)
+        if_true, if_false = self._type(op.if_true), self._type(op.if_false)
+        if if_true is not None and if_false is not None and if_true != if_false:
+            self._report("V029", m.select_arm_types(if_true, if_false), op)
+        self._set_type(op, None if if_true is None else _kind(op.res.type))
+
+    def visit_cast(self, op: d.CastOp, depth: int) -> None:
+        self._propagate_call_depth(op)
+        source, target = self._type(op.value), _kind(op.res.type)
+        if source is not None and target is not None:
+            rule = rejected_cast_rule(source, target)
+            if rule == "V023":
+                self._report("V023", m.cast_to_bytes(), op)
+            elif rule == "V012":
+                self._report("V012", m.unsupported_cast(source, target), op)
+        self._set_type(op, target)
+
+    def visit_atomic(self, op: d.AtomicOp, depth: int) -> None:
+        self._propagate_call_depth(op)
+        name = op.buffer.data
+        decl = self._buffer(name, "atomic on", op)
+        if decl is not None:
+            access = decl.access.data
+            if access == AccessKind.WORKGROUP.value:
+                self._report("V025", m.atomic_on_non_writable(name), op)
+            elif access != AccessKind.READ_WRITE.value:
+                self._report("V009", m.atomic_on_non_writable(name), op)
+            element = _kind(decl.element)
+            if element == DataTypeKind.BYTES:
+                self._report("V013", m.bytes_buffer_operation(name), op)
+            elif element is not None and element != U32:
+                self._report("V014", m.atomic_non_u32_element(name, element), op)
+        self._index(op.index, "V027", "atomic", op)
+        value = self._type(op.value)
+        if value is not None and value != U32:
+            self._report("V057", m.atomic_value_not_u32(value), op)
+        if op.expected is not None:
+            expected = self._type(op.expected)
+            if expected is not None and expected != U32:
+                self._report("V058", m.atomic_expected_not_u32(expected), op)
+        self._set_type(op, U32)
+
+    def visit_call(self, op: d.CallOp, depth: int) -> None:
+        op_id = op.op_id.data
+        argument_depth = max((self._call_depths.get(v, 0) for v in op.args), default=0)
+        registry = self.registry
+        result: DataTypeKind | None = None
+        if not registry.is_known(op_id):
+            self._report("V016", m.unknown_op(op_id), op)
+        else:
+            if not registry.is_inlinable(op_id):
+                self._report("V020", m.non_inlinable_call(op_id), op)
+            output, found = registry.output_kind(op_id), _kind(op.res.type)
+            if output is not None and found is not None and found != output:
+                self._report("V130", m.call_result_type(op_id, found, output), op)
+            else:
+                result = output
+        total = argument_depth + registry.chain_depth(op_id)
+        if total > m.MAX_CALL_DEPTH >= argument_depth:
+            self._report("V017", m.call_depth_exceeded(), op)
+        self._call_depths[op.res] = total
+        self._set_type(op, result)
+
+    # -- statements ---------------------------------------------------------------
+    def visit_let(self, op: d.LetOp, depth: int) -> None:
+        name = op.var_name.data
+        self._declare(name, _Local(op, self._type(op.value)), op)
+
+    def visit_assign(self, op: d.AssignOp, depth: int) -> None:
+        name = op.var_name.data
+        local = self._live.get(name)
+        if local is None:
+            self._report("V006", m.assignment_to_undeclared(name), op)
+            return
+        self.bindings[op] = local.decl
+        if local.is_loop_variable:
+            self._report("V011", m.assignment_to_loop_variable(name), op)
+            return
+        found = self._type(op.value)
+        if local.kind is not None and found is not None and found != local.kind:
+            self._report("V045", m.assign_type(name, found, local.kind), op)
+
+    def visit_store(self, op: d.StoreOp, depth: int) -> None:
+        name = op.buffer.data
+        decl = self._buffer(name, "store to", op)
+        element: DataTypeKind | None = None
+        if decl is not None:
+            if decl.access.data not in _WRITABLE:
+                self._report("V005", m.store_to_non_writable(name), op)
+            element = _kind(decl.element)
+            if element == DataTypeKind.BYTES:
+                self._report("V013", m.bytes_buffer_operation(name), op)
+                element = None
+        self._index(op.index, "V122", "store", op)
+        value = self._type(op.value)
+        if element is not None and value is not None and value != element:
+            self._report("V121", m.store_value_type(name, value, element), op)
+
+    def visit_if(self, op: d.IfOp, depth: int) -> None:
+        cond = self._type(op.cond)
+        if cond is not None and cond not in _CONDITION_TYPES:
+            self._report("V022", m.if_condition_type(cond), op)
+        inner = self._nested(op, depth)
+        self._walk_scope(op.then_block, inner)
+        self._walk_scope(op.else_block, inner)
+
+    def visit_loop(self, op: d.LoopOp, depth: int) -> None:
+        for bound in (op.lower, op.upper):
+            kind = self._type(bound)
+            if kind is not None and kind != U32:
+                self._report("V015", m.loop_bound_not_u32(kind), op)
+        inner = self._nested(op, depth)
+        name = op.var_name.data
+        self._walk_scope(op.body_block, inner, (name, _Local(op, U32), op))
+
+    def visit_block(self, op: d.BlockOp, depth: int) -> None:
+        self._walk_scope(op.body_block, self._nested(op, depth))
+
+    def visit_barrier(self, op: d.BarrierOp, depth: int) -> None:
+        self._barrier_orders[op] = self._order
+
+    def visit_return(self, op: d.ReturnOp, depth: int) -> None:
+        pass
+
+
+_Visitor = Callable[[KernelChecker, Any, int], None]
+_VISITORS: dict[type[Operation], _Visitor] = {
+    d.LitU32Op: KernelChecker.visit_literal,
+    d.LitI32Op: KernelChecker.visit_literal,
+    d.LitBoolOp: KernelChecker.visit_literal,
+    d.VarOp: KernelChecker.visit_var,
+    d.LoadOp: KernelChecker.visit_load,
+    d.BufLenOp: KernelChecker.visit_buf_len,
+    d.InvocationIdOp: KernelChecker.visit_id,
+    d.WorkgroupIdOp: KernelChecker.visit_id,
+    d.LocalIdOp: KernelChecker.visit_id,
+    d.BinOp: KernelChecker.visit_binop,
+    d.UnOp: KernelChecker.visit_unop,
+    d.CallOp: KernelChecker.visit_call,
+    d.SelectOp: KernelChecker.visit_select,
+    d.CastOp: KernelChecker.visit_cast,
+    d.AtomicOp: KernelChecker.visit_atomic,
+    d.LetOp: KernelChecker.visit_let,
+    d.AssignOp: KernelChecker.visit_assign,
+    d.StoreOp: KernelChecker.visit_store,
+    d.IfOp: KernelChecker.visit_if,
+    d.LoopOp: KernelChecker.visit_loop,
+    d.BlockOp: KernelChecker.visit_block,
+    d.BarrierOp: KernelChecker.visit_barrier,
+    d.ReturnOp: KernelChecker.visit_return,
+}

@@ -1,0 +1,265 @@
+"""The text of every validation rule, exactly as validation.md writes it.
+
+V001-V025 are the 0.4 rules of validation.md. The type rules beyond them use
+the codes the 0.7 validator emits for the same problems (vyre-anchor.md §7.2):
+V027, V029, V045, V057, V058, V099, V121, V122. V130 (a result type annotated
+in the text that disagrees with the declaration it reads) has no 0.7
+counterpart: the Rust IR infers those types, the textual form spells them.
+"""
+
+from __future__ import annotations
+
+from vyre.dialects.vyre import DataTypeKind
+
+PREFIX = "vyre IR validation: "
+MAX_CALL_DEPTH = 32
+MAX_NESTING_DEPTH = 64
+MAX_NODE_COUNT = 100_000
+
+
+def _text(problem: str, fix: str) -> str:
+    return f"{PREFIX}{problem}. Fix: {fix}."
+
+
+def duplicate_buffer(name: str) -> str:
+    return _text(f"duplicate buffer name `{name}`", "each buffer must have a unique name")
+
+
+def duplicate_binding(binding: int, name: str) -> str:
+    return _text(
+        f"duplicate binding slot {binding} (buffer `{name}`)",
+        "each buffer must have a unique binding",
+    )
+
+
+def zero_workgroup_axis(axis: int) -> str:
+    return _text(f"workgroup_size[{axis}] is 0", "all workgroup dimensions must be >= 1")
+
+
+def unknown_buffer(use: str, name: str) -> str:
+    """`use` is `load from`, `buflen of`, `atomic on` or `store to`."""
+    return _text(f"{use} unknown buffer `{name}`", "declare it in Program::buffers")
+
+
+def store_to_non_writable(name: str) -> str:
+    return _text(
+        f"store to non-writable buffer `{name}`",
+        "declare it with BufferAccess::ReadWrite or BufferAccess::Workgroup",
+    )
+
+
+def undeclared_variable(name: str) -> str:
+    return _text(
+        f"reference to undeclared variable `{name}`",
+        f"add `let {name} = ...;` before this use",
+    )
+
+
+def assignment_to_undeclared(name: str) -> str:
+    return _text(
+        f"assignment to undeclared variable `{name}`",
+        f"add `let {name} = ...;` before this assignment",
+    )
+
+
+def axis_out_of_range(axis: int) -> str:
+    return _text(
+        f"invocation/workgroup ID axis {axis} out of range", "use 0 (x), 1 (y), or 2 (z)"
+    )
+
+
+def duplicate_local(name: str) -> str:
+    return _text(
+        f"duplicate local binding `{name}`",
+        "choose a unique local name; shadowing is not allowed",
+    )
+
+
+def atomic_on_non_writable(name: str) -> str:
+    """V009 and V025 share this text."""
+    return _text(
+        f"atomic on non-writable buffer `{name}`", "declare it with BufferAccess::ReadWrite"
+    )
+
+
+def divergent_barrier() -> str:
+    return _text(
+        "barrier may be reached by only part of a workgroup",
+        "move the barrier to uniform control flow",
+    )
+
+
+def assignment_to_loop_variable(name: str) -> str:
+    return _text(f"assignment to loop variable `{name}`", "loop variables are immutable")
+
+
+def unsupported_cast(source: DataTypeKind, target: DataTypeKind) -> str:
+    return _text(
+        f"unsupported cast from `{source.value}` to `{target.value}`",
+        "see casts.md for valid conversions",
+    )
+
+
+def bytes_buffer_operation(name: str) -> str:
+    return _text(
+        f"operation on buffer `{name}` with element type `bytes` is not supported",
+        "use a typed buffer",
+    )
+
+
+def atomic_non_u32_element(name: str, element: DataTypeKind) -> str:
+    return _text(
+        f"atomic on buffer `{name}` with non-u32 element type `{element.value}`",
+        "atomics only support U32 elements",
+    )
+
+
+def loop_bound_not_u32(found: DataTypeKind) -> str:
+    return _text(
+        f"loop bound expression must be `u32`, got `{found.value}`",
+        "ensure `from` and `to` are U32",
+    )
+
+
+def unknown_op(op_id: str) -> str:
+    return _text(
+        f"V016: unknown op `{op_id}`",
+        "use a registered op id or add the op to core::ops::*",
+    )
+
+
+def call_depth_exceeded() -> str:
+    return _text(
+        f"V017: call depth exceeds maximum of {MAX_CALL_DEPTH}",
+        "reduce call nesting or mutually recursive operations",
+    )
+
+
+def nesting_depth_exceeded(depth: int) -> str:
+    return _text(
+        f"V018: program nesting depth {depth} exceeds max {MAX_NESTING_DEPTH}",
+        "flatten nested If/Loop/Block structures or split the program before lowering",
+    )
+
+
+def node_count_exceeded() -> str:
+    return _text(
+        f"V019: program has more than {MAX_NODE_COUNT} statement nodes",
+        "split the program into smaller kernels or run an optimization pass before lowering",
+    )
+
+
+def non_inlinable_call(op_id: str) -> str:
+    return _text(
+        f"V020: call to non-inlinable op `{op_id}` is rejected by validation",
+        "lower this operation through its dedicated backend path or rewrite the caller"
+        " with explicit IR",
+    )
+
+
+def binary_operand_not_u32(side: str, found: DataTypeKind) -> str:
+    """`side` is `left` or `right`."""
+    return _text(
+        f"binary operation {side} operand must be `u32`, got `{found.value}`",
+        "cast or rewrite the operand to produce U32",
+    )
+
+
+def if_condition_type(found: DataTypeKind) -> str:
+    return _text(
+        f"if condition must be `u32` or `bool`, got `{found.value}`",
+        "cast or rewrite the condition to produce U32 or Bool",
+    )
+
+
+def cast_to_bytes() -> str:
+    return _text(
+        "V023: cast to Bytes is unsupported in WGSL lowering",
+        "use buffer load/store directly for byte data",
+    )
+
+
+def zero_count_workgroup_buffer(name: str) -> str:
+    return _text(
+        f"workgroup buffer `{name}` has count 0", "declare a positive element count"
+    )
+
+
+# -- type rules beyond V001-V025 (0.7 codes) --------------------------------
+
+
+def index_not_u32(use: str, found: DataTypeKind) -> str:
+    """`use` is `load`, `store` (V122) or `atomic` (V027)."""
+    return _text(
+        f"{use} index must be `u32`, got `{found.value}`", "cast the index to U32"
+    )
+
+
+def store_value_type(name: str, found: DataTypeKind, element: DataTypeKind) -> str:
+    return _text(
+        f"store value type `{found.value}` does not match element type `{element.value}`"
+        f" of buffer `{name}`",
+        f"cast the stored value to `{element.value}`",
+    )
+
+
+def atomic_value_not_u32(found: DataTypeKind) -> str:
+    return _text(f"atomic value must be `u32`, got `{found.value}`", "cast the value to U32")
+
+
+def atomic_expected_not_u32(found: DataTypeKind) -> str:
+    return _text(
+        f"compare-exchange expected value must be `u32`, got `{found.value}`",
+        "cast the expected value to U32",
+    )
+
+
+def select_condition_type(found: DataTypeKind) -> str:
+    return _text(
+        f"select condition must be `u32` or `bool`, got `{found.value}`",
+        "cast or rewrite the condition to produce U32 or Bool",
+    )
+
+
+def select_arm_types(if_true: DataTypeKind, if_false: DataTypeKind) -> str:
+    return _text(
+        f"select arms must have the same type, got `{if_true.value}` and `{if_false.value}`",
+        "cast one arm to the type of the other",
+    )
+
+
+def assign_type(name: str, found: DataTypeKind, declared: DataTypeKind) -> str:
+    return _text(
+        f"assignment to `{name}` has type `{found.value}` but the variable is declared"
+        f" `{declared.value}`",
+        f"cast the assigned value to `{declared.value}`",
+    )
+
+
+def unary_operand_type(found: DataTypeKind) -> str:
+    return _text(
+        f"unary operation operand must be `u32`, `i32` or `bool`, got `{found.value}`",
+        "cast the operand to U32 or I32",
+    )
+
+
+def variable_read_type(name: str, found: DataTypeKind, declared: DataTypeKind) -> str:
+    return _text(
+        f"variable `{name}` is read as `{found.value}` but has type `{declared.value}`",
+        f"read it as `{declared.value}`",
+    )
+
+
+def load_result_type(name: str, found: DataTypeKind, element: DataTypeKind) -> str:
+    return _text(
+        f"load from buffer `{name}` yields `{found.value}` but its element type is"
+        f" `{element.value}`",
+        f"load it as `{element.value}`",
+    )
+
+
+def call_result_type(op_id: str, found: DataTypeKind, output: DataTypeKind) -> str:
+    return _text(
+        f"call to `{op_id}` yields `{found.value}` but the op returns `{output.value}`",
+        f"declare the call's result as `{output.value}`",
+    )
