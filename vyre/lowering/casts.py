@@ -1,0 +1,94 @@
+"""The cast table of casts.md, as WGSL.
+
+| source          | target            | WGSL                                              |
+|-----------------|-------------------|---------------------------------------------------|
+| any             | same type         | the value itself                                  |
+| U32 / Bool      | I32               | `bitcast<i32>(v)`                                 |
+| I32             | U32               | `bitcast<u32>(v)`                                 |
+| Bool            | U32               | the value (Bool already is a u32 0/1)             |
+| U32             | Bool              | `u32(v != 0u)`                                    |
+| I32             | Bool              | `u32(v != 0i)`                                    |
+| U32 / Bool      | U64               | `vec2<u32>(v, 0u)` (zero-extend)                  |
+| I32             | U64               | `vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0i))` |
+| U32 / Bool      | Vec2U32 / Vec4U32 | `vec2<u32>(v)` / `vec4<u32>(v)` (splat)           |
+| I32             | Vec2U32 / Vec4U32 | splat of `bitcast<u32>(v)`                        |
+| U64 / Vec2U32   | U64 / Vec2U32     | the value (same `vec2<u32>` layout)               |
+| U64, Vec*       | U32               | `v.x`                                             |
+| U64, Vec*       | I32               | `bitcast<i32>(v.x)`                               |
+| U64, Vec*       | Bool              | `u32(any(v != vecN<u32>()))`                      |
+| Vec4U32         | U64 / Vec2U32     | `v.xy`                                            |
+
+Everything else (casts into or out of Bytes, widening a vector) is rejected by
+validation (V012, V023); reaching it here raises `LoweringError`.
+"""
+
+from __future__ import annotations
+
+from vyre.dialects.vyre import DataTypeKind
+from vyre.lowering.folding import fold_cast
+from vyre.lowering.values import LANES, LoweringError, Value, wgsl_type
+
+U32 = DataTypeKind.U32
+I32 = DataTypeKind.I32
+BOOL = DataTypeKind.BOOL
+U64 = DataTypeKind.U64
+VEC2 = DataTypeKind.VEC2U32
+VEC4 = DataTypeKind.VEC4U32
+
+
+def _unsupported(source: DataTypeKind, target: DataTypeKind) -> LoweringError:
+    return LoweringError(
+        f"vyre lowering: unsupported cast from `{source.value}` to `{target.value}`. "
+        "Fix: see casts.md for valid conversions."
+    )
+
+
+def lower_cast(value: Value, target: DataTypeKind) -> Value:
+    """`cast(target, value)` per casts.md."""
+    source = value.kind
+    if source == target:
+        return value
+    if source not in LANES or target not in LANES:
+        raise _unsupported(source, target)
+    if value.const is not None:
+        return Value.constant(target, fold_cast(source, value.const, target))
+    if LANES[source] == 1:
+        return _from_scalar(value, target)
+    return _from_vector(value, target)
+
+
+def _from_scalar(value: Value, target: DataTypeKind) -> Value:
+    source = value.kind
+    signed = source == I32
+    word = Value.derived(f"bitcast<u32>({value.text})", U32, value) if signed else value
+    match target:
+        case DataTypeKind.U32:
+            return word.retyped(U32)
+        case DataTypeKind.I32:
+            return Value.derived(f"bitcast<i32>({value.text})", I32, value)
+        case DataTypeKind.BOOL:
+            test = f"{value.operand} != {'0i' if signed else '0u'}"
+            return Value.derived(f"u32({test})", BOOL, value, condition=test)
+        case DataTypeKind.U64:
+            high = f"select(0u, 0xffffffffu, {value.operand} < 0i)" if signed else "0u"
+            return Value.derived(f"vec2<u32>({word.text}, {high})", U64, value)
+        case _:
+            return Value.derived(f"{wgsl_type(target)}({word.text})", target, value)
+
+
+def _from_vector(value: Value, target: DataTypeKind) -> Value:
+    source = value.kind
+    match target:
+        case DataTypeKind.U32:
+            return Value.derived(f"{value.operand}.x", U32, value)
+        case DataTypeKind.I32:
+            return Value.derived(f"bitcast<i32>({value.operand}.x)", I32, value)
+        case DataTypeKind.BOOL:
+            test = f"any({value.operand} != {wgsl_type(source)}())"
+            return Value.derived(f"u32({test})", BOOL, value, condition=test)
+        case DataTypeKind.U64 | DataTypeKind.VEC2U32 if LANES[source] == 2:
+            return value.retyped(target)
+        case DataTypeKind.U64 | DataTypeKind.VEC2U32 if source == VEC4:
+            return Value.derived(f"{value.operand}.xy", target, value)
+        case _:
+            raise _unsupported(source, target)

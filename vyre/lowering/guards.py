@@ -1,0 +1,288 @@
+"""The guards that give WGSL vyre's semantics, one method each.
+
+WGSL (through naga and wgpu-native) differs from vyre in these places
+(see reference/conformance-wgsl.md):
+
+- `divide`: WGSL gives `x / 0 == x`; vyre gives 0. Emitted as a helper
+  `select(a / select(b, 1u, b == 0u), 0u, b == 0u)`; a constant divisor is folded
+  (a zero divisor yields the literal 0 without any division). vyre has no signed
+  division or remainder (BinOp operands are u32, V021), so no signed `%` is ever
+  emitted (NVIDIA miscompiles it).
+- `shift`: amounts are masked `& 31u`; constant amounts are folded to a literal
+  below 32 (WGSL rejects constant shift amounts >= 32).
+- `load` / `store` / `atomic`: an index at or past the buffer's *logical* element
+  count reads 0, writes nothing, and runs no atomic (returning 0) - for storage,
+  uniform and workgroup buffers alike (naga clamps workgroup indices to the last
+  element instead). Counts come from the meta uniform (storage, uniform) or the
+  declared count (workgroup).
+- `atomic` compare-exchange is strong: `atomicCompareExchangeWeak` in a loop until
+  it succeeds or observes a value other than `expected`; it returns the old value.
+- `zero_workgroup_memory`: wgpu-native does not zero workgroup memory; the
+  invocations of each workgroup clear it cooperatively, then `workgroupBarrier()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from vyre.dialects.vyre import AtomicOpKind, BinOpKind, DataTypeKind
+from vyre.lowering.layout import META_OFFSET_WORDS, BufferBinding, MetaLayout, WorkgroupArray
+from vyre.lowering.names import Namer
+from vyre.lowering.values import Value, storage_zero, u32_literal, wgsl_type, zero_value
+
+U32 = DataTypeKind.U32
+
+_ATOMIC_BUILTINS: dict[AtomicOpKind, str] = {
+    AtomicOpKind.ADD: "atomicAdd",
+    AtomicOpKind.OR: "atomicOr",
+    AtomicOpKind.AND: "atomicAnd",
+    AtomicOpKind.XOR: "atomicXor",
+    AtomicOpKind.MIN: "atomicMin",
+    AtomicOpKind.MAX: "atomicMax",
+    AtomicOpKind.EXCHANGE: "atomicExchange",
+}
+
+
+@dataclass
+class Guards:
+    """Emits guarded operations; collects the WGSL helper functions they call."""
+
+    namer: Namer
+    """Allocates module-scope helper names (must avoid every name of the kernel)."""
+    param_namer: Namer
+    """Holds the module-scope names that helper parameters must not shadow."""
+    storage: dict[str, BufferBinding]
+    workgroup: dict[str, WorkgroupArray]
+    meta: MetaLayout
+    functions: dict[str, tuple[str, str]] = field(default_factory=lambda: {})
+    """key -> (helper name, WGSL text), in the order first needed."""
+
+    def _helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
+        if key not in self.functions:
+            name = self.namer.claim(hint)
+            self.functions[key] = (name, make(name))
+        return self.functions[key][0]
+
+    def _params(self, *wanted: str) -> tuple[str, ...]:
+        scope = Namer(set(self.param_namer.taken))
+        return tuple(scope.claim(name) for name in wanted)
+
+    # -- division guard ---------------------------------------------------------
+
+    def divide(self, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        """`lhs / rhs` or `lhs % rhs` with x / 0 == x % 0 == 0."""
+        symbol = "/" if kind == BinOpKind.DIV else "%"
+        if rhs.const is not None:
+            if rhs.const[0] == 0:
+                return Value.constant(U32, (0,))
+            return Value.derived(f"{lhs.operand} {symbol} {rhs.operand}", U32, lhs, rhs, atomic=False)
+        word = "div" if kind == BinOpKind.DIV else "mod"
+
+        def make(name: str) -> str:
+            a, b = self._params("dividend", "divisor")
+            return (
+                f"// {'Division' if word == 'div' else 'Remainder'} guard: "
+                f"x {symbol} 0 == 0 (WGSL gives x / 0 == x).\n"
+                f"fn {name}({a}: u32, {b}: u32) -> u32 {{\n"
+                f"  return select({a} {symbol} select({b}, 1u, {b} == 0u), 0u, {b} == 0u);\n"
+                f"}}"
+            )
+
+        helper = self._helper(word, f"vyre_{word}", make)
+        return Value.derived(f"{helper}({lhs.text}, {rhs.text})", U32, lhs, rhs)
+
+    # -- shift guard ------------------------------------------------------------
+
+    def shift(self, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        """`lhs << (rhs & 31)` / `lhs >> (rhs & 31)`; constant amounts are folded."""
+        symbol = "<<" if kind == BinOpKind.SHL else ">>"
+        if rhs.const is not None:
+            amount = rhs.const[0] & 31
+            if amount == 0:
+                return lhs
+            return Value.derived(
+                f"{lhs.operand} {symbol} {u32_literal(amount)}", U32, lhs, atomic=False
+            )
+        return Value.derived(
+            f"{lhs.operand} {symbol} ({rhs.operand} & 31u)", U32, lhs, rhs, atomic=False
+        )
+
+    # -- out-of-bounds guards ---------------------------------------------------
+
+    def length(self, buffer: str) -> Value:
+        """The logical element count of a buffer (BufLen)."""
+        if buffer in self.workgroup:
+            return Value.constant(U32, (self.workgroup[buffer].count,))
+        field_name = self.meta.length_fields[self.storage[buffer].meta_word - META_OFFSET_WORDS]
+        return Value(f"{self.meta.wgsl_name}.{field_name}", U32, cheap=True)
+
+    def _bound(self, buffer: str) -> str:
+        return self.length(buffer).text
+
+    def _wgsl_name(self, buffer: str) -> str:
+        if buffer in self.workgroup:
+            return self.workgroup[buffer].wgsl_name
+        return self.storage[buffer].wgsl_name
+
+    def element(self, buffer: str) -> DataTypeKind:
+        if buffer in self.workgroup:
+            return self.workgroup[buffer].element
+        return self.storage[buffer].element
+
+    def _read_element(self, buffer: str, i: str) -> str:
+        """WGSL reading element `i` of `buffer` (in bounds), as a vyre value."""
+        name = self._wgsl_name(buffer)
+        kind = self.element(buffer)
+        binding = self.storage.get(buffer)
+        if binding is not None and binding.atomic:
+            return f"atomicLoad(&{name}[{i}])"
+        if binding is not None and binding.is_uniform:
+            return _uniform_read(name, kind, i)
+        if kind == DataTypeKind.BOOL:
+            return f"u32({name}[{i}] != 0u)"
+        return f"{name}[{i}]"
+
+    def load(self, buffer: str, index: Value) -> Value:
+        """`buffer[index]`, or the zero of the element type when index >= count."""
+        kind = self.element(buffer)
+        value_type = wgsl_type(kind)
+
+        def make(name: str) -> str:
+            (i,) = self._params("i")
+            return (
+                f"// OOB guard: loads at or past the logical length of "
+                f"`{self._wgsl_name(buffer)}` read 0.\n"
+                f"fn {name}({i}: u32) -> {value_type} {{\n"
+                f"  if ({i} < {self._bound(buffer)}) {{\n"
+                f"    return {self._read_element(buffer, i)};\n"
+                f"  }}\n"
+                f"  return {zero_value(kind)};\n"
+                f"}}"
+            )
+
+        helper = self._helper(f"load {buffer}", f"vyre_load_{self._wgsl_name(buffer)}", make)
+        loaded = Value.derived(f"{helper}({index.text})", kind, index)
+        return Value(loaded.text, kind, None, loaded.buffers | {buffer}, loaded.locals)
+
+    def store(self, buffer: str, index: Value, value: Value) -> str:
+        """The statement storing `value` at `buffer[index]`, a no-op when OOB."""
+        name = self._wgsl_name(buffer)
+        value_type = wgsl_type(self.element(buffer))
+        binding = self.storage.get(buffer)
+        atomic = binding is not None and binding.atomic
+
+        def make(helper: str) -> str:
+            i, v = self._params("i", "value")
+            write = f"atomicStore(&{name}[{i}], {v})" if atomic else f"{name}[{i}] = {v}"
+            return (
+                f"// OOB guard: stores at or past the logical length of `{name}` do nothing.\n"
+                f"fn {helper}({i}: u32, {v}: {value_type}) {{\n"
+                f"  if ({i} < {self._bound(buffer)}) {{\n"
+                f"    {write};\n"
+                f"  }}\n"
+                f"}}"
+            )
+
+        helper = self._helper(f"store {buffer}", f"vyre_store_{name}", make)
+        return f"{helper}({index.text}, {value.text});"
+
+    # -- atomics ----------------------------------------------------------------
+
+    def atomic(
+        self,
+        kind: AtomicOpKind,
+        buffer: str,
+        index: Value,
+        value: Value,
+        expected: Value | None,
+    ) -> str:
+        """A call running the atomic (no-op returning 0 when OOB); yields the old value."""
+        name = self._wgsl_name(buffer)
+        bound = self._bound(buffer)
+        if kind == AtomicOpKind.COMPARE_EXCHANGE:
+            assert expected is not None
+
+            def make_cas(helper: str) -> str:
+                i, e, v, old, result = self._params("i", "expected", "value", "old", "result")
+                return (
+                    f"// OOB guard + strong compare-exchange on `{name}`: retries the weak\n"
+                    f"// exchange until it succeeds or observes a value other than expected.\n"
+                    f"fn {helper}({i}: u32, {e}: u32, {v}: u32) -> u32 {{\n"
+                    f"  if ({i} >= {bound}) {{\n"
+                    f"    return 0u;\n"
+                    f"  }}\n"
+                    f"  var {old}: u32;\n"
+                    f"  loop {{\n"
+                    f"    let {result} = atomicCompareExchangeWeak(&{name}[{i}], {e}, {v});\n"
+                    f"    {old} = {result}.old_value;\n"
+                    f"    if ({result}.exchanged || {old} != {e}) {{\n"
+                    f"      break;\n"
+                    f"    }}\n"
+                    f"  }}\n"
+                    f"  return {old};\n"
+                    f"}}"
+                )
+
+            helper = self._helper(
+                f"atomic cas {buffer}", f"vyre_atomic_compare_exchange_{name}", make_cas
+            )
+            return f"{helper}({index.text}, {expected.text}, {value.text})"
+
+        builtin = _ATOMIC_BUILTINS[kind]
+
+        def make(helper: str) -> str:
+            i, v = self._params("i", "value")
+            return (
+                f"// OOB guard: {builtin} past the logical length of `{name}` does nothing, "
+                f"returns 0.\n"
+                f"fn {helper}({i}: u32, {v}: u32) -> u32 {{\n"
+                f"  if ({i} < {bound}) {{\n"
+                f"    return {builtin}(&{name}[{i}], {v});\n"
+                f"  }}\n"
+                f"  return 0u;\n"
+                f"}}"
+            )
+
+        helper = self._helper(
+            f"atomic {kind.value} {buffer}", f"vyre_atomic_{kind.value}_{name}", make
+        )
+        return f"{helper}({index.text}, {value.text})"
+
+    # -- workgroup memory zeroing -------------------------------------------------
+
+    def zero_workgroup_memory(
+        self, local_index: str, invocations: int, counter: str
+    ) -> list[str]:
+        """Entry-point lines clearing every workgroup buffer, then a barrier."""
+        if not self.workgroup:
+            return []
+        lines = [
+            "// Workgroup memory starts at zero (wgpu-native does not zero it):",
+            "// the invocations clear it cooperatively, then wait for each other.",
+        ]
+        for array in self.workgroup.values():
+            zero = storage_zero(array.wgsl_element_type)
+            lines += [
+                f"for (var {counter}: u32 = {local_index}; {counter} < {array.count}u; "
+                f"{counter} = {counter} + {invocations}u) {{",
+                f"  {array.wgsl_name}[{counter}] = {zero};",
+                "}",
+            ]
+        lines.append("workgroupBarrier();")
+        return lines
+
+
+def _uniform_read(name: str, kind: DataTypeKind, i: str) -> str:
+    """Element `i` of a uniform buffer packed four words per vec4 (see layout.py)."""
+    words = {DataTypeKind.U64: 2, DataTypeKind.VEC2U32: 2, DataTypeKind.VEC4U32: 4}.get(kind, 1)
+    if words == 4:
+        return f"{name}[{i}]"
+    if words == 2:
+        return f"select({name}[{i} >> 1u].xy, {name}[{i} >> 1u].zw, ({i} & 1u) == 1u)"
+    word = f"{name}[{i} >> 2u][{i} & 3u]"
+    if kind == DataTypeKind.I32:
+        return f"bitcast<i32>({word})"
+    if kind == DataTypeKind.BOOL:
+        return f"u32({word} != 0u)"
+    return word

@@ -1,0 +1,165 @@
+"""The binding layout of a lowered kernel: what the runtime binds and uploads.
+
+All resources live in bind group 0.
+
+- Every read_only / read_write buffer is a storage buffer at its declared binding:
+  `array<T>` with T = u32 (U32, Bool as 0/1, Bytes as packed words), i32 (I32),
+  vec2<u32> (U64 lo/hi, Vec2U32) or vec4<u32> (Vec4U32); a read_write buffer that
+  any atomic touches is `array<atomic<u32>>`. The host words are uploaded as is.
+- Every uniform buffer is `array<vec4<u32>, 4096>` (64 KiB, the WebGPU default
+  limit): the host words packed four per vec4, in order, so u32-sized element i is
+  lane i % 4 of vec4 i / 4, a 2-word element i is lanes 2(i % 2), 2(i % 2) + 1 of
+  vec4 i / 2, and a Vec4U32 element i is vec4 i. The runtime uploads the words as is
+  into a 64 KiB buffer.
+- `_vyre_meta` is a uniform struct of u32 words at binding `max(binding) + 1`
+  (0 without buffers): words 0..2 are the workgroup-id offset (x, y, z) of the
+  dispatch slice (the runtime splits dispatches over 65,535 workgroups per axis),
+  word 3 + k is the logical element count of `buffers[k]` (storage and uniform
+  buffers, in declaration order). Logical counts, not `arrayLength`, bound every
+  access, because the runtime allocates at least one element for empty buffers.
+- Workgroup buffers are `var<workgroup>` arrays of their declared count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vyre.dialects.vyre import AccessKind, DataTypeKind
+
+UNIFORM_CAPACITY_VEC4 = 4096
+"""Uniform buffers are declared `array<vec4<u32>, 4096>`: 64 KiB, 16,384 words."""
+
+UNIFORM_CAPACITY_WORDS = UNIFORM_CAPACITY_VEC4 * 4
+
+META_OFFSET_WORDS = 3
+"""Words 0..2 of the meta uniform: workgroup-id offset x, y, z."""
+
+WORDS_PER_ELEMENT: dict[DataTypeKind, int] = {
+    DataTypeKind.U32: 1,
+    DataTypeKind.I32: 1,
+    DataTypeKind.BOOL: 1,
+    DataTypeKind.BYTES: 1,
+    DataTypeKind.U64: 2,
+    DataTypeKind.VEC2U32: 2,
+    DataTypeKind.VEC4U32: 4,
+}
+
+STORAGE_ELEMENT_TYPES: dict[DataTypeKind, str] = {
+    DataTypeKind.U32: "u32",
+    DataTypeKind.I32: "i32",
+    DataTypeKind.BOOL: "u32",
+    DataTypeKind.BYTES: "u32",
+    DataTypeKind.U64: "vec2<u32>",
+    DataTypeKind.VEC2U32: "vec2<u32>",
+    DataTypeKind.VEC4U32: "vec4<u32>",
+}
+
+
+@dataclass(frozen=True)
+class BufferBinding:
+    """A storage or uniform buffer of the kernel and how the runtime binds it."""
+
+    name: str
+    """The vyre buffer name (the key of the host `words` dict)."""
+    wgsl_name: str
+    binding: int
+    access: AccessKind
+    element: DataTypeKind
+    atomic: bool
+    """Declared `array<atomic<u32>>` because an atomic touches it."""
+    meta_word: int
+    """Index of its logical element count in the meta uniform."""
+
+    @property
+    def words_per_element(self) -> int:
+        return WORDS_PER_ELEMENT[self.element]
+
+    @property
+    def is_uniform(self) -> bool:
+        return self.access == AccessKind.UNIFORM
+
+    @property
+    def wgsl_array_type(self) -> str:
+        if self.is_uniform:
+            return f"array<vec4<u32>, {UNIFORM_CAPACITY_VEC4}>"
+        if self.atomic:
+            return "array<atomic<u32>>"
+        return f"array<{STORAGE_ELEMENT_TYPES[self.element]}>"
+
+    @property
+    def wgsl_declaration(self) -> str:
+        space = {
+            AccessKind.READ_ONLY: "storage, read",
+            AccessKind.READ_WRITE: "storage, read_write",
+            AccessKind.UNIFORM: "uniform",
+        }[self.access]
+        return (
+            f"@group(0) @binding({self.binding}) var<{space}> "
+            f"{self.wgsl_name}: {self.wgsl_array_type};"
+        )
+
+
+@dataclass(frozen=True)
+class WorkgroupArray:
+    """A workgroup buffer: `var<workgroup> name: array<T, count>`."""
+
+    name: str
+    wgsl_name: str
+    element: DataTypeKind
+    count: int
+
+    @property
+    def wgsl_element_type(self) -> str:
+        return STORAGE_ELEMENT_TYPES[self.element]
+
+    @property
+    def size_bytes(self) -> int:
+        return self.count * WORDS_PER_ELEMENT[self.element] * 4
+
+    @property
+    def wgsl_declaration(self) -> str:
+        return f"var<workgroup> {self.wgsl_name}: array<{self.wgsl_element_type}, {self.count}>;"
+
+
+@dataclass(frozen=True)
+class MetaLayout:
+    """The internal uniform `_vyre_meta`: dispatch offset and logical counts."""
+
+    binding: int
+    wgsl_name: str
+    struct_name: str
+    length_fields: tuple[str, ...]
+    """Struct field of each buffer's count, in the order of the kernel's buffers."""
+
+    @property
+    def words(self) -> int:
+        return META_OFFSET_WORDS + len(self.length_fields)
+
+    @property
+    def size_bytes(self) -> int:
+        """The struct size rounded up to 16 bytes (what the runtime allocates)."""
+        return -(-self.words * 4 // 16) * 16
+
+    def pack(self, workgroup_offset: tuple[int, int, int], counts: tuple[int, ...]) -> list[int]:
+        """The meta words for one dispatch slice (`counts` in buffer order)."""
+        if len(counts) != len(self.length_fields):
+            raise ValueError(
+                f"meta layout has {len(self.length_fields)} buffer counts, got {len(counts)}"
+            )
+        words = [*workgroup_offset, *counts]
+        return words + [0] * (self.size_bytes // 4 - len(words))
+
+    def struct_declaration(self) -> str:
+        fields = ["wg_offset_x", "wg_offset_y", "wg_offset_z", *self.length_fields]
+        body = "".join(f"  {field}: u32,\n" for field in fields)
+        return f"struct {self.struct_name} {{\n{body}}}"
+
+    def declaration(self) -> str:
+        return (
+            f"@group(0) @binding({self.binding}) var<uniform> "
+            f"{self.wgsl_name}: {self.struct_name};"
+        )
+
+    def offset_vector(self) -> str:
+        m = self.wgsl_name
+        return f"vec3<u32>({m}.wg_offset_x, {m}.wg_offset_y, {m}.wg_offset_z)"

@@ -1,0 +1,626 @@
+"""Lowering of a vyre program to one WGSL compute shader.
+
+`lower(program)` returns a `LoweredKernel`: the WGSL text plus the binding layout
+the runtime needs (layout.py documents it); `lower_to_wgsl(program)` returns the
+text. The program is validated first (`vyre.ValidationError` when invalid), and
+calls are inlined (vyre.passes.inline_calls).
+
+Emission rules:
+
+- Expression ops become inline WGSL expressions or `let` temporaries. A value is
+  inlined into its use when that is safe: constants and pure expressions always;
+  a value that reads memory (a Load, a `vyre.var`) only until something could
+  overwrite what it read - before a Store or Atomic on the same buffer, an Assign
+  to the same local, a Barrier, or a statement with a body, every such value still
+  waiting for a use is materialised as a `let`, so it keeps the value it had at
+  its definition. Values used more than once are materialised unless trivial.
+  Atomics always run at their position, exactly once.
+- Every operation whose operands are all constants is folded (folding.py); the
+  WGSL never asks naga to const-evaluate anything.
+- The guards (division, shifts, out-of-bounds, atomics, workgroup zeroing) live in
+  guards.py, the cast table in casts.py.
+- Locals keep their IR names, buffers theirs, when they are valid WGSL identifiers
+  (names.py); lowering temporaries use the SSA name hints or `tN`.
+- Ids: `workgroup_id = builtin workgroup_id + meta offset` (dispatch splitting),
+  `invocation_id = workgroup_id * workgroup_size + local_id`, both vec3<u32>.
+- If/Select conditions are `!= 0`; Select evaluates both arms (WGSL `select`);
+  Loop is `for (var i = from; i < to; i = i + 1u)` with `to` evaluated once before
+  it (a half-open loop never increments past `to`, so `to == 0xffffffff` is safe);
+  Return is `return;`; Barrier is `storageBarrier(); workgroupBarrier();`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from vyre.dialects import vyre as d
+from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
+from vyre.ir import Program
+from vyre.lowering.casts import lower_cast
+from vyre.lowering.folding import fold_binop, fold_unop
+from vyre.lowering.guards import Guards
+from vyre.lowering.layout import (
+    META_OFFSET_WORDS,
+    BufferBinding,
+    MetaLayout,
+    WorkgroupArray,
+)
+from vyre.lowering.names import Namer
+from vyre.lowering.values import LANES, U32_MASK, LoweringError, Value, wgsl_type
+from vyre.validate import ValidationError, validate
+
+__all__ = ["LoweredKernel", "LoweringError", "lower", "lower_to_wgsl"]
+
+U32 = DataTypeKind.U32
+I32 = DataTypeKind.I32
+BOOL = DataTypeKind.BOOL
+AXES = ("x", "y", "z")
+INDENT = "  "
+
+
+@dataclass(frozen=True)
+class LoweredKernel:
+    """A program lowered to WGSL, with everything the runtime binds."""
+
+    wgsl: str
+    entry_point: str
+    workgroup_size: tuple[int, int, int]
+    buffers: tuple[BufferBinding, ...]
+    """Storage and uniform buffers, in declaration order."""
+    workgroup_arrays: tuple[WorkgroupArray, ...]
+    meta: MetaLayout
+
+    @property
+    def workgroup_bytes(self) -> int:
+        return sum(array.size_bytes for array in self.workgroup_arrays)
+
+    @property
+    def invocations_per_workgroup(self) -> int:
+        x, y, z = self.workgroup_size
+        return x * y * z
+
+
+def lower_to_wgsl(program: Program | ModuleOp) -> str:
+    """The WGSL source of `program`; raises `vyre.ValidationError` when it is invalid."""
+    return lower(program).wgsl
+
+
+def lower(program: Program | ModuleOp | d.KernelOp) -> LoweredKernel:
+    """Validate, inline calls, and lower `program` to WGSL plus its binding layout."""
+    program = _as_program(program)
+    diagnostics = validate(program)
+    if diagnostics:
+        raise ValidationError(diagnostics)
+    program = _inline_calls(program)
+    return _KernelLowering(program.kernel).run()
+
+
+def _as_program(program: object) -> Program:
+    if isinstance(program, Program):
+        return program
+    if isinstance(program, ModuleOp):
+        return Program.from_module(program)
+    if isinstance(program, d.KernelOp):
+        return Program.from_module(ModuleOp([program.clone()]))
+    raise TypeError(
+        f"lower_to_wgsl expects a vyre Program, got {type(program).__name__}"
+    )
+
+
+def _inline_calls(program: Program) -> Program:
+    calls = [op for op in program.kernel.walk() if isinstance(op, d.CallOp)]
+    if not calls:
+        return program
+    try:
+        from vyre.passes.inline_calls import inline_calls
+    except ImportError:
+        raise NotImplementedError(
+            f"vyre lowering: the program calls `{calls[0].op_id.data}`, and call inlining "
+            "(vyre.passes.inline_calls) is not available yet. Fix: write the op's "
+            "composition inline, or update vyre."
+        ) from None
+    inlined = inline_calls(program)
+    left = [op for op in inlined.kernel.walk() if isinstance(op, d.CallOp)]
+    if left:
+        raise LoweringError(
+            f"vyre lowering: call to `{left[0].op_id.data}` is still present after "
+            "inlining. Fix: only inlinable ops may be called (V020)."
+        )
+    return inlined
+
+
+# ---------------------------------------------------------------------------
+# Kernel: names, layout, module text
+# ---------------------------------------------------------------------------
+
+
+class _KernelLowering:
+    def __init__(self, kernel: d.KernelOp):
+        self.kernel = kernel
+        self.namer = Namer()
+        x, y, z = kernel.workgroup
+        self.workgroup_size = (x, y, z)
+        atomic_buffers = {
+            op.buffer.data for op in kernel.walk() if isinstance(op, d.AtomicOp)
+        }
+        buffers: list[BufferBinding] = []
+        arrays: list[WorkgroupArray] = []
+        for decl in kernel.buffer_decls:
+            name = decl.buffer_name.data
+            wgsl_name = self.namer.claim(name)
+            element = decl.element.data_kind
+            if decl.access_kind == AccessKind.WORKGROUP:
+                arrays.append(WorkgroupArray(name, wgsl_name, element, decl.count.data))
+                continue
+            buffers.append(
+                BufferBinding(
+                    name,
+                    wgsl_name,
+                    decl.binding.data,
+                    decl.access_kind,
+                    element,
+                    name in atomic_buffers and decl.access_kind == AccessKind.READ_WRITE,
+                    META_OFFSET_WORDS + len(buffers),
+                )
+            )
+        meta_binding = max((b.binding for b in buffers), default=-1) + 1
+        if meta_binding > U32_MASK:
+            raise LoweringError(
+                "vyre lowering: no binding slot is left for the internal meta uniform. "
+                "Fix: use binding numbers below 4294967295."
+            )
+        self.entry_point = self.namer.claim("main")
+        struct_name = self.namer.claim("VyreMeta")
+        meta_name = self.namer.claim("_vyre_meta")
+        self.meta = MetaLayout(
+            meta_binding,
+            meta_name,
+            struct_name,
+            tuple(f"len_{b.wgsl_name}" for b in buffers),
+        )
+        self.buffers = tuple(buffers)
+        self.arrays = tuple(arrays)
+        param_scope = Namer(set(self.namer.taken))
+        # Locals keep their IR names; they are claimed before any internal name.
+        self.locals: dict[str, str] = {}
+        self.assigned: set[str] = set()
+        for op in kernel.walk():
+            if isinstance(op, d.LetOp | d.LoopOp):
+                name = op.var_name.data
+                if name not in self.locals:
+                    self.locals[name] = self.namer.claim(name)
+            elif isinstance(op, d.AssignOp):
+                self.assigned.add(op.var_name.data)
+        self.guards = Guards(
+            self.namer,
+            param_scope,
+            {b.name: b for b in buffers},
+            {a.name: a for a in arrays},
+            self.meta,
+        )
+
+    def run(self) -> LoweredKernel:
+        ops = list(self.kernel.walk())
+        uses_invocation = any(isinstance(op, d.InvocationIdOp) for op in ops)
+        uses_workgroup = uses_invocation or any(isinstance(op, d.WorkgroupIdOp) for op in ops)
+        uses_local = uses_invocation or any(isinstance(op, d.LocalIdOp) for op in ops)
+
+        params: list[str] = []
+        prologue: list[str] = []
+        ids: dict[str, str] = {}
+        if uses_workgroup:
+            raw = self.namer.claim("dispatch_workgroup_id")
+            params.append(f"@builtin(workgroup_id) {raw}: vec3<u32>")
+            ids["workgroup"] = self.namer.claim("workgroup_id")
+            prologue.append(
+                f"let {ids['workgroup']} = {raw} + {self.meta.offset_vector()};"
+            )
+        if uses_local:
+            ids["local"] = self.namer.claim("local_id")
+            params.append(f"@builtin(local_invocation_id) {ids['local']}: vec3<u32>")
+        if uses_invocation:
+            ids["invocation"] = self.namer.claim("invocation_id")
+            x, y, z = self.workgroup_size
+            prologue.append(
+                f"let {ids['invocation']} = {ids['workgroup']} * "
+                f"vec3<u32>({x}u, {y}u, {z}u) + {ids['local']};"
+            )
+        if self.arrays:
+            local_index = self.namer.claim("local_index")
+            params.append(f"@builtin(local_invocation_index) {local_index}: u32")
+            counter = self.namer.claim("k")
+            x, y, z = self.workgroup_size
+            prologue += self.guards.zero_workgroup_memory(local_index, x * y * z, counter)
+
+        body = _Body(self, ids)
+        body.block(self.kernel.entry)
+        return LoweredKernel(
+            self._module_text(params, prologue, body.lines),
+            self.entry_point,
+            self.workgroup_size,
+            self.buffers,
+            self.arrays,
+            self.meta,
+        )
+
+    def _module_text(self, params: list[str], prologue: list[str], body: list[str]) -> str:
+        name = self.kernel.sym_name.data
+        x, y, z = self.workgroup_size
+        out = [
+            f"// vyre kernel @{name}, lowered by vyre.lowering.wgsl.",
+            "// Bind group 0: the program's storage/uniform buffers at their bindings, and",
+            f"// {self.meta.wgsl_name} (binding {self.meta.binding}): workgroup-id offset and "
+            "the logical element count of each buffer.",
+            "",
+            self.meta.struct_declaration(),
+            "",
+        ]
+        out += [b.wgsl_declaration for b in self.buffers]
+        out.append(self.meta.declaration())
+        out += [a.wgsl_declaration for a in self.arrays]
+        for _, text in self.guards.functions.values():
+            out += ["", text]
+        out += [
+            "",
+            f"@compute @workgroup_size({x}, {y}, {z})",
+            f"fn {self.entry_point}({', '.join(params)}) {{",
+        ]
+        out += [INDENT + line for line in prologue]
+        out += body
+        out += ["}", ""]
+        return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Body: statements and expressions
+# ---------------------------------------------------------------------------
+
+
+def _truthy(value: Value) -> str:
+    """A WGSL bool: the value is non-zero (any lane non-zero for vectors)."""
+    if value.condition is not None:
+        return value.condition
+    if LANES.get(value.kind, 0) == 1:
+        zero = "0i" if value.kind == I32 else "0u"
+        return f"{value.operand} != {zero}"
+    return f"any({value.operand} != {wgsl_type(value.kind)}())"
+
+
+def _coerce(value: Value, kind: DataTypeKind) -> Value:
+    """The value as `kind`, through the cast table when the types differ."""
+    return value if value.kind == kind else lower_cast(value, kind)
+
+
+_ARITHMETIC = {
+    BinOpKind.ADD: "+",
+    BinOpKind.SUB: "-",
+    BinOpKind.MUL: "*",
+    BinOpKind.BIT_AND: "&",
+    BinOpKind.BIT_OR: "|",
+    BinOpKind.BIT_XOR: "^",
+}
+_COMPARISONS = {
+    BinOpKind.EQ: "==",
+    BinOpKind.NE: "!=",
+    BinOpKind.LT: "<",
+    BinOpKind.GT: ">",
+    BinOpKind.LE: "<=",
+    BinOpKind.GE: ">=",
+}
+_BIT_COUNTS = {
+    UnOpKind.POPCOUNT: "countOneBits",
+    UnOpKind.CLZ: "countLeadingZeros",
+    UnOpKind.CTZ: "countTrailingZeros",
+}
+
+
+@dataclass
+class _Body:
+    kernel: _KernelLowering
+    ids: dict[str, str]
+    lines: list[str] = field(default_factory=lambda: list[str]())
+    depth: int = 1
+    values: dict[SSAValue, Value] = field(default_factory=lambda: {})
+    remaining: dict[SSAValue, int] = field(default_factory=lambda: {})
+    """Values that read memory and still wait for uses (how many)."""
+    local_types: list[dict[str, DataTypeKind]] = field(default_factory=lambda: [{}])
+    declared: set[Operation] = field(default_factory=lambda: set[Operation]())
+    """Lets already emitted together with the atomic that defines their value."""
+
+    # -- bookkeeping ----------------------------------------------------------
+
+    def emit(self, line: str) -> None:
+        self.lines.append(INDENT * self.depth + line)
+
+    def take(self, ssa: SSAValue) -> Value:
+        """The value of an operand, counting one use of it."""
+        value = self.values.get(ssa)
+        if value is None:
+            raise LoweringError(f"vyre lowering: value {ssa.name_hint or ssa} has no definition")
+        if ssa in self.remaining:
+            self.remaining[ssa] -= 1
+            if self.remaining[ssa] == 0:
+                del self.remaining[ssa]
+        return value
+
+    def materialise(self, ssa: SSAValue, value: Value) -> Value:
+        name = self.kernel.namer.temporary(ssa.name_hint)
+        self.emit(f"let {name}: {wgsl_type(value.kind)} = {value.text};")
+        return Value(name, value.kind, cheap=True)
+
+    def define(self, ssa: SSAValue, value: Value) -> None:
+        uses = ssa.uses.get_length()
+        if uses == 0:
+            return
+        if value.const is not None or (value.cheap and not value.reads_memory):
+            self.values[ssa] = value
+            return
+        if uses > 1 and not value.cheap:
+            self.values[ssa] = self.materialise(ssa, value)
+            return
+        self.values[ssa] = value
+        if value.reads_memory:
+            self.remaining[ssa] = uses
+
+    def flush(self, overwritten: Callable[[Value], bool]) -> None:
+        """Materialise the waiting values that read memory about to be overwritten."""
+        for ssa in list(self.remaining):
+            value = self.values[ssa]
+            if overwritten(value):
+                self.values[ssa] = self.materialise(ssa, value)
+                del self.remaining[ssa]
+
+    def local(self, name: str) -> str:
+        return self.kernel.locals[name]
+
+    def local_type(self, name: str) -> DataTypeKind:
+        for frame in reversed(self.local_types):
+            if name in frame:
+                return frame[name]
+        raise LoweringError(f"vyre lowering: local `{name}` is used outside its scope")
+
+    def nested(self, block: Block, scope: dict[str, DataTypeKind] | None = None) -> None:
+        self.depth += 1
+        self.local_types.append(dict(scope or {}))
+        self.block(block)
+        self.local_types.pop()
+        self.depth -= 1
+
+    # -- statements -----------------------------------------------------------
+
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op: Operation) -> None:
+        match op:
+            case d.AtomicOp():
+                self.atomic(op)
+            case d.ExprOp():
+                self.define(op.results[0], self.expression(op))
+            case d.LetOp():
+                self.let(op)
+            case d.AssignOp():
+                self.assign(op)
+            case d.StoreOp():
+                self.store(op)
+            case d.IfOp():
+                self.if_(op)
+            case d.LoopOp():
+                self.loop(op)
+            case d.ReturnOp():
+                self.emit("return;")
+            case d.BlockOp():
+                self.flush(lambda v: v.reads_memory)
+                self.emit("{")
+                self.nested(op.body_block)
+                self.emit("}")
+            case d.BarrierOp():
+                self.flush(lambda v: bool(v.buffers))
+                self.emit("storageBarrier();")
+                self.emit("workgroupBarrier();")
+            case _:
+                raise LoweringError(f"vyre lowering: unexpected op `{op.name}`")
+
+    def let(self, op: d.LetOp) -> None:
+        if op in self.declared:
+            return
+        self.declare(op, self.take(op.value))
+
+    def declare(self, op: d.LetOp, value: Value) -> None:
+        name = op.var_name.data
+        keyword = "var" if name in self.kernel.assigned else "let"
+        self.emit(f"{keyword} {self.local(name)}: {wgsl_type(value.kind)} = {value.text};")
+        self.local_types[-1][name] = value.kind
+
+    def assign(self, op: d.AssignOp) -> None:
+        name = op.var_name.data
+        value = _coerce(self.take(op.value), self.local_type(name))
+        self.flush(lambda v: name in v.locals)
+        self.emit(f"{self.local(name)} = {value.text};")
+
+    def store(self, op: d.StoreOp) -> None:
+        buffer = op.buffer.data
+        index = _coerce(self.take(op.index), U32)
+        value = _coerce(self.take(op.value), self.kernel.guards.element(buffer))
+        self.flush(lambda v: buffer in v.buffers)
+        self.emit(self.kernel.guards.store(buffer, index, value))
+
+    def atomic(self, op: d.AtomicOp) -> None:
+        buffer = op.buffer.data
+        index = _coerce(self.take(op.index), U32)
+        value = _coerce(self.take(op.value), U32)
+        expected = None if op.expected is None else _coerce(self.take(op.expected), U32)
+        self.flush(lambda v: buffer in v.buffers)
+        call = self.kernel.guards.atomic(op.op_kind, buffer, index, value, expected)
+        result = op.results[0]
+        uses = list(result.uses)
+        if not uses:
+            self.emit(f"_ = {call};")
+            return
+        user = uses[0].operation
+        if len(uses) == 1 and isinstance(user, d.LetOp) and op.next_op is user:
+            # `let x = atomic ...`: declare the local with the atomic's result
+            self.declare(user, Value(call, U32))
+            self.declared.add(user)
+            return
+        name = self.kernel.namer.temporary(result.name_hint or "old")
+        self.emit(f"let {name}: u32 = {call};")
+        self.values[result] = Value(name, U32, cheap=True)
+
+    def if_(self, op: d.IfOp) -> None:
+        cond = self.take(op.cond)
+        self.flush(lambda v: v.reads_memory)
+        if cond.const is not None:
+            taken = op.then_block if any(cond.const) else op.else_block
+            if taken.ops:
+                self.emit("{")
+                self.nested(taken)
+                self.emit("}")
+            return
+        self.emit(f"if ({_truthy(cond)}) {{")
+        self.nested(op.then_block)
+        if op.else_block.ops:
+            self.emit("} else {")
+            self.nested(op.else_block)
+        self.emit("}")
+
+    def loop(self, op: d.LoopOp) -> None:
+        lower = _coerce(self.take(op.lower), U32)
+        upper = _coerce(self.take(op.upper), U32)
+        self.flush(lambda v: v.reads_memory)
+        var = self.local(op.var_name.data)
+        if upper.reads_memory or not upper.cheap:
+            # `to` is evaluated once, before the first iteration
+            name = self.kernel.namer.temporary(f"{var}_end")
+            self.emit(f"let {name}: u32 = {upper.text};")
+            upper = Value(name, U32, cheap=True)
+        self.emit(
+            f"for (var {var}: u32 = {lower.text}; {var} < {upper.text}; {var} = {var} + 1u) {{"
+        )
+        self.nested(op.body_block, {op.var_name.data: U32})
+        self.emit("}")
+
+    # -- expressions ----------------------------------------------------------
+
+    def expression(self, op: Operation) -> Value:
+        guards = self.kernel.guards
+        match op:
+            case d.LitU32Op():
+                return Value.constant(U32, (op.value.data,))
+            case d.LitI32Op():
+                return Value.constant(I32, (op.value.data,))
+            case d.LitBoolOp():
+                return Value.constant(BOOL, (op.value.data,))
+            case d.VarOp():
+                return self.var(op)
+            case d.LoadOp():
+                return guards.load(op.buffer.data, _coerce(self.take(op.index), U32))
+            case d.BufLenOp():
+                return guards.length(op.buffer.data)
+            case d.InvocationIdOp() | d.WorkgroupIdOp() | d.LocalIdOp():
+                return self.id(op)
+            case d.BinOp():
+                return self.binop(op)
+            case d.UnOp():
+                return self.unop(op)
+            case d.SelectOp():
+                return self.select(op)
+            case d.CastOp():
+                return lower_cast(self.take(op.value), op.target.data_kind)
+            case d.CallOp():
+                raise LoweringError(f"vyre lowering: call to `{op.op_id.data}` was not inlined")
+            case _:
+                raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
+
+    def var(self, op: d.VarOp) -> Value:
+        name = op.var_name.data
+        kind = self.local_type(name)
+        value = Value(self.local(name), kind, locals=frozenset({name}), cheap=True)
+        return _coerce(value, _kind(op.res.type))
+
+    def id(self, op: d.InvocationIdOp | d.WorkgroupIdOp | d.LocalIdOp) -> Value:
+        which = {
+            d.InvocationIdOp: "invocation",
+            d.WorkgroupIdOp: "workgroup",
+            d.LocalIdOp: "local",
+        }[type(op)]
+        return Value(f"{self.ids[which]}.{AXES[op.axis.data]}", U32, cheap=True)
+
+    def binop(self, op: d.BinOp) -> Value:
+        kind = op.op_kind
+        lhs = _coerce(self.take(op.lhs), U32)
+        rhs = _coerce(self.take(op.rhs), U32)
+        if lhs.const is not None and rhs.const is not None:
+            return Value.constant(U32, (fold_binop(kind, lhs.const[0], rhs.const[0]),))
+        guards = self.kernel.guards
+        if kind in (BinOpKind.DIV, BinOpKind.MOD):
+            return guards.divide(kind, lhs, rhs)
+        if kind in (BinOpKind.SHL, BinOpKind.SHR):
+            return guards.shift(kind, lhs, rhs)
+        if kind in _ARITHMETIC:
+            text = f"{lhs.operand} {_ARITHMETIC[kind]} {rhs.operand}"
+            return Value.derived(text, U32, lhs, rhs, atomic=False)
+        if kind in _COMPARISONS:
+            test = f"{lhs.operand} {_COMPARISONS[kind]} {rhs.operand}"
+        else:
+            symbol = "&" if kind == BinOpKind.AND else "|"
+            test = f"({_truthy(lhs)}) {symbol} ({_truthy(rhs)})"
+        return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+
+    def unop(self, op: d.UnOp) -> Value:
+        kind = op.op_kind
+        operand = self.take(op.operand)
+        result = _kind(op.res.type)
+        if LANES.get(operand.kind) != 1:
+            raise LoweringError(
+                f"vyre lowering: unary {kind.value} of a `{operand.kind.value}` value. "
+                "Fix: cast the operand to u32 or i32."
+            )
+        if operand.const is not None:
+            return Value.constant(result, (fold_unop(kind, operand.const[0]),))
+        signed = operand.kind == I32
+        word = f"bitcast<u32>({operand.text})" if signed else operand.operand
+        match kind:
+            case UnOpKind.NEGATE if signed:
+                text, atomic = f"bitcast<i32>(0u - {word})", True
+            case UnOpKind.NEGATE:
+                text, atomic = f"0u - {word}", False
+            case UnOpKind.BIT_NOT:
+                text, atomic = f"~{operand.operand}", False
+            case UnOpKind.LOGICAL_NOT:
+                zero = "0i" if signed else "0u"
+                test = (
+                    f"!({operand.condition})"
+                    if operand.condition is not None
+                    else f"{operand.operand} == {zero}"
+                )
+                return Value.derived(f"u32({test})", U32, operand, condition=test)
+            case UnOpKind.REVERSE_BITS:
+                text, atomic = f"reverseBits({operand.text})", True
+            case _:
+                text, atomic = f"{_BIT_COUNTS[kind]}({word})", True
+        value = Value.derived(text, operand.kind if result == I32 else U32, operand, atomic=atomic)
+        return _coerce(value, result)
+
+    def select(self, op: d.SelectOp) -> Value:
+        cond = self.take(op.cond)
+        kind = _kind(op.res.type)
+        if_true = _coerce(self.take(op.if_true), kind)
+        if_false = _coerce(self.take(op.if_false), kind)
+        if cond.const is not None:
+            # both arms are evaluated: they are free of effects (atomics run apart)
+            return if_true if any(cond.const) else if_false
+        text = f"select({if_false.text}, {if_true.text}, {_truthy(cond)})"
+        return Value.derived(text, kind, cond, if_true, if_false)
+
+
+def _kind(ty: Any) -> DataTypeKind:
+    if not isinstance(ty, d.DataTypeAttr):
+        raise LoweringError(f"vyre lowering: `{ty}` is not a vyre data type")
+    return ty.data_kind

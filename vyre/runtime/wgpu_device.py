@@ -1,0 +1,153 @@
+"""The process-wide wgpu device of vyre: limits, compiled pipelines, buffer pool.
+
+One device per process, on the adapter `vyre.runtime.adapters.choose_adapter()`
+picks. Pipelines are cached by the SHA-256 of their WGSL; GPU buffers are pooled
+by (usage, size) and reused by later runs of the same shapes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from vyre.lowering.layout import BufferBinding
+from vyre.lowering.wgsl import LoweredKernel
+
+LIMITS_WANTED = (
+    "max-buffer-size",
+    "max-storage-buffer-binding-size",
+    "max-uniform-buffer-binding-size",
+    "max-storage-buffers-per-shader-stage",
+    "max-uniform-buffers-per-shader-stage",
+    "max-bindings-per-bind-group",
+    "max-compute-workgroup-storage-size",
+    "max-compute-invocations-per-workgroup",
+    "max-compute-workgroup-size-x",
+    "max-compute-workgroup-size-y",
+    "max-compute-workgroup-size-z",
+    "max-compute-workgroups-per-dimension",
+)
+"""Limits requested at the adapter's own maximum (the defaults are far lower)."""
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    pipeline: Any
+    bind_group_layout: Any
+
+
+@dataclass
+class GpuDevice:
+    """The device plus its caches. Use `gpu_device()`; hold `lock` while running."""
+
+    adapter: Any
+    device: Any
+    limits: dict[str, int]
+    adapter_name: str
+    pipelines: dict[str, Pipeline] = field(default_factory=lambda: {})
+    free_buffers: dict[tuple[int, int], list[Any]] = field(default_factory=lambda: {})
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -- buffers ----------------------------------------------------------------
+
+    def acquire(self, usage: int, size: int) -> Any:
+        """A buffer of exactly `size` bytes with `usage`, reused when one is free."""
+        free = self.free_buffers.get((usage, size))
+        if free:
+            return free.pop()
+        return self.device.create_buffer(size=size, usage=usage)
+
+    def release(self, usage: int, buffer: Any) -> None:
+        self.free_buffers.setdefault((usage, buffer.size), []).append(buffer)
+
+    # -- pipelines --------------------------------------------------------------
+
+    def pipeline(self, kernel: LoweredKernel, label: str) -> Pipeline:
+        """The compute pipeline of `kernel`, compiled once per distinct WGSL text."""
+        key = hashlib.sha256(kernel.wgsl.encode()).hexdigest()
+        cached = self.pipelines.get(key)
+        if cached is not None:
+            return cached
+        import wgpu
+
+        entries = [
+            {
+                "binding": b.binding,
+                "visibility": wgpu.ShaderStage.COMPUTE,
+                "buffer": {"type": _binding_type(b)},
+            }
+            for b in kernel.buffers
+        ]
+        entries.append(
+            {
+                "binding": kernel.meta.binding,
+                "visibility": wgpu.ShaderStage.COMPUTE,
+                "buffer": {"type": wgpu.BufferBindingType.uniform},
+            }
+        )
+        try:
+            module = self.device.create_shader_module(label=label, code=kernel.wgsl)
+            layout = self.device.create_bind_group_layout(label=label, entries=entries)
+            pipeline = self.device.create_compute_pipeline(
+                label=label,
+                layout=self.device.create_pipeline_layout(
+                    label=label, bind_group_layouts=[layout]
+                ),
+                compute={"module": module, "entry_point": kernel.entry_point},
+            )
+        except wgpu.GPUError as error:
+            raise RuntimeError(shader_error_message(kernel.wgsl, str(error), label)) from None
+        compiled = Pipeline(pipeline, layout)
+        self.pipelines[key] = compiled
+        return compiled
+
+
+def _binding_type(binding: BufferBinding) -> str:
+    import wgpu
+
+    if binding.is_uniform:
+        return wgpu.BufferBindingType.uniform
+    if binding.access.value == "read_only":
+        return wgpu.BufferBindingType.read_only_storage
+    return wgpu.BufferBindingType.storage
+
+
+def shader_error_message(wgsl: str, message: str, label: str) -> str:
+    """A readable error for WGSL that wgpu/naga rejected: the WGSL line(s) named in
+    the message, then naga's explanation without wgpu's call-site preamble."""
+    lines = wgsl.splitlines()
+    cited: list[str] = []
+    for match in re.finditer(r":(\d+):(\d+)", message):
+        number = int(match.group(1))
+        if 1 <= number <= len(lines):
+            entry = f"  WGSL line {number}: {lines[number - 1].strip()}"
+            if entry not in cited:
+                cited.append(entry)
+    detail = message
+    for preamble in ("Validation Error", "Caused by:"):
+        detail = detail.replace(preamble, "")
+    detail = re.sub(r"\n\s*In wgpu\w+\n", "\n", detail).strip()
+    head = (
+        f"vyre wgpu backend: wgpu/naga rejected the WGSL of {label} "
+        "(a vyre lowering bug or an adapter limit)"
+    )
+    return "\n".join([head + ":", *cited, detail])
+
+
+@cache
+def gpu_device() -> GpuDevice:
+    """The process-wide device (created on first use)."""
+    os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+    from vyre.runtime.adapters import adapter_info, choose_adapter
+
+    adapter = choose_adapter()
+    available = dict(adapter.limits)
+    required = {name: available[name] for name in LIMITS_WANTED if name in available}
+    device = adapter.request_device_sync(label="vyre", required_limits=required)
+    limits = {name: int(value) for name, value in dict(device.limits).items()}
+    return GpuDevice(adapter, device, limits, str(adapter_info(adapter)))
