@@ -1,0 +1,111 @@
+"""The op registry: built-in families, loaded on first use, plus user ops.
+
+Importing `vyre.ops` builds nothing; the built-in specs are constructed the
+first time an id is looked up or listed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from vyre.ops.admission import admit
+from vyre.ops.spec import OpSpec
+
+__all__ = [
+    "UnknownOpError",
+    "builtin_op_ids",
+    "get",
+    "known_op_ids",
+    "register",
+    "resolve",
+    "unregister",
+]
+
+_BUILTIN_FAMILIES = (
+    "vyre.ops.primitive.math",
+    "vyre.ops.primitive.bitwise",
+    "vyre.ops.primitive.compare",
+    "vyre.ops.primitive.logical",
+)
+
+_builtins: dict[str, OpSpec] | None = None
+_user: dict[str, OpSpec] = {}
+
+
+class UnknownOpError(KeyError):
+    """An op id that is not registered; the message names the closest ids."""
+
+    def __init__(self, op_id: object, candidates: list[str]):
+        self.op_id = op_id
+        self.candidates = candidates
+        hint = f"; did you mean {', '.join(f'`{c}`' for c in candidates)}?" if candidates else ""
+        self.message = f"unknown op `{op_id}`{hint} (ops.known_op_ids() lists every op)"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _load_builtins() -> dict[str, OpSpec]:
+    global _builtins
+    if _builtins is None:
+        import importlib
+
+        specs: dict[str, OpSpec] = {}
+        for module_name in _BUILTIN_FAMILIES:
+            module = importlib.import_module(module_name)
+            for spec in module.SPECS:
+                if spec.id in specs:
+                    raise RuntimeError(f"built-in op `{spec.id}` is defined twice")
+                specs[spec.id] = spec
+        _builtins = specs
+    return _builtins
+
+
+def builtin_op_ids() -> tuple[str, ...]:
+    return tuple(sorted(_load_builtins()))
+
+
+def known_op_ids() -> tuple[str, ...]:
+    """Every registered op id, sorted."""
+    return tuple(sorted({**_load_builtins(), **_user}))
+
+
+def get(op_id: str) -> OpSpec:
+    """The spec of `op_id`; `UnknownOpError` (a KeyError) naming close ids otherwise."""
+    spec = resolve(op_id)
+    if spec is None:
+        candidates = difflib.get_close_matches(str(op_id), known_op_ids(), n=3, cutoff=0.6)
+        raise UnknownOpError(op_id, candidates)
+    return spec
+
+
+def resolve(op_id: str, extra: Mapping[str, OpSpec] | None = None) -> OpSpec | None:
+    """The spec of `op_id` (looked up in `extra` first), or None."""
+    if extra and op_id in extra:
+        return extra[op_id]
+    if not isinstance(op_id, str):
+        return None
+    return _user.get(op_id) or _load_builtins().get(op_id)
+
+
+def register(spec: OpSpec) -> OpSpec:
+    """Admit `spec` through the admission gates and add it to the registry.
+
+    Raises `vyre.AdmissionError` naming the failed gate."""
+    admit(spec, registered=known_op_ids())
+    _user[spec.id] = spec
+    return spec
+
+
+def unregister(op_id: str) -> None:
+    """Remove a user-registered op. Built-in ops cannot be removed."""
+    if op_id in _load_builtins():
+        raise ValueError(
+            f"`{op_id}` is a built-in op and cannot be unregistered;"
+            " only ops added with ops.register can be removed"
+        )
+    if op_id not in _user:
+        get(op_id)  # raises UnknownOpError with suggestions
+    del _user[op_id]
