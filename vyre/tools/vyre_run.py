@@ -26,15 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
-from xdsl.ir import Operation
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import ParseError
 
-from vyre.context import vyre_context
 from vyre.ir import DataType, Program
 from vyre.runtime.api import BACKENDS, run
-from vyre.validate import Diagnostic, validate
+from vyre.text import VyreParseError, parse_ir
+from vyre.tools.vyre_opt import DiagnosticsError, check_module
 
 EXIT_INVALID = 1
 EXIT_USAGE = 2
@@ -45,40 +41,29 @@ class UsageError(Exception):
     """A bad command line or input file: printed, exit status 2."""
 
 
-class _LocatingParser(Parser):
-    """A parser that records each op's `file:line:col` as its location."""
+class InvalidKernel(Exception):
+    """The kernel does not parse or is invalid: its located messages, exit status 1."""
 
-    def parse_operation(self) -> Operation:
-        where = self._current_token.span.get_location()
-        op = super().parse_operation()
-        if not isinstance(op.location, FileLineColLoc):
-            op.location = FileLineColLoc(
-                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
-            )
-        return op
+    def __init__(self, lines: Sequence[str]):
+        super().__init__("\n".join(lines))
+        self.lines = tuple(lines)
 
 
-def parse_kernel_file(path: str) -> Program:
-    """Parse a kernel file, every op carrying its location; raises `UsageError`
-    when the file cannot be read, `ParseError` on bad text and `ValueError` when
-    the module does not hold exactly one kernel."""
+def load_kernel(path: str) -> Program:
+    """Parse and check a kernel file. Raises `UsageError` when it cannot be read,
+    `InvalidKernel` (located messages) when it does not parse or is invalid."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"cannot read kernel file {path}: {error}") from None
-    return Program.from_module(_LocatingParser(vyre_context(), text, path).parse_module())
-
-
-def format_diagnostic(diagnostic: Diagnostic) -> str:
-    """`file:line:col: error: message` when the op has a location."""
-    op = diagnostic.op
-    location = None if op is None else op.location
-    if isinstance(location, FileLineColLoc):
-        return (
-            f"{location.filename.data}:{location.line.data}:{location.column.data}: "
-            f"error: {diagnostic.message}"
-        )
-    return f"error: {diagnostic.message}"
+    try:
+        program = parse_ir(text, path)
+        check_module(program.module, path)
+    except VyreParseError as error:
+        raise InvalidKernel((str(error),)) from None
+    except DiagnosticsError as error:
+        raise InvalidKernel(error.lines) from None
+    return program
 
 
 def _split_pair(option: str, value: str) -> tuple[str, str]:
@@ -160,17 +145,9 @@ def _argument_parser() -> argparse.ArgumentParser:
 def _execute(args: argparse.Namespace) -> int:
     dispatch = _parse_dispatch(args.dispatch)
     try:
-        program = parse_kernel_file(args.kernel)
-    except ParseError as error:
-        print(f"vyre-run: {error}", file=sys.stderr)
-        return EXIT_INVALID
-    except ValueError as error:  # not a single-kernel module
-        print(f"vyre-run: {args.kernel}: {error}", file=sys.stderr)
-        return EXIT_INVALID
-    diagnostics = validate(program)
-    if diagnostics:
-        for diagnostic in diagnostics:
-            print(format_diagnostic(diagnostic), file=sys.stderr)
+        program = load_kernel(args.kernel)
+    except InvalidKernel as error:
+        print("\n".join(error.lines), file=sys.stderr)
         return EXIT_INVALID
 
     types = {decl.name: decl.dtype for decl in program.buffers}
