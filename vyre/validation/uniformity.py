@@ -35,6 +35,9 @@ _WRITABLE = frozenset({d.AccessKind.READ_WRITE.value, d.AccessKind.WORKGROUP.val
 _ALWAYS_NON_UNIFORM = (d.InvocationIdOp, d.LocalIdOp, d.AtomicOp, d.CallOp)
 _ALWAYS_UNIFORM = (d.WorkgroupIdOp, d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.BufLenOp)
 _UNSTABLE_PASSES_BEFORE_WIDENING = 2
+# The precise analysis may visit this many ops before it restarts in widening mode.
+WORK_PER_NODE = 16
+BASE_WORK = 10_000
 
 
 class _Diverged:
@@ -90,7 +93,7 @@ class UniformityAnalysis:
             for decl in kernel.buffer_decls
             if decl.access.data in _WRITABLE
         )
-        budget = 16 * node_count + 10_000
+        budget = WORK_PER_NODE * node_count + BASE_WORK
         analysis = cls(writable, bindings, budget)
         try:
             analysis.walk_regions(kernel, divergent=False)
