@@ -19,6 +19,10 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
   it succeeds or observes a value other than `expected`; it returns the old value.
 - `zero_workgroup_memory`: wgpu-native does not zero workgroup memory; the
   invocations of each workgroup clear it cooperatively, then `workgroupBarrier()`.
+- `intrinsic_call`: Category C ops left as calls map 1:1 to their WGSL builtin;
+  `extractBits`/`insertBits` get `offset`/`count` clamped the way WGSL defines
+  them (o = min(offset, 32), c = min(count, 32 - o)), folded to literals when both
+  are constant (WGSL rejects constant offset + count > 32).
 """
 
 from __future__ import annotations
@@ -248,6 +252,27 @@ class Guards:
             f"atomic {kind.value} {buffer}", f"vyre_atomic_{kind.value}_{name}", make
         )
         return f"{helper}({index.text}, {value.text})"
+
+    # -- Category C intrinsics ----------------------------------------------------
+
+    def intrinsic_call(self, builtin: str, args: list[Value], kind: DataTypeKind) -> Value:
+        """`builtin(args...)`, with bit-field offset/count clamped (see module doc)."""
+        field_at = {"extractBits": 1, "insertBits": 2}.get(builtin)
+        texts = [arg.text for arg in args]
+        if field_at is not None and len(args) == field_at + 2:
+            offset, count = args[field_at], args[field_at + 1]
+            if offset.const is not None:
+                o = min(offset.const[0], 32)
+                texts[field_at] = u32_literal(o)
+                if count.const is not None:
+                    texts[field_at + 1] = u32_literal(min(count.const[0], 32 - o))
+                else:
+                    texts[field_at + 1] = f"min({count.text}, {u32_literal(32 - o)})"
+            else:
+                clamped = f"min({offset.text}, 32u)"
+                texts[field_at] = clamped
+                texts[field_at + 1] = f"min({count.text}, 32u - {clamped})"
+        return Value.derived(f"{builtin}({', '.join(texts)})", kind, *args)
 
     # -- workgroup memory zeroing -------------------------------------------------
 

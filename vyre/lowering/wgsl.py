@@ -124,13 +124,15 @@ def _inline_calls(program: Program) -> Program:
             "(vyre.passes.inline_calls) is not available yet. Fix: write the op's "
             "composition inline, or update vyre."
         ) from None
+    from vyre.ops.intrinsics import is_call_intrinsic
+
     inlined = inline_calls(program)
-    left = [op for op in inlined.kernel.walk() if isinstance(op, d.CallOp)]
-    if left:
-        raise LoweringError(
-            f"vyre lowering: call to `{left[0].op_id.data}` is still present after "
-            "inlining. Fix: only inlinable ops may be called (V020)."
-        )
+    for op in inlined.kernel.walk():
+        if isinstance(op, d.CallOp) and not is_call_intrinsic(op.op_id.data):
+            raise LoweringError(
+                f"vyre lowering: call to `{op.op_id.data}` is still present after "
+                "inlining. Fix: only inlinable ops may be called (V020)."
+            )
     return inlined
 
 
@@ -534,7 +536,7 @@ class _Body:
             case d.CastOp():
                 return lower_cast(self.take(op.value), op.target.data_kind)
             case d.CallOp():
-                raise LoweringError(f"vyre lowering: call to `{op.op_id.data}` was not inlined")
+                return self.call(op)
             case _:
                 raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
 
@@ -607,6 +609,21 @@ class _Body:
                 text, atomic = f"{_BIT_COUNTS[kind]}({word})", True
         value = Value.derived(text, operand.kind if result == I32 else U32, operand, atomic=atomic)
         return _coerce(value, result)
+
+    def call(self, op: d.CallOp) -> Value:
+        """A Category C intrinsic left as a call by inline-calls: its WGSL builtin."""
+        from vyre.ops.intrinsics import SCALAR, wgsl_builtin
+
+        op_id = op.op_id.data
+        args = [self.take(arg) for arg in op.args]
+        kind = _kind(op.res.type)
+        constants = [arg.const for arg in args]
+        if op_id in SCALAR and LANES.get(kind) == 1 and all(
+            c is not None and len(c) == 1 for c in constants
+        ):
+            folded = SCALAR[op_id](*(c[0] for c in constants if c is not None))
+            return Value.constant(kind, (folded,))
+        return self.kernel.guards.intrinsic_call(wgsl_builtin(op_id), args, kind)
 
     def select(self, op: d.SelectOp) -> Value:
         cond = self.take(op.cond)
