@@ -116,15 +116,25 @@ def _inlined_kernel(program: object) -> d.KernelOp:
 
 
 def _grid(dispatch: Sequence[int] | int) -> tuple[int, int, int]:
-    sizes = [dispatch] if isinstance(dispatch, int) else list(dispatch)
-    if not 1 <= len(sizes) <= 3:
-        raise ValueError(f"dispatch must have 1 to 3 components, got {dispatch!r}")
-    for size in sizes:
+    """(x, y, z) workgroup counts from a count or 1 to 3 counts (missing ones 1)."""
+    if isinstance(dispatch, (int, np.integer)):
+        given: list[object] = [dispatch]
+    else:
+        try:
+            given = list(dispatch)
+        except TypeError:
+            given = []
+    counts: list[int] = []
+    for size in given:
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
-            raise ValueError(
-                f"dispatch components must be non-negative ints, got {dispatch!r}"
-            )
-    x, y, z = (int(s) for s in [*sizes, 1, 1][:3])
+            break
+        counts.append(int(size))
+    if not 1 <= len(given) <= 3 or len(counts) != len(given):
+        raise ValueError(
+            "dispatch must be 1 to 3 non-negative workgroup counts (x, y, z), "
+            f"got {dispatch!r}"
+        )
+    x, y, z = [*counts, 1, 1][:3]
     return (x, y, z)
 
 
@@ -158,7 +168,9 @@ def _as_words(name: str, value: npt.ArrayLike) -> npt.NDArray[np.uint32]:
         )
     if array.dtype == np.uint32:
         return array
-    if array.dtype.kind not in "iu" and not (array.dtype.kind == "O" and len(array) == 0):
+    if array.size == 0:
+        return np.zeros(0, dtype=np.uint32)
+    if array.dtype.kind not in "iu":
         raise TypeError(
             f"words of buffer `{name}` must be a uint32 array, got dtype {array.dtype}"
         )
@@ -226,7 +238,9 @@ def _check_workgroup_limits(infos: Sequence[BufferInfo]) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _unravel(linear: npt.NDArray[np.int64], sizes: tuple[int, int, int], axis: int):
+def _unravel(
+    linear: npt.NDArray[np.int64], sizes: tuple[int, int, int], axis: int
+) -> npt.NDArray[np.int64]:
     stride = prod(sizes[:axis])
     return (linear // stride) % sizes[axis]
 
