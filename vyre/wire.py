@@ -23,6 +23,7 @@ import hashlib
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -415,9 +416,10 @@ class _Reader:
     def data_type(self, what: str) -> d.DataTypeAttr:
         at = self.pos
         kind = self.code(DATA_TYPE_CODES, what)
-        if kind not in {k.value for k in d.DataTypeKind}:
+        attr = _data_type_attr(kind)
+        if attr is None:
             raise WireError(f"{what} `{kind}` at byte {at} is not supported by this vyre")
-        return d.DataTypeAttr(kind)
+        return attr
 
     def value(self) -> SSAValue:
         at = self.pos
@@ -508,6 +510,14 @@ class _Reader:
                 raise WireError(f"bad operand marker {extra} of {op_name} at byte {at}")
             count = 2 + extra
         return [self.value() for _ in range(count)]
+
+
+@cache
+def _data_type_attr(kind: str) -> d.DataTypeAttr | None:
+    """The (immutable, shared) attribute of a type this vyre knows, else None."""
+    if kind not in {k.value for k in d.DataTypeKind}:
+        return None
+    return d.DataTypeAttr(kind)
 
 
 def decode(blob: bytes) -> Program:

@@ -13,16 +13,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, NoReturn
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
-from xdsl.parser import Parser
-from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -34,6 +30,7 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from vyre.dialects.vyre import KernelOp
+from vyre.text import LocatingParser, format_parse_error
 
 
 class ToolError(Exception):
@@ -45,49 +42,6 @@ class DiagnosticsError(DiagnosticException):
     """Located findings of verification or validation, one line each."""
 
     lines: tuple[str, ...]
-
-
-class LocatingParser(Parser):
-    """A Parser that records each op's `file:line:col` as its location."""
-
-    def __init__(self, ctx: Context, text: str | bytes, name: str, line_offset: int = 0):
-        super().__init__(ctx, text, name)
-        self.line_offset = line_offset
-        content = self.lexer.input.content
-        self._line_starts = [0] + [i + 1 for i, c in enumerate(content) if c == "\n"]
-
-    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        """An input without ops (e.g. an empty `// -----` chunk) is an empty module."""
-        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
-            return ModuleOp([])
-        return super().parse_module(allow_implicit_module)
-
-    def parse_operation(self) -> Operation:
-        start = self._current_token.span.start
-        op = super().parse_operation()
-        if not isinstance(op.location, FileLineColLoc):
-            line = bisect_right(self._line_starts, start)
-            column = start - self._line_starts[line - 1] + 1
-            op.location = FileLineColLoc(
-                StringAttr(self.lexer.input.name),
-                IntAttr(line + self.line_offset),
-                IntAttr(column),
-            )
-        return op
-
-    def _get_op_by_name(self, name: str) -> type[Operation]:
-        """Report an unknown op at its name, not at the token after it."""
-        stack = self._parser_state.dialect_stack
-        if self.ctx.get_optional_op(name, dialect_stack=stack) is None:
-            start = self.lexer.input.content.rfind(name, 0, self._current_token.span.start)
-            if start >= 0:
-                self.raise_error(
-                    f"unknown operation `{name}` (vyre-opt knows the builtin and vyre"
-                    " dialects)",
-                    start,
-                    start + len(name),
-                )
-        return super()._get_op_by_name(name)
 
 
 class VyreOptMain(xDSLOptMain):
@@ -203,7 +157,7 @@ class VyreOptMain(xDSLOptMain):
                 output.write(self.output_resulting_program(module))
         except ParseError as error:
             error.span = replace(error.span, line_offset=offset)
-            return format_parse_error(error)
+            return format_parse_error(error).splitlines()
         except RecursionError:
             return [f"{self.get_input_name()}: error: the input is nested too deeply"]
         except DiagnosticsError as error:
@@ -334,12 +288,6 @@ def _located(op: Operation, input_name: str, message: str) -> str:
             return f"{where}: error: {message}"
         node = node.parent_op()
     return f"{input_name}: error: {message}"
-
-
-def format_parse_error(error: ParseError) -> list[str]:
-    """`file:line:col: error: message`, then the source line and a caret."""
-    context = error.span.print_with_context().splitlines()[1:]
-    return [f"{error.span.get_location()}: error: {_one_line(error.msg)}", *context]
 
 
 def _one_line(message: str) -> str:
