@@ -118,12 +118,20 @@ def _binding_type(binding: BufferBinding) -> str:
 
 
 def shader_error_message(wgsl: str, message: str, label: str) -> str:
-    """A readable error for WGSL that wgpu/naga rejected: the WGSL line(s) named in
-    the message, then naga's explanation without wgpu's call-site preamble."""
+    """A readable error for WGSL that wgpu/naga rejected: the WGSL line(s) naga
+    points at (its `^^^` markers, else the `:line:col` location), then naga's
+    explanation without wgpu's call-site preamble."""
     lines = wgsl.splitlines()
+    numbers: list[int] = []
+    report = message.splitlines()
+    for k, text in enumerate(report[:-1]):
+        excerpt = re.match(r"\s*(\d+)\s*│", text)
+        if excerpt and re.match(r"\s*│[\s│]*\^", report[k + 1]):
+            numbers.append(int(excerpt.group(1)))
+    if not numbers:
+        numbers = [int(m.group(1)) for m in re.finditer(r":(\d+):\d+", message)]
     cited: list[str] = []
-    for match in re.finditer(r":(\d+):(\d+)", message):
-        number = int(match.group(1))
+    for number in numbers:
         if 1 <= number <= len(lines):
             entry = f"  WGSL line {number}: {lines[number - 1].strip()}"
             if entry not in cited:
@@ -131,7 +139,7 @@ def shader_error_message(wgsl: str, message: str, label: str) -> str:
     detail = message
     for preamble in ("Validation Error", "Caused by:"):
         detail = detail.replace(preamble, "")
-    detail = re.sub(r"\n\s*In wgpu\w+\n", "\n", detail).strip()
+    detail = re.sub(r"\n\s*In wgpu[^\n]*\n", "\n", detail).strip()
     head = (
         f"vyre wgpu backend: wgpu/naga rejected the WGSL of {label} "
         "(a vyre lowering bug or an adapter limit)"
