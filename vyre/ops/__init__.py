@@ -56,6 +56,6 @@ def evaluate(op_id: str, inputs: Any, backend: str = "wgpu") -> np.ndarray:
 
     Scalar ops are applied elementwise over equal-length numpy arrays (one per
     input); the result is a numpy array of the output type."""
-    from vyre.ops.evaluate import evaluate as run_op
+    from vyre.ops.evaluation import evaluate as run_op
 
     return run_op(op_id, inputs, backend)

@@ -41,10 +41,11 @@ from vyre.ir import (
 )
 from vyre.ops.spec import OpSpec, Param, walk_expr
 from vyre.validate import Diagnostic, ValidationError
+from vyre.validation import messages
 
 __all__ = ["MAX_CALL_DEPTH", "InlineCallsError", "InlineCallsPass", "inline_calls"]
 
-MAX_CALL_DEPTH = 32
+MAX_CALL_DEPTH = messages.MAX_CALL_DEPTH
 """`DEFAULT_MAX_CALL_DEPTH` of validation.md (V017)."""
 
 
@@ -100,30 +101,14 @@ class _Inliner:
     def expand(self, call: d.CallOp, chain: tuple[str, ...]) -> None:
         op_id = call.op_id.data
         if op_id in chain or len(chain) >= MAX_CALL_DEPTH:
-            self.report(
-                "V017",
-                f"vyre IR validation: V017: call depth exceeds maximum of {MAX_CALL_DEPTH}."
-                " Fix: reduce call nesting or mutually recursive operations.",
-                call,
-            )
+            self.report("V017", messages.call_depth_exceeded(), call)
             return
         spec = self.resolve(op_id)
         if spec is None:
-            self.report(
-                "V016",
-                f"vyre IR validation: V016: unknown op `{op_id}`. Fix: use a registered op id"
-                " or add the op to core::ops::*.",
-                call,
-            )
+            self.report("V016", messages.unknown_op(op_id), call)
             return
         if not spec.inlinable:
-            self.report(
-                "V020",
-                f"vyre IR validation: V020: call to non-inlinable op `{op_id}` is rejected by"
-                " validation. Fix: lower this operation through its dedicated backend path or"
-                " rewrite the caller with explicit IR.",
-                call,
-            )
+            self.report("V020", messages.non_inlinable_call(op_id), call)
             return
         if not self.check_signature(call, spec):
             return
@@ -161,14 +146,10 @@ class _Inliner:
                     call,
                 )
                 ok = False
-        if call.res.type != sig.output.attr:
-            self.report(
-                "call-signature",
-                f"vyre IR validation: the call to `{op_id}` declares result type"
-                f" `{_type_name(call.res.type)}` but the op returns `{sig.output}`. Fix: declare"
-                f" the call's result as {sig.output}.",
-                call,
-            )
+        found = call.res.type
+        if found != sig.output.attr and isinstance(found, d.DataTypeAttr):
+            message = messages.call_result_type(op_id, found.data_kind, sig.output.attr.data_kind)
+            self.report("V130", message, call)
             ok = False
         return ok
 

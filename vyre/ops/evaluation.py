@@ -1,0 +1,123 @@
+"""`ops.evaluate`: run one library op on a backend, elementwise over arrays.
+
+The op is exercised the way programs use it: a kernel whose invocation `i`
+loads `in0[i], in1[i], ...`, calls the op with `Expr.call` and stores the
+result in `out[i]`; `vyre.run` validates, inlines and runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from vyre.ir import BufferDecl, DataType, Node, Program
+from vyre.ir import Expr as E
+from vyre.ops.registry import get
+from vyre.ops.spec import OpSpec
+
+__all__ = ["elementwise_program", "evaluate"]
+
+WORKGROUP = 64
+MAX_GROUPS_PER_AXIS = 65_535
+
+_NUMPY_INPUT = {DataType.U32: np.uint32, DataType.I32: np.int32, DataType.BOOL: np.uint32}
+_RANGES = {
+    DataType.U32: (0, 2**32 - 1),
+    DataType.I32: (-(2**31), 2**31 - 1),
+    DataType.BOOL: (0, 1),
+}
+
+_programs: dict[tuple[str, int, int], Program] = {}
+
+
+def elementwise_program(spec: OpSpec, groups_x: int) -> Program:
+    """`out[i] = op(in0[i], ...)` with `i = id.y * groups_x * 64 + id.x`, so a
+    dispatch may use its y axis when x would exceed 65,535 workgroups."""
+    key = (spec.id, spec.version, groups_x)
+    program = _programs.get(key)
+    if program is not None:
+        return program
+    inputs = [BufferDecl.read(f"in{i}", i, t) for i, t in enumerate(spec.signature.inputs)]
+    out = BufferDecl.read_write("out", len(inputs), spec.signature.output)
+    index = E.var("i")
+    row = E.mul(E.invocation_id(1), E.u32(groups_x * WORKGROUP))
+    program = Program(
+        buffers=[*inputs, out],
+        workgroup_size=(WORKGROUP, 1, 1),
+        entry=[
+            Node.let("i", E.add(row, E.invocation_id(0))),
+            Node.store("out", index, E.call(spec.id, [E.load(d.name, index) for d in inputs])),
+        ],
+        name="evaluate",
+    )
+    _programs[key] = program
+    return program
+
+
+def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.ndarray:
+    """`op_id` applied elementwise to equal-length arrays on `backend`."""
+    spec = get(op_id)
+    arrays = _check_inputs(spec, inputs)
+    n = len(arrays[0]) if arrays else 1
+    output_dtype = _NUMPY_INPUT.get(spec.signature.output, np.uint32)
+    if n == 0:
+        return np.zeros(0, dtype=output_dtype)
+    groups = -(-n // WORKGROUP)
+    groups_x = min(groups, MAX_GROUPS_PER_AXIS)
+    groups_y = -(-groups // groups_x)
+    from vyre.runtime.api import run
+
+    feeds = {f"in{i}": a for i, a in enumerate(arrays)}
+    result = run(
+        elementwise_program(spec, groups_x),
+        feeds,
+        dispatch=(groups_x, groups_y, 1),
+        outputs={"out": n},
+        backend=backend,
+    )
+    return np.asarray(result["out"])[:n]
+
+
+def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:
+    sig = spec.signature
+    if isinstance(inputs, np.ndarray) or not isinstance(inputs, Sequence):
+        raise TypeError(
+            f"ops.evaluate(`{spec.id}`, inputs): inputs must be a list of {sig.arity} array(s),"
+            f" one per input of {sig}"
+        )
+    if len(inputs) != sig.arity:
+        raise ValueError(
+            f"`{spec.id}` takes {sig.arity} input(s) {sig}, got {len(inputs)} array(s)"
+        )
+    unsupported = [t for t in (*sig.inputs, sig.output) if t not in _NUMPY_INPUT]
+    if unsupported:
+        raise NotImplementedError(
+            f"ops.evaluate: `{spec.id}` has {unsupported[0]} operands; evaluate applies scalar"
+            " ops (u32, i32, bool) elementwise"
+        )
+    arrays: list[np.ndarray] = []
+    for position, (value, dtype) in enumerate(zip(inputs, sig.inputs, strict=True)):
+        array = np.asarray(value)
+        if array.ndim == 0:
+            array = array.reshape(1)
+        if array.ndim != 1 or not (
+            np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_
+        ):
+            raise TypeError(
+                f"input {position} of `{spec.id}` must be a 1-D integer array, got"
+                f" {array.dtype} of shape {array.shape}"
+            )
+        low, high = _RANGES[dtype]
+        if array.size and (int(array.min()) < low or int(array.max()) > high):
+            raise ValueError(
+                f"input {position} of `{spec.id}` has values outside the {dtype} range"
+                f" [{low}, {high}]"
+            )
+        arrays.append(array.astype(_NUMPY_INPUT[dtype]))
+    if len({len(a) for a in arrays}) > 1:
+        raise ValueError(
+            f"the inputs of `{spec.id}` must have equal lengths, got {[len(a) for a in arrays]}"
+        )
+    return arrays
