@@ -1,0 +1,302 @@
+"""vyre-opt, in process: round trips, passes, targets and every error path."""
+
+from __future__ import annotations
+
+import io
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from vyre.text import parse_ir, print_ir
+from vyre.tools.vyre_opt import VyreOptMain
+
+SMALL = """builtin.module {
+  vyre.kernel @k workgroup_size(64, 1, 1) buffers(@a : read_only u32 binding(0), @out : read_write u32 binding(1)) {
+    %i = vyre.invocation_id x
+    %x = vyre.load @a[%i] : u32
+    %y = vyre.load @a[%i] : u32
+    %one = vyre.lit_u32 1
+    %one_1 = vyre.lit_u32 1
+    %s = vyre.binop add %x, %y
+    %t = vyre.binop add %s, %one
+    %u = vyre.binop add %t, %one_1
+    %unused = vyre.binop mul %x, %x
+    vyre.store @out[%i] = %u
+  }
+}
+"""
+
+INVALID = """vyre.kernel @k workgroup_size(1, 1, 1) buffers(@a : read_only u32 binding(0)) {
+  %0 = vyre.lit_u32 0
+  vyre.store @a[%0] = %0
+    %1 = vyre.load @nope[%0] : u32
+}
+"""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+
+def run_opt(*args: str, stdin: str | None = None, monkeypatch: pytest.MonkeyPatch | None = None) -> Outcome:
+    if stdin is not None:
+        assert monkeypatch is not None
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            VyreOptMain(args=list(args)).run()
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    outcome = Outcome(code, out.getvalue(), err.getvalue())
+    assert "Traceback" not in outcome.text, outcome.text
+    return outcome
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    def write_file(text: str, name: str = "input.mlir") -> str:
+        path = tmp_path / name
+        path.write_text(text)
+        return str(path)
+
+    return write_file
+
+
+# ---------------------------------------------------------------------------
+# Round trips and input sources
+# ---------------------------------------------------------------------------
+
+
+def test_custom_form_round_trips(write) -> None:
+    result = run_opt(write(SMALL))
+    assert result.code == 0 and result.err == ""
+    assert result.out.rstrip("\n") + "\n" == SMALL
+
+
+def test_generic_form_round_trips(write) -> None:
+    generic = run_opt(write(SMALL), "--print-op-generic")
+    assert generic.code == 0 and '"vyre.kernel"() <{sym_name = "k"' in generic.out
+    back = run_opt(write(generic.out, "generic.mlir"))
+    assert back.code == 0 and back.out.rstrip("\n") + "\n" == SMALL
+
+
+@pytest.mark.parametrize("args", [(), ("-",)])
+def test_reads_stdin(args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    result = run_opt(*args, stdin=SMALL, monkeypatch=monkeypatch)
+    assert result.code == 0 and result.out.rstrip("\n") + "\n" == SMALL
+
+
+def test_any_file_extension_is_read_as_vyre_text(write) -> None:
+    assert run_opt(write(SMALL, "kernel.vyre")).code == 0
+    assert run_opt(write(SMALL, "kernel.txt")).code == 0
+
+
+def test_output_file(write, tmp_path: Path) -> None:
+    target = tmp_path / "out.mlir"
+    result = run_opt(write(SMALL), "-o", str(target))
+    assert result.code == 0 and result.out == ""
+    assert target.read_text().rstrip("\n") + "\n" == SMALL
+
+
+def test_version() -> None:
+    result = run_opt("--version")
+    assert result.code == 0 and result.out.startswith("vyre-opt (xdsl 0.74.0)")
+
+
+# ---------------------------------------------------------------------------
+# Passes
+# ---------------------------------------------------------------------------
+
+
+def test_canonicalize_cse_dce_on_a_small_kernel(write) -> None:
+    result = run_opt(write(SMALL), "-p", "canonicalize,cse,dce")
+    assert result.code == 0, result.err
+    body = [line.strip() for line in result.out.splitlines()[2:-3]]
+    # the repeated load and literal are merged (cse); the unused multiply is gone (dce)
+    assert body == [
+        "%i = vyre.invocation_id x",
+        "%x = vyre.load @a[%i] : u32",
+        "%one = vyre.lit_u32 1",
+        "%s = vyre.binop add %x, %x",
+        "%t = vyre.binop add %s, %one",
+        "%u = vyre.binop add %t, %one",
+        "vyre.store @out[%i] = %u",
+    ]
+
+
+def test_the_pass_registry_lists_vyre_passes() -> None:
+    result = run_opt("--help")
+    assert result.code == 0
+    for name in ("canonicalize", "cse", "dce", "inline-calls"):
+        assert name in result.out
+
+
+def test_an_unavailable_vyre_pass_is_a_clear_error(write, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "vyre.passes.inline_calls", None)
+    result = run_opt(write(SMALL), "-p", "inline-calls")
+    assert result.code == 1
+    assert result.err.startswith("vyre-opt: error: pass 'inline-calls' is not available")
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "words"),
+    [
+        ("bogus", "vyre-opt: error: Unrecognized passes: ['bogus']"),
+        ("cse,nope", "vyre-opt: error: Unrecognized passes: ['nope']"),
+        ("cse{fast=true}", 'vyre-opt: error: Provided arguments ["fast"] not found'),
+        ("cse{", "vyre-opt: error: Error parsing pass pipeline specification"),
+    ],
+)
+def test_bad_pipelines_are_one_clear_error(write, pipeline: str, words: str) -> None:
+    result = run_opt(write(SMALL), "-p", pipeline)
+    assert result.code == 1 and result.out == ""
+    assert result.err.startswith(words), result.err
+
+
+# ---------------------------------------------------------------------------
+# Targets
+# ---------------------------------------------------------------------------
+
+
+def test_unknown_target_is_a_usage_error(write) -> None:
+    result = run_opt(write(SMALL), "-t", "spirv")
+    assert result.code == 2
+    assert "invalid choice: 'spirv' (choose from mlir, wgsl)" in result.err
+
+
+def test_missing_wgsl_lowering_is_a_clear_error(write, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "vyre.lowering.target", None)
+    result = run_opt(write(SMALL), "-t", "wgsl")
+    assert result.code == 1
+    assert result.err.startswith("vyre-opt: error: target 'wgsl' is not available")
+
+
+def test_wgsl_target_prints_a_compute_shader(write) -> None:
+    pytest.importorskip("vyre.lowering.target", reason="the WGSL lowering has not landed")
+    result = run_opt(write(SMALL), "-t", "wgsl")
+    assert result.code == 0, result.err
+    assert "@compute" in result.out and "@workgroup_size(64" in result.out
+
+
+# ---------------------------------------------------------------------------
+# Error reports: file:line:col, one line per diagnostic, exit 1, no traceback
+# ---------------------------------------------------------------------------
+
+
+def test_validation_errors_are_located_one_per_line(write) -> None:
+    path = write(INVALID)
+    result = run_opt(path)
+    assert result.code == 1 and result.out == ""
+    assert result.err.splitlines() == [
+        f"{path}:3:3: error: vyre IR validation: store to non-writable buffer `a`."
+        " Fix: declare it with BufferAccess::ReadWrite or BufferAccess::Workgroup.",
+        f"{path}:4:5: error: vyre IR validation: load from unknown buffer `nope`."
+        " Fix: declare it in Program::buffers.",
+    ]
+
+
+def test_verify_diagnostics_prints_and_exits_zero(write) -> None:
+    path = write(INVALID)
+    result = run_opt(path, "--verify-diagnostics")
+    assert result.code == 0 and result.err == ""
+    assert f"{path}:3:3: error: vyre IR validation: store to non-writable buffer `a`." in result.out
+    assert f"{path}:4:5: error: vyre IR validation: load from unknown buffer `nope`." in result.out
+
+
+def test_validation_errors_of_the_generic_form_are_located_too(write) -> None:
+    generic = print_ir(parse_ir(INVALID), generic=True)
+    path = write(generic, "generic.mlir")
+    result = run_opt(path)
+    assert result.code == 1
+    lines = result.err.splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"{path}:") for line in lines)
+    assert ": error: vyre IR validation: store to non-writable buffer `a`." in lines[0]
+
+
+def test_parse_error_has_file_line_col_and_a_caret(write) -> None:
+    path = write("vyre.kernel @k workgroup_size(1, 1, 1) {\n  %0 = vyre.lit_u32 1\n  vyre.frobnicate %0\n}\n")
+    result = run_opt(path)
+    assert result.code == 1 and result.out == ""
+    assert result.err.splitlines() == [
+        f"{path}:3:3: error: unknown operation `vyre.frobnicate` (known dialects: builtin, vyre)",
+        "  vyre.frobnicate %0",
+        "  ^^^^^^^^^^^^^^^",
+    ]
+
+
+def test_parse_error_on_stdin_names_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = run_opt(stdin="vyre.kernel @k workgroup_size(1, 1) {\n}\n", monkeypatch=monkeypatch)
+    assert result.code == 1
+    assert result.err.startswith("<stdin>:1:")
+
+
+def test_structural_errors_of_generic_ops_are_located(write) -> None:
+    path = write(
+        "vyre.kernel @k workgroup_size(1, 1, 1) {\n"
+        '  %0 = "vyre.lit_u32"() <{value = #builtin.int<1>}> : () -> !vyre.type<u32>\n'
+        '  "vyre.binop"(%0) <{kind = "add"}> : (!vyre.type<u32>) -> !vyre.type<u32>\n'
+        "}\n"
+    )
+    result = run_opt(path)
+    assert result.code == 1
+    assert result.err.startswith(f"{path}:3:3: error: ") and "operand" in result.err
+    assert len(result.err.splitlines()) == 1
+
+
+def test_statements_outside_a_kernel_are_reported(write) -> None:
+    path = write("%0 = vyre.lit_u32 1\nvyre.let \"x\" = %0\n")
+    result = run_opt(path)
+    assert result.code == 1
+    assert result.err.splitlines()[0] == f"{path}:1:1: error: 'vyre.lit_u32' must be inside a vyre.kernel"
+
+
+def test_split_input_file_reports_each_chunk_at_its_own_line(write) -> None:
+    text = SMALL + "// -----\n" + INVALID + "// -----\nvyre.kernel @z workgroup_size(1, 1, 1) {\n  vyre.oops\n}\n"
+    path = write(text)
+    first_invalid_line = SMALL.count("\n") + 1
+    result = run_opt(path, "--split-input-file")
+    assert result.code == 1
+    assert result.out.count("// -----") == 2 and "vyre.kernel @k workgroup_size(64" in result.out
+    errors = [line for line in result.err.splitlines() if ": error: " in line]
+    assert [line.split(": error: ")[0] for line in errors] == [
+        f"{path}:{first_invalid_line + 3}:3",
+        f"{path}:{first_invalid_line + 4}:5",
+        f"{path}:{first_invalid_line + 8}:3",
+    ]
+    diag = run_opt(path, "--split-input-file", "--verify-diagnostics")
+    assert diag.code == 0 and diag.out.count(": error: ") == 3
+
+
+def test_empty_chunks_are_empty_modules(write) -> None:
+    result = run_opt(write("// -----\n// only a comment\n"), "--split-input-file")
+    assert result.code == 0
+    assert result.out == "builtin.module {\n}\n\n// -----\nbuiltin.module {\n}\n\n"
+
+
+def test_missing_input_file_is_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.mlir"
+    result = run_opt(str(missing))
+    assert result.code == 1
+    assert result.err == f"vyre-opt: error: cannot read '{missing}': No such file or directory\n"
+
+
+def test_directory_as_input_is_one_line(tmp_path: Path) -> None:
+    result = run_opt(str(tmp_path))
+    assert result.code == 1 and result.err.startswith("vyre-opt: error: cannot read")
+
+
+def test_unknown_option_is_a_usage_error(write) -> None:
+    result = run_opt(write(SMALL), "--frobnicate")
+    assert result.code == 2 and "unrecognized arguments: --frobnicate" in result.err
