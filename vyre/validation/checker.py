@@ -13,7 +13,7 @@ reads an unknown buffer or variable, a bytes buffer, an unknown op...) has type
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from dataclasses import dataclass, field
 
@@ -34,13 +34,21 @@ _WRITABLE = frozenset({AccessKind.READ_WRITE.value, AccessKind.WORKGROUP.value})
 _KERNEL_ORDER = -1
 
 
+_KINDS: dict[Attribute, DataTypeKind | None] = {}
+
+
 def _kind(attr: Attribute) -> DataTypeKind | None:
-    if not isinstance(attr, d.DataTypeAttr):
-        return None
-    try:
-        return DataTypeKind(attr.kind.data)
-    except ValueError:
-        return None
+    """The vyre type an attribute names, `None` for anything else (memoised)."""
+    if attr in _KINDS:
+        return _KINDS[attr]
+    kind = None
+    if isinstance(attr, d.DataTypeAttr):
+        try:
+            kind = DataTypeKind(attr.kind.data)
+        except ValueError:
+            kind = None
+    _KINDS[attr] = kind
+    return kind
 
 
 @dataclass(frozen=True)
@@ -141,12 +149,16 @@ class KernelChecker:
         self._scopes[-1].append(name)
 
     def _walk_scope(
-        self, block: Block, depth: int, loop: tuple[str, _Local, Operation] | None = None
+        self,
+        blocks: Iterable[Block],
+        depth: int,
+        loop: tuple[str, _Local, Operation] | None = None,
     ) -> None:
         self._scopes.append([])
         if loop is not None:
             self._declare(*loop)
-        self._walk(block, depth)
+        for block in blocks:
+            self._walk(block, depth)
         for name in self._scopes.pop():
             del self._live[name]
 
@@ -201,7 +213,7 @@ class KernelChecker:
             self._set_type(op, None)
             return
         self.bindings[op] = local.decl
-        found = _kind(op.res.type)
+        found = _kind(op.results[0].type)
         if local.kind is not None and found is not None and found != local.kind:
             self._report("V130", m.variable_read_type(name, found, local.kind), op)
             self._set_type(op, None)
@@ -226,14 +238,14 @@ class KernelChecker:
         result: DataTypeKind | None = None
         if decl is not None:
             element = _kind(decl.element)
-            found = _kind(op.res.type)
+            found = _kind(op.results[0].type)
             if element == DataTypeKind.BYTES:
                 self._report("V013", m.bytes_buffer_operation(name), op)
             elif element is not None and found is not None and found != element:
                 self._report("V130", m.load_result_type(name, found, element), op)
             else:
                 result = element
-        self._index(op.index, "V122", "load", op)
+        self._index(op.operands[0], "V122", "load", op)
         self._set_type(op, result)
 
     def visit_buf_len(self, op: d.BufLenOp, depth: int) -> None:
@@ -247,7 +259,8 @@ class KernelChecker:
 
     def visit_binop(self, op: d.BinOp, depth: int) -> None:
         self._propagate_call_depth(op)
-        for side, value in (("left", op.lhs), ("right", op.rhs)):
+        lhs, rhs = op.operands
+        for side, value in (("left", lhs), ("right", rhs)):
             kind = self._type(value)
             if kind is not None and kind != U32:
                 self._report("V021", m.binary_operand_not_u32(side, kind), op)
@@ -255,24 +268,25 @@ class KernelChecker:
 
     def visit_unop(self, op: d.UnOp, depth: int) -> None:
         self._propagate_call_depth(op)
-        kind = self._type(op.operand)
+        kind = self._type(op.operands[0])
         if kind is not None and kind not in _UNARY_OPERAND_TYPES:
             self._report("V099", m.unary_operand_type(kind), op)
-        self._set_type(op, None if kind is None else _kind(op.res.type))
+        self._set_type(op, None if kind is None else _kind(op.results[0].type))
 
     def visit_select(self, op: d.SelectOp, depth: int) -> None:
         self._propagate_call_depth(op)
-        cond = self._type(op.cond)
+        cond_value, true_value, false_value = op.operands
+        cond = self._type(cond_value)
         if cond is not None and cond not in _CONDITION_TYPES:
             self._report("V029", m.select_condition_type(cond), op)
-        if_true, if_false = self._type(op.if_true), self._type(op.if_false)
+        if_true, if_false = self._type(true_value), self._type(false_value)
         if if_true is not None and if_false is not None and if_true != if_false:
             self._report("V029", m.select_arm_types(if_true, if_false), op)
-        self._set_type(op, None if if_true is None else _kind(op.res.type))
+        self._set_type(op, None if if_true is None else _kind(op.results[0].type))
 
     def visit_cast(self, op: d.CastOp, depth: int) -> None:
         self._propagate_call_depth(op)
-        source, target = self._type(op.value), _kind(op.res.type)
+        source, target = self._type(op.operands[0]), _kind(op.results[0].type)
         if source is not None and target is not None:
             rule = rejected_cast_rule(source, target)
             if rule == "V023":
@@ -296,19 +310,20 @@ class KernelChecker:
                 self._report("V013", m.bytes_buffer_operation(name), op)
             elif element is not None and element != U32:
                 self._report("V014", m.atomic_non_u32_element(name, element), op)
-        self._index(op.index, "V027", "atomic", op)
-        value = self._type(op.value)
-        if value is not None and value != U32:
-            self._report("V057", m.atomic_value_not_u32(value), op)
-        if op.expected is not None:
-            expected = self._type(op.expected)
-            if expected is not None and expected != U32:
-                self._report("V058", m.atomic_expected_not_u32(expected), op)
+        index, value, *expected = op.operands
+        self._index(index, "V027", "atomic", op)
+        value_kind = self._type(value)
+        if value_kind is not None and value_kind != U32:
+            self._report("V057", m.atomic_value_not_u32(value_kind), op)
+        for operand in expected:
+            expected_kind = self._type(operand)
+            if expected_kind is not None and expected_kind != U32:
+                self._report("V058", m.atomic_expected_not_u32(expected_kind), op)
         self._set_type(op, U32)
 
     def visit_call(self, op: d.CallOp, depth: int) -> None:
         op_id = op.op_id.data
-        argument_depth = max((self._call_depths.get(v, 0) for v in op.args), default=0)
+        argument_depth = max((self._call_depths.get(v, 0) for v in op.operands), default=0)
         registry = self.registry
         result: DataTypeKind | None = None
         if not registry.is_known(op_id):
@@ -316,7 +331,7 @@ class KernelChecker:
         else:
             if not registry.is_inlinable(op_id):
                 self._report("V020", m.non_inlinable_call(op_id), op)
-            output, found = registry.output_kind(op_id), _kind(op.res.type)
+            output, found = registry.output_kind(op_id), _kind(op.results[0].type)
             if output is not None and found is not None and found != output:
                 self._report("V130", m.call_result_type(op_id, found, output), op)
             else:
@@ -324,13 +339,13 @@ class KernelChecker:
         total = argument_depth + registry.chain_depth(op_id)
         if total > m.MAX_CALL_DEPTH >= argument_depth:
             self._report("V017", m.call_depth_exceeded(), op)
-        self._call_depths[op.res] = total
+        self._call_depths[op.results[0]] = total
         self._set_type(op, result)
 
     # -- statements ---------------------------------------------------------------
     def visit_let(self, op: d.LetOp, depth: int) -> None:
         name = op.var_name.data
-        self._declare(name, _Local(op, self._type(op.value)), op)
+        self._declare(name, _Local(op, self._type(op.operands[0])), op)
 
     def visit_assign(self, op: d.AssignOp, depth: int) -> None:
         name = op.var_name.data
@@ -342,7 +357,7 @@ class KernelChecker:
         if local.is_loop_variable:
             self._report("V011", m.assignment_to_loop_variable(name), op)
             return
-        found = self._type(op.value)
+        found = self._type(op.operands[0])
         if local.kind is not None and found is not None and found != local.kind:
             self._report("V045", m.assign_type(name, found, local.kind), op)
 
@@ -357,30 +372,31 @@ class KernelChecker:
             if element == DataTypeKind.BYTES:
                 self._report("V013", m.bytes_buffer_operation(name), op)
                 element = None
-        self._index(op.index, "V122", "store", op)
-        value = self._type(op.value)
+        index, value_operand = op.operands
+        self._index(index, "V122", "store", op)
+        value = self._type(value_operand)
         if element is not None and value is not None and value != element:
             self._report("V121", m.store_value_type(name, value, element), op)
 
     def visit_if(self, op: d.IfOp, depth: int) -> None:
-        cond = self._type(op.cond)
+        cond = self._type(op.operands[0])
         if cond is not None and cond not in _CONDITION_TYPES:
             self._report("V022", m.if_condition_type(cond), op)
         inner = self._nested(op, depth)
-        self._walk_scope(op.then_block, inner)
-        self._walk_scope(op.else_block, inner)
+        for region in op.regions:
+            self._walk_scope(region.blocks, inner)
 
     def visit_loop(self, op: d.LoopOp, depth: int) -> None:
-        for bound in (op.lower, op.upper):
+        for bound in op.operands:
             kind = self._type(bound)
             if kind is not None and kind != U32:
                 self._report("V015", m.loop_bound_not_u32(kind), op)
         inner = self._nested(op, depth)
         name = op.var_name.data
-        self._walk_scope(op.body_block, inner, (name, _Local(op, U32), op))
+        self._walk_scope(op.regions[0].blocks, inner, (name, _Local(op, U32), op))
 
     def visit_block(self, op: d.BlockOp, depth: int) -> None:
-        self._walk_scope(op.body_block, self._nested(op, depth))
+        self._walk_scope(op.regions[0].blocks, self._nested(op, depth))
 
     def visit_barrier(self, op: d.BarrierOp, depth: int) -> None:
         self._barrier_orders[op] = self._order

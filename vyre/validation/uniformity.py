@@ -24,16 +24,18 @@ precise).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
 
 _WRITABLE = frozenset({d.AccessKind.READ_WRITE.value, d.AccessKind.WORKGROUP.value})
-_ALWAYS_NON_UNIFORM = (d.InvocationIdOp, d.LocalIdOp, d.AtomicOp, d.CallOp)
-_ALWAYS_UNIFORM = (d.WorkgroupIdOp, d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.BufLenOp)
+_ALWAYS_NON_UNIFORM = frozenset({d.InvocationIdOp, d.LocalIdOp, d.AtomicOp, d.CallOp})
+_ALWAYS_UNIFORM = frozenset(
+    {d.WorkgroupIdOp, d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.BufLenOp}
+)
 _UNSTABLE_PASSES_BEFORE_WIDENING = 2
 # The precise analysis may visit this many ops before it restarts in widening mode.
 WORK_PER_NODE = 16
@@ -68,7 +70,7 @@ class UniformityAnalysis:
     `bindings` maps every resolved `vyre.var` and `vyre.assign` op to the op
     declaring its local (the `vyre.let` or the `vyre.loop`)."""
 
-    writable_buffers: frozenset[str]
+    writable_buffers: frozenset[Attribute]
     bindings: Mapping[Operation, Operation]
     budget: int
     widen_at_entry: bool = False
@@ -89,9 +91,7 @@ class UniformityAnalysis:
         node_count: int,
     ) -> set[Operation]:
         writable = frozenset(
-            decl.buffer_name.data
-            for decl in kernel.buffer_decls
-            if decl.access.data in _WRITABLE
+            decl.buffer_name for decl in kernel.buffer_decls if decl.access.data in _WRITABLE
         )
         budget = WORK_PER_NODE * node_count + BASE_WORK
         analysis = cls(writable, bindings, budget)
@@ -128,10 +128,11 @@ class UniformityAnalysis:
             self._state[key] = old
         del self._declared[declared_mark:]
 
-    def _walk_scoped(self, block: Block, divergent: bool) -> dict[_Key, bool]:
-        """Walk `block` from the current state; return its effects and undo them."""
+    def _walk_scoped(self, blocks: Iterable[Block], divergent: bool) -> dict[_Key, bool]:
+        """Walk `blocks` from the current state; return their effects and undo them."""
         mark, declared_mark = len(self._undo_log), len(self._declared)
-        self.walk_block(block, divergent)
+        for block in blocks:
+            self.walk_block(block, divergent)
         changes = self._changes_since(mark, declared_mark)
         self._undo(mark, declared_mark)
         return changes
@@ -152,20 +153,25 @@ class UniformityAnalysis:
             else:
                 self._statement(op, divergent or self._get(_DIVERGED))
 
+    def _walk_body(self, op: Operation, divergent: bool) -> None:
+        for block in op.regions[0].blocks:
+            self.walk_block(block, divergent)
+
     def _non_uniform(self, value: SSAValue) -> bool:
         return self._non_uniform_values.get(value, True)
 
     def _expression(self, op: Operation) -> None:
-        if isinstance(op, _ALWAYS_NON_UNIFORM):
+        kind = type(op)
+        if kind in _ALWAYS_NON_UNIFORM:
             non_uniform = True
-        elif isinstance(op, _ALWAYS_UNIFORM):
+        elif kind in _ALWAYS_UNIFORM:
             non_uniform = False
-        elif isinstance(op, d.VarOp):
+        elif kind is d.VarOp:
             binding = self.bindings.get(op)
             non_uniform = binding is not None and self._get(binding)
-        elif isinstance(op, d.LoadOp):
-            non_uniform = op.buffer.data in self.writable_buffers or self._non_uniform(
-                op.index
+        elif kind is d.LoadOp:
+            non_uniform = op.properties["buffer"] in self.writable_buffers or any(
+                self._non_uniform(v) for v in op.operands
             )
         else:
             non_uniform = any(self._non_uniform(v) for v in op.operands)
@@ -173,39 +179,41 @@ class UniformityAnalysis:
             self._non_uniform_values[result] = non_uniform
 
     def _statement(self, op: Operation, divergent: bool) -> None:
-        match op:
-            case d.LetOp():
-                self._declared.append(op)
-                self._set(op, self._non_uniform(op.value))
-            case d.AssignOp():
-                binding = self.bindings.get(op)
-                if binding is not None:
-                    self._set(binding, divergent or self._non_uniform(op.value))
-            case d.ReturnOp():
-                if divergent:
-                    self._set(_DIVERGED, True)
-            case d.BarrierOp():
-                if divergent:
-                    self.divergent_barriers.add(op)
-            case d.BlockOp():
-                self.walk_block(op.body_block, divergent)
-            case d.IfOp():
-                self._if(op, divergent)
-            case d.LoopOp():
-                self._loop(op, divergent)
-            case _:
-                self.walk_regions(op, divergent)
+        kind = type(op)
+        if kind is d.LetOp:
+            self._declared.append(op)
+            self._set(op, self._non_uniform(op.operands[0]))
+        elif kind is d.AssignOp:
+            binding = self.bindings.get(op)
+            if binding is not None:
+                self._set(binding, divergent or self._non_uniform(op.operands[0]))
+        elif kind is d.ReturnOp:
+            if divergent:
+                self._set(_DIVERGED, True)
+        elif kind is d.BarrierOp:
+            if divergent:
+                self.divergent_barriers.add(op)
+        elif kind is d.BlockOp:
+            self._walk_body(op, divergent)
+        elif kind is d.IfOp:
+            self._if(op, divergent)
+        elif kind is d.LoopOp:
+            self._loop(op, divergent)
+        elif kind is not d.StoreOp:
+            self.walk_regions(op, divergent)
 
     def _if(self, op: d.IfOp, divergent: bool) -> None:
-        inner = divergent or self._non_uniform(op.cond)
-        then_changes = self._walk_scoped(op.then_block, inner)
-        else_changes = self._walk_scoped(op.else_block, inner)
+        inner = divergent or self._non_uniform(op.operands[0])
+        then_region, else_region = op.regions
+        then_changes = self._walk_scoped(then_region.blocks, inner)
+        else_changes = self._walk_scoped(else_region.blocks, inner)
         for key in then_changes | else_changes:
             before = self._get(key)
             self._set(key, then_changes.get(key, before) or else_changes.get(key, before))
 
     def _loop(self, op: d.LoopOp, divergent: bool) -> None:
-        bounds_non_uniform = self._non_uniform(op.lower) or self._non_uniform(op.upper)
+        lower, upper = op.operands
+        bounds_non_uniform = self._non_uniform(lower) or self._non_uniform(upper)
         inner = divergent or bounds_non_uniform
         self._declared.append(op)
         self._set(op, bounds_non_uniform)
@@ -214,7 +222,7 @@ class UniformityAnalysis:
         unstable_passes = 0
         while True:
             # The loop header state: the entry state met with every back edge.
-            changes = self._walk_scoped(op.body_block, inner)
+            changes = self._walk_scoped(op.regions[0].blocks, inner)
             lowered = [key for key, value in changes.items() if value and not self._get(key)]
             if not lowered:
                 return

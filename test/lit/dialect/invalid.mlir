@@ -8,7 +8,6 @@
 
 // V001
 vyre.kernel @main workgroup_size(64, 1, 1) buffers(@a : read_only u32 binding(0), @a : read_write u32 binding(1)) {
-
 }
 
 // CHECK: vyre IR validation: duplicate buffer name `a`. Fix: each buffer must have a unique name.
@@ -18,7 +17,6 @@ vyre.kernel @main workgroup_size(64, 1, 1) buffers(@a : read_only u32 binding(0)
 
 // V002
 vyre.kernel @main workgroup_size(64, 1, 1) buffers(@a : read_only u32 binding(3), @b : read_write u32 binding(3), @tile : workgroup u32[16]) {
-
 }
 
 // CHECK: vyre IR validation: duplicate binding slot 3 (buffer `b`). Fix: each buffer must have a unique binding.
@@ -28,7 +26,6 @@ vyre.kernel @main workgroup_size(64, 1, 1) buffers(@a : read_only u32 binding(3)
 
 // V003
 vyre.kernel @main workgroup_size(64, 0, 1) buffers(@out : read_write u32 binding(0)) {
-
 }
 
 // CHECK: vyre IR validation: workgroup_size[1] is 0. Fix: all workgroup dimensions must be >= 1.
@@ -417,7 +414,6 @@ vyre.kernel @main workgroup_size(64, 1, 1) buffers(@out : read_write u32 binding
 
 // V024
 vyre.kernel @main workgroup_size(64, 1, 1) buffers(@tile : workgroup u32) {
-
 }
 
 // CHECK: vyre IR validation: workgroup buffer `tile` has count 0. Fix: declare a positive element count.
