@@ -67,7 +67,7 @@ def test_region_ops_hold_one_block() -> None:
 CUSTOM = """\
 builtin.module {
   vyre.kernel @k workgroup_size(8, 2, 1) buffers(@a : read_only u64 binding(0), @o : read_write u32[4] binding(1), @t : workgroup vec4u32[16]) {
-    %0 = vyre.local_id y
+    %0 = vyre.workgroup_id y
     %1 = vyre.lit_u32 7
     %2 = vyre.binop shl %0, %1
     vyre.let "v" = %2
