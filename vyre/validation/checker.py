@@ -13,7 +13,8 @@ reads an unknown buffer or variable, a bytes buffer, an unknown op...) has type
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from typing import Any
 from dataclasses import dataclass, field
 
@@ -32,6 +33,11 @@ _CONDITION_TYPES = frozenset({DataTypeKind.U32, DataTypeKind.BOOL})
 _UNARY_OPERAND_TYPES = frozenset({DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL})
 _WRITABLE = frozenset({AccessKind.READ_WRITE.value, AccessKind.WORKGROUP.value})
 _KERNEL_ORDER = -1
+_NESTING_OPS = frozenset({d.IfOp, d.LoopOp, d.BlockOp})
+# Programs whose regions nest deeper than this get only the kernel-level and
+# size findings (V001-V003, V018, V019, V024): the rule walks recurse once per
+# level and such a program is far over the V018 limit anyway.
+MAX_WALK_DEPTH = 128
 
 
 _KINDS: dict[Attribute, DataTypeKind | None] = {}
@@ -49,6 +55,43 @@ def _kind(attr: Attribute) -> DataTypeKind | None:
             kind = None
     _KINDS[attr] = kind
     return kind
+
+
+@dataclass(frozen=True)
+class KernelShape:
+    """Sizes measured without recursion: node count (V019), If/Loop/Block
+    nesting (V018) with the first op at the deepest level and its program-order
+    index, and the depth of regions of any kind (bounds the recursive walks)."""
+
+    node_count: int
+    nesting: int
+    deepest: tuple[int, Operation] | None
+    region_depth: int
+
+    @classmethod
+    def measure(cls, kernel: d.KernelOp) -> KernelShape:
+        count, nesting, region_depth = 0, 0, 0
+        deepest: tuple[int, Operation] | None = None
+        stack: list[tuple[Iterator[Operation], int, int]] = [(_ops_of(kernel), 0, 0)]
+        while stack:
+            ops, op_nesting, op_region_depth = stack[-1]
+            op = next(ops, None)
+            if op is None:
+                stack.pop()
+                continue
+            count += 1
+            if not op.regions:
+                continue
+            inner_nesting = op_nesting + (type(op) in _NESTING_OPS)
+            if inner_nesting > nesting:
+                nesting, deepest = inner_nesting, (count, op)
+            region_depth = max(region_depth, op_region_depth + 1)
+            stack.append((_ops_of(op), inner_nesting, op_region_depth + 1))
+        return cls(count, nesting, deepest, region_depth)
+
+
+def _ops_of(op: Operation) -> Iterator[Operation]:
+    return chain.from_iterable(block.ops for region in op.regions for block in region.blocks)
 
 
 @dataclass(frozen=True)
@@ -78,22 +121,22 @@ class KernelChecker:
     _live: dict[str, _Local] = field(default_factory=lambda: {})
     _scopes: list[list[str]] = field(default_factory=lambda: [[]])
     bindings: dict[Operation, Operation] = field(default_factory=lambda: {})
-    _max_nesting: int = 0
-    _max_nesting_op: tuple[int, Operation] | None = None
     _barrier_orders: dict[Operation, int] = field(default_factory=lambda: {})
 
     @classmethod
     def check(cls, kernel: d.KernelOp) -> list[Diagnostic]:
         checker = cls(kernel)
         checker._check_kernel_header()
-        for region in kernel.regions:
-            for block in region.blocks:
-                checker._walk(block, depth=0)
-        checker._check_limits()
-        for barrier in UniformityAnalysis.run(kernel, checker.bindings, checker._order):
-            checker._report_at(
-                checker._order_of_barrier(barrier), "V010", m.divergent_barrier(), barrier
-            )
+        shape = KernelShape.measure(kernel)
+        if shape.region_depth <= MAX_WALK_DEPTH:
+            for region in kernel.regions:
+                for block in region.blocks:
+                    checker._walk(block)
+            barriers = UniformityAnalysis.run(kernel, checker.bindings, shape.node_count)
+            for barrier in barriers:
+                order = checker._barrier_orders.get(barrier, shape.node_count)
+                checker._report_at(order, "V010", m.divergent_barrier(), barrier)
+        checker._check_limits(shape)
         checker._found.sort(key=lambda entry: (entry[0], entry[1]))
         return [diagnostic for _, _, diagnostic in checker._found]
 
@@ -103,9 +146,6 @@ class KernelChecker:
 
     def _report(self, rule: str, message: str, op: Operation) -> None:
         self._report_at(self._order, rule, message, op)
-
-    def _order_of_barrier(self, barrier: Operation) -> int:
-        return self._barrier_orders.get(barrier, self._order)
 
     # -- kernel-level rules ---------------------------------------------------
     def _check_kernel_header(self) -> None:
@@ -133,11 +173,11 @@ class KernelChecker:
                     _KERNEL_ORDER, "V024", m.zero_count_workgroup_buffer(name), kernel
                 )
 
-    def _check_limits(self) -> None:
-        if self._max_nesting > m.MAX_NESTING_DEPTH and self._max_nesting_op is not None:
-            order, op = self._max_nesting_op
-            self._report_at(order, "V018", m.nesting_depth_exceeded(self._max_nesting), op)
-        if self._order > m.MAX_NODE_COUNT:
+    def _check_limits(self, shape: KernelShape) -> None:
+        if shape.nesting > m.MAX_NESTING_DEPTH and shape.deepest is not None:
+            order, op = shape.deepest
+            self._report_at(order, "V018", m.nesting_depth_exceeded(shape.nesting), op)
+        if shape.node_count > m.MAX_NODE_COUNT:
             self._report_at(_KERNEL_ORDER, "V019", m.node_count_exceeded(), self.kernel)
 
     # -- scopes -----------------------------------------------------------------
@@ -149,35 +189,25 @@ class KernelChecker:
         self._scopes[-1].append(name)
 
     def _walk_scope(
-        self,
-        blocks: Iterable[Block],
-        depth: int,
-        loop: tuple[str, _Local, Operation] | None = None,
+        self, blocks: Iterable[Block], loop: tuple[str, _Local, Operation] | None = None
     ) -> None:
         self._scopes.append([])
         if loop is not None:
             self._declare(*loop)
         for block in blocks:
-            self._walk(block, depth)
+            self._walk(block)
         for name in self._scopes.pop():
             del self._live[name]
 
     # -- the walk ---------------------------------------------------------------
-    def _walk(self, block: Block, depth: int) -> None:
+    def _walk(self, block: Block) -> None:
         for op in block.ops:
             self._order += 1
             visit = _VISITORS.get(type(op))
             if visit is not None:
-                visit(self, op, depth)
+                visit(self, op)
             else:
-                self._foreign(op, depth)
-
-    def _nested(self, op: Operation, depth: int) -> int:
-        depth += 1
-        if depth > self._max_nesting:
-            self._max_nesting = depth
-            self._max_nesting_op = (self._order, op)
-        return depth
+                self._foreign(op)
 
     def _type(self, value: SSAValue) -> DataTypeKind | None:
         if value in self._types:
@@ -193,19 +223,19 @@ class KernelChecker:
             self._call_depths[op.results[0]] = depth
         return depth
 
-    def _foreign(self, op: Operation, depth: int) -> None:
+    def _foreign(self, op: Operation) -> None:
         """An op of another dialect: no rule applies; its results are untyped."""
         for result in op.results:
             self._types[result] = None
         for region in op.regions:
             for block in region.blocks:
-                self._walk(block, depth)
+                self._walk(block)
 
     # -- expressions ------------------------------------------------------------
-    def visit_literal(self, op: d.ExprOp, depth: int) -> None:
+    def visit_literal(self, op: d.ExprOp) -> None:
         self._set_type(op, _kind(op.results[0].type))
 
-    def visit_var(self, op: d.VarOp, depth: int) -> None:
+    def visit_var(self, op: d.VarOp) -> None:
         name = op.var_name.data
         local = self._live.get(name)
         if local is None:
@@ -231,7 +261,7 @@ class KernelChecker:
         if kind is not None and kind != U32:
             self._report(rule, m.index_not_u32(use, kind), op)
 
-    def visit_load(self, op: d.LoadOp, depth: int) -> None:
+    def visit_load(self, op: d.LoadOp) -> None:
         self._propagate_call_depth(op)
         name = op.buffer.data
         decl = self._buffer(name, "load from", op)
@@ -248,16 +278,16 @@ class KernelChecker:
         self._index(op.operands[0], "V122", "load", op)
         self._set_type(op, result)
 
-    def visit_buf_len(self, op: d.BufLenOp, depth: int) -> None:
+    def visit_buf_len(self, op: d.BufLenOp) -> None:
         self._buffer(op.buffer.data, "buflen of", op)
         self._set_type(op, U32)
 
-    def visit_id(self, op: d.IdOp, depth: int) -> None:
+    def visit_id(self, op: d.IdOp) -> None:
         if op.axis.data > 2:
             self._report("V007", m.axis_out_of_range(op.axis.data), op)
         self._set_type(op, U32)
 
-    def visit_binop(self, op: d.BinOp, depth: int) -> None:
+    def visit_binop(self, op: d.BinOp) -> None:
         self._propagate_call_depth(op)
         lhs, rhs = op.operands
         for side, value in (("left", lhs), ("right", rhs)):
@@ -266,14 +296,14 @@ class KernelChecker:
                 self._report("V021", m.binary_operand_not_u32(side, kind), op)
         self._set_type(op, U32)
 
-    def visit_unop(self, op: d.UnOp, depth: int) -> None:
+    def visit_unop(self, op: d.UnOp) -> None:
         self._propagate_call_depth(op)
         kind = self._type(op.operands[0])
         if kind is not None and kind not in _UNARY_OPERAND_TYPES:
             self._report("V099", m.unary_operand_type(kind), op)
         self._set_type(op, None if kind is None else _kind(op.results[0].type))
 
-    def visit_select(self, op: d.SelectOp, depth: int) -> None:
+    def visit_select(self, op: d.SelectOp) -> None:
         self._propagate_call_depth(op)
         cond_value, true_value, false_value = op.operands
         cond = self._type(cond_value)
@@ -284,7 +314,7 @@ class KernelChecker:
             self._report("V029", m.select_arm_types(if_true, if_false), op)
         self._set_type(op, None if if_true is None else _kind(op.results[0].type))
 
-    def visit_cast(self, op: d.CastOp, depth: int) -> None:
+    def visit_cast(self, op: d.CastOp) -> None:
         self._propagate_call_depth(op)
         source, target = self._type(op.operands[0]), _kind(op.results[0].type)
         if source is not None and target is not None:
@@ -295,7 +325,7 @@ class KernelChecker:
                 self._report("V012", m.unsupported_cast(source, target), op)
         self._set_type(op, target)
 
-    def visit_atomic(self, op: d.AtomicOp, depth: int) -> None:
+    def visit_atomic(self, op: d.AtomicOp) -> None:
         self._propagate_call_depth(op)
         name = op.buffer.data
         decl = self._buffer(name, "atomic on", op)
@@ -321,7 +351,7 @@ class KernelChecker:
                 self._report("V058", m.atomic_expected_not_u32(expected_kind), op)
         self._set_type(op, U32)
 
-    def visit_call(self, op: d.CallOp, depth: int) -> None:
+    def visit_call(self, op: d.CallOp) -> None:
         op_id = op.op_id.data
         argument_depth = max((self._call_depths.get(v, 0) for v in op.operands), default=0)
         registry = self.registry
@@ -343,11 +373,11 @@ class KernelChecker:
         self._set_type(op, result)
 
     # -- statements ---------------------------------------------------------------
-    def visit_let(self, op: d.LetOp, depth: int) -> None:
+    def visit_let(self, op: d.LetOp) -> None:
         name = op.var_name.data
         self._declare(name, _Local(op, self._type(op.operands[0])), op)
 
-    def visit_assign(self, op: d.AssignOp, depth: int) -> None:
+    def visit_assign(self, op: d.AssignOp) -> None:
         name = op.var_name.data
         local = self._live.get(name)
         if local is None:
@@ -361,7 +391,7 @@ class KernelChecker:
         if local.kind is not None and found is not None and found != local.kind:
             self._report("V045", m.assign_type(name, found, local.kind), op)
 
-    def visit_store(self, op: d.StoreOp, depth: int) -> None:
+    def visit_store(self, op: d.StoreOp) -> None:
         name = op.buffer.data
         decl = self._buffer(name, "store to", op)
         element: DataTypeKind | None = None
@@ -378,34 +408,32 @@ class KernelChecker:
         if element is not None and value is not None and value != element:
             self._report("V121", m.store_value_type(name, value, element), op)
 
-    def visit_if(self, op: d.IfOp, depth: int) -> None:
+    def visit_if(self, op: d.IfOp) -> None:
         cond = self._type(op.operands[0])
         if cond is not None and cond not in _CONDITION_TYPES:
             self._report("V022", m.if_condition_type(cond), op)
-        inner = self._nested(op, depth)
         for region in op.regions:
-            self._walk_scope(region.blocks, inner)
+            self._walk_scope(region.blocks)
 
-    def visit_loop(self, op: d.LoopOp, depth: int) -> None:
+    def visit_loop(self, op: d.LoopOp) -> None:
         for bound in op.operands:
             kind = self._type(bound)
             if kind is not None and kind != U32:
                 self._report("V015", m.loop_bound_not_u32(kind), op)
-        inner = self._nested(op, depth)
         name = op.var_name.data
-        self._walk_scope(op.regions[0].blocks, inner, (name, _Local(op, U32), op))
+        self._walk_scope(op.regions[0].blocks, (name, _Local(op, U32), op))
 
-    def visit_block(self, op: d.BlockOp, depth: int) -> None:
-        self._walk_scope(op.regions[0].blocks, self._nested(op, depth))
+    def visit_block(self, op: d.BlockOp) -> None:
+        self._walk_scope(op.regions[0].blocks)
 
-    def visit_barrier(self, op: d.BarrierOp, depth: int) -> None:
+    def visit_barrier(self, op: d.BarrierOp) -> None:
         self._barrier_orders[op] = self._order
 
-    def visit_return(self, op: d.ReturnOp, depth: int) -> None:
+    def visit_return(self, op: d.ReturnOp) -> None:
         pass
 
 
-_Visitor = Callable[[KernelChecker, Any, int], None]
+_Visitor = Callable[[KernelChecker, Any], None]
 _VISITORS: dict[type[Operation], _Visitor] = {
     d.LitU32Op: KernelChecker.visit_literal,
     d.LitI32Op: KernelChecker.visit_literal,

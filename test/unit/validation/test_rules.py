@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import pytest
+from xdsl.ir import Operation
 
 import vyre
 from vyre.ir import AtomicOp, BufferAccess, BufferDecl, DataType, Program
@@ -439,3 +440,27 @@ def test_v025_atomic_on_workgroup_buffer() -> None:
     assert found(prog) == [
         ("V025", "vyre IR validation: atomic on non-writable buffer `tile`. Fix: declare it with BufferAccess::ReadWrite.")
     ]
+
+
+def test_v018_beyond_the_walk_depth_reports_sizes_without_recursing() -> None:
+    # 5000 nested blocks (built from dialect ops: the builder itself recurses)
+    from vyre.dialects import vyre as d
+
+    ops: list[Operation] = [d.BarrierOp()]
+    for _ in range(5000):
+        ops = [d.BlockOp(ops)]
+    kernel = d.KernelOp("k", (0, 1, 1), [], ops)
+    assert [(x.rule, x.message) for x in vyre.validate(kernel)] == [
+        ("V003", "vyre IR validation: workgroup_size[0] is 0. Fix: all workgroup dimensions must be >= 1."),
+        (
+            "V018",
+            "vyre IR validation: V018: program nesting depth 5000 exceeds max 64. Fix: flatten nested If/Loop/Block structures or split the program before lowering.",
+        ),
+    ]
+
+
+def test_v018_reported_with_the_other_findings_below_the_walk_depth() -> None:
+    body: list[N] = [N.barrier()]
+    for level in range(100):
+        body = [N.if_(E.local_id(0) if level == 0 else E.u32(1), body)]
+    assert [x.rule for x in vyre.validate(program(body))] == ["V018", "V010"]
