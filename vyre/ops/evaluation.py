@@ -102,6 +102,8 @@ def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:
         array = np.asarray(value)
         if array.ndim == 0:
             array = array.reshape(1)
+        if array.size == 0:
+            array = array.astype(np.int64).reshape(0)
         if array.ndim != 1 or not (
             np.issubdtype(array.dtype, np.integer) or array.dtype == np.bool_
         ):
