@@ -14,7 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
@@ -31,17 +31,19 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from vyre.dialects.vyre import KernelOp
 from vyre.text import LocatingParser, format_parse_error
+from vyre.validate import ValidationError, validate
 
 
 class ToolError(Exception):
     """A user error that ends the run: reported as `vyre-opt: error: ...`."""
 
 
-@dataclass(frozen=True)
 class DiagnosticsError(DiagnosticException):
     """Located findings of verification or validation, one line each."""
 
-    lines: tuple[str, ...]
+    def __init__(self, lines: Sequence[str]):
+        super().__init__("\n".join(lines))
+        self.lines = tuple(lines)
 
 
 class VyreOptMain(xDSLOptMain):
@@ -164,8 +166,11 @@ class VyreOptMain(xDSLOptMain):
             return list(error.lines)
         except DiagnosticException as error:
             return [f"{self.get_input_name()}: error: {_one_line(str(error))}"]
+        except ValidationError as error:
+            name = self.get_input_name()
+            return [_located(d.op, name, d.message) for d in error.diagnostics]
         except (ValueError, NotImplementedError) as error:
-            # raised by a target (e.g. a ValidationError from the WGSL lowering)
+            # raised by a pass or a target on input it cannot handle
             return [f"{self.get_input_name()}: error: {_one_line(str(error))}"]
         finally:
             chunk.close()
@@ -244,25 +249,23 @@ def check_module(module: ModuleOp, input_name: str) -> None:
     Structural (IRDL) errors of single ops come first and stop the check, since
     the spec validator expects well-formed ops; then every finding of
     `vyre.validate` on each kernel, one line per diagnostic."""
-    from vyre.validate import validate
-
     for op in module.walk(region_first=True):
         if isinstance(op, ModuleOp | KernelOp):
             continue
         if isinstance(op.parent_op(), ModuleOp):
-            raise DiagnosticsError(
-                (_located(op, input_name, f"'{op.name}' must be inside a vyre.kernel"),)
-            )
+            message = f"'{op.name}' must be inside a vyre.kernel"
+            raise DiagnosticsError([_located(op, input_name, message)])
         if (message := _verify_one(op)) is not None:
-            raise DiagnosticsError((_located(op, input_name, message),))
+            raise DiagnosticsError([_located(op, input_name, message)])
     lines: list[str] = []
     for kernel in module.ops:
         if not isinstance(kernel, KernelOp):
             continue
-        for diagnostic in validate(kernel):
+        diagnostics = validate(kernel)
+        for diagnostic in diagnostics:
             op = diagnostic.op if diagnostic.op is not None else kernel
             lines.append(_located(op, input_name, diagnostic.message))
-        if not lines and (message := _verify_one(kernel)) is not None:
+        if not diagnostics and (message := _verify_one(kernel)) is not None:
             lines.append(_located(kernel, input_name, message))
     if not lines and (message := _verify_one(module)) is not None:
         lines.append(_located(module, input_name, message))
@@ -278,9 +281,9 @@ def _verify_one(op: Operation) -> str | None:
     return None
 
 
-def _located(op: Operation, input_name: str, message: str) -> str:
+def _located(op: Operation | None, input_name: str, message: str) -> str:
     """`file:line:col: error: message`, using the nearest located ancestor."""
-    node: Operation | None = op
+    node = op
     while node is not None:
         loc = node.location
         if isinstance(loc, FileLineColLoc):

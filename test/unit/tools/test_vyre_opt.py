@@ -144,7 +144,10 @@ def test_the_pass_registry_lists_vyre_passes() -> None:
 
 
 def test_an_unavailable_vyre_pass_is_a_clear_error(write, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vyre.passes
+
     monkeypatch.setitem(sys.modules, "vyre.passes.inline_calls", None)
+    monkeypatch.delattr(vyre.passes, "inline_calls", raising=False)
     result = run_opt(write(SMALL), "-p", "inline-calls")
     assert result.code == 1
     assert result.err.startswith("vyre-opt: error: pass 'inline-calls' is not available")
@@ -177,7 +180,10 @@ def test_unknown_target_is_a_usage_error(write) -> None:
 
 
 def test_missing_wgsl_lowering_is_a_clear_error(write, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vyre.lowering
+
     monkeypatch.setitem(sys.modules, "vyre.lowering.target", None)
+    monkeypatch.delattr(vyre.lowering, "target", raising=False)
     result = run_opt(write(SMALL), "-t", "wgsl")
     assert result.code == 1
     assert result.err.startswith("vyre-opt: error: target 'wgsl' is not available")
