@@ -10,8 +10,9 @@ traceback.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, SSAValue
@@ -22,9 +23,9 @@ from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.memory import BufferInfo
 from vyre.runtime.interp.values import (
     SCALARS,
-    binop,
+    binop_function,
     cast_function,
-    unop,
+    unop_function,
     words_per_value,
 )
 
@@ -35,11 +36,15 @@ _ID_FAMILIES: dict[type[Operation], str] = {
 }
 
 
+_KINDS = {kind.value: kind for kind in d.DataTypeKind}
+
+
 def value_kind(value: SSAValue, user: Operation) -> d.DataTypeKind:
     ty = value.type
-    if not isinstance(ty, d.DataTypeAttr):
-        raise InterpError(f"`{user.name}` has an operand of non-vyre type {ty}")
-    return ty.data_kind
+    kind = _KINDS.get(ty.kind.data) if isinstance(ty, d.DataTypeAttr) else None
+    if kind is None:
+        raise InterpError(f"`{user.name}` has a value of non-vyre type {ty}")
+    return kind
 
 
 def _scalar_operand(value: SSAValue, user: Operation, role: str, rule: str) -> None:
@@ -53,61 +58,55 @@ def _scalar_operand(value: SSAValue, user: Operation, role: str, rule: str) -> N
 
 @dataclass
 class Compiler:
+    """One compilation: value slots by SSA value (keyed by id) and the values
+    visible at the current point (defined earlier in an enclosing block)."""
+
     buffers: Mapping[str, BufferInfo]
     counts: Mapping[str, int]
-    slots: dict[SSAValue, int] = field(default_factory=dict)
-    visible: list[set[SSAValue]] = field(default_factory=list)
+    slots: dict[int, int] = field(default_factory=dict)
+    visible: set[int] = field(default_factory=set)
 
     # -- blocks ---------------------------------------------------------------
     def body(self, block: IRBlock) -> m.Body:
-        self.visible.append(set())
+        ops = list(block.ops)
         try:
-            ops = list(block.ops)
             steps = [self.step(op) for op in ops]
             frees = self._frees(block, ops)
         finally:
-            self.visible.pop()
+            for op in ops:
+                for result in op.results:
+                    self.visible.discard(id(result))
         return m.Body(tuple(steps), frees)
 
     def _frees(self, block: IRBlock, ops: list[Operation]) -> tuple[tuple[int, ...], ...]:
         """For each op of the block, the slots whose last use (anywhere below
         the block) is that op, so that memory stays bounded on long programs."""
-        position = {op: k for k, op in enumerate(ops)}
+        position = {id(op): k for k, op in enumerate(ops)}
         frees: list[list[int]] = [[] for _ in ops]
         for k, op in enumerate(ops):
             for result in op.results:
                 last = k
                 for use in result.uses:
-                    last = max(last, position[self._ancestor_in(use.operation, block)])
-                frees[last].append(self.slots[result])
+                    user: Operation | None = use.operation
+                    while user is not None and id(user) not in position:
+                        user = user.parent_op()
+                    if user is None:
+                        raise InterpError(
+                            f"a value of `{op.name}` is used outside the block that defines it"
+                        )
+                    last = max(last, position[id(user)])
+                frees[last].append(self.slots[id(result)])
         return tuple(tuple(slots) for slots in frees)
-
-    @staticmethod
-    def _ancestor_in(op: Operation, block: IRBlock) -> Operation:
-        current: Operation | None = op
-        while current is not None and current.parent_block() is not block:
-            current = current.parent_op()
-        if current is None:
-            raise InterpError(f"a value is used outside the block that defines it ({op.name})")
-        return current
 
     # -- operands and results ---------------------------------------------------
     def operand(self, value: SSAValue, user: Operation) -> int:
-        if not any(value in frame for frame in self.visible):
+        key = id(value)
+        if key not in self.visible:
             raise InterpError(
                 f"`{user.name}` uses a value that is not defined before it in an "
                 "enclosing statement list"
             )
-        return self.slots[value]
-
-    def result(self, op: Operation) -> int:
-        if len(op.results) != 1:
-            raise InterpError(f"expression op `{op.name}` must have exactly one result")
-        value = op.results[0]
-        slot = len(self.slots)
-        self.slots[value] = slot
-        self.visible[-1].add(value)
-        return slot
+        return self.slots[key]
 
     def buffer(self, name: str, user: Operation) -> BufferInfo:
         info = self.buffers.get(name)
@@ -126,92 +125,83 @@ class Compiler:
 
     # -- ops --------------------------------------------------------------------
     def step(self, op: Operation) -> m.Step:
-        if isinstance(op, d.ExprOp):
-            return self.expression(op)
-        return self.statement(op)
-
-    def expression(self, op: d.ExprOp) -> m.Step:
-        step = self._expression(op)
-        # a result is visible to later ops only: register it after its operands
-        self.result(op)
+        expression = _EXPRESSIONS.get(type(op))
+        if expression is None:
+            statement = _STATEMENTS.get(type(op))
+            if statement is None:
+                raise InterpError(f"the interpreter does not know op `{op.name}`")
+            return statement(self, op)
+        if len(op.results) != 1:
+            raise InterpError(f"expression op `{op.name}` must have exactly one result")
+        slot = len(self.slots)
+        step = expression(self, op, slot)
+        # the result is visible to later ops only: register it after the operands
+        key = id(op.results[0])
+        self.slots[key] = slot
+        self.visible.add(key)
         return step
 
-    def _expression(self, op: d.ExprOp) -> m.Step:
-        slot = len(self.slots)
-        match op:
-            case d.LitU32Op() | d.LitBoolOp():
-                return m.Constant(slot, (op.value.data & 0xFFFF_FFFF,))
-            case d.LitI32Op():
-                return m.Constant(slot, (op.value.data & 0xFFFF_FFFF,))
-            case d.BufLenOp():
-                info = self.buffer(op.buffer.data, op)
-                return m.Constant(slot, (self.counts[info.name] & 0xFFFF_FFFF,))
-            case d.InvocationIdOp() | d.WorkgroupIdOp() | d.LocalIdOp():
-                axis = op.axis.data
-                if not 0 <= axis <= 2:
-                    raise InterpError(
-                        f"invocation/workgroup ID axis {axis} out of range (V007)"
-                    )
-                return m.Identity(slot, _ID_FAMILIES[type(op)], axis)
-            case d.VarOp():
-                width = words_per_value(op.value_type.data_kind)
-                return m.ReadVar(slot, op.var_name.data, width)
-            case d.LoadOp():
-                info = self._typed_buffer(op.buffer.data, op, "load")
-                _scalar_operand(op.index, op, "index", "V021")
-                if words_per_value(op.value_type.data_kind) != info.words_per_element:
-                    raise InterpError(
-                        f"load from buffer `{info.name}` of {info.element.value} elements "
-                        f"typed as `{op.value_type.data_kind.value}`"
-                    )
-                return m.Load(slot, info.name, info.is_workgroup, self.operand(op.index, op))
-            case d.BinOp():
-                _scalar_operand(op.lhs, op, "left operand", "V021")
-                _scalar_operand(op.rhs, op, "right operand", "V021")
-                kind = op.op_kind
+    # -- expressions ------------------------------------------------------------
+    def _literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp, slot: int) -> m.Step:
+        return m.Constant(slot, (op.value.data & 0xFFFF_FFFF,))
 
-                def apply_binop(a: m.Lanes, b: m.Lanes) -> m.Lanes:
-                    return binop(kind, a, b)
+    def _buf_len(self, op: d.BufLenOp, slot: int) -> m.Step:
+        info = self.buffer(op.buffer.data, op)
+        return m.Constant(slot, (self.counts[info.name] & 0xFFFF_FFFF,))
 
-                return m.Apply2(
-                    slot, apply_binop, self.operand(op.lhs, op), self.operand(op.rhs, op)
-                )
-            case d.UnOp():
-                _scalar_operand(op.operand, op, "operand", "V021")
-                unary = op.op_kind
+    def _id(self, op: d.IdOp, slot: int) -> m.Step:
+        axis = op.axis.data
+        if not 0 <= axis <= 2:
+            raise InterpError(f"invocation/workgroup ID axis {axis} out of range (V007)")
+        return m.Identity(slot, _ID_FAMILIES[type(op)], axis)
 
-                def apply_unop(a: m.Lanes) -> m.Lanes:
-                    return unop(unary, a)
+    def _var(self, op: d.VarOp, slot: int) -> m.Step:
+        width = words_per_value(value_kind(op.results[0], op))
+        return m.ReadVar(slot, op.var_name.data, width)
 
-                return m.Apply1(slot, apply_unop, self.operand(op.operand, op))
-            case d.SelectOp():
-                _scalar_operand(op.cond, op, "condition", "V022")
-                true_kind = value_kind(op.if_true, op)
-                false_kind = value_kind(op.if_false, op)
-                if words_per_value(true_kind) != words_per_value(false_kind):
-                    raise InterpError(
-                        f"select arms have different types `{true_kind.value}` and "
-                        f"`{false_kind.value}`"
-                    )
-                return m.Select(
-                    slot,
-                    self.operand(op.cond, op),
-                    self.operand(op.if_true, op),
-                    self.operand(op.if_false, op),
-                )
-            case d.CastOp():
-                source = value_kind(op.value, op)
-                function = cast_function(source, op.value_type.data_kind)
-                return m.Apply1(slot, function, self.operand(op.value, op))
-            case d.AtomicOp():
-                return self._atomic(op, slot)
-            case d.CallOp():
-                raise InterpError(
-                    f"call of `{op.op_id.data}` survived inlining; the interpreter runs "
-                    "only inlined programs"
-                )
-            case _:
-                raise InterpError(f"the interpreter does not know expression op `{op.name}`")
+    def _load(self, op: d.LoadOp, slot: int) -> m.Step:
+        info = self._typed_buffer(op.buffer.data, op, "load")
+        index = op.index
+        _scalar_operand(index, op, "index", "V021")
+        kind = value_kind(op.results[0], op)
+        if words_per_value(kind) != info.words_per_element:
+            raise InterpError(
+                f"load from buffer `{info.name}` of {info.element.value} elements "
+                f"typed as `{kind.value}`"
+            )
+        return m.Load(slot, info.name, info.is_workgroup, self.operand(index, op))
+
+    def _binop(self, op: d.BinOp, slot: int) -> m.Step:
+        lhs, rhs = op.operands
+        _scalar_operand(lhs, op, "left operand", "V021")
+        _scalar_operand(rhs, op, "right operand", "V021")
+        function = binop_function(d.BinOpKind(op.kind.data))
+        return m.Apply2(slot, function, self.operand(lhs, op), self.operand(rhs, op))
+
+    def _unop(self, op: d.UnOp, slot: int) -> m.Step:
+        (operand,) = op.operands
+        _scalar_operand(operand, op, "operand", "V021")
+        function = unop_function(d.UnOpKind(op.kind.data))
+        return m.Apply1(slot, function, self.operand(operand, op))
+
+    def _select(self, op: d.SelectOp, slot: int) -> m.Step:
+        cond, if_true, if_false = op.operands
+        _scalar_operand(cond, op, "condition", "V022")
+        true_kind = value_kind(if_true, op)
+        false_kind = value_kind(if_false, op)
+        if words_per_value(true_kind) != words_per_value(false_kind):
+            raise InterpError(
+                f"select arms have different types `{true_kind.value}` and "
+                f"`{false_kind.value}`"
+            )
+        return m.Select(
+            slot, self.operand(cond, op), self.operand(if_true, op), self.operand(if_false, op)
+        )
+
+    def _cast(self, op: d.CastOp, slot: int) -> m.Step:
+        (value,) = op.operands
+        function = cast_function(value_kind(value, op), value_kind(op.results[0], op))
+        return m.Apply1(slot, function, self.operand(value, op))
 
     def _atomic(self, op: d.AtomicOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
@@ -221,17 +211,18 @@ class Compiler:
                 f"{info.element.value}): atomics need a read_write buffer of u32 elements "
                 "(V009/V014/V025)"
             )
-        kind = op.op_kind
-        if (kind == d.AtomicOpKind.COMPARE_EXCHANGE) != (op.expected is not None):
+        kind = d.AtomicOpKind(op.kind.data)
+        expected_value = op.expected
+        if (kind == d.AtomicOpKind.COMPARE_EXCHANGE) != (expected_value is not None):
             raise InterpError(
                 "atomic compare_exchange needs an `expected` operand, and only it takes one"
             )
         _scalar_operand(op.index, op, "index", "V021")
         _scalar_operand(op.value, op, "value", "V014")
         expected = None
-        if op.expected is not None:
-            _scalar_operand(op.expected, op, "expected value", "V014")
-            expected = self.operand(op.expected, op)
+        if expected_value is not None:
+            _scalar_operand(expected_value, op, "expected value", "V014")
+            expected = self.operand(expected_value, op)
         return m.Atomic(
             slot,
             kind,
@@ -241,48 +232,92 @@ class Compiler:
             expected,
         )
 
-    def statement(self, op: Operation) -> m.Step:
-        match op:
-            case d.LetOp():
-                words_per_value(value_kind(op.value, op))
-                return m.Let(op.var_name.data, self.operand(op.value, op))
-            case d.AssignOp():
-                return m.Assign(op.var_name.data, self.operand(op.value, op))
-            case d.StoreOp():
-                return self._store(op)
-            case d.IfOp():
-                _scalar_operand(op.cond, op, "condition", "V022")
-                cond = self.operand(op.cond, op)
-                return m.If(cond, self.body(op.then_block), self.body(op.else_block))
-            case d.LoopOp():
-                _scalar_operand(op.lower, op, "lower bound", "V015")
-                _scalar_operand(op.upper, op, "upper bound", "V015")
-                lower = self.operand(op.lower, op)
-                upper = self.operand(op.upper, op)
-                return m.Loop(op.var_name.data, lower, upper, self.body(op.body_block))
-            case d.BlockOp():
-                return m.Block(self.body(op.body_block))
-            case d.ReturnOp():
-                return m.Return()
-            case d.BarrierOp():
-                return m.Barrier()
-            case _:
-                raise InterpError(f"the interpreter does not know statement op `{op.name}`")
+    def _call(self, op: d.CallOp, slot: int) -> m.Step:
+        raise InterpError(
+            f"call of `{op.op_id.data}` survived inlining; the interpreter runs only "
+            "inlined programs"
+        )
+
+    # -- statements -------------------------------------------------------------
+    def _let(self, op: d.LetOp) -> m.Step:
+        (value,) = op.operands
+        words_per_value(value_kind(value, op))
+        return m.Let(op.var_name.data, self.operand(value, op))
+
+    def _assign(self, op: d.AssignOp) -> m.Step:
+        (value,) = op.operands
+        return m.Assign(op.var_name.data, self.operand(value, op))
 
     def _store(self, op: d.StoreOp) -> m.Step:
         info = self._typed_buffer(op.buffer.data, op, "store")
         if info.access not in (d.AccessKind.READ_WRITE, d.AccessKind.WORKGROUP):
             raise InterpError(f"store to non-writable buffer `{info.name}` (V005)")
-        _scalar_operand(op.index, op, "index", "V021")
-        kind = value_kind(op.value, op)
+        index, value = op.operands
+        _scalar_operand(index, op, "index", "V021")
+        kind = value_kind(value, op)
         if words_per_value(kind) != info.words_per_element:
             raise InterpError(
                 f"store of a `{kind.value}` value into buffer `{info.name}` of "
                 f"{info.element.value} elements. Fix: cast the value to the element type"
             )
         return m.Store(
-            info.name, info.is_workgroup, self.operand(op.index, op), self.operand(op.value, op)
+            info.name, info.is_workgroup, self.operand(index, op), self.operand(value, op)
         )
+
+    def _if(self, op: d.IfOp) -> m.Step:
+        (cond,) = op.operands
+        _scalar_operand(cond, op, "condition", "V022")
+        slot = self.operand(cond, op)
+        return m.If(slot, self.body(op.then_block), self.body(op.else_block))
+
+    def _loop(self, op: d.LoopOp) -> m.Step:
+        lower, upper = op.operands
+        _scalar_operand(lower, op, "lower bound", "V015")
+        _scalar_operand(upper, op, "upper bound", "V015")
+        return m.Loop(
+            op.var_name.data,
+            self.operand(lower, op),
+            self.operand(upper, op),
+            self.body(op.body_block),
+        )
+
+    def _block(self, op: d.BlockOp) -> m.Step:
+        return m.Block(self.body(op.body_block))
+
+    def _return(self, op: d.ReturnOp) -> m.Step:
+        return m.Return()
+
+    def _barrier(self, op: d.BarrierOp) -> m.Step:
+        return m.Barrier()
+
+
+_EXPRESSIONS: dict[type[Operation], Callable[[Compiler, Any, int], m.Step]] = {
+    d.LitU32Op: Compiler._literal,
+    d.LitI32Op: Compiler._literal,
+    d.LitBoolOp: Compiler._literal,
+    d.BufLenOp: Compiler._buf_len,
+    d.InvocationIdOp: Compiler._id,
+    d.WorkgroupIdOp: Compiler._id,
+    d.LocalIdOp: Compiler._id,
+    d.VarOp: Compiler._var,
+    d.LoadOp: Compiler._load,
+    d.BinOp: Compiler._binop,
+    d.UnOp: Compiler._unop,
+    d.SelectOp: Compiler._select,
+    d.CastOp: Compiler._cast,
+    d.AtomicOp: Compiler._atomic,
+    d.CallOp: Compiler._call,
+}
+_STATEMENTS: dict[type[Operation], Callable[[Compiler, Any], m.Step]] = {
+    d.LetOp: Compiler._let,
+    d.AssignOp: Compiler._assign,
+    d.StoreOp: Compiler._store,
+    d.IfOp: Compiler._if,
+    d.LoopOp: Compiler._loop,
+    d.BlockOp: Compiler._block,
+    d.ReturnOp: Compiler._return,
+    d.BarrierOp: Compiler._barrier,
+}
 
 
 def compile_kernel(

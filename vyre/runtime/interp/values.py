@@ -106,9 +106,9 @@ _BINOPS: dict[BinOpKind, Callable[[Lanes, Lanes], Lanes]] = {
 }
 
 
-def binop(kind: BinOpKind, lhs: Lanes, rhs: Lanes) -> Lanes:
+def binop_function(kind: BinOpKind) -> Callable[[Lanes, Lanes], Lanes]:
     """`lhs <kind> rhs` on the 32-bit patterns of both operands."""
-    return _BINOPS[kind](lhs, rhs)
+    return _BINOPS[kind]
 
 
 # ---------------------------------------------------------------------------
@@ -159,8 +159,9 @@ _UNOPS: dict[UnOpKind, Callable[[Lanes], Lanes]] = {
 }
 
 
-def unop(kind: UnOpKind, operand: Lanes) -> Lanes:
-    return _UNOPS[kind](operand)
+def unop_function(kind: UnOpKind) -> Callable[[Lanes], Lanes]:
+    """The unary op on the 32-bit pattern of its operand."""
+    return _UNOPS[kind]
 
 
 # ---------------------------------------------------------------------------
