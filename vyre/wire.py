@@ -128,24 +128,23 @@ class _Shape:
     regions: int = 0
 
 
-_EXPR = {"has_result": True}
 _SHAPES: dict[type[Operation], _Shape] = {
-    d.LitU32Op: _Shape((_Field("value", "u32"),), **_EXPR),
-    d.LitI32Op: _Shape((_Field("value", "i32"),), **_EXPR),
-    d.LitBoolOp: _Shape((_Field("value", "bool"),), **_EXPR),
-    d.VarOp: _Shape((_Field("name", "str"),), **_EXPR),
-    d.LoadOp: _Shape((_Field("buffer", "str"),), operands=1, **_EXPR),
-    d.BufLenOp: _Shape((_Field("buffer", "str"),), **_EXPR),
-    d.InvocationIdOp: _Shape((_Field("axis", "u32"),), **_EXPR),
-    d.WorkgroupIdOp: _Shape((_Field("axis", "u32"),), **_EXPR),
-    d.LocalIdOp: _Shape((_Field("axis", "u32"),), **_EXPR),
-    d.BinOp: _Shape((_Field("kind", "enum:binop"),), operands=2, **_EXPR),
-    d.UnOp: _Shape((_Field("kind", "enum:unop"),), operands=1, **_EXPR),
-    d.CallOp: _Shape((_Field("op_id", "str"),), operands=-1, **_EXPR),
-    d.SelectOp: _Shape(operands=3, **_EXPR),
-    d.CastOp: _Shape(operands=1, **_EXPR),
+    d.LitU32Op: _Shape((_Field("value", "u32"),), has_result=True),
+    d.LitI32Op: _Shape((_Field("value", "i32"),), has_result=True),
+    d.LitBoolOp: _Shape((_Field("value", "bool"),), has_result=True),
+    d.VarOp: _Shape((_Field("name", "str"),), has_result=True),
+    d.LoadOp: _Shape((_Field("buffer", "str"),), operands=1, has_result=True),
+    d.BufLenOp: _Shape((_Field("buffer", "str"),), has_result=True),
+    d.InvocationIdOp: _Shape((_Field("axis", "u32"),), has_result=True),
+    d.WorkgroupIdOp: _Shape((_Field("axis", "u32"),), has_result=True),
+    d.LocalIdOp: _Shape((_Field("axis", "u32"),), has_result=True),
+    d.BinOp: _Shape((_Field("kind", "enum:binop"),), operands=2, has_result=True),
+    d.UnOp: _Shape((_Field("kind", "enum:unop"),), operands=1, has_result=True),
+    d.CallOp: _Shape((_Field("op_id", "str"),), operands=-1, has_result=True),
+    d.SelectOp: _Shape(operands=3, has_result=True),
+    d.CastOp: _Shape(operands=1, has_result=True),
     d.AtomicOp: _Shape(
-        (_Field("kind", "enum:atomic"), _Field("buffer", "str")), operands=-2, **_EXPR
+        (_Field("kind", "enum:atomic"), _Field("buffer", "str")), operands=-2, has_result=True
     ),
     d.LetOp: _Shape((_Field("name", "str"),), operands=1),
     d.AssignOp: _Shape((_Field("name", "str"),), operands=1),
