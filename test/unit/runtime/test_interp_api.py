@@ -256,6 +256,20 @@ def test_broken_invariants_give_clear_errors() -> None:
     assert issubclass(InterpError, ValueError)
 
 
+def test_broken_declarations_give_clear_errors() -> None:
+    entry = [N.store("out", E.u32(0), E.u32(1))]
+    zero = Program([BufferDecl.read_write("out", 0, DataType.U32)], (4, 0, 1), entry)
+    with pytest.raises(InterpError, match="workgroup_size.*V003"):
+        execute(zero, _words(out=[0]), (1, 1, 1))
+    twice = Program(
+        [BufferDecl.read_write("out", 0, DataType.U32), BufferDecl.read("out", 1, DataType.U32)],
+        (1, 1, 1),
+        entry,
+    )
+    with pytest.raises(InterpError, match="duplicate buffer name `out`"):
+        execute(twice, _words(out=[0]), (1, 1, 1))
+
+
 def _call_program() -> Program:
     return Program(
         buffers=[BufferDecl.read_write("out", 0, DataType.U32)],

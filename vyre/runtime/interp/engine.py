@@ -36,9 +36,12 @@ from vyre.runtime.interp.values import WORD, Lanes
 
 LANE_ORDERS = ("forward", "reversed")
 
-# Batches hold at most this many lanes (unless one workgroup is larger) and at
-# most this much workgroup memory (unless one workgroup needs more).
+# Batches hold at most this many lanes (unless one workgroup is larger), at most
+# this many lane-values (lanes x value slots of the program, which bounds the
+# memory of long programs) and at most this much workgroup memory (unless one
+# workgroup needs more).
 LANES_PER_BATCH = 1 << 16
+LANE_VALUES_PER_BATCH = 1 << 24
 WORKGROUP_BYTES_PER_BATCH = 64 * MIB
 
 
@@ -69,7 +72,7 @@ def execute(
     per_workgroup_bytes = sum(
         info.declared_count * info.words_per_element * 4 for info in workgroup_infos
     )
-    for start, stop in plan.batches(per_workgroup_bytes):
+    for start, stop in plan.batches(slot_count, per_workgroup_bytes):
         memories = dict(storage)
         for info in workgroup_infos:
             memories[info.name] = workgroup_memory(info, stop - start)
@@ -251,10 +254,11 @@ class _Plan:
     workgroup_size: tuple[int, int, int]
     reversed: bool
 
-    def batches(self, per_workgroup_bytes: int) -> Iterator[tuple[int, int]]:
+    def batches(self, slot_count: int, per_workgroup_bytes: int) -> Iterator[tuple[int, int]]:
         """(first, end) linear workgroup ranges, in execution order."""
         total = prod(self.grid)
-        per_batch = max(1, LANES_PER_BATCH // prod(self.workgroup_size))
+        lanes = min(LANES_PER_BATCH, LANE_VALUES_PER_BATCH // max(1, slot_count))
+        per_batch = max(1, lanes // prod(self.workgroup_size))
         if per_workgroup_bytes:
             per_batch = min(per_batch, max(1, WORKGROUP_BYTES_PER_BATCH // per_workgroup_bytes))
         starts = range(0, total, per_batch)

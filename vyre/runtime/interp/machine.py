@@ -26,6 +26,8 @@ from vyre.runtime.interp.values import WORD, Lanes, Truth, lane_width, truth
 
 Mask = Truth | None  # None: every lane of the batch is active
 
+MAX_SHARED_CONSTANTS = 64
+
 
 @dataclass
 class Batch:
@@ -41,7 +43,7 @@ class Batch:
     variables: dict[str, Lanes] = field(default_factory=dict)
     scopes: list[list[tuple[str, Lanes | None]]] = field(default_factory=list)
     alive: Truth | None = None
-    constants: dict[int, Lanes] = field(default_factory=dict)
+    constants: dict[tuple[int, ...], Lanes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.values = [None] * self.slot_count
@@ -53,6 +55,20 @@ class Batch:
                 "an SSA value was read before it was evaluated (is an expression op "
                 "placed after its user?)"
             )
+        return value
+
+    def constant(self, words: tuple[int, ...]) -> Lanes:
+        """The same value in every lane; values are never written in place, so
+        the arrays of the most used constants are shared."""
+        value = self.constants.get(words)
+        if value is not None:
+            return value
+        if len(words) == 1:
+            value = np.full(self.lanes, words[0], dtype=WORD)
+        else:
+            value = np.tile(np.array(words, dtype=WORD), (self.lanes, 1))
+        if len(self.constants) < MAX_SHARED_CONSTANTS:
+            self.constants[words] = value
         return value
 
     def declare(self, name: str, value: Lanes) -> None:
@@ -115,14 +131,7 @@ class Constant:
     words: tuple[int, ...]
 
     def run(self, batch: Batch, mask: Mask) -> Mask:
-        value = batch.constants.get(self.slot)
-        if value is None:
-            if len(self.words) == 1:
-                value = np.full(batch.lanes, self.words[0], dtype=WORD)
-            else:
-                value = np.tile(np.array(self.words, dtype=WORD), (batch.lanes, 1))
-            batch.constants[self.slot] = value
-        batch.values[self.slot] = value
+        batch.values[self.slot] = batch.constant(self.words)
         return mask
 
 
