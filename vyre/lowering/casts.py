@@ -9,7 +9,7 @@
 | U32             | Bool              | `u32(v != 0u)`                                    |
 | I32             | Bool              | `u32(v != 0i)`                                    |
 | U32 / Bool      | U64               | `vec2<u32>(v, 0u)` (zero-extend)                  |
-| I32             | U64               | `vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0i))` |
+| I32             | U64               | `vec2<u32>(bitcast<u32>(v), select(0u, M, v < 0i))`, M = 0xffffffffu |
 | U32 / Bool      | Vec2U32 / Vec4U32 | `vec2<u32>(v)` / `vec4<u32>(v)` (splat)           |
 | I32             | Vec2U32 / Vec4U32 | splat of `bitcast<u32>(v)`                        |
 | U64 / Vec2U32   | U64 / Vec2U32     | the value (same `vec2<u32>` layout)               |

@@ -80,7 +80,8 @@ class Guards:
         if rhs.const is not None:
             if rhs.const[0] == 0:
                 return Value.constant(U32, (0,))
-            return Value.derived(f"{lhs.operand} {symbol} {rhs.operand}", U32, lhs, rhs, atomic=False)
+            text = f"{lhs.operand} {symbol} {rhs.operand}"
+            return Value.derived(text, U32, lhs, rhs, atomic=False)
         word = "div" if kind == BinOpKind.DIV else "mod"
 
         def make(name: str) -> str:

@@ -140,7 +140,9 @@ class MetaLayout:
         """The struct size rounded up to 16 bytes (what the runtime allocates)."""
         return -(-self.words * 4 // 16) * 16
 
-    def pack(self, workgroup_offset: tuple[int, int, int], counts: tuple[int, ...]) -> list[int]:
+    def pack(
+        self, workgroup_offset: tuple[int, int, int], counts: tuple[int, ...]
+    ) -> list[int]:
         """The meta words for one dispatch slice (`counts` in buffer order)."""
         if len(counts) != len(self.length_fields):
             raise ValueError(

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from vyre.dialects.vyre import AccessKind
 from vyre.ir import Program
 from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS, BufferBinding
 from vyre.lowering.wgsl import LoweredKernel, lower
@@ -181,7 +182,10 @@ def _check_limits(kernel: LoweredKernel, host: dict[str, np.ndarray], gpu: GpuDe
 # ---------------------------------------------------------------------------
 
 
-def _slices(groups: tuple[int, int, int], limit: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+Slice = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def _slices(groups: tuple[int, int, int], limit: int) -> list[Slice]:
     """(offset, count) per dispatch slice: every axis cut into chunks of <= limit."""
     per_axis = [
         [(start, min(limit, total - start)) for start in range(0, total, limit)]
@@ -208,10 +212,11 @@ def _run(
 ) -> dict[str, np.ndarray]:
     import wgpu
 
-    storage_usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
-    uniform_usage = wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
-    staging_usage = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
-    outputs = [b for b in kernel.buffers if b.access.value == "read_write"]
+    usage = wgpu.BufferUsage
+    storage_usage = usage.STORAGE | usage.COPY_DST | usage.COPY_SRC
+    uniform_usage = usage.UNIFORM | usage.COPY_DST | usage.COPY_SRC
+    staging_usage = usage.MAP_READ | usage.COPY_DST
+    outputs = [b for b in kernel.buffers if b.access == AccessKind.READ_WRITE]
     slices = _slices(groups, limit)
     if not slices or 0 in groups:
         return {b.name: host[b.name].copy() for b in outputs}

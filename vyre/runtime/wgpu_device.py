@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from vyre.dialects.vyre import AccessKind
 from vyre.lowering.layout import BufferBinding
 from vyre.lowering.wgsl import LoweredKernel
 
@@ -112,7 +113,7 @@ def _binding_type(binding: BufferBinding) -> str:
 
     if binding.is_uniform:
         return wgpu.BufferBindingType.uniform
-    if binding.access.value == "read_only":
+    if binding.access == AccessKind.READ_ONLY:
         return wgpu.BufferBindingType.read_only_storage
     return wgpu.BufferBindingType.storage
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -420,3 +421,13 @@ def test_every_element_type_in_every_memory_is_accepted(
         + ([N.store("src", GID, E.var("v"))] if access == BufferAccess.WORKGROUP else []),
     )
     naga_accepts(lower_to_wgsl(program))
+
+
+LIT_DIR = Path(__file__).resolve().parents[2] / "lit" / "lowering"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in LIT_DIR.glob("*.mlir") if p.name != "invalid.mlir"), ids=lambda p: p.name
+)
+def test_lit_examples_are_accepted_by_naga(path: Path, naga_accepts: Check) -> None:
+    naga_accepts(lower_to_wgsl(vyre.parse_ir(path.read_text(), str(path))))
