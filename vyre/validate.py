@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
+from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from vyre.dialects.vyre import KernelOp
-from vyre.validation.checker import KernelChecker
+from vyre.validation.checker import KernelChecker, walk_ops
 from vyre.validation.diagnostic import Diagnostic, ValidationError
 
 __all__ = ["Diagnostic", "ValidationError", "raise_if_invalid", "validate"]
@@ -38,9 +39,36 @@ def _kernel_of(program: object) -> KernelOp:
     )
 
 
+# What reading a structurally malformed op (wrong operand count, missing or
+# mistyped property: text that was parsed but never verified) can raise.
+_MALFORMED = (AttributeError, IndexError, KeyError, TypeError, ValueError)
+
+
 def validate(program: object) -> list[Diagnostic]:
-    """Every independent diagnostic of the program, in program order; [] when valid."""
-    return KernelChecker.check(_kernel_of(program))
+    """Every independent diagnostic of the program, in program order; [] when valid.
+
+    The ops must be well formed (as `parse_ir` and the builders make them); an op
+    that is not raises a ValueError naming it and its structural problem."""
+    kernel = _kernel_of(program)
+    try:
+        return KernelChecker.check(kernel)
+    except _MALFORMED:
+        problem = _structural_problem(kernel)
+        if problem is None:
+            raise
+        raise ValueError(problem) from None
+
+
+def _structural_problem(kernel: KernelOp) -> str | None:
+    """The first op whose IRDL definition it violates, described; None if none."""
+    for op in walk_ops(kernel):
+        if not isinstance(op, IRDLOperation):
+            continue
+        try:
+            type(op).get_irdl_definition().verify(op)
+        except VerifyException as error:
+            return f"malformed vyre IR: '{op.name}' op: {error}"
+    return None
 
 
 def raise_if_invalid(kernel: Operation) -> None:

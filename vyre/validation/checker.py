@@ -14,9 +14,9 @@ reads an unknown buffer or variable, a bytes buffer, an unknown op...) has type
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
-from dataclasses import dataclass, field
 
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -92,6 +92,20 @@ class KernelShape:
 
 def _ops_of(op: Operation) -> Iterator[Operation]:
     return chain.from_iterable(block.ops for region in op.regions for block in region.blocks)
+
+
+def walk_ops(op: Operation) -> Iterator[Operation]:
+    """`op` and every op nested in it, in program order, without recursion."""
+    yield op
+    stack = [_ops_of(op)]
+    while stack:
+        nested = next(stack[-1], None)
+        if nested is None:
+            stack.pop()
+            continue
+        yield nested
+        if nested.regions:
+            stack.append(_ops_of(nested))
 
 
 @dataclass(frozen=True)

@@ -235,3 +235,26 @@ def test_validation_time_is_linear_in_program_size() -> None:
     assert {x.rule for x in vyre.validate(small)} == {"V010"}
     ratio = best_time(large) / best_time(small)
     assert ratio < 8.0, f"4x the program took {ratio:.1f}x the time"
+
+
+MALFORMED_BINOP = """\
+"builtin.module"() ({
+  "vyre.kernel"() <{sym_name = "main", workgroup_size = [#builtin.int<1>, #builtin.int<1>, #builtin.int<1>], buffers = []}> ({
+    %0 = "vyre.lit_u32"() <{value = #builtin.int<0>}> : () -> !vyre.type<u32>
+    "vyre.block"() ({
+      %1 = "vyre.binop"(%0) <{kind = "add"}> : (!vyre.type<u32>) -> !vyre.type<u32>
+    }) : () -> ()
+  }) : () -> ()
+}) : () -> ()
+"""
+
+
+def test_malformed_ops_of_unverified_text_are_named() -> None:
+    prog = vyre.parse_ir(MALFORMED_BINOP)  # parsed, never verified
+    with pytest.raises(ValueError, match="^malformed vyre IR: 'vyre.binop' op: Expected 2 operands, but got 1$"):
+        vyre.validate(prog)
+    missing_name = MALFORMED_BINOP.replace('"vyre.binop"(%0) <{kind = "add"}>', '"vyre.let"(%0)').replace(
+        "%1 = ", ""
+    ).replace("-> !vyre.type<u32>\n    })", "-> ()\n    })")
+    with pytest.raises(ValueError, match="'vyre.let' op: property 'name' expected"):
+        vyre.validate(vyre.parse_ir(missing_name))
