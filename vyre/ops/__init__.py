@@ -26,7 +26,14 @@ from vyre.ops.registry import (
     register,
     unregister,
 )
-from vyre.ops.spec import EquivalenceClass, Intrinsic, OpSignature, OpSpec, Param
+from vyre.ops.spec import (
+    EquivalenceClass,
+    Intrinsic,
+    OpSignature,
+    OpSpec,
+    Param,
+    UnsupportedByBackend,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,6 +46,7 @@ __all__ = [
     "OpSpec",
     "Param",
     "UnknownOpError",
+    "UnsupportedByBackend",
     "admit",
     "builtin_op_ids",
     "characterization_collisions",

@@ -81,11 +81,11 @@ class AdmissionError(ValueError):
         self.op_id = op_id
         self.gate = gate
         self.gate_name = GATES[gate]
-        self.problem = problem
-        self.fix = fix
+        self.problem = problem.rstrip(".")
+        self.fix = fix.rstrip(".")
         super().__init__(
-            f"op `{op_id}` rejected by admission gate {gate} ({self.gate_name}): {problem}."
-            f" Fix: {fix}."
+            f"op `{op_id}` rejected by admission gate {gate} ({self.gate_name}):"
+            f" {self.problem}. Fix: {self.fix}."
         )
 
 
@@ -248,41 +248,44 @@ def _accepts(fn: Callable[..., object], arity: int) -> bool:
 
 def _expr_type(spec: OpSpec, tree: Expr) -> DataType | None:
     """The type of a composition's value as vyre's type rules give it (None when
-    it depends on an op that is not registered yet)."""
+    it depends on an op that is not registered yet). Iterative over the DAG."""
+    from vyre import ops
     from vyre.ir import BinaryExpr, Call, Cast, LitBool, LitI32, LitU32, Select, UnaryExpr
     from vyre.ir import UnOp as IrUnOp
 
-    match tree:
-        case Param(_, dtype):
-            return dtype
-        case LitU32():
-            return DataType.U32
-        case LitI32():
-            return DataType.I32
-        case LitBool():
-            return DataType.BOOL
-        case BinaryExpr():
-            return DataType.U32
-        case UnaryExpr(op, operand):
-            keeps = (IrUnOp.NEGATE, IrUnOp.BIT_NOT, IrUnOp.REVERSE_BITS)
-            if op in keeps and _expr_type(spec, operand) is DataType.I32:
-                return DataType.I32
-            return DataType.U32
-        case Select(_, if_true, _):
-            return _expr_type(spec, if_true)
-        case Cast(target, _):
-            return target
-        case Call(op_id, _):
-            from vyre import ops
-
-            if op_id == spec.id:
-                return spec.signature.output
-            try:
-                return ops.get(op_id).signature.output
-            except KeyError:
-                return None
-        case _:
-            return None
+    keeps_i32 = (IrUnOp.NEGATE, IrUnOp.BIT_NOT, IrUnOp.REVERSE_BITS)
+    types: dict[int, DataType | None] = {}
+    for node in walk_expr(tree):
+        match node:
+            case Param(_, dtype):
+                result: DataType | None = dtype
+            case LitU32() | BinaryExpr():
+                result = DataType.U32
+            case LitI32():
+                result = DataType.I32
+            case LitBool():
+                result = DataType.BOOL
+            case UnaryExpr(op, operand):
+                operand_type = types[id(operand)]
+                result = operand_type if op in keeps_i32 and operand_type is DataType.I32 else (
+                    DataType.U32
+                )
+            case Select(_, if_true, _):
+                result = types[id(if_true)]
+            case Cast(target, _):
+                result = target
+            case Call(op_id, _):
+                if op_id == spec.id:
+                    result = spec.signature.output
+                else:
+                    try:
+                        result = ops.get(op_id).signature.output
+                    except KeyError:
+                        result = None
+            case _:
+                result = None
+        types[id(node)] = result
+    return types[id(tree)]
 
 
 # -- gate 3 ------------------------------------------------------------------
@@ -346,7 +349,7 @@ def _gate_zero_overhead(spec: OpSpec, *, lower: bool) -> None:
         return
     try:
         wgsl = _lower_or_none(inlined)
-    except ValidationError as error:
+    except Exception as error:  # ValidationError, or a lowering error of a user op
         raise _reject(
             spec,
             3,
@@ -483,7 +486,8 @@ def _gate_deterministic(spec: OpSpec) -> bytes:
 
     inputs = witness_inputs(spec.signature)
     if inputs is None:
-        inputs = [np.frombuffer(b"vyre-witness", dtype=np.uint8).copy() for _ in spec.signature.inputs]
+        witness = np.frombuffer(b"vyre-witness", dtype=np.uint8)
+        inputs = [witness.copy() for _ in spec.signature.inputs]
     try:
         first = _call_reference(spec, inputs)
         second = _call_reference(spec, inputs)

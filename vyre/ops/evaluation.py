@@ -15,7 +15,7 @@ import numpy as np
 from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.registry import get
-from vyre.ops.spec import OpSpec
+from vyre.ops.spec import OpSpec, OpSignature, UnsupportedByBackend
 
 __all__ = ["elementwise_program", "evaluate"]
 
@@ -29,13 +29,13 @@ _RANGES = {
     DataType.BOOL: (0, 1),
 }
 
-_programs: dict[tuple[str, int, int], Program] = {}
+_programs: dict[tuple[str, OpSignature, int], Program] = {}
 
 
 def elementwise_program(spec: OpSpec, groups_x: int) -> Program:
     """`out[i] = op(in0[i], ...)` with `i = id.y * groups_x * 64 + id.x`, so a
     dispatch may use its y axis when x would exceed 65,535 workgroups."""
-    key = (spec.id, spec.version, groups_x)
+    key = (spec.id, spec.signature, groups_x)
     program = _programs.get(key)
     if program is not None:
         return program
@@ -59,6 +59,9 @@ def elementwise_program(spec: OpSpec, groups_x: int) -> Program:
 def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.ndarray:
     """`op_id` applied elementwise to equal-length arrays on `backend`."""
     spec = get(op_id)
+    intrinsic = spec.intrinsic
+    if intrinsic is not None and not intrinsic.available_on(backend):
+        raise UnsupportedByBackend(spec.id, backend, intrinsic)
     arrays = _check_inputs(spec, inputs)
     n = len(arrays[0]) if arrays else 1
     output_dtype = _NUMPY_INPUT.get(spec.signature.output, np.uint32)

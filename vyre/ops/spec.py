@@ -38,6 +38,7 @@ __all__ = [
     "OpSignature",
     "OpSpec",
     "Param",
+    "UnsupportedByBackend",
     "expr_children",
     "walk_expr",
 ]
@@ -93,6 +94,21 @@ class Intrinsic:
 
     def available_on(self, backend: str) -> bool:
         return backend in self.backends
+
+
+class UnsupportedByBackend(RuntimeError):
+    """A Category C op run on a backend that lacks its hardware (conform.md
+    `Error::UnsupportedByBackend { op, backend }`): a first-class outcome, never a
+    silent software fallback."""
+
+    def __init__(self, op_id: str, backend: str, intrinsic: Intrinsic):
+        self.op_id = op_id
+        self.backend = backend
+        super().__init__(
+            f"op `{op_id}` (Category C: {intrinsic.hardware}) is not supported by backend"
+            f" `{backend}`; there is no software fallback. Fix: run it on one of"
+            f" {', '.join(intrinsic.backends)}, or compose the computation from Category A ops."
+        )
 
 
 @dataclass(frozen=True)

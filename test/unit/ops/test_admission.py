@@ -137,6 +137,12 @@ def test_gate3_rejects_compositions_that_do_not_inline(registry_guard: None) -> 
         "V017: call depth exceeds maximum of 32",
     )
     _rejected(
+        _spec(composition=lambda a, b: E.add(E.cast(DataType.I32, a), b)),
+        3,
+        "does not lower to WGSL: vyre IR validation: binary operation left operand must be"
+        " `u32`, got `i32`. Fix: cast or rewrite the operand to produce U32. Fix: build",
+    )
+    _rejected(
         _spec(composition=lambda a, b: E.call("primitive.math.addd", [a, b])),
         3,
         "V016: unknown op `primitive.math.addd`",

@@ -117,7 +117,8 @@ def _nested_program() -> Program:
     x = E.load("a", i)
     y = E.load("b", i)
     gcd = E.call("primitive.math.gcd", [x, y])
-    lcm = E.call("primitive.math.lcm", [E.call("primitive.math.clamp", [x, E.u32(1), E.u32(1000)]), y])
+    clamped = E.call("primitive.math.clamp", [x, E.u32(1), E.u32(1000)])
+    lcm = E.call("primitive.math.lcm", [clamped, y])
     rotated = E.call("primitive.bitwise.rotl", [E.call("primitive.bitwise.popcount", [x]), y])
     return Program(
         buffers=[
@@ -156,7 +157,8 @@ def test_nested_calls_lower_to_wgsl_without_op_ids_or_calls() -> None:
     assert "primitive." not in wgsl
     assert "call" not in wgsl.lower().replace("_vyre_", "")
     assert " loop" not in wgsl and "for (" not in wgsl and "while" not in wgsl
-    functions = {line.split("(")[0].split()[-1] for line in wgsl.splitlines() if line.startswith("fn ")}
+    lines = wgsl.splitlines()
+    functions = {line.split("(")[0].split()[-1] for line in lines if line.startswith("fn ")}
     assert functions == {"main", "vyre_load_a", "vyre_load_b", "vyre_store_out", "vyre_div"}
 
 
@@ -174,3 +176,20 @@ def test_nested_calls_run_on_both_backends(
         outputs={"out": 3 * len(a)}, backend=backend,
     )["out"]
     assert out.tolist() == _nested_oracle(a.tolist(), b.tolist(), oracles)
+
+
+def test_category_c_ops_report_unsupported_backends() -> None:
+    """No software fallback: an intrinsic outside its backends is a clear error."""
+    spec = ops.OpSpec(
+        id="user.hw.only_metal", version=1,
+        signature=ops.get("primitive.bitwise.popcount").signature, category="C",
+        reference=ops.get("primitive.bitwise.popcount").reference,
+        composition=ops.Intrinsic(hardware="popcnt", wgsl="countOneBits", backends=("metal",)),
+        boundaries=[0],
+    )
+    ops.register(spec)
+    try:
+        with pytest.raises(ops.UnsupportedByBackend, match="not supported by backend `interp`"):
+            ops.evaluate("user.hw.only_metal", [[1, 3]], backend="interp")
+    finally:
+        ops.unregister("user.hw.only_metal")
