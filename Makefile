@@ -32,5 +32,11 @@ demo: setup
 test: setup
 	$(PY) -m pytest -q test/unit
 
+lit: setup
+	$(VENV)/bin/lit -v test/lit
+
+unit: setup
+	$(PY) -m pytest -q test/unit --ignore=test/unit/test_lit.py
+
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

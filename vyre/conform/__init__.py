@@ -1,0 +1,55 @@
+"""vyre-conform: the conformance proof system (conform.md, python-api.md).
+
+```python
+from vyre import conform
+cert = conform.certify(backend="wgpu", ops=["primitive.*"], strength="fast")
+cert.level, cert.failures, cert.to_json(), cert.to_human()
+```
+
+A certificate states, for one backend, that every selected op satisfies its
+declared algebraic laws (exhaustively on u8, witnessed on seeded random u32;
+on the CPU reference and through the backend), that the backend's evaluation of
+each op agrees with the op's CPU reference and with the reference interpreter,
+that it is deterministic, and that every counterexample ever found (the
+regression corpus) stays fixed. Counterexamples are shrunk before they are
+reported.
+"""
+
+from __future__ import annotations
+
+from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend, backend_named
+from vyre.conform.certificate import (
+    Certificate,
+    CertificateError,
+    Failure,
+    load_certificate,
+    verify_certificate,
+)
+from vyre.conform.independence import IndependenceError, check_oracle, same_function
+from vyre.conform.plan import SUITE_VERSION, PlanError
+from vyre.conform.shrink import shrink
+from vyre.conform.strength import STRENGTHS, Strength
+from vyre.conform.suite import DEFAULT_SEED, certify, merge
+
+__all__ = [
+    "DEFAULT_SEED",
+    "STRENGTHS",
+    "SUITE_VERSION",
+    "Certificate",
+    "CertificateError",
+    "ConformBackend",
+    "Failure",
+    "IndependenceError",
+    "InterpBackend",
+    "PlanError",
+    "Strength",
+    "WgpuBackend",
+    "backend_named",
+    "certify",
+    "check_oracle",
+    "load_certificate",
+    "merge",
+    "same_function",
+    "shrink",
+    "verify_certificate",
+]

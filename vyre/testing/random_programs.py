@@ -87,10 +87,12 @@ MAX_STORAGE_BUFFERS = 8
 class GeneratorConfig:
     """What the generator may draw; switch features off to narrow a search."""
 
-    max_statements: int = 12
+    max_statements: int = 8
     """Top-level statements per phase, at most."""
     max_depth: int = 3
     """Nesting of if/loop/block statements."""
+    max_body_statements: int = 3
+    """Statements in one if/loop/block body, at most."""
     max_expr_depth: int = 3
     max_workgroup_invocations: int = 16
     max_workgroups: int = 4
@@ -319,18 +321,92 @@ class _Generator:
 
     # -- statements -----------------------------------------------------------
     def _body(self) -> list[N]:
-        """Preamble (linear ids and slot bases), then phases split by barriers."""
+        """Preamble (linear ids), then phases split by barriers. A phase may also
+        hold a uniform if/loop whose body flips the phase twice (so it ends
+        where it began); `return` appears only in the last phase."""
         body = self._preamble()
         tiles = self.buffers_of(Role.TILE)
-        barriers = self.pick((0, 1, 1, 2, 3)) if tiles else self.pick((0, 0, 1))
+        if not self.config.workgroup:
+            barriers = 0
+        elif tiles:
+            barriers = self.pick((0, 1, 1, 2, 3))
+        else:
+            barriers = self.pick((0, 0, 1))
         for phase in range(barriers + 1):
             self.phase_writes_tiles = phase % 2 == 0
-            self.returns_allowed = phase == barriers and self.config.returns
+            last = phase == barriers
+            pair = self.config.workgroup and self.chance(0.4 if tiles else 0.15)
+            self.returns_allowed = last and not pair and self.config.returns
             count = self.rng.randint(1, self.config.max_statements)
             body += self.statements(count, depth=0)
-            if phase < barriers:
-                body.append(N.barrier())
+            if pair:
+                body.append(self.uniform_barrier_pair())
+            if not last:
+                body += self.phase_flip()
         return body
+
+    def phase_flip(self) -> list[N]:
+        """A barrier that ends the current phase: bare, or inside a block."""
+        if self.chance(0.7):
+            self.phase_writes_tiles = not self.phase_writes_tiles
+            return [N.barrier()]
+
+        def build() -> list[N]:
+            nodes = self.statements(self.rng.randint(0, 3), depth=1)
+            nodes.append(N.barrier())
+            self.phase_writes_tiles = not self.phase_writes_tiles
+            return nodes + self.statements(self.rng.randint(0, 3), depth=1)
+
+        return [N.block(self.nested(build))]
+
+    def uniform_barrier_pair(self) -> N:
+        """A workgroup-uniform If or Loop whose body holds two barriers: the
+        phase flips and flips back, so it is the same after the statement, on
+        every path and after every iteration."""
+        start = self.phase_writes_tiles
+
+        def build() -> list[N]:
+            nodes = self.statements(self.rng.randint(0, 3), depth=1)
+            nodes.append(N.barrier())
+            self.phase_writes_tiles = not start
+            nodes += self.statements(self.rng.randint(0, 3), depth=1)
+            nodes.append(N.barrier())
+            self.phase_writes_tiles = start
+            return nodes + self.statements(self.rng.randint(0, 2), depth=1)
+
+        if self.chance(0.5):
+            cond = self.uniform_u32(2)
+            then = self.nested(build)
+            otherwise = self.nested(build) if self.chance(0.5) else []
+            return N.if_(cond, then, otherwise)
+        var = self.fresh("i")
+        lower = E.u32(self.pick((0, 1))) if self.chance(0.6) else E.mod(self.uniform_u32(1), E.u32(2))
+        upper = E.u32(self.pick((0, 1, 2, 3))) if self.chance(0.6) else E.mod(self.uniform_u32(1), E.u32(4))
+        self.loop_depth += 1
+        try:
+            body = self.nested(build, _Local(var, DataType.U32, mutable=False))
+        finally:
+            self.loop_depth -= 1
+        return N.loop(var, lower, upper, body)
+
+    def uniform_u32(self, depth: int) -> E:
+        """A u32 that every invocation of a workgroup computes alike."""
+        inputs = [b for b in self.buffers_of(Role.INPUT) if b.dtype is DataType.U32]
+        match self.rng.randrange(5 if depth > 0 else 4):
+            case 0:
+                return E.u32(self.pick(U32_EDGES))
+            case 1:
+                return E.workgroup_id(self.rng.randrange(3))
+            case 2:
+                return E.buf_len(self.pick([b.name for b in self.buffers]))
+            case 3 if inputs:
+                buf = self.pick(inputs)
+                return E.load(buf.name, E.u32(self.rng.randrange(buf.length + 1)))
+            case 3:
+                return E.workgroup_id(0)
+            case _:
+                op = self.pick(list(BinOp))
+                return E.binop(op, self.uniform_u32(depth - 1), self.uniform_u32(depth - 1))
 
     def _preamble(self) -> list[N]:
         wx, wy, wz = self.workgroup_size
@@ -377,6 +453,9 @@ class _Generator:
         finally:
             self.scopes.pop()
 
+    def body_size(self) -> int:
+        return self.rng.randint(0, self.config.max_body_statements)
+
     def statements(self, count: int, depth: int) -> list[N]:
         nodes: list[N] = []
         for _ in range(count):
@@ -412,15 +491,15 @@ class _Generator:
                 return self.store()
             case "if":
                 cond = self.expr(self.pick((DataType.U32, DataType.BOOL)), 2)
-                then = self.nested(lambda: self.statements(self.rng.randint(0, 4), depth + 1))
+                then = self.nested(lambda: self.statements(self.body_size(), depth + 1))
                 otherwise = (
-                    self.nested(lambda: self.statements(self.rng.randint(1, 3), depth + 1))
+                    self.nested(lambda: self.statements(max(1, self.body_size()), depth + 1))
                     if self.chance(0.5)
                     else []
                 )
                 return [N.if_(cond, then, otherwise)]
             case "block":
-                return [N.block(self.nested(lambda: self.statements(self.rng.randint(0, 4), depth + 1)))]
+                return [N.block(self.nested(lambda: self.statements(self.body_size(), depth + 1)))]
             case "loop":
                 return [self.loop(depth)]
             case "shared_atomic":
@@ -444,7 +523,7 @@ class _Generator:
         self.loop_depth += 1
         try:
             body = self.nested(
-                lambda: self.statements(self.rng.randint(1, 4), depth + 1),
+                lambda: self.statements(max(1, self.body_size()), depth + 1),
                 _Local(var, DataType.U32, mutable=False),
             )
         finally:

@@ -258,3 +258,14 @@ def test_malformed_ops_of_unverified_text_are_named() -> None:
     ).replace("-> !vyre.type<u32>\n    })", "-> ()\n    })")
     with pytest.raises(ValueError, match="'vyre.let' op: property 'name' expected"):
         vyre.validate(vyre.parse_ir(missing_name))
+
+
+def test_registered_ops_are_known_and_inlinable_as_declared() -> None:
+    from vyre import ops
+
+    for op_id in ops.known_op_ids():
+        spec = ops.get(op_id)
+        args = [E.u32(1) for _ in spec.signature.inputs]
+        prog = Program([], (1, 1, 1), [N.let("r", E.call(op_id, args))])
+        expected = [] if spec.inlinable else ["V020"]
+        assert [x.rule for x in vyre.validate(prog)] == expected, op_id
