@@ -20,6 +20,7 @@ from vyre.ir import (
     Program,
     UnOp,
 )
+from vyre.ops.admission import AdmissionError
 from vyre.text import VyreParseError, parse_ir, print_ir
 from vyre.validate import Diagnostic, ValidationError, validate
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "AdmissionError",
     "AtomicOp",
     "BinOp",
     "BufferAccess",

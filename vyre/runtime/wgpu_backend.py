@@ -26,7 +26,7 @@ import numpy as np
 
 from vyre.dialects.vyre import AccessKind
 from vyre.ir import Program
-from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS, BufferBinding
+from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS
 from vyre.lowering.wgsl import LoweredKernel, lower
 from vyre.runtime.wgpu_device import GpuDevice, gpu_device
 
@@ -61,16 +61,22 @@ def execute(
 
     `max_workgroups_per_axis` lowers the split threshold below the device limit
     (a test hook: it exercises dispatch splitting with few workgroups)."""
+    import wgpu
+
     kernel = lowered(program)
     groups = _check_dispatch(dispatch)
     host = _check_words(kernel, words)
     gpu = gpu_device()
+    label = f"kernel @{program.name}"
     with gpu.lock:
         _check_limits(kernel, host, gpu)
         limit = gpu.limits["max-compute-workgroups-per-dimension"]
         if max_workgroups_per_axis is not None:
             limit = min(limit, max(1, int(max_workgroups_per_axis)))
-        return _run(gpu, kernel, f"kernel @{program.name}", host, groups, limit)
+        try:
+            return _run(gpu, kernel, label, host, groups, limit)
+        except wgpu.GPUError as error:
+            raise RuntimeError(f"vyre wgpu backend: running {label} failed: {error}") from None
 
 
 # ---------------------------------------------------------------------------

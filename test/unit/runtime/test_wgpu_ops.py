@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pytest
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
 from vyre.runtime.wgpu_backend import execute
