@@ -1,0 +1,119 @@
+"""The backends a certificate can be issued for (conform.md "backend/").
+
+A `ConformBackend` runs an (inlined, validated) vyre program on host words and
+returns every read_write buffer's final words: the runtime contract shared by
+the interpreter and the wgpu backend. Subclasses are the test hook: wrap `run`
+to perturb results and the proof engine must notice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+
+import numpy as np
+
+from vyre.ir import Program
+from vyre.ops.spec import OpSpec
+
+__all__ = ["BACKEND_NAMES", "ConformBackend", "InterpBackend", "WgpuBackend", "backend_named"]
+
+
+class ConformBackend:
+    """A backend under certification. `id` names it in certificates."""
+
+    id: str = "abstract"
+
+    def info(self) -> dict[str, str]:
+        """What identifies the implementation (adapter, driver, versions)."""
+        return {"id": self.id}
+
+    def run(
+        self, program: Program, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+    ) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def supports(self, spec: OpSpec) -> bool:
+        """False for a Category C op whose intrinsic this backend lacks
+        (`UnsupportedByBackend`, a first-class outcome, not a failure)."""
+        intrinsic = spec.intrinsic
+        return intrinsic is None or intrinsic.available_on(self.id)
+
+    @property
+    def is_reference_interpreter(self) -> bool:
+        return False
+
+
+class InterpBackend(ConformBackend):
+    """The reference interpreter (`vyre.runtime.interp`)."""
+
+    id = "interp"
+
+    def info(self) -> dict[str, str]:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            vyre_version = version("vyre")
+        except PackageNotFoundError:
+            vyre_version = "unknown"
+        return {"id": self.id, "implementation": "vyre reference interpreter", "vyre": vyre_version}
+
+    def run(
+        self, program: Program, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+    ) -> dict[str, np.ndarray]:
+        from vyre.runtime.interp import execute
+
+        return execute(program, words, dispatch)
+
+    @property
+    def is_reference_interpreter(self) -> bool:
+        return True
+
+
+class WgpuBackend(ConformBackend):
+    """WGSL through wgpu on the adapter `vyre.runtime.adapters` chooses."""
+
+    id = "wgpu"
+
+    @cached_property
+    def _info(self) -> dict[str, str]:
+        import wgpu
+
+        from vyre.runtime.adapters import adapter_info
+        from vyre.runtime.wgpu_device import gpu_device
+
+        gpu = gpu_device()
+        info = adapter_info(gpu.adapter)
+        raw = dict(gpu.adapter.info)
+        return {
+            "id": self.id,
+            "adapter": info.name,
+            "adapter_type": info.adapter_type,
+            "graphics_backend": info.backend,
+            "driver": str(raw.get("description", "")),
+            "vendor_id": str(raw.get("vendor_id", "")),
+            "device_id": str(raw.get("device_id", "")),
+            "wgpu": str(getattr(wgpu, "__version__", "unknown")),
+        }
+
+    def info(self) -> dict[str, str]:
+        return dict(self._info)
+
+    def run(
+        self, program: Program, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+    ) -> dict[str, np.ndarray]:
+        from vyre.runtime.wgpu_backend import execute
+
+        return execute(program, words, dispatch)
+
+
+BACKEND_NAMES = ("interp", "wgpu")
+
+
+def backend_named(name: str) -> ConformBackend:
+    """The backend called `name`; ValueError naming the choices otherwise."""
+    if name == "interp":
+        return InterpBackend()
+    if name == "wgpu":
+        return WgpuBackend()
+    raise ValueError(f"unknown backend {name!r}; choose one of: {', '.join(BACKEND_NAMES)}")

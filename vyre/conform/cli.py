@@ -1,0 +1,197 @@
+"""`vyre-conform`: the command line of the conformance proof system.
+
+    vyre-conform certify --backend wgpu --ops 'primitive.*' --strength standard \\
+        --out cert.json [--shard I/N] [--resume]
+    vyre-conform merge a.json b.json --out c.json
+    vyre-conform verify-cert cert.json
+
+Exit status: 0 when everything passed, 1 when a violation was found (or a
+certificate does not verify), 2 for bad arguments or errors, 130 when
+interrupted (a certify run can then continue with --resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_VIOLATION = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_ERROR)
+
+
+def _parser() -> argparse.ArgumentParser:
+    from vyre.conform.plan import CHECK_GROUPS
+    from vyre.conform.strength import STRENGTHS
+
+    parser = _Parser(prog="vyre-conform", description="The vyre conformance proof system.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    certify = commands.add_parser("certify", help="run the proof suite and issue a certificate")
+    certify.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
+    certify.add_argument(
+        "--ops", action="append", metavar="PATTERN",
+        help="op ids or globs, comma-separated or repeated (default: primitive.*)",
+    )
+    certify.add_argument("--strength", default="standard", choices=tuple(STRENGTHS))
+    certify.add_argument("--out", type=Path, help="write the JSON certificate here")
+    certify.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based); merge them later")
+    certify.add_argument("--resume", action="store_true", help="continue from the checkpoint file")
+    certify.add_argument(
+        "--checkpoint", type=Path, help="checkpoint file (default: OUT.checkpoint.jsonl)"
+    )
+    certify.add_argument("--seed", type=_int, help="base seed (default: the suite's fixed seed)")
+    certify.add_argument("--witnesses", type=_int, help="override the witness count of the strength")
+    certify.add_argument(
+        "--checks", help=f"comma-separated subset of: {', '.join(CHECK_GROUPS)}"
+    )
+    certify.add_argument("--laws", help="comma-separated law names to check (default: all declared)")
+    certify.add_argument("--corpus", type=Path, help="regression corpus (default: conform/regressions.jsonl)")
+    certify.add_argument("--no-corpus", action="store_true", help="replay no regression corpus")
+    certify.add_argument(
+        "--no-record", action="store_true", help="do not append new counterexamples to the corpus"
+    )
+    certify.add_argument("--jobs", type=_int, default=1, help="worker processes (interp backend)")
+    progress = certify.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_const", const=True)
+    progress.add_argument("--no-progress", dest="progress", action="store_const", const=False)
+    certify.add_argument("--quiet", action="store_true", help="do not print the report")
+
+    merge = commands.add_parser("merge", help="merge shard certificates into one")
+    merge.add_argument("shards", nargs="+", type=Path)
+    merge.add_argument("--out", type=Path, required=True)
+    merge.add_argument("--quiet", action="store_true")
+
+    verify = commands.add_parser("verify-cert", help="check a certificate's digest and registry hash")
+    verify.add_argument("certificate", type=Path)
+    return parser
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _split(values: Sequence[str] | str | None) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        values = [values]
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _certify(args: argparse.Namespace) -> int:
+    from vyre.conform import certify
+    from vyre.conform.corpus import DEFAULT_CORPUS
+    from vyre.conform.suite import DEFAULT_SEED
+
+    checkpoint = args.checkpoint
+    if checkpoint is None and args.out is not None:
+        checkpoint = args.out.with_name(args.out.name + ".checkpoint.jsonl")
+    if args.resume and checkpoint is None:
+        print("vyre-conform: error: --resume needs --out or --checkpoint", file=sys.stderr)
+        return EXIT_ERROR
+    corpus = None if args.no_corpus else (args.corpus or DEFAULT_CORPUS)
+    cert = certify(
+        backend=args.backend,
+        ops=_split(args.ops) or ["primitive.*"],
+        strength=args.strength,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        witnesses=args.witnesses,
+        checks=_split(args.checks),
+        laws=_split(args.laws),
+        shard=args.shard,
+        checkpoint=checkpoint,
+        resume=args.resume,
+        corpus=corpus,
+        record=not args.no_record and corpus is not None,
+        jobs=args.jobs,
+        progress=args.progress,
+    )
+    if args.out is not None:
+        cert.write(args.out)
+    if not args.quiet:
+        print(cert.to_human())
+        if cert.partial:
+            shard = cert.data["shard"]
+            print(f"(shard {shard['index']}/{shard['count']}: merge all shards for the certificate)")
+        if args.out is not None:
+            print(f"certificate written to {args.out}")
+    return EXIT_OK if cert.passed else EXIT_VIOLATION
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from vyre.conform import load_certificate, merge
+
+    cert = merge([load_certificate(path) for path in args.shards])
+    cert.write(args.out)
+    if not args.quiet:
+        print(cert.to_human())
+        print(f"certificate written to {args.out}")
+    return EXIT_OK if cert.passed else EXIT_VIOLATION
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from vyre.conform import load_certificate, verify_certificate
+
+    cert = load_certificate(args.certificate)
+    if cert.partial:
+        print(f"{args.certificate}: a shard certificate; merge the shards first", file=sys.stderr)
+        return EXIT_VIOLATION
+    problems = verify_certificate(cert)
+    if problems:
+        for problem in problems:
+            print(f"{args.certificate}: REJECTED: {problem}", file=sys.stderr)
+        return EXIT_VIOLATION
+    print(
+        f"{args.certificate}: OK — level {cert.level} on {cert.data['backend'].get('id')},"
+        f" content digest and registry hash verified"
+    )
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    from vyre.conform.certificate import CertificateError
+    from vyre.conform.corpus import CorpusError
+    from vyre.conform.independence import IndependenceError
+    from vyre.conform.plan import PlanError
+
+    handler = {"certify": _certify, "merge": _merge, "verify-cert": _verify}[args.command]
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        print(
+            "\nvyre-conform: interrupted; finished units are in the checkpoint file,"
+            " continue with --resume",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    except (PlanError, CertificateError, CorpusError, IndependenceError, ValueError, OSError) as error:
+        print(f"vyre-conform: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except RuntimeError as error:
+        print(f"vyre-conform: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""The regression corpus: every counterexample ever found, replayed on every run.
+
+One JSON object per line (JSON Lines), append-only: entries are never edited or
+removed (`append` opens the file in append mode and skips entries already
+present). Lines starting with `#` are comments. An entry records the op, the
+check that failed ("law:Commutative", "reference", "parity", "determinism"),
+the law as written (`str(law)`) for law checks, the target ("reference": the
+CPU reference, "backend": the backend's evaluation of the composition), the
+minimal input tuple, and where it was found (backend, suite version, time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_CORPUS", "CorpusError", "Entry", "append", "digest", "load"]
+
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "conform" / "regressions.jsonl"
+"""The repository's corpus (conform/regressions.jsonl next to the vyre package)."""
+
+CHECKS = ("reference", "parity", "determinism", "oracle")
+TARGETS = ("reference", "backend")
+
+
+class CorpusError(ValueError):
+    """A malformed corpus line; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    op: str
+    check: str
+    target: str
+    inputs: tuple[int, ...]
+    law: str | None = None
+    op_version: int = 1
+    backend: str = ""
+    suite_version: str = ""
+    found: str = ""
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """What makes an entry distinct (where and when it was found do not)."""
+        return (self.op, self.check, self.law, self.target, self.inputs)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["inputs"] = list(self.inputs)
+        return data
+
+
+def _entry(data: object, where: str) -> Entry:
+    if not isinstance(data, dict):
+        raise CorpusError(f"{where}: expected a JSON object")
+    try:
+        op, check, target, inputs = data["op"], data["check"], data["target"], data["inputs"]
+    except KeyError as missing:
+        raise CorpusError(f"{where}: missing field {missing}") from None
+    if not isinstance(op, str) or not op:
+        raise CorpusError(f"{where}: `op` must be an op id")
+    if not isinstance(check, str) or not (check in CHECKS or check.startswith("law:")):
+        raise CorpusError(f"{where}: unknown check {check!r}")
+    if target not in TARGETS:
+        raise CorpusError(f"{where}: `target` must be one of {TARGETS}, got {target!r}")
+    if (
+        not isinstance(inputs, list)
+        or not inputs
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32 for v in inputs)
+    ):
+        raise CorpusError(f"{where}: `inputs` must be a non-empty list of u32 values")
+    law = data.get("law")
+    if check.startswith("law:") and not isinstance(law, str):
+        raise CorpusError(f"{where}: a law entry needs `law` (the law as written, e.g. Identity(0x0))")
+    return Entry(
+        op=op,
+        check=check,
+        target=target,
+        inputs=tuple(inputs),
+        law=law if isinstance(law, str) else None,
+        op_version=int(data.get("op_version", 1)),
+        backend=str(data.get("backend", "")),
+        suite_version=str(data.get("suite_version", "")),
+        found=str(data.get("found", "")),
+    )
+
+
+def load(path: Path | str | None) -> list[Entry]:
+    """The entries of the corpus at `path` ([] when it does not exist)."""
+    if path is None:
+        return []
+    file = Path(path)
+    if not file.exists():
+        return []
+    entries: list[Entry] = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        where = f"{file}:{number}"
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise CorpusError(f"{where}: not JSON ({error.msg})") from None
+        entries.append(_entry(data, where))
+    return entries
+
+
+def append(path: Path | str, entries: Iterable[Entry]) -> int:
+    """Append the entries not yet in the corpus; returns how many were added."""
+    file = Path(path)
+    known = {e.key for e in load(file)}
+    fresh: list[Entry] = []
+    for entry in entries:
+        if entry.key not in known:
+            known.add(entry.key)
+            fresh.append(entry)
+    if not fresh:
+        return 0
+    file.parent.mkdir(parents=True, exist_ok=True)
+    needs_newline = file.exists() and file.stat().st_size > 0 and not file.read_bytes().endswith(b"\n")
+    with file.open("a", encoding="utf-8") as out:
+        if needs_newline:
+            out.write("\n")
+        for entry in fresh:
+            out.write(json.dumps(entry.to_json(), sort_keys=True) + "\n")
+    return len(fresh)
+
+
+def digest(entries: Sequence[Entry]) -> str:
+    """SHA-256 of the replayed content (keys only, in corpus order)."""
+    h = hashlib.sha256()
+    for entry in entries:
+        h.update(json.dumps([entry.op, entry.check, entry.law, entry.target, list(entry.inputs)]).encode())
+    return h.hexdigest()

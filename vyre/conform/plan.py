@@ -1,0 +1,438 @@
+"""The proof plan: every unit of work of a certification run, in a fixed order.
+
+A run is a deterministic list of units (op x check x domain x chunk). Each unit
+regenerates its own inputs from the seed, so units can run in any order, on any
+shard, before or after an interruption; the certificate is assembled from the
+unit results in plan order, so one run, sharded runs merged, and resumed runs
+give the same certificate. The plan (its JSON form, `Plan.data`) holds
+everything the certificate needs besides the results; its digest ties shard
+results, checkpoints and certificates to it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from vyre import ops
+from vyre.conform import generate as gen
+from vyre.conform.algebra import UnsupportedLaw, law_check_name, law_variables
+from vyre.conform.backends import ConformBackend
+from vyre.conform.corpus import Entry
+from vyre.conform.strength import Strength
+from vyre.ir import Call, DataType
+from vyre.ops.spec import OpSpec, walk_expr
+
+__all__ = [
+    "CHECK_GROUPS",
+    "SUITE_VERSION",
+    "Plan",
+    "PlanError",
+    "Unit",
+    "build_plan",
+    "canonical_json",
+    "dependencies",
+    "registry_hash",
+    "select_ops",
+]
+
+SUITE_VERSION = "vyre-conform 0.1.0"
+
+CHECK_GROUPS = ("laws", "reference", "parity", "determinism", "regression", "oracle")
+"""What a run can be restricted to (`checks=`); all of them by default."""
+
+REFERENCE_CUBE_CHUNK_VALUES = gen.CHUNK >> 16
+"""Values of the first variable per chunk of the u8 cube (16 x 256 x 256 = 2**20)."""
+
+
+class PlanError(ValueError):
+    """Bad selection arguments (no such op, bad check name, ...)."""
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def sha256_json(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work. `part` is the domain: "u8:k" (exhaustive, k variables),
+    "w" (witnessed), "inputs" (an op's input stream), "runs", "corpus"."""
+
+    kind: str
+    op: str
+    part: str
+    chunk: int
+    lanes: int
+    cost: float = field(default=0.0, compare=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}|{self.op}|{self.part}|{self.chunk}"
+
+    def to_json(self) -> list[Any]:
+        return [self.kind, self.op, self.part, self.chunk, self.lanes]
+
+
+@dataclass(frozen=True)
+class Plan:
+    data: dict[str, Any]
+    units: tuple[Unit, ...]
+
+    @property
+    def digest(self) -> str:
+        return str(self.data["digest"])
+
+    def op(self, op_id: str) -> dict[str, Any]:
+        for entry in self.data["ops"]:
+            if entry["id"] == op_id:
+                return entry
+        raise KeyError(op_id)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Plan:
+        units = tuple(Unit(k, o, p, int(c), int(n)) for k, o, p, c, n in data["units"])
+        return cls(dict(data), units)
+
+
+# ---------------------------------------------------------------------------
+# Selection
+# ---------------------------------------------------------------------------
+
+
+def select_ops(patterns: Iterable[str] | str) -> list[str]:
+    """Registered op ids matching any glob pattern (`primitive.*`), sorted."""
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    wanted = [p.strip() for item in patterns for p in str(item).split(",") if p.strip()]
+    if not wanted:
+        raise PlanError("no ops selected: give op ids or patterns, e.g. ops=['primitive.*']")
+    known = ops.known_op_ids()
+    chosen: set[str] = set()
+    for pattern in wanted:
+        matches = [op_id for op_id in known if fnmatch.fnmatchcase(op_id, pattern)]
+        if not matches:
+            raise PlanError(
+                f"no registered op matches {pattern!r} (ops.known_op_ids() lists the"
+                f" {len(known)} registered ops)"
+            )
+        chosen.update(matches)
+    return sorted(chosen)
+
+
+def dependencies(op_ids: Iterable[str]) -> list[str]:
+    """The ops plus every op they call or their laws name, transitively."""
+    seen: set[str] = set()
+    stack = list(op_ids)
+    while stack:
+        op_id = stack.pop()
+        if op_id in seen:
+            continue
+        seen.add(op_id)
+        try:
+            spec = ops.get(op_id)
+        except KeyError:
+            continue
+        stack.extend(spec.callees)
+        for law in spec.laws:
+            stack.extend(law.referenced_ops())
+    return sorted(seen)
+
+
+def _wgsl(spec: OpSpec) -> str:
+    from vyre.lowering.wgsl import lower_to_wgsl
+    from vyre.ops.evaluation import elementwise_program
+
+    try:
+        return lower_to_wgsl(elementwise_program(spec, 1))
+    except Exception as error:  # noqa: BLE001 - the hash records what lowering said
+        return f"<lowering failed: {type(error).__name__}: {error}>"
+
+
+def spec_fingerprint(op_id: str) -> dict[str, Any]:
+    """What the registry hash covers for one op."""
+    try:
+        spec = ops.get(op_id)
+    except KeyError:
+        return {"id": op_id, "missing": True}
+    return {
+        "id": spec.id,
+        "version": spec.version,
+        "category": spec.category,
+        "signature": str(spec.signature),
+        "laws": [str(law) for law in spec.laws],
+        "wgsl": _wgsl(spec),
+    }
+
+
+def registry_hash(op_ids: Iterable[str]) -> str:
+    """SHA-256 over (id, version, category, signature, laws, lowered WGSL) of each op."""
+    return sha256_json([spec_fingerprint(op_id) for op_id in sorted(set(op_ids))])
+
+
+# ---------------------------------------------------------------------------
+# Costs (for scheduling only)
+# ---------------------------------------------------------------------------
+
+
+@cache
+def _op_cost(op_id: str, version: int) -> float:
+    spec = ops.get(op_id)
+    if spec.intrinsic is not None:
+        return 1.0
+    total = 0.0
+    for node in walk_expr(spec.composition_tree):
+        if isinstance(node, Call):
+            try:
+                callee = ops.get(node.op_id)
+                total += _op_cost(callee.id, callee.version)
+            except KeyError:
+                total += 1.0
+        else:
+            total += 1.0
+    return max(total, 1.0)
+
+
+def op_cost(spec: OpSpec) -> float:
+    try:
+        return _op_cost(spec.id, spec.version)
+    except Exception:  # noqa: BLE001 - a cost estimate never fails a run
+        return 10.0
+
+
+# ---------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------
+
+
+def _is_u32_scalar(spec: OpSpec) -> bool:
+    sig = spec.signature
+    return sig.arity >= 1 and all(t is DataType.U32 for t in (*sig.inputs, sig.output))
+
+
+def _law_entries(spec: OpSpec, law_filter: set[str] | None) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    for index, law in enumerate(spec.laws):
+        if law_filter is not None and law.name not in law_filter and str(law) not in law_filter:
+            continue
+        try:
+            variables = law_variables(law)
+        except UnsupportedLaw:
+            variables = 0
+        entries.append(
+            {"index": index, "law": str(law), "check": law_check_name(law), "variables": variables}
+        )
+    return entries
+
+
+def _chunks(total: int) -> list[int]:
+    return [min(gen.CHUNK, total - start) for start in range(0, total, gen.CHUNK)]
+
+
+def build_plan(
+    backend: ConformBackend,
+    op_ids: Sequence[str],
+    strength: Strength,
+    seed: int,
+    checks: Iterable[str],
+    law_filter: Iterable[str] | None,
+    corpus_entries: Sequence[Entry],
+    oracle_rejections: Mapping[str, str | None],
+    reference_probe: Callable[[OpSpec], str | None],
+) -> Plan:
+    """The plan of a run. `oracle_rejections` maps op ids with a user oracle to
+    None (accepted) or the gate's reason; `reference_probe(spec)` returns the
+    gate's reason to reject the reference check of an op on this backend."""
+    selected = set(checks)
+    filter_set = set(law_filter) if law_filter is not None else None
+    units: list[Unit] = []
+    op_entries: list[dict[str, Any]] = []
+    independence: list[dict[str, str]] = []
+    regressions: list[list[Any]] = []
+    parity_applies = not backend.is_reference_interpreter
+    if "parity" in selected and not parity_applies:
+        independence.append(
+            {
+                "op": "*",
+                "check": "parity",
+                "verdict": "rejected",
+                "reason": f"backend `{backend.id}` is the reference interpreter: parity would"
+                " compare it with itself",
+            }
+        )
+    for op_id in op_ids:
+        spec = ops.get(op_id)
+        entry: dict[str, Any] = {
+            "id": spec.id,
+            "version": spec.version,
+            "category": spec.category,
+            "signature": str(spec.signature),
+            "laws": _law_entries(spec, filter_set),
+            "classes": len(spec.equivalence_classes),
+            "representatives": sum(len(c.representatives) for c in spec.equivalence_classes),
+            "boundaries": len(spec.boundaries),
+            "status": "checked",
+            "reason": "",
+        }
+        op_entries.append(entry)
+        if not backend.supports(spec):
+            entry["status"] = "unsupported"
+            entry["reason"] = (
+                f"Category C intrinsic `{spec.intrinsic.hardware if spec.intrinsic else '?'}`"
+                f" is not available on backend `{backend.id}` (UnsupportedByBackend)"
+            )
+            continue
+        if not _is_u32_scalar(spec):
+            entry["status"] = "unsupported"
+            entry["reason"] = f"signature {spec.signature}: this suite checks u32 scalar ops"
+            continue
+        specials = gen.special_values(spec)
+        entry["specials"] = len(specials)
+        structured = gen.structured_op_rows(spec)
+        entry["structured_inputs"] = len(structured)
+        cost = op_cost(spec)
+        units.extend(_law_units(spec, entry["laws"], strength, specials, cost, selected))
+        if "reference" in selected:
+            reason = reference_probe(spec)
+            if reason:
+                independence.append(
+                    {"op": op_id, "check": "reference", "verdict": "rejected", "reason": reason}
+                )
+            else:
+                units.extend(_input_units("reference", op_id, len(structured), strength, cost))
+        if "parity" in selected and parity_applies:
+            units.extend(_input_units("parity", op_id, len(structured), strength, cost * 2))
+        if "oracle" in selected and op_id in oracle_rejections:
+            reason = oracle_rejections[op_id]
+            if reason:
+                independence.append(
+                    {"op": op_id, "check": "oracle", "verdict": "rejected", "reason": reason}
+                )
+            else:
+                units.extend(_input_units("oracle", op_id, len(structured), strength, cost))
+        if "determinism" in selected:
+            lanes = len(determinism_rows(spec, seed, strength.determinism_random))
+            units.append(
+                Unit("determinism", op_id, "runs", 0, lanes, lanes * cost * strength.determinism_runs)
+            )
+        if "regression" in selected:
+            mine = [e for e in corpus_entries if _replayable(e, spec, entry, parity_applies)]
+            if mine:
+                regressions.extend(
+                    [e.op, e.check, e.law, e.target, list(e.inputs)] for e in mine
+                )
+                units.append(Unit("regression", op_id, "corpus", 0, len(mine), len(mine) * cost))
+    deps = dependencies(op_ids)
+    data: dict[str, Any] = {
+        "suite_version": SUITE_VERSION,
+        "backend": backend.info(),
+        "strength": strength.to_json(),
+        "seed": seed,
+        "checks": sorted(selected),
+        "law_filter": sorted(filter_set) if filter_set is not None else None,
+        "ops": op_entries,
+        "dependencies": deps,
+        "registry_hash": registry_hash(deps),
+        "regressions": regressions,
+        "independence": independence,
+        "units": [u.to_json() for u in units],
+    }
+    data["digest"] = sha256_json(data)
+    costed = tuple(units)
+    return Plan(data, costed)
+
+
+def _replayable(entry: Entry, spec: OpSpec, op_entry: Mapping[str, Any], parity: bool) -> bool:
+    if entry.op != spec.id or len(entry.inputs) == 0:
+        return False
+    if entry.check.startswith("law:"):
+        declared = {law["law"]: law for law in op_entry["laws"]}
+        law = declared.get(entry.law or "")
+        return law is not None and len(entry.inputs) == law["variables"]
+    if len(entry.inputs) != spec.signature.arity:
+        return False
+    if entry.check == "parity":
+        return parity
+    return entry.check in ("reference", "determinism")
+
+
+def _law_units(
+    spec: OpSpec,
+    laws: Sequence[Mapping[str, Any]],
+    strength: Strength,
+    specials: Sequence[int],
+    cost: float,
+    selected: set[str],
+) -> list[Unit]:
+    if "laws" not in selected:
+        return []
+    checkable = [law for law in laws if law["variables"]]
+    if not checkable:
+        return []
+    counts = sorted({law["variables"] for law in checkable})
+    per_lane = cost * 3 * len(checkable)
+    law_values = [v for law in spec.laws for v in gen.law_constants(law)]
+    structured = len(gen.structured_law_rows(max(counts), specials, law_values))
+    units: list[Unit] = []
+    for target in ("reference", "backend"):
+        kind = f"laws-{target}"
+        weight = 0.02 if target == "reference" else 1.0
+        for k in counts:
+            bits = 8 if k < 3 or target == "reference" else strength.backend_cube_bits
+            for chunk, lanes in enumerate(_chunks(1 << (bits * k))):
+                units.append(Unit(kind, spec.id, f"u8:{k}", chunk, lanes, lanes * per_lane * weight))
+        units.append(Unit(kind, spec.id, "w", 0, structured, structured * per_lane * weight))
+        for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):
+            units.append(Unit(kind, spec.id, "w", chunk, lanes, lanes * per_lane * weight))
+    return units
+
+
+def _input_units(kind: str, op_id: str, structured: int, strength: Strength, cost: float) -> list[Unit]:
+    units = [Unit(kind, op_id, "inputs", 0, structured, structured * cost)]
+    for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):
+        units.append(Unit(kind, op_id, "inputs", chunk, lanes, lanes * cost))
+    return units
+
+
+def op_input_rows(spec: OpSpec, seed: int, chunk: int, lanes: int) -> np.ndarray:
+    """Rows of chunk `chunk` of the op's input stream (0: structured)."""
+    if chunk == 0:
+        return gen.structured_op_rows(spec)
+    entropy = gen.stream_entropy(seed, "inputs", spec.id)
+    return gen.random_rows(entropy, chunk - 1, lanes, spec.signature.arity)
+
+
+def law_witness_rows(
+    spec: OpSpec, seed: int, k: int, chunk: int, lanes: int
+) -> np.ndarray:
+    """Rows of chunk `chunk` of the op's law witness stream (0: structured)."""
+    if chunk == 0:
+        law_values = [v for law in spec.laws for v in gen.law_constants(law)]
+        return gen.structured_law_rows(k, gen.special_values(spec), law_values)
+    entropy = gen.stream_entropy(seed, "laws", spec.id)
+    return gen.random_rows(entropy, chunk - 1, lanes, k)
+
+
+def determinism_rows(spec: OpSpec, seed: int, random: int) -> np.ndarray:
+    """The rows re-run by the determinism check: the spec's special values
+    (their product for arity <= 2, the structured rows otherwise, at most
+    4,096) and `random` seeded random rows."""
+    arity = spec.signature.arity
+    if arity <= 2:
+        values = np.asarray(gen.special_values(spec), dtype=np.uint32)
+        grids = np.meshgrid(*([values] * arity), indexing="ij")
+        structured = np.stack([g.ravel() for g in grids], axis=1)
+    else:
+        structured = gen.structured_op_rows(spec)[:4096]
+    extra = gen.random_rows(gen.stream_entropy(seed, "determinism", spec.id), 0, random, arity)
+    return np.concatenate([structured, extra], axis=0)

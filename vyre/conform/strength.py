@@ -1,0 +1,58 @@
+"""Strengths of a certification run (conform.md certificates: FastCheck, Standard,
+Legendary)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+__all__ = ["STRENGTHS", "Strength", "strength_named"]
+
+REFERENCE_CUBE_BITS = 8
+"""Bits per variable of the exhaustive three-variable laws on the CPU reference:
+all 16,777,216 u8 triples, at every strength."""
+
+
+@dataclass(frozen=True)
+class Strength:
+    """How much evidence a run gathers.
+
+    `witnesses`: seeded uniform u32 witnesses per law, per target (reference and
+    backend), and per op for the reference/parity checks (on top of the
+    structured boundary/class/adversarial witnesses). `backend_cube_bits`: bits
+    per variable of the exhaustive three-variable laws run through the backend
+    (one- and two-variable laws are always exhaustive on u8 there).
+    `determinism_runs`: repetitions of the same input; `determinism_random`:
+    random rows added to the structured rows for them."""
+
+    name: str
+    witnesses: int
+    backend_cube_bits: int
+    determinism_runs: int
+    determinism_random: int
+    reference_cube_bits: int = REFERENCE_CUBE_BITS
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def with_witnesses(self, witnesses: int) -> Strength:
+        return replace(self, witnesses=witnesses)
+
+
+STRENGTHS: dict[str, Strength] = {
+    "fast": Strength("fast", 10_000, 4, 3, 1_024),
+    "standard": Strength("standard", 1_000_000, 6, 10, 4_096),
+    "legendary": Strength("legendary", 100_000_000, 8, 10, 65_536),
+}
+
+
+def strength_named(name: object) -> Strength:
+    if isinstance(name, Strength):
+        return name
+    strength = STRENGTHS.get(name) if isinstance(name, str) else None
+    if strength is None:
+        raise ValueError(
+            f"unknown strength {name!r}; choose one of: {', '.join(STRENGTHS)}"
+            " (fast: 1e4 witnesses per law, standard: 1e6, legendary: 1e8)"
+        )
+    return strength

@@ -1,0 +1,456 @@
+"""Orchestration: `certify` (plan -> units -> certificate), `merge`, resumption.
+
+Units stream (generate -> dispatch -> compare, one chunk of 2**20 witnesses at
+a time, so memory is bounded whatever the strength). `shard=(i, n)` runs the
+i-th of n cost-balanced, deterministic partitions of the plan and returns a
+partial certificate that `merge` combines; `checkpoint=` appends each finished
+unit's results to a JSON Lines file and `resume=True` skips the units it
+already holds. All three give the same certificate content as one run.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vyre import ops as registry
+from vyre.conform import corpus as corpus_mod
+from vyre.conform.backends import ConformBackend, backend_named
+from vyre.conform.certificate import (
+    PARTIAL_FORMAT,
+    Certificate,
+    CertificateError,
+    assemble,
+    content_digest,
+    finish,
+)
+from vyre.conform.engine import Engine
+from vyre.conform.independence import IndependenceError, check_oracle, runs_function
+from vyre.conform.plan import CHECK_GROUPS, Plan, PlanError, Unit, build_plan, select_ops
+from vyre.conform.progress import Progress
+from vyre.conform.strength import Strength, strength_named
+from vyre.ops.spec import OpSpec
+
+__all__ = ["DEFAULT_SEED", "certify", "merge", "parse_shard", "shard_units"]
+
+DEFAULT_SEED = 0x7679_7265
+"""The base seed of every certificate unless one is given ("vyre")."""
+
+CHECKPOINT_FORMAT = "vyre-conform-checkpoint/1"
+
+UnitResults = dict[str, list[dict[str, Any]]]
+
+
+def parse_shard(value: object) -> tuple[int, int] | None:
+    """`"I/N"` or `(I, N)` with 0 <= I < N; None for no sharding."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        parts = value.split("/")
+        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+            raise PlanError(f"shard must be I/N with 0 <= I < N (e.g. 0/4), got {value!r}")
+        index, count = int(parts[0]), int(parts[1])
+    elif isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        index, count = value
+    else:
+        raise PlanError(f"shard must be I/N or a tuple (I, N), got {value!r}")
+    if count < 1 or not 0 <= index < count:
+        raise PlanError(f"shard must be I/N with 0 <= I < N, got {index}/{count}")
+    return index, count
+
+
+def shard_units(units: Sequence[Unit], count: int) -> list[list[Unit]]:
+    """A deterministic, cost-balanced partition of `units` into `count` shards
+    (longest unit first onto the least loaded shard), each in plan order."""
+    loads = [0.0] * count
+    members: list[list[int]] = [[] for _ in range(count)]
+    order = sorted(range(len(units)), key=lambda i: (-units[i].cost, i))
+    for i in order:
+        target = min(range(count), key=lambda s: (loads[s], s))
+        loads[target] += units[i].cost + 1.0
+        members[target].append(i)
+    return [[units[i] for i in sorted(m)] for m in members]
+
+
+# ---------------------------------------------------------------------------
+# Independence probes
+# ---------------------------------------------------------------------------
+
+
+def _reference_probe(backend: ConformBackend) -> Callable[[OpSpec], str | None]:
+    engine_cache: dict[str, Engine] = {}
+
+    def probe(spec: OpSpec) -> str | None:
+        engine = engine_cache.get("e")
+        if engine is None:
+            engine = Engine(Plan({"seed": 0, "strength": {}}, ()), backend)
+            engine_cache["e"] = engine
+        rows = np.array([[1] * spec.signature.arity, [2] * spec.signature.arity], dtype=np.uint32)
+        try:
+            ran = runs_function(lambda: engine.evaluate(spec, rows), spec.reference)
+        except Exception:  # noqa: BLE001 - a failing backend is reported by the units
+            return None
+        if ran:
+            return (
+                f"backend `{backend.id}` evaluates `{spec.id}` by running its CPU reference:"
+                " comparing them would be tautological"
+            )
+        return None
+
+    return probe
+
+
+def _oracle_rejections(
+    oracles: Mapping[str, Callable[..., Any]], op_ids: Sequence[str]
+) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for op_id, oracle in oracles.items():
+        if op_id not in op_ids:
+            raise PlanError(f"an oracle is given for `{op_id}`, which is not among the selected ops")
+        spec = registry.get(op_id)
+        columns = [np.array([1, 2, 0xFFFF_FFFF], dtype=np.uint32)] * spec.signature.arity
+        try:
+            check_oracle(op_id, oracle, spec.reference, lambda: oracle(*columns))
+            out[op_id] = None
+        except IndependenceError as error:
+            out[op_id] = str(error)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Checkpoints
+# ---------------------------------------------------------------------------
+
+
+def _load_checkpoint(path: Path, plan: Plan) -> UnitResults:
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        return {}
+    try:
+        header = json.loads(lines[0])
+    except json.JSONDecodeError:
+        raise CertificateError(f"{path}: not a vyre-conform checkpoint") from None
+    if header.get("format") != CHECKPOINT_FORMAT:
+        raise CertificateError(f"{path}: not a vyre-conform checkpoint")
+    if header.get("plan") != plan.digest:
+        raise CertificateError(
+            f"{path} belongs to a different plan (other ops, strength, seed, backend or"
+            " registry); delete it or run without --resume"
+        )
+    done: UnitResults = {}
+    for line in lines[1:]:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut short by the interruption
+        if isinstance(record, dict) and "key" in record and "results" in record:
+            done[record["key"]] = record["results"]
+    return done
+
+
+class _Checkpoint:
+    def __init__(self, path: Path | None, plan: Plan, keep: bool):
+        self.path = path
+        self.handle = None
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if keep and path.exists() and path.stat().st_size:
+            self.handle = path.open("a", encoding="utf-8")
+        else:
+            self.handle = path.open("w", encoding="utf-8")
+            self.handle.write(json.dumps({"format": CHECKPOINT_FORMAT, "plan": plan.digest}) + "\n")
+            self.handle.flush()
+
+    def add(self, key: str, results: list[dict[str, Any]]) -> None:
+        if self.handle is None:
+            return
+        self.handle.write(json.dumps({"key": key, "results": results}, sort_keys=True) + "\n")
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+
+    def close(self, *, delete: bool) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+        if delete and self.path is not None and self.path.exists():
+            self.path.unlink()
+
+
+# ---------------------------------------------------------------------------
+# Running units
+# ---------------------------------------------------------------------------
+
+_WORKER_ENGINE: Engine | None = None
+
+
+def _run_one(engine: Engine, unit: Unit) -> list[dict[str, Any]]:
+    try:
+        return engine.run_unit(unit)
+    except Exception as error:  # noqa: BLE001 - a unit that cannot run is a finding
+        message = str(error).strip().splitlines()
+        text = f"{type(error).__name__}: {message[0] if message else ''}"
+        return [{"check": "execution", "error": text[:500]}]
+
+
+def _worker(unit: Unit) -> tuple[str, list[dict[str, Any]]]:
+    assert _WORKER_ENGINE is not None
+    return unit.key, _run_one(_WORKER_ENGINE, unit)
+
+
+def _execute(
+    engine: Engine,
+    units: Sequence[Unit],
+    jobs: int,
+    on_done: Callable[[Unit, list[dict[str, Any]]], None],
+) -> None:
+    if jobs <= 1 or len(units) <= 1:
+        for unit in units:
+            on_done(unit, _run_one(engine, unit))
+        return
+    global _WORKER_ENGINE
+    _WORKER_ENGINE = engine
+    by_key = {u.key: u for u in units}
+    queue = sorted(units, key=lambda u: -u.cost)
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        pending = {pool.submit(_worker, unit) for unit in queue}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                key, results = future.result()
+                on_done(by_key[key], results)
+    _WORKER_ENGINE = None
+
+
+# ---------------------------------------------------------------------------
+# certify
+# ---------------------------------------------------------------------------
+
+
+def _check_names(checks: Iterable[str] | None) -> list[str]:
+    if checks is None:
+        return list(CHECK_GROUPS)
+    if isinstance(checks, str):
+        checks = [c for c in checks.split(",") if c.strip()]
+    chosen = [c.strip() for c in checks]
+    unknown = [c for c in chosen if c not in CHECK_GROUPS]
+    if unknown or not chosen:
+        raise PlanError(
+            f"unknown check(s) {unknown or chosen!r}; choose among: {', '.join(CHECK_GROUPS)}"
+        )
+    return chosen
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def certify(
+    backend: str | ConformBackend = "wgpu",
+    ops: Iterable[str] | str = ("primitive.*",),
+    strength: str | Strength = "standard",
+    *,
+    seed: int = DEFAULT_SEED,
+    witnesses: int | None = None,
+    checks: Iterable[str] | str | None = None,
+    laws: Iterable[str] | None = None,
+    shard: str | tuple[int, int] | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    corpus: str | Path | None = corpus_mod.DEFAULT_CORPUS,
+    record: bool = False,
+    oracles: Mapping[str, Callable[..., Any]] | None = None,
+    jobs: int = 1,
+    progress: bool | None = False,
+) -> Certificate:
+    """Run the proof suite for `ops` on `backend` and return the certificate.
+
+    `strength`: "fast" (1e4 witnesses per law), "standard" (1e6), "legendary"
+    (1e8); `witnesses` overrides the count. `checks` restricts the strategies
+    (laws, reference, parity, determinism, regression, oracle) and `laws` the
+    laws (by name, e.g. ["Commutative"]). `corpus` is the regression corpus
+    replayed (None: none); with `record=True` new counterexamples are appended
+    to it. `oracles` maps op ids to independent vectorised oracles (the
+    independence gate rejects an op's own reference). `jobs` > 1 runs units in
+    that many processes (interpreter only). `shard`, `checkpoint`, `resume`:
+    see the module docstring; a sharded run returns a partial certificate."""
+    started = time.monotonic()
+    engine_backend = backend_named(backend) if isinstance(backend, str) else backend
+    if not isinstance(engine_backend, ConformBackend):
+        raise TypeError(f"backend must be a name or a ConformBackend, got {type(backend).__name__}")
+    chosen_strength = strength_named(strength)
+    if witnesses is not None:
+        if isinstance(witnesses, bool) or not isinstance(witnesses, int) or witnesses < 0:
+            raise PlanError(f"witnesses must be a non-negative int, got {witnesses!r}")
+        chosen_strength = chosen_strength.with_witnesses(witnesses)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise PlanError(f"seed must be an int in [0, 2**64), got {seed!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise PlanError(f"jobs must be a positive int, got {jobs!r}")
+    op_ids = select_ops(ops)
+    check_list = _check_names(checks)
+    law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
+    shard_spec = parse_shard(shard)
+    corpus_path = Path(corpus) if corpus is not None else None
+    entries = corpus_mod.load(corpus_path)
+    rejections = _oracle_rejections(dict(oracles or {}), op_ids)
+
+    plan = build_plan(
+        engine_backend,
+        op_ids,
+        chosen_strength,
+        seed,
+        check_list,
+        law_filter,
+        entries,
+        rejections,
+        _reference_probe(engine_backend),
+    )
+    units = list(plan.units)
+    if shard_spec is not None:
+        units = shard_units(plan.units, shard_spec[1])[shard_spec[0]]
+    checkpoint_path = Path(checkpoint) if checkpoint is not None else None
+    if resume and checkpoint_path is None:
+        raise PlanError("resume=True needs a checkpoint file (checkpoint=PATH)")
+    done: UnitResults = _load_checkpoint(checkpoint_path, plan) if resume and checkpoint_path else {}
+    done = {key: value for key, value in done.items() if key in {u.key for u in units}}
+    todo = [u for u in units if u.key not in done]
+    if not engine_backend.is_reference_interpreter:
+        jobs = 1
+    engine = Engine(plan, engine_backend, {k: v for k, v in (oracles or {}).items() if not rejections.get(k)})
+    writer = _Checkpoint(checkpoint_path, plan, keep=resume)
+    bar = Progress(
+        total=sum(u.cost + 1.0 for u in units),
+        done=sum(u.cost + 1.0 for u in units if u.key in done),
+        units=len(units),
+        enabled=sys.stderr.isatty() if progress is None else progress,
+    )
+    results: UnitResults = dict(done)
+
+    def on_done(unit: Unit, unit_results: list[dict[str, Any]]) -> None:
+        results[unit.key] = unit_results
+        writer.add(unit.key, unit_results)
+        bar.advance(unit)
+
+    try:
+        _execute(engine, todo, jobs, on_done)
+    finally:
+        bar.close()
+        writer.close(delete=False)
+    writer.close(delete=checkpoint_path is not None)
+
+    run = {
+        "timestamp": _now(),
+        "duration_s": round(time.monotonic() - started, 3),
+        "host": platform.node(),
+        "python": platform.python_version(),
+        "jobs": jobs,
+        "units_run": len(todo),
+        "units_resumed": len(done),
+        "shard": None if shard_spec is None else f"{shard_spec[0]}/{shard_spec[1]}",
+        "corpus": str(corpus_path) if corpus_path else None,
+    }
+    if shard_spec is not None:
+        partial = assemble(Plan(plan.data, tuple(units)), results)
+        partial["format"] = PARTIAL_FORMAT
+        partial["shard"] = {"index": shard_spec[0], "count": shard_spec[1]}
+        partial["plan_full"] = plan.data
+        partial["units"] = {u.key: results[u.key] for u in units}
+        cert = finish(partial, run)
+    else:
+        cert = finish(assemble(plan, results), run)
+    if record and corpus_path is not None:
+        added = corpus_mod.append(corpus_path, _corpus_entries(cert, engine_backend.id))
+        cert.data["run"]["corpus_added"] = added
+    return cert
+
+
+def _corpus_entries(cert: Certificate, backend_id: str) -> list[corpus_mod.Entry]:
+    versions = {op["id"]: op["version"] for op in cert.data["ops"]}
+    out: list[corpus_mod.Entry] = []
+    for f in cert.data["failures"]:
+        if f["check"] in ("execution", "oracle") or f["domain"] == "regression":
+            continue
+        if not f["counterexample"]:
+            continue
+        out.append(
+            corpus_mod.Entry(
+                op=f["op_id"],
+                check=f["check"],
+                target=f["target"],
+                inputs=tuple(f["counterexample"]),
+                law=f["law"],
+                op_version=versions.get(f["op_id"], 1),
+                backend=backend_id,
+                suite_version=cert.data["suite_version"],
+                found=cert.data["run"]["timestamp"],
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# merge
+# ---------------------------------------------------------------------------
+
+
+def merge(certificates: Sequence[Certificate]) -> Certificate:
+    """The certificate of a whole plan from the partial certificates of all its
+    shards (each shard exactly once)."""
+    if not certificates:
+        raise CertificateError("merge needs the shard certificates of one run")
+    for cert in certificates:
+        if not cert.partial:
+            raise CertificateError(
+                "merge takes shard certificates (made with --shard I/N); got a complete one"
+            )
+        if content_digest(cert.data) != cert.data.get("content_digest"):
+            raise CertificateError(
+                f"shard {cert.data.get('shard')} was changed after it was issued (digest mismatch)"
+            )
+    plans = {cert.data["plan_full"]["digest"] for cert in certificates}
+    if len(plans) != 1:
+        raise CertificateError(
+            "the shards come from different plans (other ops, strength, seed, backend or registry)"
+        )
+    counts = {cert.data["shard"]["count"] for cert in certificates}
+    if len(counts) != 1:
+        raise CertificateError(f"the shards disagree on the shard count: {sorted(counts)}")
+    count = counts.pop()
+    indices = sorted(cert.data["shard"]["index"] for cert in certificates)
+    if indices != list(range(count)):
+        missing = sorted(set(range(count)) - set(indices))
+        duplicated = sorted({i for i in indices if indices.count(i) > 1})
+        raise CertificateError(
+            f"merge needs each of the {count} shards exactly once"
+            + (f"; missing {missing}" if missing else "")
+            + (f"; given twice {duplicated}" if duplicated else "")
+        )
+    plan = Plan.from_json(certificates[0].data["plan_full"])
+    results: UnitResults = {}
+    for cert in certificates:
+        results.update(cert.data["units"])
+    missing_units = [u.key for u in plan.units if u.key not in results]
+    if missing_units:
+        raise CertificateError(f"the shards lack {len(missing_units)} unit(s), e.g. {missing_units[0]}")
+    run = {
+        "timestamp": _now(),
+        "duration_s": round(sum(float(c.data["run"].get("duration_s", 0)) for c in certificates), 3),
+        "merged_from": [c.data["shard"] for c in sorted(certificates, key=lambda c: c.data["shard"]["index"])],
+        "host": platform.node(),
+    }
+    return finish(assemble(plan, results), run)
