@@ -3,9 +3,8 @@ CPU reference and the independent oracle, and programs that nest library calls.
 
 These tests run, never skip, when the backends exist: the wgpu ones take the
 `gpu_adapter` fixture (lavapipe without a GPU; fails under CI=true without one).
-Category C ops that stay calls (extract_bits, insert_bits) need the lowering and
-the interpreter to map them 1:1 (vyre.ops.intrinsics); until they do, those
-cases are reported as xfail with the backend's own message, never as a skip."""
+Category C ops that stay calls (extract_bits, insert_bits) run as WGSL builtins
+on wgpu and as the interpreter's own implementation of them."""
 
 from __future__ import annotations
 
@@ -19,21 +18,8 @@ import vyre
 from vyre import ops
 from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.intrinsics import WGSL_BUILTINS
 
 IDS = [op_id for op_id in ops.known_op_ids() if op_id.startswith("primitive.")]
-CALL_INTRINSICS = set(WGSL_BUILTINS)
-
-
-def _run_op(op_id: str, columns: list[np.ndarray], backend: str) -> np.ndarray:
-    try:
-        return ops.evaluate(op_id, columns, backend=backend)
-    except Exception as error:
-        text = str(error)
-        unmapped = "survived inlining" in text or "still present after inlining" in text
-        if op_id in CALL_INTRINSICS and unmapped:
-            pytest.xfail(f"{backend} does not map Category C call `{op_id}` yet: {text}")
-        raise
 
 
 def _check_backend(
@@ -45,7 +31,7 @@ def _check_backend(
     spec = ops.get(op_id)
     rows = inputs_for(spec.signature.arity, 300, 11)
     columns = [np.array(col, dtype=np.uint32) for col in zip(*rows, strict=True)]
-    got = _run_op(op_id, columns, backend)
+    got = ops.evaluate(op_id, columns, backend=backend)
     assert got.dtype == np.uint32 and got.shape == (len(rows),)
     expected = np.asarray(spec.reference(*columns))
     bad = np.flatnonzero(got != expected)

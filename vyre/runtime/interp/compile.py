@@ -20,6 +20,7 @@ from xdsl.ir import Operation, SSAValue
 from vyre.dialects import vyre as d
 from vyre.runtime.interp import machine as m
 from vyre.runtime.interp.errors import InterpError
+from vyre.runtime.interp.intrinsics import INTRINSICS
 from vyre.runtime.interp.memory import BufferInfo
 from vyre.runtime.interp.values import (
     SCALARS,
@@ -233,10 +234,32 @@ class Compiler:
         )
 
     def _call(self, op: d.CallOp, slot: int) -> m.Step:
-        raise InterpError(
-            f"call of `{op.op_id.data}` survived inlining; the interpreter runs only "
-            "inlined programs"
-        )
+        op_id = op.op_id.data
+        intrinsic = INTRINSICS.get(op_id)
+        if intrinsic is None:
+            known = ", ".join(f"`{name}`" for name in INTRINSICS)
+            raise InterpError(
+                f"call to `{op_id}` was not inlined: the interpreter runs only inlined "
+                f"programs (this call survived inlining), and the only calls it executes "
+                f"are the Category C intrinsics {known}. Fix: run inline-calls first; only "
+                "inlinable ops may be called (V020)"
+            )
+        args = list(op.operands)
+        if len(args) != intrinsic.arity:
+            raise InterpError(
+                f"call to `{op_id}` ({intrinsic.wgsl}) passes {len(args)} argument(s) but "
+                f"the op takes {intrinsic.arity} u32 argument(s)"
+            )
+        roles = [f"argument {position}" for position in range(len(args))]
+        for role, value in zip([*roles, "result"], [*args, op.results[0]], strict=True):
+            kind = value_kind(value, op)
+            if kind != d.DataTypeKind.U32:
+                raise InterpError(
+                    f"call to `{op_id}` ({intrinsic.wgsl}): {role} must be `u32`, got "
+                    f"`{kind.value}`"
+                )
+        operands = tuple(self.operand(arg, op) for arg in args)
+        return m.ApplyN(slot, intrinsic.function, operands)
 
     # -- statements -------------------------------------------------------------
     def _let(self, op: d.LetOp) -> m.Step:

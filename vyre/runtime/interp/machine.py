@@ -203,6 +203,17 @@ class Apply2:
 
 
 @dataclass(frozen=True)
+class ApplyN:
+    slot: int
+    function: Callable[..., Lanes]
+    operands: tuple[int, ...]
+
+    def run(self, batch: Batch, mask: Mask) -> Mask:
+        batch.values[self.slot] = self.function(*(batch.value(k) for k in self.operands))
+        return mask
+
+
+@dataclass(frozen=True)
 class Select:
     slot: int
     cond: int
