@@ -48,7 +48,7 @@ class DataType(Enum):
 
     @property
     def attr(self) -> d.DataTypeAttr:
-        return d.DataTypeAttr(self.value)
+        return d.data_type(self.value)
 
     @classmethod
     def of(cls, attr: object) -> DataType:
