@@ -6,8 +6,10 @@ and the interpreter as a `vyre.call` and is mapped 1:1:
 
 - the WGSL lowering emits `<WGSL_BUILTINS[op_id]>(arg0, arg1, ...)`, the
   arguments in call order (all u32 for the primitive families);
-- the interpreter applies `SCALAR[op_id]` (plain Python ints) or, vectorised,
-  `vyre.ops.get(op_id).reference` (numpy uint32 arrays in, uint32 array out).
+- the reference interpreter runs its own vectorised implementation of the
+  same WGSL definitions (vyre/runtime/interp/intrinsics.py: the oracle shares no
+  code with the op's reference or the lowering); `SCALAR` here is the plain-int
+  form used by the library's own tests and tools.
 
 Both follow WGSL's definitions (extractBits/insertBits on u32: `o = min(offset,
 32)`, `c = min(count, 32 - o)`).
