@@ -287,6 +287,8 @@ def _truthy(value: Value) -> str:
     """A WGSL bool: the value is non-zero (any lane non-zero for vectors)."""
     if value.condition is not None:
         return value.condition
+    if value.const is not None:
+        return "true" if any(value.const) else "false"
     if LANES.get(value.kind, 0) == 1:
         zero = "0i" if value.kind == I32 else "0u"
         return f"{value.operand} != {zero}"
@@ -570,6 +572,14 @@ class _Body:
             return Value.derived(text, U32, lhs, rhs, atomic=False)
         if kind in _COMPARISONS:
             test = f"{lhs.operand} {_COMPARISONS[kind]} {rhs.operand}"
+        elif lhs.const is not None or rhs.const is not None:
+            # And/Or with one constant side: the result is constant or the other side's
+            # truth (that side has no effects to keep: atomics are never inlined)
+            known, other = (lhs, rhs) if lhs.const is not None else (rhs, lhs)
+            assert known.const is not None
+            if any(known.const) == (kind == BinOpKind.OR):
+                return Value.constant(U32, (int(kind == BinOpKind.OR),))
+            test = _truthy(other)
         else:
             symbol = "&" if kind == BinOpKind.AND else "|"
             test = f"({_truthy(lhs)}) {symbol} ({_truthy(rhs)})"
