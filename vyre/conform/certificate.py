@@ -235,7 +235,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
     op_levels: dict[str, str] = {}
     selected = set(data["checks"])
     rejected = {(e["op"], e["check"]) for e in data["independence"]}
-    parity_applies = ("*", "parity") not in rejected
+    parity_applies = bool(data.get("parity_applies", True))
     l1_checks = ["reference", "determinism"] + (["parity"] if parity_applies else [])
     claims_l1 = all(c in selected for c in l1_checks)
     for entry in data["ops"]:

@@ -339,6 +339,7 @@ def build_plan(
         "strength": strength.to_json(),
         "seed": seed,
         "checks": sorted(selected),
+        "parity_applies": parity_applies,
         "law_filter": sorted(filter_set) if filter_set is not None else None,
         "ops": op_entries,
         "dependencies": deps,
