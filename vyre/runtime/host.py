@@ -19,7 +19,10 @@ are trimmed to that many bytes again.
 
 Conversions never change a value: an array of another dtype or shape is a
 `TypeError`, a Bool element other than 0/1 a `ValueError`; each message names
-the buffer. Inputs are copied, never mutated.
+the buffer. The words of an input may share memory with the caller's array
+(no copy when none is needed); they are marked read-only, and the backends
+never write them. Outputs are the backend's fresh words, viewed in the user
+dtype.
 """
 
 from __future__ import annotations
@@ -101,7 +104,8 @@ def _same_kind(actual: np.dtype[np.generic], wanted: np.dtype[np.generic]) -> bo
 
 
 def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int]:
-    """The words of one input buffer and its user element count (bytes for `Bytes`).
+    """The (read-only) words of one input buffer and its user element count
+    (bytes for `Bytes`).
 
     Raises `TypeError` for a value of the wrong type, dtype or shape and
     `ValueError` for a Bool element other than 0 or 1, naming the buffer."""
@@ -125,11 +129,13 @@ def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int
             "Bool elements must be 0 or 1"
         )
     count = int(value.shape[0])
-    if dtype is DataType.BYTES:
+    if dtype is DataType.BYTES and count % 4:
         padded = np.zeros(word_count(dtype, count) * 4, dtype=np.uint8)
         padded[:count] = native
-        return padded.view("<u4").astype(np.uint32), count
-    return native.reshape(-1).view("<u4").astype(np.uint32), count
+        native = padded
+    words = native.reshape(-1).view("<u4")
+    words.flags.writeable = False  # may share memory with the caller's array
+    return words, count
 
 
 def from_words(name: str, dtype: DataType, words: np.ndarray, count: int) -> np.ndarray:
@@ -143,9 +149,11 @@ def from_words(name: str, dtype: DataType, words: np.ndarray, count: int) -> np.
             f"expected {expected} uint32 words"
         )
     little = np.ascontiguousarray(words, dtype="<u4")
+    if not little.flags.writeable:
+        little = little.copy()
     if dtype is DataType.BYTES:
-        return little.view(np.uint8)[:count].copy()
-    user = little.view(host.dtype.newbyteorder("<")).astype(host.dtype)
+        return little.view(np.uint8)[:count]
+    user = little.view(host.dtype.newbyteorder("<")).astype(host.dtype, copy=False)
     if host.lanes:
         return user.reshape(count, host.lanes)
     return user

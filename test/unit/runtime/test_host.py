@@ -70,11 +70,20 @@ def test_non_contiguous_input() -> None:
     assert words.tolist() == [0, 2, 4, 6, 8] and count == 5
 
 
-def test_input_never_aliased() -> None:
+def test_input_words_cannot_change_the_callers_array() -> None:
     user = np.array([1, 2, 3], dtype=np.uint32)
     words, _ = to_words("a", DataType.U32, user)
-    words[0] = 99
-    assert user.tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="read-only"):
+        words[0] = 99
+    assert user.tolist() == [1, 2, 3] and user.flags.writeable
+
+
+def test_outputs_are_writable_even_from_read_only_words() -> None:
+    frozen = np.array([5, 6], dtype=np.uint32)
+    frozen.flags.writeable = False
+    out = from_words("o", DataType.U32, frozen, 2)
+    out[0] = 1
+    assert out.tolist() == [1, 6] and frozen.tolist() == [5, 6]
 
 
 def test_word_counts() -> None:
