@@ -30,7 +30,7 @@ from vyre.testing.random_programs import CASTS_TO
 from vyre.testing.reduce import reduce_program
 from vyre.text import print_ir
 
-DEFAULT_N = 120
+DEFAULT_N = 200
 N_CASES = int(os.environ.get("VYRE_DIFF_N", DEFAULT_N))
 FIRST_SEED = int(os.environ.get("VYRE_DIFF_SEED", 0))
 COVERAGE_SEEDS = range(100)

@@ -102,7 +102,7 @@ class GeneratorConfig:
     uniform: bool = True
     bytes_buffers: bool = True
     returns: bool = True
-    empty_buffers: bool = False
+    empty_buffers: bool = True
     """Allow read-only buffers with no elements."""
 
 

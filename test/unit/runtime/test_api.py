@@ -183,6 +183,29 @@ def test_bytes_buffers(backend: str) -> None:
     assert out["fresh"].tobytes() == b"\0" * 6
 
 
+def test_empty_buffers(backend: str) -> None:
+    """Zero-element inputs and outputs: loads read 0, stores do nothing, BufLen is 0."""
+    prog = program(
+        [
+            BufferDecl.read("nothing", 0, DataType.U64),
+            BufferDecl.read_write("void", 1, DataType.VEC4U32),
+            BufferDecl.read_write("o", 2, DataType.U32),
+        ],
+        N.store("void", I, E.cast(DataType.VEC4U32, E.u32(5))),
+        N.store("o", I, E.add(E.buf_len("nothing"), E.add(E.buf_len("void"),
+                                                         E.cast(DataType.U32, E.load("nothing", I))))),
+    )
+    out = vyre.run(
+        prog,
+        {"nothing": np.zeros(0, dtype=np.uint64)},
+        dispatch=(1, 1, 1),
+        outputs={"void": 0, "o": 2},
+        backend=backend,
+    )
+    assert out["void"].shape == (0, 4) and out["void"].dtype == np.uint32
+    assert out["o"].tolist() == [0, 0]
+
+
 def test_multi_dimensional_dispatch(backend: str) -> None:
     prog = Program(
         buffers=[BufferDecl.read_write("o", 0, DataType.U32)],
