@@ -18,9 +18,12 @@ How the programs stay race-free:
   final value does not depend on the order; the values those atomics return
   are bound to locals that are never read.
 - Workgroup buffers: each lane owns `[ll*M, ll*M + M)` (`ll` = linear local id).
-  Top-level barriers split the body into phases; write phases touch only own
-  slots, read phases read any slot and write none. `return` appears only after
-  the last barrier, so every barrier stays in uniform control flow.
+  Barriers split the body into phases; write phases touch only own slots, read
+  phases read any slot and write none. A barrier sits at the top level, in a
+  top-level block, or in pairs inside a workgroup-uniform If or Loop (the phase
+  flips and flips back, so it is the same on every path and every iteration).
+  `return` appears only after the last barrier, so every barrier stays in
+  uniform control flow.
 
 The values are biased to the edges: divisors 0/1/0xFFFFFFFF, shift amounts
 near 31/32/33, indices at both ends of buffers and out of bounds, and every

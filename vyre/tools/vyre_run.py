@@ -91,15 +91,15 @@ def _load_input(name: str, path: str, dtype: DataType | None) -> object:
         raise UsageError(f"input `{name}`: cannot load {path}: {error}") from None
 
 
-def _parse_dispatch(value: str) -> tuple[int, ...]:
-    parts = value.split(",")
+def _parse_dispatch(value: str) -> tuple[int, int, int]:
     try:
-        counts = tuple(int(part) for part in parts)
+        counts = [int(part) for part in value.split(",")]
     except ValueError:
-        counts = ()
+        counts = []
     if not 1 <= len(counts) <= 3 or min(counts) < 1:
         raise UsageError(f"--dispatch expects 1 to 3 positive integers X[,Y[,Z]], got {value!r}")
-    return counts + (1,) * (3 - len(counts))
+    x, y, z = counts + [1] * (3 - len(counts))
+    return (x, y, z)
 
 
 def _parse_count(name: str, value: str) -> int:
@@ -165,7 +165,7 @@ def _execute(args: argparse.Namespace) -> int:
         saves[name] = path
 
     try:
-        results = run(program, inputs, dispatch=dispatch, outputs=outputs, backend=args.backend)  # type: ignore[arg-type]
+        results = run(program, inputs, dispatch=dispatch, outputs=outputs, backend=args.backend)
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - a backend failure is reported, not raised
