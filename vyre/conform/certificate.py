@@ -72,7 +72,7 @@ class Failure:
 
     def __str__(self) -> str:
         args = ", ".join(f"{v:#x}" for v in self.counterexample)
-        what = f"{self.check} ({self.law})" if self.law and self.law != self.check[4:] else self.check
+        what = f"{self.check} [{self.law}]" if self.law and self.law != self.check[4:] else self.check
         return f"{self.op_id}: {what} on {self.target} at ({args}): {self.detail} {self.fix}".strip()
 
 
@@ -394,7 +394,9 @@ def human_report(data: Mapping[str, Any]) -> str:
         lines.append(f"FAILURES ({len(data['failures'])})")
         for f in data["failures"]:
             args = ", ".join(f"{v:#x}" for v in f["counterexample"])
-            label = f["check"] if not f["law"] or f["check"] == "execution" else f"{f['check']} [{f['law']}]"
+            label = f["check"]
+            if f["law"] and f["law"] != f["check"][4:]:
+                label = f"{label} [{f['law']}]"
             lines.append(f"  ✗ {f['op_id']}  {label}  on {f['target']}")
             if f["check"] != "execution":
                 lines.append(

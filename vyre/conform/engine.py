@@ -312,18 +312,16 @@ class Engine:
             params = np.array([base, unit.lanes], dtype=np.uint32)
             program = self._law_program(spec, laws, k, bits)
             counts = self.count(program, {"params": params}, unit.lanes, len(laws))
-            domain = f"u{bits}" if bits != 8 else "u8"
+            domain = f"u{bits}"
             rows_for: Callable[[int], tuple[int, ...]] = lambda g: tuple(
                 int(v) for v in gen.exhaustive_rows(k, bits, g, g + 1)[0]
             )
-            offset = base
         else:
             k = max(law_variables(law) for law in laws)
             rows = law_witness_rows(spec, self.seed, k, unit.chunk, unit.lanes)
             counts = self.law_counts(spec, laws, k, rows)
             domain = "witnessed"
             rows_for = lambda i: tuple(int(v) for v in rows[i])
-            offset = 0
         results: list[Result] = []
         for (entry, law), (violations, first) in zip(chosen, counts):
             cases = unit.lanes
@@ -331,13 +329,13 @@ class Engine:
                 results.append(_result(entry["check"], "backend", domain, cases, 0, law=entry["law"]))
                 continue
             kv = law_variables(law)
-            raw = rows_for(first if domain == "witnessed" else first)[:kv]
+            raw = rows_for(first)[:kv]
             minimal = shrink(raw, lambda c, law=law: self._backend_law_first(spec, law, c))
             detail = self._explain_law(spec, law, minimal, self._backend_algebra())
             results.append(
                 _result(
                     entry["check"], "backend", domain, cases, violations, law=entry["law"],
-                    first=first if domain != "witnessed" else offset + first,
+                    first=first,
                     counterexample=minimal, raw=raw, detail=detail,
                 )
             )

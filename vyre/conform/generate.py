@@ -17,7 +17,6 @@ is what makes sharding and resumption give the same bytes as one run).
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -237,10 +236,3 @@ def random_rows(entropy: Sequence[int], block: int, n: int, k: int) -> np.ndarra
     halves[1::2] = (raw >> np.uint64(32)).astype(np.uint32)
     return halves[:words].reshape(n, k)
 
-
-def chunk_count(total: int) -> int:
-    return -(-total // CHUNK)
-
-
-def iter_product(values: Sequence[int], k: int) -> Iterable[tuple[int, ...]]:
-    return itertools.product(values, repeat=k)
