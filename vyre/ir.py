@@ -32,92 +32,12 @@ __all__ = [
 ]
 
 
-class DataType(Enum):
-    """vyre value types (types.md)."""
-
-    U32 = "u32"
-    I32 = "i32"
-    U64 = "u64"
-    VEC2U32 = "vec2u32"
-    VEC4U32 = "vec4u32"
-    BOOL = "bool"
-    BYTES = "bytes"
-
-    def min_bytes(self) -> int:
-        return _MIN_BYTES[self]
-
-    @property
-    def attr(self) -> d.DataTypeAttr:
-        return d.data_type(self.value)
-
-    @classmethod
-    def of(cls, attr: object) -> DataType:
-        if not isinstance(attr, d.DataTypeAttr):
-            raise TypeError(f"not a vyre data type: {attr}")
-        return cls(attr.kind.data)
-
-    def __str__(self) -> str:
-        return self.value
-
-
-_MIN_BYTES = {
-    DataType.U32: 4,
-    DataType.I32: 4,
-    DataType.U64: 8,
-    DataType.VEC2U32: 8,
-    DataType.VEC4U32: 16,
-    DataType.BOOL: 4,
-    DataType.BYTES: 0,
-}
-
-
-class BufferAccess(Enum):
-    READ_ONLY = "read_only"
-    READ_WRITE = "read_write"
-    UNIFORM = "uniform"
-    WORKGROUP = "workgroup"
-
-
-class BinOp(Enum):
-    ADD = "add"
-    SUB = "sub"
-    MUL = "mul"
-    DIV = "div"
-    MOD = "mod"
-    BIT_AND = "bit_and"
-    BIT_OR = "bit_or"
-    BIT_XOR = "bit_xor"
-    SHL = "shl"
-    SHR = "shr"
-    EQ = "eq"
-    NE = "ne"
-    LT = "lt"
-    GT = "gt"
-    LE = "le"
-    GE = "ge"
-    AND = "and"
-    OR = "or"
-
-
-class UnOp(Enum):
-    NEGATE = "negate"
-    BIT_NOT = "bit_not"
-    LOGICAL_NOT = "logical_not"
-    POPCOUNT = "popcount"
-    CLZ = "clz"
-    CTZ = "ctz"
-    REVERSE_BITS = "reverse_bits"
-
-
-class AtomicOp(Enum):
-    ADD = "add"
-    OR = "or"
-    AND = "and"
-    XOR = "xor"
-    MIN = "min"
-    MAX = "max"
-    EXCHANGE = "exchange"
-    COMPARE_EXCHANGE = "compare_exchange"
+DataType = d.DataTypeKind
+"""vyre value types (types.md): `DataType.U32.min_bytes() == 4`."""
+BufferAccess = d.AccessKind
+BinOp = d.BinOpKind
+UnOp = d.UnOpKind
+AtomicOp = d.AtomicOpKind
 
 
 def _check_name(what: str, name: object) -> str:
@@ -137,10 +57,20 @@ def _check_uint(what: str, value: object, bits: int = 32) -> int:
 _T = TypeVar("_T", bound=Enum)
 
 
+_PUBLIC_ENUM_NAMES = {
+    d.DataTypeKind: "DataType",
+    d.AccessKind: "BufferAccess",
+    d.BinOpKind: "BinOp",
+    d.UnOpKind: "UnOp",
+    d.AtomicOpKind: "AtomicOp",
+}
+
+
 def _check_enum(what: str, enum: type[_T], value: object) -> _T:
     if isinstance(value, enum):
         return value
-    raise TypeError(f"{what} must be a {enum.__name__}, got {value!r}")
+    public_name = _PUBLIC_ENUM_NAMES.get(enum, enum.__name__)
+    raise TypeError(f"{what} must be a vyre.ir.{public_name}, got {value!r}")
 
 
 # ---------------------------------------------------------------------------

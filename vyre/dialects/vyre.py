@@ -71,6 +71,26 @@ class DataTypeKind(str, Enum):
     BOOL = "bool"
     BYTES = "bytes"
 
+    def min_bytes(self) -> int:
+        """Size of one element in bytes (0 for the variable-length Bytes)."""
+        return _MIN_BYTES[self.value]
+
+    @property
+    def attr(self) -> DataTypeAttr:
+        return data_type(self)
+
+    @classmethod
+    def of(cls, attr: object) -> DataTypeKind:
+        if not isinstance(attr, DataTypeAttr):
+            raise TypeError(f"not a vyre data type: {attr}")
+        return cls(attr.kind.data)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_MIN_BYTES = {"u32": 4, "i32": 4, "u64": 8, "vec2u32": 8, "vec4u32": 16, "bool": 4, "bytes": 0}
+
 
 class AccessKind(str, Enum):
     READ_ONLY = "read_only"
@@ -961,54 +981,43 @@ class StmtOp(IRDLOperation):
     """Marker base of statement ops (no results)."""
 
 
+class _NamedValueStmt(StmtOp):
+    """Shared shape of `let` and `assign`: a local's name and the value given to it."""
+
+    var_name = prop_def(StringAttr, prop_name="name")
+    value = operand_def()
+
+    def __init__(self, var_name: str, value: SSAValue | Operation):
+        _init_op(self, operands=[value], properties={"name": StringAttr(var_name)})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        var_name = parser.parse_str_literal()
+        parser.parse_punctuation("=")
+        op = cls(var_name, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.var_name.data)
+        printer.print_string(" = ")
+        printer.print_operand(self.value)
+        _print_attr_dict(printer, self)
+
+
 @irdl_op_definition
-class LetOp(StmtOp):
+class LetOp(_NamedValueStmt):
+    """Declares a local, visible until the end of its enclosing statement list."""
+
     name = "vyre.let"
-    var_name = prop_def(StringAttr, prop_name="name")
-    value = operand_def()
-
-    def __init__(self, var_name: str, value: SSAValue | Operation):
-        _init_op(self, operands=[value], properties={"name": StringAttr(var_name)})
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        var_name = parser.parse_str_literal()
-        parser.parse_punctuation("=")
-        op = cls(var_name, parse_defined_operand(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.var_name.data)
-        printer.print_string(" = ")
-        printer.print_operand(self.value)
-        _print_attr_dict(printer, self)
 
 
 @irdl_op_definition
-class AssignOp(StmtOp):
+class AssignOp(_NamedValueStmt):
+    """Writes a declared local (never a loop variable)."""
+
     name = "vyre.assign"
-    var_name = prop_def(StringAttr, prop_name="name")
-    value = operand_def()
-
-    def __init__(self, var_name: str, value: SSAValue | Operation):
-        _init_op(self, operands=[value], properties={"name": StringAttr(var_name)})
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        var_name = parser.parse_str_literal()
-        parser.parse_punctuation("=")
-        op = cls(var_name, parse_defined_operand(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.var_name.data)
-        printer.print_string(" = ")
-        printer.print_operand(self.value)
-        _print_attr_dict(printer, self)
 
 
 @irdl_op_definition
