@@ -245,7 +245,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         failed_l1 = op_id in errors
         failed_l2 = False
         op_checks: dict[str, Any] = {}
-        witness_counts: dict[str, int] = {}
+        law_cases: dict[str, int] = {}
         for law in entry["laws"]:
             for target in ("reference", "backend"):
                 group = groups.get((op_id, law["check"], law["law"], target))
@@ -263,7 +263,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
                 )
                 for name, domain in domains.items():
                     label = f"{target}:{name}"
-                    witness_counts[label] = witness_counts.get(label, 0) + domain["cases"]
+                    law_cases[label] = law_cases.get(label, 0) + domain["cases"]
         for check in ("reference", "parity", "determinism", "oracle"):
             group = groups.get((op_id, check, None, "backend"))
             if not group:
@@ -294,7 +294,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
                 "special_values": entry.get("specials", 0),
                 "structured_inputs": entry.get("structured_inputs", 0),
                 "laws": [law["law"] for law in entry["laws"]],
-                "witnesses": witness_counts,
+                "law_cases": law_cases,
             }
         )
     regression_count = sum(c.get("regression", {}).get("replayed", 0) for c in checks.values())
@@ -447,6 +447,15 @@ def verify_certificate(cert: Certificate) -> list[str]:
             " (the certificate was changed after it was issued)"
         )
     registry = data.get("registry", {})
+    from vyre import ops
+
+    known = set(ops.known_op_ids())
+    missing = [op_id for op_id in registry.get("ops", []) if op_id not in known]
+    if missing:
+        problems.append(
+            f"op(s) {', '.join(missing)} are not registered here: register them (ops.register)"
+            " before verifying"
+        )
     try:
         current = registry_hash(registry.get("ops", []))
     except Exception as error:  # noqa: BLE001 - reported, not raised

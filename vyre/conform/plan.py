@@ -52,6 +52,13 @@ REFERENCE_CUBE_CHUNK_VALUES = gen.CHUNK >> 16
 """Values of the first variable per chunk of the u8 cube (16 x 256 x 256 = 2**20)."""
 
 
+LANE_COST = 170.0
+REFERENCE_LANE_COST = 12.0
+"""Unit costs (scheduling, shard balance and progress only), in IR-op evaluations:
+a backend lane costs about LANE_COST plus the ops it evaluates, a CPU-reference
+lane about REFERENCE_LANE_COST per law (measured on the interpreter and numpy)."""
+
+
 class PlanError(ValueError):
     """Bad selection arguments (no such op, bad check name, ...)."""
 
@@ -311,7 +318,7 @@ def build_plan(
             else:
                 units.extend(_input_units("reference", op_id, len(structured), strength, cost))
         if "parity" in selected and parity_applies:
-            units.extend(_input_units("parity", op_id, len(structured), strength, cost * 2))
+            units.extend(_input_units("parity", op_id, len(structured), strength, LANE_COST + 2 * cost))
         if "oracle" in selected and op_id in oracle_rejections:
             reason = oracle_rejections[op_id]
             if reason:
@@ -323,7 +330,10 @@ def build_plan(
         if "determinism" in selected:
             lanes = len(determinism_rows(spec, seed, strength.determinism_random))
             units.append(
-                Unit("determinism", op_id, "runs", 0, lanes, lanes * cost * strength.determinism_runs)
+                Unit(
+                    "determinism", op_id, "runs", 0, lanes,
+                    lanes * (LANE_COST + cost) * strength.determinism_runs,
+                )
             )
         if "regression" in selected:
             mine = [e for e in corpus_entries if _replayable(e, spec, entry, parity_applies)]
@@ -381,27 +391,31 @@ def _law_units(
     if not checkable:
         return []
     counts = sorted({law["variables"] for law in checkable})
-    per_lane = cost * 3 * len(checkable)
     law_values = [v for law in spec.laws for v in gen.law_constants(law)]
     structured = len(gen.structured_law_rows(max(counts), specials, law_values))
     units: list[Unit] = []
     for target in ("reference", "backend"):
         kind = f"laws-{target}"
-        weight = 0.02 if target == "reference" else 1.0
+        per_lane = (
+            REFERENCE_LANE_COST * len(checkable)
+            if target == "reference"
+            else LANE_COST + 3 * len(checkable) * cost
+        )
         for k in counts:
             bits = 8 if k < 3 or target == "reference" else strength.backend_cube_bits
             for chunk, lanes in enumerate(_chunks(1 << (bits * k))):
-                units.append(Unit(kind, spec.id, f"u8:{k}", chunk, lanes, lanes * per_lane * weight))
-        units.append(Unit(kind, spec.id, "w", 0, structured, structured * per_lane * weight))
+                units.append(Unit(kind, spec.id, f"u8:{k}", chunk, lanes, lanes * per_lane))
+        units.append(Unit(kind, spec.id, "w", 0, structured, structured * per_lane))
         for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):
-            units.append(Unit(kind, spec.id, "w", chunk, lanes, lanes * per_lane * weight))
+            units.append(Unit(kind, spec.id, "w", chunk, lanes, lanes * per_lane))
     return units
 
 
 def _input_units(kind: str, op_id: str, structured: int, strength: Strength, cost: float) -> list[Unit]:
-    units = [Unit(kind, op_id, "inputs", 0, structured, structured * cost)]
+    per_lane = LANE_COST + cost
+    units = [Unit(kind, op_id, "inputs", 0, structured, structured * per_lane)]
     for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):
-        units.append(Unit(kind, op_id, "inputs", chunk, lanes, lanes * cost))
+        units.append(Unit(kind, op_id, "inputs", chunk, lanes, lanes * per_lane))
     return units
 
 

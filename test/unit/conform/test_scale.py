@@ -123,3 +123,28 @@ def test_witnesses_stream_with_bounded_memory() -> None:
     assert result["verdict"] == "verified"
     assert result["domains"]["witnessed"]["cases"] > 3 * gen.CHUNK
     assert three < 1.25 * one, (one, three)
+
+
+def test_worker_processes_give_the_same_certificate(single: conform.Certificate) -> None:
+    parallel = conform.certify(**SETUP, jobs=2)
+    assert parallel.data["run"]["jobs"] == 2
+    assert parallel.content_digest == single.content_digest
+
+
+def test_progress_bar_writes_one_line() -> None:
+    import io
+
+    from vyre.conform.plan import Unit
+    from vyre.conform.progress import Progress
+
+    stream = io.StringIO()
+    bar = Progress(total=10.0, done=0.0, units=2, enabled=True, stream=stream)
+    bar.advance(Unit("laws-backend", "primitive.math.add", "w", 0, 4, 4.0))
+    bar.advance(Unit("reference", "primitive.math.add", "inputs", 0, 4, 4.0))
+    bar.close()
+    text = stream.getvalue()
+    assert "100.0%" in text and "2/2 units" in text and text.endswith("\n")
+    assert text.count("\n") == 1
+    quiet = io.StringIO()
+    Progress(total=1.0, done=0.0, units=1, enabled=False, stream=quiet).close()
+    assert quiet.getvalue() == ""
