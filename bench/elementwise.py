@@ -12,6 +12,10 @@ Kernels (n u32 elements, 256 invocations per workgroup, 2-D dispatch so that
 no axis exceeds 32768 workgroups; both check the bound):
   xor: out[i] = a[i] ^ b[i]
   mix: out[i] = ((a[i] ^ b[i]) * 0x9E3779B1) + (a[i] >> (b[i] & 31)) + (b[i] / ((a[i] & 7) + 1))
+  calls: ten chained standard-library calls (issue #4's zero-overhead benchmark):
+         add, xor, rotl, mul, min, max, sub_sat, add_sat, avg_floor, abs_diff —
+         built with E.call, inlined by inline-calls; the hand-written WGSL spells
+         the same computation directly.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ def vyre_program(kernel: str, row: int) -> Program:
     a, b = E.var("x"), E.var("y")
     if kernel == "xor":
         value = E.bitxor(a, b)
+    elif kernel == "calls":
+        value = chained_calls(a, b)
     else:
         value = E.add(
             E.add(
@@ -66,7 +72,49 @@ def vyre_program(kernel: str, row: int) -> Program:
     )
 
 
+CHAIN = (
+    "primitive.math.add",
+    "primitive.bitwise.xor",
+    "primitive.bitwise.rotl",
+    "primitive.math.mul",
+    "primitive.math.min",
+    "primitive.math.max",
+    "primitive.math.sub_sat",
+    "primitive.math.add_sat",
+    "primitive.math.avg_floor",
+    "primitive.math.abs_diff",
+)
+CHAIN_SECOND = ("y", "x", "y", "golden", "x", "y", "x", "y", "x", "y")
+
+
+def chained_calls(x: E, y: E) -> E:
+    """v = op_k(v, second_k) for the ten ops of CHAIN, starting from v = x."""
+    operands = {"x": x, "y": y, "golden": E.u32(MIX_MULTIPLIER)}
+    value = x
+    for op_id, second in zip(CHAIN, CHAIN_SECOND, strict=True):
+        value = E.call(op_id, [value, operands[second]])
+    return value
+
+
+HAND_CHAIN = """
+    var v = x + y;
+    v = v ^ x;
+    let r = y & 31u;
+    v = (v << r) | (v >> ((32u - r) & 31u));
+    v = v * {golden}u;
+    v = min(v, x);
+    v = max(v, y);
+    v = select(v - x, 0u, x > v);
+    v = select(v + y, 0xFFFFFFFFu, v + y < v);
+    v = (v & x) + ((v ^ x) >> 1u);
+    v = select(v - y, y - v, y > v);
+    out[i] = v;"""
+
+
 def hand_wgsl(kernel: str, row: int) -> str:
+    if kernel == "calls":
+        body = HAND_CHAIN.format(golden=MIX_MULTIPLIER)
+        return HAND_TEMPLATE.format(workgroup=WORKGROUP, row=row, body=body)
     if kernel == "xor":
         value = "x ^ y"
     else:
@@ -88,9 +136,33 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
 """
 
 
+HAND_TEMPLATE = """
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read> b: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size({workgroup}, 1, 1)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
+  let i = gid.x + gid.y * {row}u;
+  if (i < arrayLength(&out)) {{
+    let x = a[i];
+    let y = b[i];{body}
+  }}
+}}
+"""
+
+
 def numpy_oracle(kernel: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if kernel == "xor":
         return a ^ b
+    if kernel == "calls":
+        from vyre import ops
+
+        operands = {"x": a, "y": b, "golden": np.full_like(a, MIX_MULTIPLIER)}
+        value = a
+        for op_id, second in zip(CHAIN, CHAIN_SECOND, strict=True):
+            value = ops.get(op_id).reference(value, operands[second]).astype(np.uint32)
+        return value
     with np.errstate(over="ignore"):
         return ((a ^ b) * np.uint32(MIX_MULTIPLIER)) + (a >> (b & 31)) + (b // ((a & 7) + 1))
 
@@ -165,7 +237,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, help="elements (default: 64 Mi on a GPU, 4 Mi on a CPU device)")
     parser.add_argument("--reps", type=int, help="dispatches per submit (default: 50 on a GPU, 10 on a CPU device)")
     parser.add_argument("--trials", type=int, default=9)
-    parser.add_argument("--kernel", choices=("xor", "mix", "all"), default="all")
+    parser.add_argument("--kernel", choices=("xor", "mix", "calls", "all"), default="all")
     args = parser.parse_args()
 
     from _common import gpu_is_cpu, gpu_name, median, table
@@ -174,7 +246,7 @@ def main() -> None:
     n = args.n or (1 << 22 if cpu_device else 1 << 26)
     reps = args.reps or (10 if cpu_device else 50)
     rows = []
-    for kernel in ("xor", "mix") if args.kernel == "all" else (args.kernel,):
+    for kernel in ("xor", "mix", "calls") if args.kernel == "all" else (args.kernel,):
         setup = Setup(kernel, n)
         expected = numpy_oracle(kernel, setup.a, setup.b)
         setup.check(setup.hand, expected)
