@@ -15,6 +15,7 @@ from vyre.ops.spec import OpSpec
 __all__ = [
     "UnknownOpError",
     "builtin_op_ids",
+    "generation",
     "get",
     "known_op_ids",
     "register",
@@ -31,6 +32,13 @@ _BUILTIN_FAMILIES = (
 
 _builtins: dict[str, OpSpec] | None = None
 _user: dict[str, OpSpec] = {}
+_generation = 0
+
+
+def generation() -> int:
+    """A counter bumped by every register/unregister: caches of lowered programs
+    that contain calls key on it, so a re-registered op id never runs stale code."""
+    return _generation
 
 
 class UnknownOpError(KeyError):
@@ -94,8 +102,10 @@ def register(spec: OpSpec) -> OpSpec:
     """Admit `spec` through the admission gates and add it to the registry.
 
     Raises `vyre.AdmissionError` naming the failed gate."""
+    global _generation
     admit(spec, registered=known_op_ids())
     _user[spec.id] = spec
+    _generation += 1
     return spec
 
 
@@ -106,6 +116,8 @@ def unregister(op_id: str) -> None:
             f"`{op_id}` is a built-in op and cannot be unregistered;"
             " only ops added with ops.register can be removed"
         )
+    global _generation
     if op_id not in _user:
         get(op_id)  # raises UnknownOpError with suggestions
     del _user[op_id]
+    _generation += 1
