@@ -116,7 +116,7 @@ def _reject(spec: OpSpec, gate: int, problem: str, fix: str) -> AdmissionError:
 
 
 def _gate_id(spec: OpSpec, registered: set[str]) -> None:
-    if not isinstance(spec.id, str) or not _ID.fullmatch(spec.id):
+    if not isinstance(spec.id, str) or not _ID.fullmatch(spec.id):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(
             spec,
             0,
@@ -130,7 +130,7 @@ def _gate_id(spec: OpSpec, registered: set[str]) -> None:
             "an op with this id is already registered",
             "choose a new id, or unregister the user op first",
         )
-    if isinstance(spec.version, bool) or not isinstance(spec.version, int) or spec.version < 1:
+    if isinstance(spec.version, bool) or not isinstance(spec.version, int) or spec.version < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(
             spec, 0, f"version {spec.version!r} is not a positive int", "set version=1 or higher"
         )
@@ -165,7 +165,7 @@ def _gate_category(spec: OpSpec) -> None:
             " composition: there is no fallback",
             "pass composition=Intrinsic(hardware=..., wgsl=...), or declare category=\"A\"",
         )
-    if not isinstance(spec.inlinable, bool):
+    if not isinstance(spec.inlinable, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(spec, 1, "inlinable must be a bool", "pass inlinable=True or False")
 
 
@@ -174,7 +174,7 @@ def _gate_category(spec: OpSpec) -> None:
 
 def _gate_signature(spec: OpSpec) -> None:
     sig = spec.signature
-    if not isinstance(sig, OpSignature):
+    if not isinstance(sig, OpSignature):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(
             spec,
             2,
@@ -182,7 +182,7 @@ def _gate_signature(spec: OpSpec) -> None:
             "pass signature=OpSignature(inputs=[DataType.U32, ...], output=DataType.U32)",
         )
     types = [*sig.inputs, sig.output]
-    if not all(isinstance(t, DataType) for t in types):
+    if not all(isinstance(t, DataType) for t in types):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(
             spec,
             2,
@@ -461,7 +461,9 @@ def witness_inputs(signature: OpSignature) -> list[np.ndarray] | None:
     n = len(values)
     arity = len(dtypes)
     if arity <= 4:
-        grids = np.meshgrid(*([values] * arity), indexing="ij") if arity else []
+        grids: Sequence[np.ndarray] = (
+            np.meshgrid(*([values] * arity), indexing="ij") if arity else []
+        )
         columns = [g.reshape(-1) for g in grids]
     else:
         rows = np.arange(n**3, dtype=np.uint64)
@@ -533,7 +535,7 @@ def _gate_rule_material(spec: OpSpec, known: set[str]) -> None:
         )
     arity = spec.signature.arity
     for law in spec.laws:
-        if not isinstance(law, Law):
+        if not isinstance(law, Law):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise _reject(
                 spec, 6, f"{law!r} is not a law", "use the values of vyre.ops.laws"
             )
@@ -555,7 +557,7 @@ def _gate_rule_material(spec: OpSpec, known: set[str]) -> None:
     for cls in spec.equivalence_classes:
         from vyre.ops.spec import EquivalenceClass
 
-        if not isinstance(cls, EquivalenceClass) or not cls.representatives:
+        if not isinstance(cls, EquivalenceClass) or not cls.representatives:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise _reject(
                 spec,
                 6,
@@ -584,7 +586,7 @@ def _gate_rule_material(spec: OpSpec, known: set[str]) -> None:
                 spec, 6, f"boundary {boundary!r} is not a u32", "use values in [0, 2**32)"
             )
     for alternate in spec.alternates:
-        if not isinstance(alternate, str) or not alternate.strip():
+        if not isinstance(alternate, str) or not alternate.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
             raise _reject(
                 spec, 6, "an alternate is not WGSL text", "give alternates as WGSL source strings"
             )

@@ -85,7 +85,7 @@ def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.nda
 
 def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:
     sig = spec.signature
-    if isinstance(inputs, np.ndarray) or not isinstance(inputs, Sequence):
+    if isinstance(inputs, np.ndarray) or not isinstance(inputs, Sequence):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(
             f"ops.evaluate(`{spec.id}`, inputs): inputs must be a list of {sig.arity} array(s),"
             f" one per input of {sig}"

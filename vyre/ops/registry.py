@@ -93,7 +93,7 @@ def resolve(op_id: str, extra: Mapping[str, OpSpec] | None = None) -> OpSpec | N
     """The spec of `op_id` (looked up in `extra` first), or None."""
     if extra and op_id in extra:
         return extra[op_id]
-    if not isinstance(op_id, str):
+    if not isinstance(op_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
         return None
     return _user.get(op_id) or _load_builtins().get(op_id)
 

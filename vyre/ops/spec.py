@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 from vyre.ir import (
     BinaryExpr,
@@ -151,7 +151,7 @@ class OpSpec:
         for name in ("laws", "equivalence_classes", "boundaries", "alternates"):
             value = getattr(self, name)
             if isinstance(value, (list, set, frozenset)):
-                object.__setattr__(self, name, tuple(value))
+                object.__setattr__(self, name, tuple(cast("Iterable[object]", value)))
 
     @property
     def intrinsic(self) -> Intrinsic | None:
@@ -165,7 +165,7 @@ class OpSpec:
             raise CompositionError(f"op `{self.id}` has no composition (Category C)")
         params = [Param(i, t) for i, t in enumerate(self.signature.inputs)]
         tree = self.composition(*params)
-        if not isinstance(tree, Expr):
+        if not isinstance(tree, Expr):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise CompositionError(
                 f"the composition of `{self.id}` returned {type(tree).__name__}, not a vyre Expr"
             )

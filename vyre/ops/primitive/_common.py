@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from vyre.ir import DataType, Expr
 from vyre.ops.laws import Law
@@ -16,6 +17,9 @@ MASK = np.uint64(U32_MAX)
 
 U32_BOUNDARIES: tuple[int, ...] = (0, 1, 2, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, U32_MAX)
 """Values every scalar u32 op is exercised at."""
+
+U32Array = npt.NDArray[np.uint32]
+"""A column of u32 inputs (or the op's u32 outputs) of a CPU reference."""
 
 
 def signature(arity: int) -> OpSignature:
@@ -45,6 +49,62 @@ def bit_length(value: np.ndarray) -> np.ndarray:
 
 def classes(*entries: tuple[str, Iterable[Iterable[int]]]) -> tuple[EquivalenceClass, ...]:
     return tuple(EquivalenceClass(description, reps) for description, reps in entries)
+
+
+@overload
+def op(
+    op_id: str,
+    arity: Literal[1],
+    reference: Callable[[U32Array], U32Array],
+    composition: Callable[[Expr], Expr] | Intrinsic,
+    *,
+    laws: Iterable[Law] = (),
+    equivalence_classes: Iterable[EquivalenceClass] = (),
+    boundaries: Iterable[Boundary] = U32_BOUNDARIES,
+    summary: str,
+) -> OpSpec: ...
+
+
+@overload
+def op(
+    op_id: str,
+    arity: Literal[2],
+    reference: Callable[[U32Array, U32Array], U32Array],
+    composition: Callable[[Expr, Expr], Expr] | Intrinsic,
+    *,
+    laws: Iterable[Law] = (),
+    equivalence_classes: Iterable[EquivalenceClass] = (),
+    boundaries: Iterable[Boundary] = U32_BOUNDARIES,
+    summary: str,
+) -> OpSpec: ...
+
+
+@overload
+def op(
+    op_id: str,
+    arity: Literal[3],
+    reference: Callable[[U32Array, U32Array, U32Array], U32Array],
+    composition: Callable[[Expr, Expr, Expr], Expr] | Intrinsic,
+    *,
+    laws: Iterable[Law] = (),
+    equivalence_classes: Iterable[EquivalenceClass] = (),
+    boundaries: Iterable[Boundary] = U32_BOUNDARIES,
+    summary: str,
+) -> OpSpec: ...
+
+
+@overload
+def op(
+    op_id: str,
+    arity: Literal[4],
+    reference: Callable[[U32Array, U32Array, U32Array, U32Array], U32Array],
+    composition: Callable[[Expr, Expr, Expr, Expr], Expr] | Intrinsic,
+    *,
+    laws: Iterable[Law] = (),
+    equivalence_classes: Iterable[EquivalenceClass] = (),
+    boundaries: Iterable[Boundary] = U32_BOUNDARIES,
+    summary: str,
+) -> OpSpec: ...
 
 
 def op(
