@@ -77,7 +77,7 @@ class WgpuBackend(ConformBackend):
 
     @cached_property
     def _info(self) -> dict[str, str]:
-        import wgpu
+        import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
         from vyre.runtime.adapters import adapter_info
         from vyre.runtime.wgpu_device import gpu_device

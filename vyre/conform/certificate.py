@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from vyre.conform.plan import Plan, registry_hash, sha256_json
 
@@ -179,7 +179,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
                 errors.setdefault(unit.op, {"unit": unit.key, "error": item["error"]})
                 continue
             key = (unit.op, item["check"], item.get("law"), item["target"])
-            group = groups.get(key)
+            group: dict[str, Any] | None = groups.get(key)
             if group is None:
                 group = {"domains": {}, "failure": None}
                 groups[key] = group
@@ -249,7 +249,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         for law in entry["laws"]:
             for target in ("reference", "backend"):
                 group = groups.get((op_id, law["check"], law["law"], target))
-                domains = group["domains"] if group else {}
+                domains: dict[str, Any] = group["domains"] if group else {}
                 violations = sum(d["violations"] for d in domains.values())
                 if not law["variables"]:
                     verdict = "unsupported-law"
@@ -426,9 +426,10 @@ def load_certificate(path: Path | str) -> Certificate:
         raise CertificateError(f"no such certificate: {file}") from None
     except (OSError, json.JSONDecodeError) as error:
         raise CertificateError(f"{file}: not a JSON certificate ({error})") from None
-    if not isinstance(data, dict) or data.get("format") not in (FORMAT, PARTIAL_FORMAT):
+    document = cast("dict[str, Any]", data) if isinstance(data, dict) else None
+    if document is None or document.get("format") not in (FORMAT, PARTIAL_FORMAT):
         raise CertificateError(f"{file}: not a vyre-conform certificate (no `format: {FORMAT}`)")
-    return Certificate(data)
+    return Certificate(document)
 
 
 def verify_certificate(cert: Certificate) -> list[str]:

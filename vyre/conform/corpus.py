@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["DEFAULT_CORPUS", "CorpusError", "Entry", "append", "digest", "load"]
 
@@ -57,6 +57,7 @@ class Entry:
 def _entry(data: object, where: str) -> Entry:
     if not isinstance(data, dict):
         raise CorpusError(f"{where}: expected a JSON object")
+    data = cast("dict[str, Any]", data)
     try:
         op, check, target, inputs = data["op"], data["check"], data["target"], data["inputs"]
     except KeyError as missing:
@@ -70,7 +71,10 @@ def _entry(data: object, where: str) -> Entry:
     if (
         not isinstance(inputs, list)
         or not inputs
-        or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32 for v in inputs)
+        or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32
+            for v in cast("list[object]", inputs)
+        )
     ):
         raise CorpusError(f"{where}: `inputs` must be a non-empty list of u32 values")
     law = data.get("law")
@@ -80,7 +84,7 @@ def _entry(data: object, where: str) -> Entry:
         op=op,
         check=check,
         target=target,
-        inputs=tuple(inputs),
+        inputs=tuple(cast("list[int]", inputs)),
         law=law if isinstance(law, str) else None,
         op_version=int(data.get("op_version", 1)),
         backend=str(data.get("backend", "")),

@@ -219,7 +219,9 @@ class Engine:
 
     def _laws_of(self, spec: OpSpec, unit: Unit) -> list[tuple[dict[str, Any], L.Law]]:
         entry = self.plan.op(spec.id)
-        chosen = [(law, spec.laws[law["index"]]) for law in entry["laws"] if law["variables"]]
+        chosen: list[tuple[dict[str, Any], L.Law]] = [
+            (law, spec.laws[law["index"]]) for law in entry["laws"] if law["variables"]
+        ]
         if unit.part.startswith("u8:"):
             k = int(unit.part[3:])
             chosen = [(law, obj) for law, obj in chosen if law["variables"] == k]

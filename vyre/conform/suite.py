@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -61,8 +61,12 @@ def parse_shard(value: object) -> tuple[int, int] | None:
         if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
             raise PlanError(f"shard must be I/N with 0 <= I < N (e.g. 0/4), got {value!r}")
         index, count = int(parts[0]), int(parts[1])
-    elif isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
-        index, count = value
+    elif (
+        isinstance(value, tuple)
+        and len(cast("tuple[object, ...]", value)) == 2
+        and all(isinstance(v, int) for v in cast("tuple[object, ...]", value))
+    ):
+        index, count = cast("tuple[int, int]", value)
     else:
         raise PlanError(f"shard must be I/N or a tuple (I, N), got {value!r}")
     if count < 1 or not 0 <= index < count:
@@ -194,7 +198,7 @@ class _Checkpoint:
 # Running units
 # ---------------------------------------------------------------------------
 
-_WORKER_ENGINE: Engine | None = None
+_worker_engine: Engine | None = None
 
 
 def _run_one(engine: Engine, unit: Unit) -> list[dict[str, Any]]:
@@ -207,8 +211,8 @@ def _run_one(engine: Engine, unit: Unit) -> list[dict[str, Any]]:
 
 
 def _worker(unit: Unit) -> tuple[str, list[dict[str, Any]]]:
-    assert _WORKER_ENGINE is not None
-    return unit.key, _run_one(_WORKER_ENGINE, unit)
+    assert _worker_engine is not None
+    return unit.key, _run_one(_worker_engine, unit)
 
 
 def _execute(
@@ -221,8 +225,8 @@ def _execute(
         for unit in units:
             on_done(unit, _run_one(engine, unit))
         return
-    global _WORKER_ENGINE
-    _WORKER_ENGINE = engine
+    global _worker_engine
+    _worker_engine = engine
     by_key = {u.key: u for u in units}
     queue = sorted(units, key=lambda u: -u.cost)
     context = multiprocessing.get_context("fork")
@@ -233,7 +237,7 @@ def _execute(
             for future in finished:
                 key, results = future.result()
                 on_done(by_key[key], results)
-    _WORKER_ENGINE = None
+    _worker_engine = None
 
 
 # ---------------------------------------------------------------------------
@@ -290,16 +294,16 @@ def certify(
     see the module docstring; a sharded run returns a partial certificate."""
     started = time.monotonic()
     engine_backend = backend_named(backend) if isinstance(backend, str) else backend
-    if not isinstance(engine_backend, ConformBackend):
+    if not isinstance(engine_backend, ConformBackend):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"backend must be a name or a ConformBackend, got {type(backend).__name__}")
     chosen_strength = strength_named(strength)
     if witnesses is not None:
-        if isinstance(witnesses, bool) or not isinstance(witnesses, int) or witnesses < 0:
+        if isinstance(witnesses, bool) or not isinstance(witnesses, int) or witnesses < 0:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise PlanError(f"witnesses must be a non-negative int, got {witnesses!r}")
         chosen_strength = chosen_strength.with_witnesses(witnesses)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise PlanError(f"seed must be an int in [0, 2**64), got {seed!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise PlanError(f"jobs must be a positive int, got {jobs!r}")
     op_ids = select_ops(ops)
     check_list = _check_names(checks)
