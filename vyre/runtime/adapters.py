@@ -41,7 +41,7 @@ def _info(adapter: Any) -> AdapterInfo:
 def vulkan_adapters() -> tuple[Any, ...]:
     """Every Vulkan adapter, best first: discrete GPUs, then integrated, then CPU."""
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
-    import wgpu
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
     adapters = [a for a in wgpu.gpu.enumerate_adapters_sync() if _info(a).backend == "Vulkan"]
     adapters.sort(key=lambda a: _TYPE_RANK.get(_info(a).adapter_type, 9))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, SSAValue
@@ -64,8 +64,8 @@ class Compiler:
 
     buffers: Mapping[str, BufferInfo]
     counts: Mapping[str, int]
-    slots: dict[int, int] = field(default_factory=dict)
-    visible: set[int] = field(default_factory=set)
+    slots: dict[int, int] = field(default_factory=lambda: {})
+    visible: set[int] = field(default_factory=lambda: set[int]())
 
     # -- blocks ---------------------------------------------------------------
     def body(self, block: IRBlock) -> m.Body:
@@ -126,9 +126,9 @@ class Compiler:
 
     # -- ops --------------------------------------------------------------------
     def step(self, op: Operation) -> m.Step:
-        expression = _EXPRESSIONS.get(type(op))
+        expression = self._EXPRESSIONS.get(type(op))
         if expression is None:
-            statement = _STATEMENTS.get(type(op))
+            statement = self._STATEMENTS.get(type(op))
             if statement is None:
                 raise InterpError(f"the interpreter does not know op `{op.name}`")
             return statement(self, op)
@@ -313,34 +313,33 @@ class Compiler:
     def _barrier(self, op: d.BarrierOp) -> m.Step:
         return m.Barrier()
 
-
-_EXPRESSIONS: dict[type[Operation], Callable[[Compiler, Any, int], m.Step]] = {
-    d.LitU32Op: Compiler._literal,
-    d.LitI32Op: Compiler._literal,
-    d.LitBoolOp: Compiler._literal,
-    d.BufLenOp: Compiler._buf_len,
-    d.InvocationIdOp: Compiler._id,
-    d.WorkgroupIdOp: Compiler._id,
-    d.LocalIdOp: Compiler._id,
-    d.VarOp: Compiler._var,
-    d.LoadOp: Compiler._load,
-    d.BinOp: Compiler._binop,
-    d.UnOp: Compiler._unop,
-    d.SelectOp: Compiler._select,
-    d.CastOp: Compiler._cast,
-    d.AtomicOp: Compiler._atomic,
-    d.CallOp: Compiler._call,
-}
-_STATEMENTS: dict[type[Operation], Callable[[Compiler, Any], m.Step]] = {
-    d.LetOp: Compiler._let,
-    d.AssignOp: Compiler._assign,
-    d.StoreOp: Compiler._store,
-    d.IfOp: Compiler._if,
-    d.LoopOp: Compiler._loop,
-    d.BlockOp: Compiler._block,
-    d.ReturnOp: Compiler._return,
-    d.BarrierOp: Compiler._barrier,
-}
+    _EXPRESSIONS: ClassVar[dict[type[Operation], Callable[[Compiler, Any, int], m.Step]]] = {
+        d.LitU32Op: _literal,
+        d.LitI32Op: _literal,
+        d.LitBoolOp: _literal,
+        d.BufLenOp: _buf_len,
+        d.InvocationIdOp: _id,
+        d.WorkgroupIdOp: _id,
+        d.LocalIdOp: _id,
+        d.VarOp: _var,
+        d.LoadOp: _load,
+        d.BinOp: _binop,
+        d.UnOp: _unop,
+        d.SelectOp: _select,
+        d.CastOp: _cast,
+        d.AtomicOp: _atomic,
+        d.CallOp: _call,
+    }
+    _STATEMENTS: ClassVar[dict[type[Operation], Callable[[Compiler, Any], m.Step]]] = {
+        d.LetOp: _let,
+        d.AssignOp: _assign,
+        d.StoreOp: _store,
+        d.IfOp: _if,
+        d.LoopOp: _loop,
+        d.BlockOp: _block,
+        d.ReturnOp: _return,
+        d.BarrierOp: _barrier,
+    }
 
 
 def compile_kernel(

@@ -13,6 +13,7 @@ import importlib.util
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -111,11 +112,11 @@ def _inlined_kernel(program: object) -> d.KernelOp:
             f"program `{kernel.sym_name.data}` contains vyre.call ops: calls need the "
             "inline-calls pass (vyre.passes.inline_calls), which is not available yet"
         )
-    from vyre.passes.inline_calls import inline_calls  # pyright: ignore
+    from vyre.passes.inline_calls import inline_calls
 
     if wrapped is None:
         wrapped = Program.from_module(ModuleOp([kernel.clone()]))
-    return inline_calls(wrapped).kernel  # pyright: ignore
+    return inline_calls(wrapped).kernel
 
 
 def _grid(dispatch: Sequence[int] | int) -> tuple[int, int, int]:
@@ -131,7 +132,7 @@ def _grid(dispatch: Sequence[int] | int) -> tuple[int, int, int]:
     for size in given:
         if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
             break
-        counts.append(int(size))
+        counts.append(int(cast("int | np.integer[Any]", size)))
     if not 1 <= len(given) <= 3 or len(counts) != len(given):
         raise ValueError(
             "dispatch must be 1 to 3 non-negative workgroup counts (x, y, z), "
@@ -186,7 +187,7 @@ def _host_words(
     infos: Mapping[str, BufferInfo], words: Mapping[str, npt.ArrayLike]
 ) -> dict[str, npt.NDArray[np.uint32]]:
     """Checked words of every storage/uniform buffer; read_write ones are copies."""
-    if not isinstance(words, Mapping):
+    if not isinstance(words, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"words must map buffer names to arrays, got {type(words).__name__}")
     for name in words:
         info = infos.get(name)

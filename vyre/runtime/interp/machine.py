@@ -39,11 +39,11 @@ class Batch:
     memories: dict[str, Memory]
     workgroup_slots: Index  # workgroup slot of each lane, 0..workgroups-1
     ids: Callable[[str, int], Lanes]  # ("invocation"|"workgroup"|"local", axis) -> ids
-    values: list[Lanes | None] = field(default_factory=list)
-    variables: dict[str, Lanes] = field(default_factory=dict)
-    scopes: list[list[tuple[str, Lanes | None]]] = field(default_factory=list)
+    values: list[Lanes | None] = field(default_factory=lambda: [])
+    variables: dict[str, Lanes] = field(default_factory=lambda: {})
+    scopes: list[list[tuple[str, Lanes | None]]] = field(default_factory=lambda: [])
     alive: Truth | None = None
-    constants: dict[tuple[int, ...], Lanes] = field(default_factory=dict)
+    constants: dict[tuple[int, ...], Lanes] = field(default_factory=lambda: {})
 
     def __post_init__(self) -> None:
         self.values = [None] * self.slot_count
