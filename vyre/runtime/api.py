@@ -3,6 +3,12 @@
 python-api.md is the contract. The backends speak the host words of
 `vyre.runtime.host`; this module checks every argument first (each error names
 the buffer) and validates the program before any backend work.
+
+Each call computes the program's structural fingerprint once
+(`vyre.runtime.fingerprint`). A program that validated clean is remembered by
+its fingerprint, with the buffer table the argument checks use; the backend
+gets the same fingerprint as the key of its own caches. A program changed in
+place has a new fingerprint, so it is validated again.
 """
 
 from __future__ import annotations
@@ -10,21 +16,29 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from vyre.ir import BufferAccess, BufferDecl, DataType, Program
+from vyre.ir import BufferAccess, BufferDecl, Program
 from vyre.runtime import host
+from vyre.runtime.fingerprint import Fingerprint, LruCache, fingerprint
 from vyre.validate import ValidationError, validate
 
-__all__ = ["BACKENDS", "prepare", "run"]
+__all__ = ["BACKENDS", "ProgramTable", "prepare", "run"]
 
-Backend = Callable[[Program, dict[str, np.ndarray], tuple[int, int, int]], dict[str, np.ndarray]]
+Backend = Callable[
+    [Program, dict[str, np.ndarray], tuple[int, int, int], Fingerprint | None],
+    dict[str, np.ndarray],
+]
+"""(program, host words, dispatch, the program's fingerprint or None) -> final words."""
 
 
 def _interp(
-    program: Program, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
+    program: Program,
+    words: dict[str, np.ndarray],
+    dispatch: tuple[int, int, int],
+    key: Fingerprint | None,
 ) -> dict[str, np.ndarray]:
     from vyre.runtime.interp import execute
 
@@ -32,15 +46,56 @@ def _interp(
 
 
 def _wgpu(
-    program: Program, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
+    program: Program,
+    words: dict[str, np.ndarray],
+    dispatch: tuple[int, int, int],
+    key: Fingerprint | None,
 ) -> dict[str, np.ndarray]:
     from vyre.runtime.wgpu_backend import execute
 
-    return execute(program, words, dispatch)
+    return execute(program, words, dispatch, key=key)
 
 
 BACKENDS: dict[str, Backend] = {"interp": _interp, "wgpu": _wgpu}
 """The backends `vyre.run` knows, by name."""
+
+
+@dataclass(frozen=True)
+class ProgramTable:
+    """The buffers of a program as the argument checks use them."""
+
+    decls: Mapping[str, BufferDecl]
+    """Every buffer by name (for a repeated name, the last declaration)."""
+    storage: tuple[BufferDecl, ...]
+    """The storage and uniform buffers, in declaration order."""
+
+    @classmethod
+    def of(cls, program: Program) -> ProgramTable:
+        buffers = program.buffers
+        return cls(
+            {decl.name: decl for decl in buffers},
+            tuple(decl for decl in buffers if decl.access is not BufferAccess.WORKGROUP),
+        )
+
+
+VALID_CAPACITY = 256
+_VALID: LruCache[Fingerprint, ProgramTable] = LruCache(VALID_CAPACITY)
+"""The tables of programs that validated clean, by fingerprint."""
+
+
+def checked_table(program: Program, key: Fingerprint | None) -> ProgramTable:
+    """The buffer table of `program`; validates it unless a program with the same
+    fingerprint `key` validated clean before. Raises `vyre.ValidationError`."""
+    table = _VALID.get(key) if key is not None else None
+    if table is not None:
+        return table
+    diagnostics = validate(program)
+    if diagnostics:
+        raise ValidationError(diagnostics)
+    table = ProgramTable.of(program)
+    if key is not None:
+        _VALID.put(key, table)
+    return table
 
 
 @dataclass(frozen=True)
@@ -54,6 +109,12 @@ class Prepared:
 
 
 def _check_dispatch(dispatch: object) -> tuple[int, int, int]:
+    if dispatch.__class__ is tuple:  # fast path: three plain positive ints
+        items = cast("tuple[object, ...]", dispatch)
+        if len(items) == 3:
+            x, y, z = items
+            if type(x) is int and type(y) is int and type(z) is int and min(x, y, z) >= 1:
+                return (x, y, z)
     problem = (
         f"dispatch must be 3 positive ints (workgroup counts along x, y, z), got {dispatch!r}"
     )
@@ -77,6 +138,8 @@ def _check_dispatch(dispatch: object) -> tuple[int, int, int]:
 
 
 def _check_size(name: str, size: object) -> int:
+    if type(size) is int and size >= 0:  # fast path: a plain non-negative int
+        return size
     if isinstance(size, bool | np.bool_):
         raise TypeError(f"size of output `{name}` must be an int, got {size!r}")
     try:
@@ -103,13 +166,25 @@ def prepare(
 ) -> Prepared:
     """Check the arguments of `run` and build the host words; raises `ValueError`
     or `TypeError` naming the offending buffer."""
+    return _prepare(ProgramTable.of(program), inputs, dispatch, outputs)
+
+
+_NO_OUTPUTS: Mapping[str, Any] = {}
+
+
+def _prepare(
+    table: ProgramTable,
+    inputs: Mapping[str, Any],
+    dispatch: object,
+    outputs: Mapping[str, Any] | None,
+) -> Prepared:
     if not isinstance(inputs, Mapping):
         raise TypeError(f"inputs must be a dict of buffer name -> array, got {inputs!r}")
-    outputs = {} if outputs is None else outputs
+    outputs = _NO_OUTPUTS if outputs is None else outputs
     if not isinstance(outputs, Mapping):
         raise TypeError(f"outputs must be a dict of buffer name -> element count, got {outputs!r}")
     checked_dispatch = _check_dispatch(dispatch)
-    decls = {decl.name: decl for decl in program.buffers}
+    decls = table.decls
     for name in inputs:
         decl = decls.get(name)
         if decl is None:
@@ -136,9 +211,7 @@ def prepare(
 
     words: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
-    for decl in program.buffers:
-        if decl.access is BufferAccess.WORKGROUP:
-            continue
+    for decl in table.storage:
         if decl.name in inputs:
             words[decl.name], count = host.to_words(decl.name, decl.dtype, inputs[decl.name])
         elif decl.name in outputs:
@@ -181,16 +254,15 @@ def run(
         raise ValueError(
             f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}"
         )
-    diagnostics = validate(program)
-    if diagnostics:
-        raise ValidationError(diagnostics)
-    prepared = prepare(program, inputs, dispatch, outputs)
-    final = execute(program, prepared.words, prepared.dispatch)
-    types: dict[str, DataType] = {decl.name: decl.dtype for decl in program.buffers}
+    key = fingerprint(program)
+    table = checked_table(program, key)
+    prepared = _prepare(table, inputs, dispatch, outputs)
+    final = execute(program, prepared.words, prepared.dispatch, key)
     missing = [name for name in prepared.counts if name not in final]
     if missing:
         raise RuntimeError(f"backend {backend!r} returned no contents for buffer(s) {missing}")
+    decls = table.decls
     return {
-        name: host.from_words(name, types[name], np.asarray(final[name]), count)
+        name: host.from_words(name, decls[name].dtype, np.asarray(final[name]), count)
         for name, count in prepared.counts.items()
     }

@@ -23,6 +23,10 @@ the buffer. The words of an input may share memory with the caller's array
 (no copy when none is needed); they are marked read-only, and the backends
 never write them. Outputs are the backend's fresh words, viewed in the user
 dtype.
+
+The zeroed words of an output (`zero_words`) are a read-only view of one zero
+word repeated (stride 0), so they cost no memory; a backend that can zero a
+buffer itself recognises them with `is_zero_fill` and uploads nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from vyre.ir import DataType
 __all__ = [
     "HostLayout",
     "from_words",
+    "is_zero_fill",
     "layout",
     "to_words",
     "word_count",
@@ -55,6 +60,7 @@ class HostLayout:
 
 
 _U32 = np.dtype(np.uint32)
+_LITTLE_U32 = np.dtype("<u4")
 _LAYOUTS: dict[DataType, HostLayout] = {
     DataType.U32: HostLayout(_U32, 0, 1, "a 1-D numpy array of dtype uint32"),
     DataType.BOOL: HostLayout(_U32, 0, 1, "a 1-D numpy array of dtype uint32 holding 0 or 1"),
@@ -72,6 +78,17 @@ _LAYOUTS: dict[DataType, HostLayout] = {
 }
 
 
+_LITTLE: dict[np.dtype[np.generic], np.dtype[np.generic]] = {
+    host.dtype: host.dtype.newbyteorder("<") for host in _LAYOUTS.values()
+}
+_WORD_DTYPES: dict[DataType, np.dtype[np.generic]] = (
+    {DataType.U32: _U32, DataType.I32: np.dtype(np.int32)}
+    if _U32 == _LITTLE_U32  # a little-endian host: native words are the host words
+    else {}
+)
+"""Element types whose native 1-D arrays are their words as they are."""
+
+
 def layout(dtype: DataType) -> HostLayout:
     """The host layout of an element type."""
     found = _LAYOUTS.get(dtype)
@@ -87,9 +104,21 @@ def word_count(dtype: DataType, count: int) -> int:
     return count * layout(dtype).words_per_element
 
 
+_ZERO_WORD = np.zeros(1, dtype=np.uint32)
+_ZERO_WORD.flags.writeable = False
+
+
 def zero_words(dtype: DataType, count: int) -> np.ndarray:
-    """The zeroed words of a buffer of `count` user elements."""
-    return np.zeros(word_count(dtype, count), dtype=np.uint32)
+    """The zeroed words of a buffer of `count` user elements: a read-only,
+    stride-0 view of one zero word (see `is_zero_fill`)."""
+    return np.ndarray((word_count(dtype, count),), _U32, _ZERO_WORD, 0, (0,))
+
+
+def is_zero_fill(words: np.ndarray) -> bool:
+    """True when `words` (1-D) are all zero because every element is the one zero
+    word they all view (as `zero_words` makes them). Exact: a stride-0 array
+    has a single element in memory, so element 0 decides."""
+    return words.strides == (0,) and (words.shape[0] == 0 or int(words[0]) == 0)
 
 
 def _describe(value: object) -> str:
@@ -109,6 +138,15 @@ def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int
 
     Raises `TypeError` for a value of the wrong type, dtype or shape and
     `ValueError` for a Bool element other than 0 or 1, naming the buffer."""
+    if (  # fast path: a contiguous 1-D native little-endian u32/i32 array
+        type(value) is np.ndarray
+        and value.dtype is _WORD_DTYPES.get(dtype)
+        and value.ndim == 1
+        and value.flags.c_contiguous
+    ):
+        words = value.view(_LITTLE_U32)  # a new view: the caller's flags stay
+        words.flags.writeable = False
+        return words, value.shape[0]
     host = layout(dtype)
     if dtype is DataType.BYTES and isinstance(value, bytes | bytearray | memoryview):
         value = np.frombuffer(bytes(value), dtype=np.uint8)
@@ -121,7 +159,7 @@ def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int
         raise TypeError(
             f"input `{name}` ({dtype}) must be {host.description}, got {_describe(value)}"
         )
-    native = np.ascontiguousarray(value, dtype=host.dtype.newbyteorder("<"))
+    native = np.ascontiguousarray(value, dtype=_LITTLE[host.dtype])
     if dtype is DataType.BOOL and native.size and int(native.max()) > 1:
         bad = int(np.flatnonzero(native > 1)[0])
         raise ValueError(
@@ -133,7 +171,8 @@ def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int
         padded = np.zeros(word_count(dtype, count) * 4, dtype=np.uint8)
         padded[:count] = native
         native = padded
-    words = native.reshape(-1).view("<u4")
+    flat = native if native.ndim == 1 else native.reshape(-1)
+    words = flat.view(_LITTLE_U32)  # a new view even when `flat` is the caller's array
     words.flags.writeable = False  # may share memory with the caller's array
     return words, count
 
@@ -141,6 +180,17 @@ def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int
 def from_words(name: str, dtype: DataType, words: np.ndarray, count: int) -> np.ndarray:
     """The user form of a buffer's final words; `count` user elements (bytes for
     `Bytes`). Raises `RuntimeError` when a backend returned the wrong word count."""
+    if (  # fast path: fresh native words of a u32 or bool buffer are the user array
+        (dtype is DataType.U32 or dtype is DataType.BOOL)
+        and type(words) is np.ndarray
+        and words.dtype is _U32
+        and _U32 is _WORD_DTYPES.get(DataType.U32)
+        and words.ndim == 1
+        and words.shape[0] == count
+        and words.flags.c_contiguous
+        and words.flags.writeable
+    ):
+        return words
     host = layout(dtype)
     expected = word_count(dtype, count)
     if words.dtype != _U32 or words.ndim != 1 or words.shape[0] != expected:
@@ -148,12 +198,12 @@ def from_words(name: str, dtype: DataType, words: np.ndarray, count: int) -> np.
             f"backend returned {_describe(words)} for buffer `{name}`, "
             f"expected {expected} uint32 words"
         )
-    little = np.ascontiguousarray(words, dtype="<u4")
+    little = np.ascontiguousarray(words, dtype=_LITTLE_U32)
     if not little.flags.writeable:
         little = little.copy()
     if dtype is DataType.BYTES:
         return little.view(np.uint8)[:count]
-    user = little.view(host.dtype.newbyteorder("<")).astype(host.dtype, copy=False)
+    user = little.view(_LITTLE[host.dtype]).astype(host.dtype, copy=False)
     if host.lanes:
         return user.reshape(count, host.lanes)
     return user

@@ -5,10 +5,20 @@ interpreter: `words` maps every storage/uniform buffer name to its packed 1-D
 uint32 words; the result maps every read_write buffer name to its final words.
 
 Per run: storage buffers are uploaded (their buffers come from a pool keyed by
-size), uniform buffers are uploaded packed four words per vec4 into a 64 KiB
-buffer, the meta uniform carries logical counts and the workgroup-id offset of
-each dispatch slice, all slices are dispatched in one compute pass, and each
-read_write buffer is copied to one staging buffer and read by mapping it.
+size), except zero-filled words (`vyre.runtime.host.is_zero_fill`), which are
+cleared on the device; uniform buffers are uploaded packed four words per vec4
+into a 64 KiB buffer; the meta uniform carries logical counts and the
+workgroup-id offset of each dispatch slice, and is uploaded only when no pooled
+meta buffer holds the same words already; all slices are dispatched in one
+compute pass with bind groups reused from the device's cache; each read_write
+buffer is copied to one staging buffer, mapped, and copied once into its result.
+
+Everything that depends on the program alone (the lowered kernel and the
+per-binding tables of the checks) is cached by the program's structural
+fingerprint (`vyre.runtime.fingerprint`); everything that depends on the program
+and the sizes (device-limit checks, compiled pipeline, dispatch slices, meta
+words, buffer sizes) by (program, word counts, dispatch, split limit). Both
+caches keep the most recently used entries.
 
 A dispatch with more workgroups on an axis than the device allows (65,535 by
 default) is split into slices; each slice adds its offset to `workgroup_id`, so
@@ -18,36 +28,82 @@ every id is exactly what one big dispatch would give.
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
+import struct
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, cast
 
 import numpy as np
 
 from vyre.dialects.vyre import AccessKind
 from vyre.ir import Program
-from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS
+from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS, BufferBinding
 from vyre.lowering.wgsl import LoweredKernel, lower
-from vyre.runtime.wgpu_device import GpuDevice, gpu_device
+from vyre.runtime.fingerprint import Fingerprint, LruCache, fingerprint
+from vyre.runtime.host import is_zero_fill
+from vyre.runtime.wgpu_device import GpuDevice, Pipeline, gpu_device
 
 __all__ = ["execute", "lowered"]
 
-_LOWERED: OrderedDict[str, LoweredKernel] = OrderedDict()
-_LOWERED_CAPACITY = 128
+_U32 = np.dtype(np.uint32)
+
+PLAN_CAPACITY = 128
+"""Programs whose lowering and tables stay cached."""
+SHAPE_CAPACITY = 256
+"""(program, sizes, dispatch) combinations whose run setup stays cached."""
 
 
-def lowered(program: Program) -> LoweredKernel:
-    """`lower(program)`, cached by the program's text."""
-    key = str(program)
-    kernel = _LOWERED.get(key)
-    if kernel is None:
-        kernel = lower(program)
-        _LOWERED[key] = kernel
-        if len(_LOWERED) > _LOWERED_CAPACITY:
-            _LOWERED.popitem(last=False)
-    else:
-        _LOWERED.move_to_end(key)
-    return kernel
+@dataclass(frozen=True, eq=False)
+class _Plan:
+    """What running a program needs that depends on the program alone
+    (compared and hashed by identity: it is a cache key)."""
+
+    kernel: LoweredKernel
+    label: str
+    known: frozenset[str]
+    """Names of the storage and uniform buffers (the keys `words` must have)."""
+    outputs: tuple[tuple[str, int], ...]
+    """(name, binding index) of every read_write buffer."""
+    storage: tuple[tuple[BufferBinding, int], ...]
+    """(binding, binding index) of every storage buffer."""
+    uniform_count: int
+    """Uniform bindings, the meta uniform included."""
+    rows: tuple[tuple[BufferBinding, int], ...]
+    """(binding, words per element) of every storage and uniform buffer."""
+
+
+_PLANS: LruCache[Fingerprint, _Plan] = LruCache(PLAN_CAPACITY)
+
+
+def _plan_of(kernel: LoweredKernel, label: str) -> _Plan:
+    buffers = kernel.buffers
+    return _Plan(
+        kernel=kernel,
+        label=label,
+        known=frozenset(b.name for b in buffers),
+        outputs=tuple((b.name, k) for k, b in enumerate(buffers) if b.access == AccessKind.READ_WRITE),
+        storage=tuple((b, k) for k, b in enumerate(buffers) if not b.is_uniform),
+        uniform_count=sum(1 for b in buffers if b.is_uniform) + 1,
+        rows=tuple((b, b.words_per_element) for b in buffers),
+    )
+
+
+def _plan(program: Program, key: Fingerprint | None) -> _Plan:
+    """The plan of `program`, cached by its fingerprint (`None`: not cached)."""
+    if key is None:
+        return _plan_of(lower(program), f"kernel @{program.name}")
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan_of(lower(program), f"kernel @{program.name}")
+        _PLANS.put(key, plan)
+    return plan
+
+
+def lowered(program: Program, key: Fingerprint | None = None) -> LoweredKernel:
+    """`lower(program)`, cached by the program's structural fingerprint (`key`,
+    computed here when not given)."""
+    return _plan(program, fingerprint(program) if key is None else key).kernel
 
 
 def execute(
@@ -56,27 +112,34 @@ def execute(
     dispatch: Sequence[int],
     *,
     max_workgroups_per_axis: int | None = None,
+    key: Fingerprint | None = None,
 ) -> dict[str, np.ndarray]:
     """Run `program` over `dispatch` workgroups; return every read_write buffer's words.
 
-    `max_workgroups_per_axis` lowers the split threshold below the device limit
-    (a test hook: it exercises dispatch splitting with few workgroups)."""
+    `key` is the program's fingerprint when the caller has it already (vyre.run);
+    it is computed here otherwise. `max_workgroups_per_axis` lowers the split
+    threshold below the device limit (a test hook: it exercises dispatch
+    splitting with few workgroups)."""
     import wgpu
 
-    kernel = lowered(program)
+    plan = _plan(program, fingerprint(program) if key is None else key)
     groups = _check_dispatch(dispatch)
-    host = _check_words(kernel, words)
+    checked = _check_words(plan, words)
     gpu = gpu_device()
-    label = f"kernel @{program.name}"
     with gpu.lock:
-        _check_limits(kernel, host, gpu)
         limit = gpu.limits["max-compute-workgroups-per-dimension"]
         if max_workgroups_per_axis is not None:
             limit = min(limit, max(1, int(max_workgroups_per_axis)))
+        if 0 in groups:
+            _check_limits(plan, checked.lengths, gpu)
+            return {name: checked.arrays[k].copy() for name, k in plan.outputs}
+        shape = _shape(gpu, plan, checked.lengths, groups, limit)
         try:
-            return _run(gpu, kernel, label, host, groups, limit)
+            return _run(gpu, plan, shape, checked)
         except wgpu.GPUError as error:
-            raise RuntimeError(f"vyre wgpu backend: running {label} failed: {error}") from None
+            raise RuntimeError(
+                f"vyre wgpu backend: running {plan.label} failed: {error}"
+            ) from None
 
 
 # ---------------------------------------------------------------------------
@@ -85,6 +148,18 @@ def execute(
 
 
 def _check_dispatch(dispatch: Sequence[int]) -> tuple[int, int, int]:
+    if dispatch.__class__ is tuple:  # fast path: three plain ints in range
+        items = cast("tuple[object, ...]", dispatch)
+        if len(items) == 3:
+            x, y, z = items
+            if (
+                type(x) is int
+                and type(y) is int
+                and type(z) is int
+                and min(x, y, z) >= 0
+                and max(x, y, z) <= 0xFFFF_FFFF
+            ):
+                return (x, y, z)
     values = tuple(dispatch)
     if len(values) != 3 or not all(
         isinstance(v, int | np.integer) and not isinstance(v, bool) for v in values
@@ -96,36 +171,54 @@ def _check_dispatch(dispatch: Sequence[int]) -> tuple[int, int, int]:
     return (x, y, z)
 
 
-def _check_words(kernel: LoweredKernel, words: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    known = {b.name for b in kernel.buffers}
+@dataclass(frozen=True)
+class _Words:
+    """The checked words of every binding, in the kernel's binding order."""
+
+    arrays: tuple[np.ndarray, ...]
+    """Contiguous, except zero fills (which are never read)."""
+    zero_fill: tuple[bool, ...]
+    """Whether the words are a zero fill: cleared on the device, not uploaded."""
+    lengths: tuple[int, ...]
+
+
+def _check_words(plan: _Plan, words: Mapping[str, np.ndarray]) -> _Words:
+    known = plan.known
     for name in words:
         if name not in known:
             raise ValueError(
                 f"words given for `{name}`, which is not a storage or uniform buffer of "
                 f"the program (have: {', '.join(sorted(known)) or 'none'})"
             )
-    host: dict[str, np.ndarray] = {}
-    for binding in kernel.buffers:
-        if binding.name not in words:
-            raise ValueError(f"no words given for buffer `{binding.name}`")
-        array = words[binding.name]
-        if not isinstance(array, np.ndarray) or array.dtype != np.uint32 or array.ndim != 1:
+    arrays: list[np.ndarray] = []
+    zero_fill: list[bool] = []
+    lengths: list[int] = []
+    for binding, per_element in plan.rows:
+        name = binding.name
+        if name not in words:
+            raise ValueError(f"no words given for buffer `{name}`")
+        array = words[name]
+        if not isinstance(array, np.ndarray) or array.dtype != _U32 or array.ndim != 1:
             raise TypeError(
-                f"words of buffer `{binding.name}` must be a 1-D numpy uint32 array, got "
+                f"words of buffer `{name}` must be a 1-D numpy uint32 array, got "
                 f"{_describe(array)}"
             )
-        if len(array) % binding.words_per_element:
+        length = array.shape[0]
+        if length % per_element:
             raise ValueError(
-                f"buffer `{binding.name}` holds {binding.element.value} elements of "
-                f"{binding.words_per_element} words, but {len(array)} words were given"
+                f"buffer `{name}` holds {binding.element.value} elements of "
+                f"{per_element} words, but {length} words were given"
             )
-        if binding.is_uniform and len(array) > UNIFORM_CAPACITY_WORDS:
+        if length > UNIFORM_CAPACITY_WORDS and binding.is_uniform:
             raise ValueError(
-                f"uniform buffer `{binding.name}` holds at most {UNIFORM_CAPACITY_WORDS} "
-                f"words (64 KiB), got {len(array)}. Fix: declare it read_only instead."
+                f"uniform buffer `{name}` holds at most {UNIFORM_CAPACITY_WORDS} "
+                f"words (64 KiB), got {length}. Fix: declare it read_only instead."
             )
-        host[binding.name] = np.ascontiguousarray(array)
-    return host
+        zero = is_zero_fill(array)
+        arrays.append(array if zero or array.flags.c_contiguous else np.ascontiguousarray(array))
+        zero_fill.append(zero)
+        lengths.append(length)
+    return _Words(tuple(arrays), tuple(zero_fill), tuple(lengths))
 
 
 def _describe(value: Any) -> str:
@@ -134,7 +227,8 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
-def _check_limits(kernel: LoweredKernel, host: dict[str, np.ndarray], gpu: GpuDevice) -> None:
+def _check_limits(plan: _Plan, lengths: tuple[int, ...], gpu: GpuDevice) -> None:
+    kernel = plan.kernel
     limits = gpu.limits
     where = f"on adapter {gpu.adapter_name}"
     for axis, size in zip("xyz", kernel.workgroup_size):
@@ -156,17 +250,16 @@ def _check_limits(kernel: LoweredKernel, host: dict[str, np.ndarray], gpu: GpuDe
             f"workgroup buffers {names} need {kernel.workgroup_bytes} bytes, more than the "
             f"{cap} bytes of workgroup memory {where}"
         )
-    storage = [b for b in kernel.buffers if not b.is_uniform]
-    uniforms = len(kernel.buffers) - len(storage) + 1
+    storage = plan.storage
     if len(storage) > limits["max-storage-buffers-per-shader-stage"]:
         raise RuntimeError(
             f"the program binds {len(storage)} storage buffers, more than the "
             f"{limits['max-storage-buffers-per-shader-stage']} allowed {where}"
         )
-    if uniforms > limits["max-uniform-buffers-per-shader-stage"]:
+    if plan.uniform_count > limits["max-uniform-buffers-per-shader-stage"]:
         raise RuntimeError(
-            f"the program binds {uniforms - 1} uniform buffers (+1 internal), more than the "
-            f"{limits['max-uniform-buffers-per-shader-stage']} allowed {where}"
+            f"the program binds {plan.uniform_count - 1} uniform buffers (+1 internal), more "
+            f"than the {limits['max-uniform-buffers-per-shader-stage']} allowed {where}"
         )
     if kernel.meta.binding >= limits["max-bindings-per-bind-group"]:
         raise RuntimeError(
@@ -174,8 +267,8 @@ def _check_limits(kernel: LoweredKernel, host: dict[str, np.ndarray], gpu: GpuDe
             f"{limits['max-bindings-per-bind-group'] - 1} {where} (one slot is internal)"
         )
     cap = min(limits["max-storage-buffer-binding-size"], limits["max-buffer-size"])
-    for binding in storage:
-        size = host[binding.name].nbytes
+    for binding, k in storage:
+        size = lengths[k] * 4
         if size > cap:
             raise RuntimeError(
                 f"buffer `{binding.name}` has {size} bytes, more than the {cap} bytes a "
@@ -188,19 +281,19 @@ def _check_limits(kernel: LoweredKernel, host: dict[str, np.ndarray], gpu: GpuDe
 # ---------------------------------------------------------------------------
 
 
-Slice = tuple[tuple[int, ...], tuple[int, ...]]
+Slice = tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
-def _slices(groups: tuple[int, int, int], limit: int) -> list[Slice]:
+def _slices(groups: tuple[int, int, int], limit: int) -> tuple[Slice, ...]:
     """(offset, count) per dispatch slice: every axis cut into chunks of <= limit."""
     per_axis = [
         [(start, min(limit, total - start)) for start in range(0, total, limit)]
         for total in groups
     ]
-    return [
-        (tuple(start for start, _ in parts), tuple(count for _, count in parts))
-        for parts in itertools.product(*per_axis)
-    ]
+    return tuple(
+        ((px[0], py[0], pz[0]), (px[1], py[1], pz[1]))
+        for px, py, pz in itertools.product(*per_axis)
+    )
 
 
 def _storage_size(nbytes: int) -> int:
@@ -208,113 +301,166 @@ def _storage_size(nbytes: int) -> int:
     return max(16, -(-nbytes // 16) * 16)
 
 
-def _run(
-    gpu: GpuDevice,
-    kernel: LoweredKernel,
-    label: str,
-    host: dict[str, np.ndarray],
-    groups: tuple[int, int, int],
-    limit: int,
-) -> dict[str, np.ndarray]:
+@dataclass(frozen=True)
+class _Usages:
+    storage: int
+    uniform: int
+    staging: int
+    map_read: int
+
+
+@cache
+def _usages() -> _Usages:
     import wgpu
 
     usage = wgpu.BufferUsage
-    storage_usage = usage.STORAGE | usage.COPY_DST | usage.COPY_SRC
-    uniform_usage = usage.UNIFORM | usage.COPY_DST | usage.COPY_SRC
-    staging_usage = usage.MAP_READ | usage.COPY_DST
-    outputs = [b for b in kernel.buffers if b.access == AccessKind.READ_WRITE]
+    return _Usages(
+        storage=usage.STORAGE | usage.COPY_DST | usage.COPY_SRC,
+        uniform=usage.UNIFORM | usage.COPY_DST | usage.COPY_SRC,
+        staging=usage.MAP_READ | usage.COPY_DST,
+        map_read=wgpu.MapMode.READ,
+    )
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """The setup of a run that depends only on (program, word counts, dispatch,
+    split limit) on one device: checked against the device limits once."""
+
+    gpu: GpuDevice
+    pipeline: Pipeline
+    slices: tuple[Slice, ...]
+    allocations: tuple[tuple[int, int], ...]
+    """(usage, bytes) of the GPU buffer of every binding, in binding order."""
+    nbytes: tuple[int, ...]
+    """Bytes of every binding's words, in binding order."""
+    meta: bytes
+    """The meta uniform: one packed struct per slice, `stride` bytes apart."""
+    stride: int
+    readback: tuple[tuple[str, int, int], ...]
+    """(name, binding index, bytes) of every read_write buffer."""
+
+
+_SHAPES: LruCache[tuple[_Plan, tuple[int, ...], tuple[int, int, int], int], _Shape] = LruCache(
+    SHAPE_CAPACITY
+)
+
+
+def _shape(
+    gpu: GpuDevice,
+    plan: _Plan,
+    lengths: tuple[int, ...],
+    groups: tuple[int, int, int],
+    limit: int,
+) -> _Shape:
+    key = (plan, lengths, groups, limit)
+    shape = _SHAPES.get(key)
+    if shape is not None and shape.gpu is gpu:
+        return shape
+    _check_limits(plan, lengths, gpu)
+    kernel = plan.kernel
+    usages = _usages()
+    nbytes = tuple(length * 4 for length in lengths)
+    allocations = tuple(
+        (usages.uniform, UNIFORM_CAPACITY_VEC4 * 16)
+        if binding.is_uniform
+        else (usages.storage, _storage_size(size))
+        for binding, size in zip(kernel.buffers, nbytes)
+    )
+    counts = tuple(
+        length // binding.words_per_element for binding, length in zip(kernel.buffers, lengths)
+    )
     slices = _slices(groups, limit)
-    if not slices or 0 in groups:
-        return {b.name: host[b.name].copy() for b in outputs}
-
-    pipeline = gpu.pipeline(kernel, label)
-    device = gpu.device
-    held: list[tuple[int, Any]] = []
-
-    def take(usage: int, size: int) -> Any:
-        buffer = gpu.acquire(usage, size)
-        held.append((usage, buffer))
-        return buffer
-
-    try:
-        gpu_buffers: dict[str, Any] = {}
-        for binding in kernel.buffers:
-            data = host[binding.name]
-            if binding.is_uniform:
-                buffer = take(uniform_usage, UNIFORM_CAPACITY_VEC4 * 16)
-            else:
-                buffer = take(storage_usage, _storage_size(data.nbytes))
-            if data.nbytes:
-                device.queue.write_buffer(buffer, 0, data)
-            gpu_buffers[binding.name] = buffer
-
-        counts = tuple(len(host[b.name]) // b.words_per_element for b in kernel.buffers)
-        stride = _meta_stride(kernel, gpu)
-        meta_buffer = take(uniform_usage, stride * len(slices))
-        meta_words = np.zeros(stride * len(slices) // 4, dtype=np.uint32)
-        for k, (offset, _) in enumerate(slices):
-            packed = kernel.meta.pack((offset[0], offset[1], offset[2]), counts)
-            meta_words[k * stride // 4 : k * stride // 4 + len(packed)] = packed
-        device.queue.write_buffer(meta_buffer, 0, meta_words)
-
-        encoder = device.create_command_encoder(label=label)
-        compute = encoder.begin_compute_pass(label=label)
-        compute.set_pipeline(pipeline.pipeline)
-        for k, (_, count) in enumerate(slices):
-            entries = [
-                {"binding": b.binding, "resource": {"buffer": gpu_buffers[b.name]}}
-                for b in kernel.buffers
-            ]
-            entries.append(
-                {
-                    "binding": kernel.meta.binding,
-                    "resource": {
-                        "buffer": meta_buffer,
-                        "offset": k * stride,
-                        "size": kernel.meta.size_bytes,
-                    },
-                }
-            )
-            bind_group = device.create_bind_group(
-                label=label, layout=pipeline.bind_group_layout, entries=entries
-            )
-            compute.set_bind_group(0, bind_group)
-            compute.dispatch_workgroups(*count)
-        compute.end()
-
-        staging: dict[str, Any] = {}
-        for binding in outputs:
-            nbytes = host[binding.name].nbytes
-            if nbytes:
-                staging[binding.name] = take(staging_usage, nbytes)
-                encoder.copy_buffer_to_buffer(
-                    gpu_buffers[binding.name], 0, staging[binding.name], 0, nbytes
-                )
-        device.queue.submit([encoder.finish()])
-
-        results: dict[str, np.ndarray] = {}
-        for binding in outputs:
-            buffer = staging.get(binding.name)
-            if buffer is None:
-                results[binding.name] = np.zeros(0, dtype=np.uint32)
-                continue
-            buffer.map_sync(wgpu.MapMode.READ)
-            try:
-                data = buffer.read_mapped(copy=True)
-            finally:
-                buffer.unmap()
-            results[binding.name] = np.frombuffer(data, dtype=np.uint32).copy()
-        if not staging:
-            # nothing to read: still wait until the work is done (buffers go back
-            # to the pool); on_submitted_work_done_sync raises in wgpu-py 0.32
-            device.queue.read_buffer(meta_buffer, 0, 16)
-        return results
-    finally:
-        for usage, buffer in held:
-            gpu.release(usage, buffer)
+    stride = _meta_stride(kernel, gpu)
+    meta = bytearray(stride * len(slices))
+    for k, (offset, _) in enumerate(slices):
+        words = kernel.meta.pack(offset, counts)
+        struct.pack_into(f"<{len(words)}I", meta, k * stride, *words)
+    shape = _Shape(
+        gpu=gpu,
+        pipeline=gpu.pipeline(kernel, plan.label),
+        slices=slices,
+        allocations=allocations,
+        nbytes=nbytes,
+        meta=bytes(meta),
+        stride=stride,
+        readback=tuple((name, k, nbytes[k]) for name, k in plan.outputs),
+    )
+    _SHAPES.put(key, shape)
+    return shape
 
 
 def _meta_stride(kernel: LoweredKernel, gpu: GpuDevice) -> int:
     """Bytes between the meta words of consecutive slices (offset-aligned)."""
-    align = int(gpu.device.limits.get("min-uniform-buffer-offset-alignment", 256))
+    align = int(gpu.limits.get("min-uniform-buffer-offset-alignment", 256))
     return -(-kernel.meta.size_bytes // align) * align
+
+
+def _run(gpu: GpuDevice, plan: _Plan, shape: _Shape, checked: _Words) -> dict[str, np.ndarray]:
+    """Upload (or clear), dispatch every slice, read every read_write buffer back."""
+    usages = _usages()
+    device = gpu.device
+    queue = device.queue
+    buffers: list[Any] = []
+    staging: list[Any] = []
+    meta_buffer: Any = None
+    try:
+        for usage, size in shape.allocations:
+            buffers.append(gpu.acquire(usage, size))
+        encoder = device.create_command_encoder()  # no labels per run: each costs a C string
+        entries: list[tuple[int, Any, int, int | None]] = []
+        for binding, buffer, data, zero, nbytes in zip(
+            plan.kernel.buffers, buffers, checked.arrays, checked.zero_fill, shape.nbytes
+        ):
+            if nbytes:
+                if zero:
+                    encoder.clear_buffer(buffer, 0, nbytes)
+                else:
+                    queue.write_buffer(buffer, 0, data)
+            entries.append((binding.binding, buffer, 0, None))
+        meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
+
+        compute = encoder.begin_compute_pass()
+        pipeline = shape.pipeline
+        compute.set_pipeline(pipeline.pipeline)
+        meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
+        for k, (_, count) in enumerate(shape.slices):
+            meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
+            compute.set_bind_group(0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label))
+            compute.dispatch_workgroups(*count)
+        compute.end()
+
+        for _, k, nbytes in shape.readback:
+            if nbytes:
+                buffer = gpu.acquire(usages.staging, nbytes)
+                staging.append(buffer)
+                encoder.copy_buffer_to_buffer(buffers[k], 0, buffer, 0, nbytes)
+        queue.submit([encoder.finish()])
+
+        results: dict[str, np.ndarray] = {}
+        mapped_buffers = iter(staging)
+        for name, _, nbytes in shape.readback:
+            if not nbytes:
+                results[name] = np.zeros(0, dtype=np.uint32)
+                continue
+            buffer = next(mapped_buffers)
+            buffer.map_sync(usages.map_read)
+            try:  # one copy: from the mapped memory into the result
+                results[name] = np.frombuffer(
+                    buffer.read_mapped(copy=False), dtype=np.uint32
+                ).copy()
+            finally:
+                buffer.unmap()
+        if not staging:
+            # nothing to read: still wait until the work is done (buffers go back
+            # to the pool); on_submitted_work_done_sync raises in wgpu-py 0.32
+            queue.read_buffer(meta_buffer, 0, 16)
+        return results
+    finally:
+        # reversed: the next run of the same shape gets the same buffer per role
+        for buffer in reversed(staging):
+            gpu.release(usages.staging, buffer)
+        for (usage, _), buffer in zip(reversed(shape.allocations[: len(buffers)]), reversed(buffers)):
+            gpu.release(usage, buffer)
+        if meta_buffer is not None:
+            gpu.release_written(usages.uniform, meta_buffer, shape.meta)

@@ -1,16 +1,21 @@
 """The process-wide wgpu device of vyre: limits, compiled pipelines, buffer pool.
 
 One device per process, on the adapter `vyre.runtime.adapters.choose_adapter()`
-picks. Pipelines are cached by the SHA-256 of their WGSL; GPU buffers are pooled
-by (usage, size) and reused by later runs of the same shapes.
+picks. Compiled pipelines are cached by their WGSL text, bind groups by
+(pipeline, the exact buffer objects and offsets they bind); both caches keep the
+most recently used entries. GPU buffers are pooled by (usage, size) and reused by
+later runs of the same shapes; uniform buffers whose whole content vyre wrote
+itself (the meta uniform) are pooled by that content, so a run whose meta words
+did not change uploads nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -18,6 +23,7 @@ from typing import Any
 from vyre.dialects.vyre import AccessKind
 from vyre.lowering.layout import BufferBinding
 from vyre.lowering.wgsl import LoweredKernel
+from vyre.runtime.fingerprint import LruCache
 
 LIMITS_WANTED = (
     "max-buffer-size",
@@ -35,6 +41,11 @@ LIMITS_WANTED = (
 )
 """Limits requested at the adapter's own maximum (the defaults are far lower)."""
 
+PIPELINE_CAPACITY = 256
+BIND_GROUP_CAPACITY = 512
+CONTENT_POOL_CAPACITY = 64
+"""Distinct contents kept by the pool of self-written uniform buffers."""
+
 
 @dataclass(frozen=True)
 class Pipeline:
@@ -50,8 +61,16 @@ class GpuDevice:
     device: Any
     limits: dict[str, int]
     adapter_name: str
-    pipelines: dict[str, Pipeline] = field(default_factory=lambda: {})
+    pipelines: LruCache[str, Pipeline] = field(
+        default_factory=lambda: LruCache[str, Pipeline](PIPELINE_CAPACITY)
+    )
+    bind_groups: LruCache[Hashable, Any] = field(
+        default_factory=lambda: LruCache[Hashable, Any](BIND_GROUP_CAPACITY)
+    )
     free_buffers: dict[tuple[int, int], list[Any]] = field(default_factory=lambda: {})
+    free_by_content: OrderedDict[tuple[int, bytes], list[Any]] = field(
+        default_factory=lambda: OrderedDict()
+    )
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- buffers ----------------------------------------------------------------
@@ -66,11 +85,63 @@ class GpuDevice:
     def release(self, usage: int, buffer: Any) -> None:
         self.free_buffers.setdefault((usage, buffer.size), []).append(buffer)
 
+    def acquire_written(self, usage: int, content: bytes) -> Any:
+        """A buffer of `len(content)` bytes with `usage` that holds exactly `content`:
+        one released with that content by `release_written` when there is one (no
+        upload), else a pooled or new buffer written now. `usage` must include
+        COPY_DST and exclude every usage through which a shader could write."""
+        free = self.free_by_content.get((usage, content))
+        if free:
+            buffer = free.pop()
+            if not free:
+                del self.free_by_content[(usage, content)]
+            return buffer
+        buffer = self.acquire(usage, len(content))
+        self.device.queue.write_buffer(buffer, 0, content)
+        return buffer
+
+    def release_written(self, usage: int, buffer: Any, content: bytes) -> None:
+        """Return a buffer from `acquire_written`, still holding `content`."""
+        key = (usage, content)
+        self.free_by_content.setdefault(key, []).append(buffer)
+        self.free_by_content.move_to_end(key)
+        while len(self.free_by_content) > CONTENT_POOL_CAPACITY:
+            (old_usage, _), buffers = self.free_by_content.popitem(last=False)
+            for old in buffers:
+                self.release(old_usage, old)
+
+    # -- bind groups ------------------------------------------------------------
+
+    def bind_group(
+        self, pipeline: Pipeline, entries: Sequence[tuple[int, Any, int, int | None]], label: str
+    ) -> Any:
+        """The bind group of `pipeline` binding (binding, buffer, offset, size) entries,
+        made once per distinct set of buffer objects and ranges. Pooled buffers are
+        never destroyed, so a cached bind group stays valid."""
+        key = (pipeline.pipeline, *entries)
+        group = self.bind_groups.get(key)
+        if group is not None:
+            return group
+        resources = [
+            {
+                "binding": binding,
+                "resource": {"buffer": buffer, "offset": offset}
+                if size is None
+                else {"buffer": buffer, "offset": offset, "size": size},
+            }
+            for binding, buffer, offset, size in entries
+        ]
+        group = self.device.create_bind_group(
+            label=label, layout=pipeline.bind_group_layout, entries=resources
+        )
+        self.bind_groups.put(key, group)
+        return group
+
     # -- pipelines --------------------------------------------------------------
 
     def pipeline(self, kernel: LoweredKernel, label: str) -> Pipeline:
         """The compute pipeline of `kernel`, compiled once per distinct WGSL text."""
-        key = hashlib.sha256(kernel.wgsl.encode()).hexdigest()
+        key = kernel.wgsl
         cached = self.pipelines.get(key)
         if cached is not None:
             return cached
@@ -104,7 +175,7 @@ class GpuDevice:
         except wgpu.GPUError as error:
             raise RuntimeError(shader_error_message(kernel.wgsl, str(error), label)) from None
         compiled = Pipeline(pipeline, layout)
-        self.pipelines[key] = compiled
+        self.pipelines.put(key, compiled)
         return compiled
 
 
