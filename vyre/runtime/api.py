@@ -14,9 +14,9 @@ place has a new fingerprint, so it is validated again.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, SupportsIndex, cast
 
 import numpy as np
 
@@ -120,7 +120,7 @@ def _check_dispatch(dispatch: object) -> tuple[int, int, int]:
     )
     if isinstance(dispatch, str | bytes) or not hasattr(dispatch, "__len__"):
         raise ValueError(problem)
-    items = list(dispatch)  # type: ignore[call-overload]
+    items = list(cast("Iterable[object]", dispatch))
     if len(items) != 3:
         raise ValueError(problem)
     counts: list[int] = []
@@ -128,7 +128,7 @@ def _check_dispatch(dispatch: object) -> tuple[int, int, int]:
         if isinstance(item, bool | np.bool_):
             raise ValueError(problem)
         try:
-            count = operator.index(item)
+            count = operator.index(cast("SupportsIndex", item))
         except TypeError:
             raise ValueError(problem) from None
         if count < 1:
@@ -143,7 +143,7 @@ def _check_size(name: str, size: object) -> int:
     if isinstance(size, bool | np.bool_):
         raise TypeError(f"size of output `{name}` must be an int, got {size!r}")
     try:
-        count = operator.index(size)
+        count = operator.index(cast("SupportsIndex", size))
     except TypeError:
         raise TypeError(
             f"size of output `{name}` must be an int (its element count), got {size!r}"
@@ -178,10 +178,10 @@ def _prepare(
     dispatch: object,
     outputs: Mapping[str, Any] | None,
 ) -> Prepared:
-    if not isinstance(inputs, Mapping):
+    if not isinstance(inputs, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"inputs must be a dict of buffer name -> array, got {inputs!r}")
     outputs = _NO_OUTPUTS if outputs is None else outputs
-    if not isinstance(outputs, Mapping):
+    if not isinstance(outputs, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"outputs must be a dict of buffer name -> element count, got {outputs!r}")
     checked_dispatch = _check_dispatch(dispatch)
     decls = table.decls
@@ -247,9 +247,10 @@ def run(
     element count of each read_write buffer that is not in `inputs` (it starts
     zeroed). For `Bytes` buffers the element count is the number of bytes.
     An invalid program raises `vyre.ValidationError` before any backend work."""
-    if not isinstance(program, Program):
+    if not isinstance(program, Program):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"vyre.run expects a vyre.ir.Program, got {type(program).__name__}")
-    execute = BACKENDS.get(backend) if isinstance(backend, str) else None
+    known = isinstance(backend, str)  # pyright: ignore[reportUnnecessaryIsInstance]
+    execute = BACKENDS.get(backend) if known else None
     if execute is None:
         raise ValueError(
             f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}"

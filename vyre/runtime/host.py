@@ -32,6 +32,7 @@ buffer itself recognises them with `is_zero_fill` and uploads nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -123,7 +124,8 @@ def is_zero_fill(words: np.ndarray) -> bool:
 
 def _describe(value: object) -> str:
     if isinstance(value, np.ndarray):
-        return f"a numpy array of dtype {value.dtype} and shape {value.shape}"
+        array = cast("np.ndarray[Any, np.dtype[Any]]", value)
+        return f"a numpy array of dtype {array.dtype} and shape {array.shape}"
     return f"a value of type {type(value).__name__}"
 
 
@@ -149,24 +151,29 @@ def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int
         return words, value.shape[0]
     host = layout(dtype)
     if dtype is DataType.BYTES and isinstance(value, bytes | bytearray | memoryview):
-        value = np.frombuffer(bytes(value), dtype=np.uint8)
-    if not isinstance(value, np.ndarray) or not _same_kind(value.dtype, host.dtype):
+        value = np.frombuffer(bytes(cast("bytes", value)), dtype=np.uint8)
+    if not isinstance(value, np.ndarray):
         raise TypeError(
             f"input `{name}` ({dtype}) must be {host.description}, got {_describe(value)}"
         )
+    array = cast("np.ndarray[Any, np.dtype[Any]]", value)
     wanted_ndim = 2 if host.lanes else 1
-    if value.ndim != wanted_ndim or (host.lanes and value.shape[1] != host.lanes):
+    if (
+        not _same_kind(array.dtype, host.dtype)
+        or array.ndim != wanted_ndim
+        or (host.lanes and array.shape[1] != host.lanes)
+    ):
         raise TypeError(
-            f"input `{name}` ({dtype}) must be {host.description}, got {_describe(value)}"
+            f"input `{name}` ({dtype}) must be {host.description}, got {_describe(array)}"
         )
-    native = np.ascontiguousarray(value, dtype=_LITTLE[host.dtype])
+    native: np.ndarray[Any, np.dtype[Any]] = np.ascontiguousarray(array, dtype=_LITTLE[host.dtype])
     if dtype is DataType.BOOL and native.size and int(native.max()) > 1:
         bad = int(np.flatnonzero(native > 1)[0])
         raise ValueError(
             f"input `{name}` (bool) holds {int(native[bad])} at index {bad}; "
             "Bool elements must be 0 or 1"
         )
-    count = int(value.shape[0])
+    count = int(array.shape[0])
     if dtype is DataType.BYTES and count % 4:
         padded = np.zeros(word_count(dtype, count) * 4, dtype=np.uint8)
         padded[:count] = native

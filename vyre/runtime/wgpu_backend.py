@@ -120,7 +120,7 @@ def execute(
     it is computed here otherwise. `max_workgroups_per_axis` lowers the split
     threshold below the device limit (a test hook: it exercises dispatch
     splitting with few workgroups)."""
-    import wgpu
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
     plan = _plan(program, fingerprint(program) if key is None else key)
     groups = _check_dispatch(dispatch)
@@ -161,14 +161,17 @@ def _check_dispatch(dispatch: Sequence[int]) -> tuple[int, int, int]:
             ):
                 return (x, y, z)
     values = tuple(dispatch)
-    if len(values) != 3 or not all(
-        isinstance(v, int | np.integer) and not isinstance(v, bool) for v in values
-    ):
+    counts = [
+        int(v)
+        for v in values
+        if isinstance(v, int | np.integer)  # pyright: ignore[reportUnnecessaryIsInstance]
+        and not isinstance(v, bool)
+    ]
+    if len(values) != 3 or len(counts) != 3:
         raise TypeError(f"dispatch must be three ints (x, y, z), got {dispatch!r}")
-    if any(v < 0 or v > 0xFFFF_FFFF for v in values):
+    if any(v < 0 or v > 0xFFFF_FFFF for v in counts):
         raise ValueError(f"dispatch counts must be in [0, 2**32), got {dispatch!r}")
-    x, y, z = (int(v) for v in values)
-    return (x, y, z)
+    return (counts[0], counts[1], counts[2])
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,11 @@ def _check_words(plan: _Plan, words: Mapping[str, np.ndarray]) -> _Words:
         if name not in words:
             raise ValueError(f"no words given for buffer `{name}`")
         array = words[name]
-        if not isinstance(array, np.ndarray) or array.dtype != _U32 or array.ndim != 1:
+        if (
+            not isinstance(array, np.ndarray)  # pyright: ignore[reportUnnecessaryIsInstance]
+            or array.dtype != _U32
+            or array.ndim != 1
+        ):
             raise TypeError(
                 f"words of buffer `{name}` must be a 1-D numpy uint32 array, got "
                 f"{_describe(array)}"
@@ -221,9 +228,10 @@ def _check_words(plan: _Plan, words: Mapping[str, np.ndarray]) -> _Words:
     return _Words(tuple(arrays), tuple(zero_fill), tuple(lengths))
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     if isinstance(value, np.ndarray):
-        return f"a {value.ndim}-D {value.dtype} array"
+        array = cast("np.ndarray[Any, np.dtype[Any]]", value)
+        return f"a {array.ndim}-D {array.dtype} array"
     return type(value).__name__
 
 
@@ -311,7 +319,7 @@ class _Usages:
 
 @cache
 def _usages() -> _Usages:
-    import wgpu
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
     usage = wgpu.BufferUsage
     return _Usages(

@@ -145,7 +145,7 @@ class GpuDevice:
         cached = self.pipelines.get(key)
         if cached is not None:
             return cached
-        import wgpu
+        import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
         entries = [
             {
@@ -180,7 +180,7 @@ class GpuDevice:
 
 
 def _binding_type(binding: BufferBinding) -> str:
-    import wgpu
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
     if binding.is_uniform:
         return wgpu.BufferBindingType.uniform

@@ -231,7 +231,7 @@ def _user_op(composition: Any, reference: Any) -> OpSpec:
         category="A",
         reference=reference,
         composition=composition,
-        laws=[laws.Commutative()],
+        laws=(laws.Commutative(),),
     )
 
 
