@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -57,7 +57,7 @@ def _check_uint(what: str, value: object, bits: int = 32) -> int:
 _T = TypeVar("_T", bound=Enum)
 
 
-_PUBLIC_ENUM_NAMES = {
+_PUBLIC_ENUM_NAMES: dict[type[Enum], str] = {
     d.DataTypeKind: "DataType",
     d.AccessKind: "BufferAccess",
     d.BinOpKind: "BinOp",
@@ -153,7 +153,7 @@ class Expr:
 
     @staticmethod
     def i32(value: int) -> Expr:
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool) or not isinstance(value, int):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"i32 literal must be an int, got {type(value).__name__}")
         if not -(2**31) <= value < 2**31:
             raise ValueError(f"i32 literal must be in [-2**31, 2**31), got {value}")
@@ -161,7 +161,7 @@ class Expr:
 
     @staticmethod
     def bool_(value: bool) -> Expr:
-        if not isinstance(value, bool):
+        if not isinstance(value, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"bool literal must be a bool, got {type(value).__name__}")
         return LitBool(value)
 
@@ -476,7 +476,7 @@ def _nodes(values: Iterable[object]) -> tuple[Node, ...]:
     for value in nodes:
         if not isinstance(value, Node):
             raise TypeError(f"expected a vyre Node, got {type(value).__name__}: {value!r}")
-    return nodes  # type: ignore[return-value]
+    return cast("tuple[Node, ...]", nodes)
 
 
 @dataclass(frozen=True)
@@ -683,7 +683,7 @@ class Program:
     ):
         decls = list(buffers)
         for decl in decls:
-            if not isinstance(decl, BufferDecl):
+            if not isinstance(decl, BufferDecl):  # pyright: ignore[reportUnnecessaryIsInstance]
                 raise TypeError(f"buffers must be BufferDecl values, got {decl!r}")
         sizes = tuple(workgroup_size)
         if len(sizes) != 3:

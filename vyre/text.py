@@ -90,7 +90,7 @@ def parse_ir(text: str, name: str = "<vyre>") -> Program:
 
     Ops carry their `name:line:col` locations. The text is parsed only; call
     `vyre.validate` to check the V-rules."""
-    if not isinstance(text, str):
+    if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"parse_ir expects str, got {type(text).__name__}")
     try:
         module = LocatingParser(vyre_context(), text, name).parse_module()

@@ -24,6 +24,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import cast
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -84,7 +85,7 @@ OP_CODES: tuple[type[Operation], ...] = (
     d.BlockOp,
     d.BarrierOp,
 )
-_OP_CODE = {op_type: code for code, op_type in enumerate(OP_CODES)}
+_OP_CODE: dict[type[Operation], int] = {op_type: code for code, op_type in enumerate(OP_CODES)}
 
 U32_MAX = 0xFFFF_FFFF
 
@@ -272,14 +273,15 @@ class _Writer:
             return
         if not isinstance(attr, IntAttr):
             raise WireError(f"cannot encode {what} {attr}: not an integer")
+        number = cast("IntAttr[int]", attr).data
         if f.kind == "u32":
-            self.u32(attr.data, what)
+            self.u32(number, what)
         elif f.kind == "i32":
-            self.i32(attr.data, what)
-        elif attr.data in (0, 1):
-            self.u8(attr.data)
+            self.i32(number, what)
+        elif number in (0, 1):
+            self.u8(number)
         else:
-            raise WireError(f"cannot encode {what} = {attr.data}: not 0 or 1")
+            raise WireError(f"cannot encode {what} = {number}: not 0 or 1")
 
     def operands(self, op: Operation, shape: _Shape) -> None:
         count = len(op.operands)
@@ -297,7 +299,7 @@ class _Writer:
 
 def encode(program: Program) -> bytes:
     """The wire form of `program`; raises `WireError` for IR it cannot hold."""
-    if not isinstance(program, Program):
+    if not isinstance(program, Program):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"encode expects a vyre Program, got {type(program).__name__}")
     module = program.module
     if module.attributes or module.properties:
@@ -339,9 +341,11 @@ def _check_kernel_properties(kernel: d.KernelOp) -> None:
     if (
         not isinstance(props["sym_name"], StringAttr)
         or not isinstance(sizes, ArrayAttr)
-        or not all(isinstance(size, IntAttr) for size in sizes.data)
+        or not all(isinstance(size, IntAttr) for size in cast("ArrayAttr[Attribute]", sizes).data)
         or not isinstance(decls, ArrayAttr)
-        or not all(isinstance(decl, d.BufferDeclAttr) for decl in decls.data)
+        or not all(
+            isinstance(decl, d.BufferDeclAttr) for decl in cast("ArrayAttr[Attribute]", decls).data
+        )
     ):
         raise WireError("cannot encode vyre.kernel: malformed properties")
     if len(kernel.regions) != 1 or kernel.results or kernel.operands:
@@ -521,7 +525,7 @@ def _data_type_attr(kind: str) -> d.DataTypeAttr | None:
 
 def decode(blob: bytes) -> Program:
     """The program a wire blob holds; raises `WireError` for anything else."""
-    if not isinstance(blob, bytes | bytearray | memoryview):
+    if not isinstance(blob, bytes | bytearray | memoryview):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"decode expects bytes, got {type(blob).__name__}")
     blob = bytes(blob)
     if len(blob) < HEADER_SIZE:

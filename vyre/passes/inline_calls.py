@@ -147,7 +147,7 @@ class _Inliner:
                 )
                 ok = False
         found = call.res.type
-        if found != sig.output.attr and isinstance(found, d.DataTypeAttr):
+        if found != sig.output.attr and isinstance(found, d.DataTypeAttr):  # pyright: ignore[reportUnnecessaryIsInstance]
             message = messages.call_result_type(op_id, found.data_kind, sig.output.attr.data_kind)
             self.report("V130", message, call)
             ok = False

@@ -189,7 +189,7 @@ class _Generator:
     seed: int
     config: GeneratorConfig
     rng: random.Random = field(init=False)
-    buffers: list[_Buffer] = field(default_factory=list)
+    buffers: list[_Buffer] = field(default_factory=lambda: [])
     scopes: list[list[_Local]] = field(default_factory=lambda: [[]])
     counter: int = 0
     phase_writes_tiles: bool = True
@@ -412,7 +412,7 @@ class _Generator:
                 return E.binop(op, self.uniform_u32(depth - 1), self.uniform_u32(depth - 1))
 
     def _preamble(self) -> list[N]:
-        wx, wy, wz = self.workgroup_size
+        wx, wy, _ = self.workgroup_size
         dx, dy, _ = self.dispatch
         nx, ny = dx * wx, dy * wy
         if self.chance(0.5):

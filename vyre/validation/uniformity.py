@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -196,9 +197,9 @@ class UniformityAnalysis:
         elif kind is d.BlockOp:
             self._walk_body(op, divergent)
         elif kind is d.IfOp:
-            self._if(op, divergent)
+            self._if(cast(d.IfOp, op), divergent)
         elif kind is d.LoopOp:
-            self._loop(op, divergent)
+            self._loop(cast(d.LoopOp, op), divergent)
         elif kind is not d.StoreOp:
             self.walk_regions(op, divergent)
 
