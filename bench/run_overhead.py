@@ -1,6 +1,6 @@
 """Benchmark (b): a cached `vyre.run` against raw wgpu-py doing the same work.
 
-    python bench/run_overhead.py [--sizes 1024,1048576] [--calls N]
+    python bench/run_overhead.py [--sizes 1024,1048576] [--calls N] [--breakdown]
 
 The kernel is out[i] = a[i] ^ b[i] (64 invocations per workgroup). The raw
 path is what a careful wgpu-py user writes for the same shader (vyre's own
@@ -11,12 +11,17 @@ path is `vyre.run(program, {"a": a, "b": b}, dispatch=..., outputs={"out": n})`
 after a first call has filled its caches. Both results are checked against
 numpy. Calls alternate between the two paths; medians are reported, and the
 ratio vyre/raw (1.0 = no overhead).
+
+`--breakdown` adds, for the first size, where the time of a cached call goes:
+each part of `vyre.run` timed on its own (interleaved with the whole call and
+the raw path; the best of 30 batches), and the native wgpu calls each path makes.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 import numpy as np
@@ -94,10 +99,100 @@ class Raw:
             self.staging.unmap()
 
 
+def native_calls(call: Callable[[], object]) -> int:
+    """How many wgpu-native C functions one `call()` makes."""
+    from wgpu.backends.wgpu_native import _api
+
+    lib = _api.libf
+    names = [name for name in dir(lib) if name.startswith("wgpu") and callable(getattr(lib, name))]
+    originals = {name: getattr(lib, name) for name in names}
+    count = 0
+
+    def counting(function: Callable[..., object]) -> Callable[..., object]:
+        def wrapper(*args: object) -> object:
+            nonlocal count
+            count += 1
+            return function(*args)
+
+        return wrapper
+
+    try:
+        for name, function in originals.items():
+            setattr(lib, name, counting(function))
+        call()
+    finally:
+        for name, function in originals.items():
+            setattr(lib, name, function)
+    return count
+
+
+def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) -> list[list[str]]:
+    """(part, µs) rows: the best of 30 interleaved batches for each part of a cached call."""
+    import vyre
+    from vyre.runtime import api, host, wgpu_backend
+    from vyre.runtime.fingerprint import fingerprint
+    from vyre.runtime.wgpu_device import gpu_device
+    from vyre.validate import validate
+
+    dispatch = (-(-n // WORKGROUP), 1, 1)
+    inputs, outputs = {"a": a, "b": b}, {"out": n}
+    key = fingerprint(program)
+    table = api.checked_table(program, key)
+    prepared = api._prepare(table, inputs, dispatch, outputs)  # noqa: SLF001
+    plan = wgpu_backend._plan(program, key)  # noqa: SLF001
+    checked = wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
+    gpu = gpu_device()
+    limit = gpu.limits["max-compute-workgroups-per-dimension"]
+    shape = wgpu_backend._shape(gpu, plan, checked.lengths, dispatch, limit)  # noqa: SLF001
+    final = wgpu_backend._run(gpu, plan, shape, checked)  # noqa: SLF001
+
+    def gpu_work() -> object:
+        with gpu.lock:
+            return wgpu_backend._run(gpu, plan, shape, checked)  # noqa: SLF001
+
+    def backend_checks() -> object:
+        wgpu_backend._plan(program, key)  # noqa: SLF001
+        wgpu_backend._check_dispatch(prepared.dispatch)  # noqa: SLF001
+        return wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
+
+    parts: dict[str, Callable[[], object]] = {
+        "whole `vyre.run`": lambda: vyre.run(program, inputs, dispatch=dispatch, outputs=outputs),
+        "raw wgpu-py, whole call": lambda: raw.run(a, b),
+        "`fingerprint(program)` (snapshot unchanged)": lambda: fingerprint(program),
+        "validation, cached (`api.checked_table`)": lambda: api.checked_table(program, key),
+        "argument checks and host words (`api._prepare`)": lambda: api._prepare(  # noqa: SLF001
+            table, inputs, dispatch, outputs
+        ),
+        "backend: plan lookup, dispatch and word checks": backend_checks,
+        "backend: run-shape lookup": lambda: wgpu_backend._shape(  # noqa: SLF001
+            gpu, plan, checked.lengths, dispatch, limit
+        ),
+        "backend: GPU work (upload/clear, encode, submit, wait, read back)": gpu_work,
+        "outputs to user arrays (`host.from_words`)": lambda: host.from_words(
+            "out", table.decls["out"].dtype, final["out"], n
+        ),
+        "for reference: `validate(program)` (uncached)": lambda: validate(program),
+        "for reference: `str(program)` (the old lowering-cache key)": lambda: str(program),
+    }
+    best = {name: float("inf") for name in parts}
+    for _ in range(30):
+        for name, part in parts.items():
+            reps = 5 if "str(" in name else 20
+            start = time.perf_counter()
+            for _ in range(reps):
+                part()
+            best[name] = min(best[name], (time.perf_counter() - start) / reps)
+    rows = [[name, f"{seconds * 1e6:,.1f}"] for name, seconds in best.items()]
+    rows.append(["native wgpu calls, `vyre.run`", str(native_calls(parts["whole `vyre.run`"]))])
+    rows.append(["native wgpu calls, raw", str(native_calls(parts["raw wgpu-py, whole call"]))])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", help="comma-separated element counts (default: 1024,1Mi; GPU adds 16Mi)")
     parser.add_argument("--calls", type=int, help="timed calls per path and size (default: by size)")
+    parser.add_argument("--breakdown", action="store_true", help="time each part of a cached call")
     args = parser.parse_args()
 
     import vyre
@@ -111,6 +206,7 @@ def main() -> None:
     program = xor_program()
     rng = np.random.default_rng(2)
     rows = []
+    parts: list[list[str]] = []
     for n in sizes:
         a = rng.integers(0, 2**32, n, dtype=np.uint32)
         b = rng.integers(0, 2**32, n, dtype=np.uint32)
@@ -135,7 +231,13 @@ def main() -> None:
             t_raw.append(time.perf_counter() - middle)
         v, r = median(t_vyre), median(t_raw)
         rows.append([gpu_name(), f"{n:,}", calls, f"{r * 1e6:,.0f}", f"{v * 1e6:,.0f}", f"{v / r:.3f}"])
+        if args.breakdown and not parts:
+            parts = breakdown(program, n, raw, a, b)
+            parts.insert(0, ["device, elements", f"{gpu_name()}, {n:,}"])
     print(table(["device", "elements", "calls", "raw wgpu-py µs/call", "vyre.run µs/call", "vyre/raw"], rows))
+    if parts:
+        print()
+        print(table(["part of a cached call", "µs (best of 30 batches)"], parts))
 
 
 if __name__ == "__main__":

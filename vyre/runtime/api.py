@@ -16,6 +16,8 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import Any, SupportsIndex, cast
 
 import numpy as np
@@ -51,9 +53,15 @@ def _wgpu(
     dispatch: tuple[int, int, int],
     key: Fingerprint | None,
 ) -> dict[str, np.ndarray]:
-    from vyre.runtime.wgpu_backend import execute
+    return _wgpu_backend().execute(program, words, dispatch, key=key)
 
-    return execute(program, words, dispatch, key=key)
+
+@cache
+def _wgpu_backend() -> ModuleType:
+    """The wgpu backend module, imported on first use (once, not per run)."""
+    from vyre.runtime import wgpu_backend
+
+    return wgpu_backend
 
 
 BACKENDS: dict[str, Backend] = {"interp": _interp, "wgpu": _wgpu}

@@ -158,23 +158,30 @@ class _Walk:
 
 
 _op_fields = operator.attrgetter("__class__", "_operands", "results", "_successors", "regions")
-_value_fields = operator.attrgetter("type", "name_hint")
+_value_fields = operator.attrgetter("_type", "_name")
+"""A value's type and name hint (the private fields behind `type`, `name_hint`)."""
 
 
 def _snapshot(module: ModuleOp) -> list[object]:
-    """What the module is made of, by identity (see the module docstring)."""
+    """What the module is made of, by identity (see the module docstring).
+
+    This runs on every `vyre.run` call, so it reads xDSL's private fields behind
+    the trivial public properties (`_first_block`, `_next_block`, `_args`,
+    `_first_op`, `_next_op`, `_type`, `_name`): a property call costs more
+    than the rest of the work per op. test_run_caching checks that the fields
+    still mirror the properties."""
     items: list[object] = []
     append = items.append
 
     def bodies(regions: tuple[Region, ...]) -> None:
         for region in regions:
-            block = region.first_block
+            block = region._first_block  # pyright: ignore[reportPrivateUsage]
             while block is not None:
-                args = block.args
+                args = block._args  # pyright: ignore[reportPrivateUsage]
                 append(args)
                 for arg in args:
                     append(_value_fields(arg))
-                op = block.first_op
+                op = block._first_op  # pyright: ignore[reportPrivateUsage]
                 while op is not None:
                     fields = _op_fields(op)
                     append(fields)
@@ -185,9 +192,9 @@ def _snapshot(module: ModuleOp) -> list[object]:
                         append(_value_fields(result))
                     if fields[4]:
                         bodies(fields[4])
-                    op = op.next_op
+                    op = op._next_op  # pyright: ignore[reportPrivateUsage]
                 append(_END)
-                block = block.next_block
+                block = block._next_block  # pyright: ignore[reportPrivateUsage]
             append(_END)
 
     fields = _op_fields(module)

@@ -32,7 +32,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -120,8 +120,6 @@ def execute(
     it is computed here otherwise. `max_workgroups_per_axis` lowers the split
     threshold below the device limit (a test hook: it exercises dispatch
     splitting with few workgroups)."""
-    import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
     plan = _plan(program, fingerprint(program) if key is None else key)
     groups = _check_dispatch(dispatch)
     checked = _check_words(plan, words)
@@ -136,7 +134,11 @@ def execute(
         shape = _shape(gpu, plan, checked.lengths, groups, limit)
         try:
             return _run(gpu, plan, shape, checked)
-        except wgpu.GPUError as error:
+        except Exception as error:
+            import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+            if not isinstance(error, wgpu.GPUError):
+                raise
             raise RuntimeError(
                 f"vyre wgpu backend: running {plan.label} failed: {error}"
             ) from None
@@ -174,9 +176,9 @@ def _check_dispatch(dispatch: Sequence[int]) -> tuple[int, int, int]:
     return (counts[0], counts[1], counts[2])
 
 
-@dataclass(frozen=True)
-class _Words:
-    """The checked words of every binding, in the kernel's binding order."""
+class _Words(NamedTuple):
+    """The checked words of every binding, in the kernel's binding order (a
+    NamedTuple: built on every run, and cheaper to build than a dataclass)."""
 
     arrays: tuple[np.ndarray, ...]
     """Contiguous, except zero fills (which are never read)."""

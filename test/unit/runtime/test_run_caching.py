@@ -144,6 +144,22 @@ def test_every_in_place_change_changes_the_fingerprint(what: str, mutate: Any) -
     assert after == fp.fingerprint(Program.from_module(program.module.clone()))
 
 
+def test_snapshot_reads_the_fields_xdsl_keeps() -> None:
+    """The snapshot reads xDSL's private fields behind public properties."""
+    program = binop_program()
+    region = program.kernel.regions[0]
+    block = region.first_block
+    assert block is not None and region._first_block is block  # pyright: ignore[reportPrivateUsage]
+    assert block._args is block.args and block._next_block is block.next_block  # pyright: ignore[reportPrivateUsage]
+    op = block.first_op
+    assert op is not None and block._first_op is op and op._next_op is op.next_op  # pyright: ignore[reportPrivateUsage]
+    result = op.results[0]
+    result.name_hint = "hint"
+    assert result._type is result.type and result._name == "hint"  # pyright: ignore[reportPrivateUsage]
+    binop = only(program, d.BinOp)
+    assert binop._operands == tuple(binop.operands) and binop._successors == ()  # pyright: ignore[reportPrivateUsage]
+
+
 def test_a_use_of_a_foreign_value_is_not_fingerprinted() -> None:
     program, other = binop_program(), binop_program()
     foreign = only(other, d.InvocationIdOp).results[0]
