@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup vulkan demo test lit unit clean
+.PHONY: setup vulkan demo test lit unit typecheck clean
 
 setup: $(STAMP) vulkan
 
@@ -37,6 +37,11 @@ lit: setup
 
 unit: setup
 	$(PY) -m pytest -q test/unit --ignore=test/unit/test_lit.py
+
+# pyright in strict mode over vyre/ (needs Node.js; not part of `make test`).
+typecheck: $(STAMP)
+	$(PY) -m pip install -q pyright
+	$(VENV)/bin/pyright vyre
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
