@@ -14,7 +14,8 @@ ratio vyre/raw (1.0 = no overhead).
 
 `--breakdown` adds, for the first size, where the time of a cached call goes:
 each part of `vyre.run` timed on its own (interleaved with the whole call and
-the raw path; the best of 30 batches), and the native wgpu calls each path makes.
+the raw path; the best of 30 batches), `vyre.run` with its GPU work replaced by
+a stub (all of vyre's own Python), and the native wgpu calls each path makes.
 """
 
 from __future__ import annotations
@@ -155,6 +156,17 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
         with gpu.lock:
             return wgpu_backend._run(gpu, plan, shape, checked)  # noqa: SLF001
 
+    def stub_run(*_: object) -> dict[str, np.ndarray]:
+        return {"out": final["out"].copy()}
+
+    def without_gpu_work() -> object:
+        real = wgpu_backend._run  # noqa: SLF001
+        wgpu_backend._run = stub_run  # noqa: SLF001
+        try:
+            return vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)
+        finally:
+            wgpu_backend._run = real  # noqa: SLF001
+
     def backend_checks() -> object:
         wgpu_backend._plan(program, key)  # noqa: SLF001
         wgpu_backend._check_dispatch(prepared.dispatch)  # noqa: SLF001
@@ -163,6 +175,7 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
     parts: dict[str, Callable[[], object]] = {
         "whole `vyre.run`": lambda: vyre.run(program, inputs, dispatch=dispatch, outputs=outputs),
         "raw wgpu-py, whole call": lambda: raw.run(a, b),
+        "`vyre.run` with its GPU work stubbed out (all of vyre's Python)": without_gpu_work,
         "`fingerprint(program)` (snapshot unchanged)": lambda: fingerprint(program),
         "validation, cached (`api.checked_table`)": lambda: api.checked_table(program, key),
         "argument checks and host words (`api._prepare`)": lambda: api._prepare(  # noqa: SLF001
