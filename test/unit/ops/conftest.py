@@ -46,6 +46,17 @@ def _insert_bits(e: int, newbits: int, offset: int, count: int) -> int:
     return result & M
 
 
+def _div_ceil(a: int, b: int) -> int:
+    if b == 0:
+        return 0
+    quotient, remainder = divmod(a, b)
+    return quotient + (1 if remainder else 0)
+
+
+def _byte_swap(a: int) -> int:
+    return int.from_bytes(a.to_bytes(4, "little"), "big")
+
+
 def _rotl(a: int, b: int) -> int:
     s = b % 32
     return ((a << s) | (a >> (32 - s))) & M
@@ -76,6 +87,9 @@ ORACLES: dict[str, Callable[..., int]] = {
     "primitive.math.sign": lambda a: 1 if _s32(a) > 0 else (M if _s32(a) < 0 else 0),
     "primitive.math.abs": lambda a: abs(_s32(a)) & M,
     "primitive.math.mul_high": lambda a, b: (a * b) >> 32,
+    "primitive.math.mul_sat": lambda a, b: min(a * b, M),
+    "primitive.math.div_ceil": _div_ceil,
+    "primitive.math.avg_ceil": lambda a, b: (a + b + 1) // 2,
     "primitive.bitwise.and": lambda a, b: a & b,
     "primitive.bitwise.or": lambda a, b: a | b,
     "primitive.bitwise.xor": lambda a, b: a ^ b,
@@ -84,6 +98,10 @@ ORACLES: dict[str, Callable[..., int]] = {
     "primitive.bitwise.shr": lambda a, b: a >> (b % 32),
     "primitive.bitwise.rotl": _rotl,
     "primitive.bitwise.rotr": _rotr,
+    "primitive.bitwise.andn": lambda a, b: a & ~b & M,
+    "primitive.bitwise.xnor": lambda a, b: ~(a ^ b) & M,
+    "primitive.bitwise.bit_test": lambda a, b: (a >> (b % 32)) & 1,
+    "primitive.bitwise.byte_swap": _byte_swap,
     "primitive.bitwise.popcount": lambda a: bin(a).count("1"),
     "primitive.bitwise.clz": lambda a: 32 - a.bit_length(),
     "primitive.bitwise.ctz": lambda a: 32 if a == 0 else (a & -a).bit_length() - 1,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -256,6 +257,30 @@ def test_builtin_collisions_are_exactly_the_negation_aliases() -> None:
         " declare a law, equivalence class or boundary that separates"
         " `primitive.math.negate` from `primitive.math.wrapping_neg`."
     ]
+
+
+@pytest.mark.parametrize(
+    ("op_id", "peer_id"),
+    [
+        ("primitive.math.avg_ceil", "primitive.math.avg_floor"),
+        ("primitive.math.div_ceil", "primitive.math.div"),
+        ("primitive.bitwise.byte_swap", "primitive.bitwise.reverse_bits"),
+    ],
+)
+def test_builtins_with_equal_law_sets_are_separated_by_their_classes(
+    op_id: str, peer_id: str
+) -> None:
+    """conform.md: an equal law set is no collision when equivalence classes or
+    boundaries distinguish the op; without them the pair is reported."""
+    op, peer = ops.get(op_id), ops.get(peer_id)
+    assert set(op.laws) == set(peer.laws)
+    assert not any(f"`{op_id}`" in w for w in characterization_collisions())
+    undistinguished = dataclasses.replace(
+        op, equivalence_classes=peer.equivalence_classes, boundaries=peer.boundaries
+    )
+    found = characterization_collisions([undistinguished, peer])
+    assert len(found) == 1 and "the same law set" in found[0]
+    assert f"`{op_id}`" in found[0] and f"`{peer_id}`" in found[0]
 
 
 def _peer(op_id: str, law_set: list[laws.Law], **extra: Any) -> OpSpec:

@@ -1,15 +1,17 @@
 """`primitive.bitwise`: bit operations on u32.
 
-and/or/xor/not/shl/shr/rotl/rotr are Category A; popcount, clz, ctz,
-reverse_bits, extract_bits and insert_bits are Category C intrinsics with
-WGSL's definitions (countOneBits, countLeadingZeros, countTrailingZeros,
-reverseBits, extractBits and insertBits on u32). Shift amounts are taken & 31.
+and/or/xor/not/shl/shr/rotl/rotr/andn/xnor/bit_test/byte_swap are Category A;
+popcount, clz, ctz, reverse_bits, extract_bits and insert_bits are Category C
+intrinsics with WGSL's definitions (countOneBits, countLeadingZeros,
+countTrailingZeros, reverseBits, extractBits and insertBits on u32). Shift
+amounts (and bit_test's bit index) are taken & 31.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from vyre.ir import Expr
 from vyre.ir import Expr as E
 from vyre.ir import UnOp
 from vyre.ops import laws as L
@@ -42,6 +44,9 @@ def _amount(b: np.ndarray) -> np.ndarray:
     return wide(b) & np.uint64(31)
 
 
+BYTE_BOUNDARIES = (*U32_BOUNDARIES, 0xFF, 0xFF00, 0x00FF_0000, 0xFF00_0000, 0x0102_0304)
+
+
 def _rotl_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, s = wide(a), _amount(b)
     return narrow((a << s) | (a >> ((np.uint64(32) - s) & np.uint64(31))))
@@ -50,6 +55,19 @@ def _rotl_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _rotr_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a, s = wide(a), _amount(b)
     return narrow((a >> s) | (a << ((np.uint64(32) - s) & np.uint64(31))))
+
+
+def _byte_swap_ref(a: np.ndarray) -> np.ndarray:
+    return narrow(a).byteswap()
+
+
+def _byte_swap(a: Expr) -> Expr:
+    """Bytes 0 and 3 by shifts alone; bytes 1 and 2 masked on the way."""
+    byte_1 = E.u32(0xFF00)
+    eight = E.u32(8)
+    outer = E.bitor(E.shl(a, E.u32(24)), E.shr(a, E.u32(24)))
+    inner = E.bitor(E.shl(E.bitand(a, byte_1), eight), E.bitand(E.shr(a, eight), byte_1))
+    return E.bitor(outer, inner)
 
 
 def _popcount_ref(a: np.ndarray) -> np.ndarray:
@@ -217,6 +235,63 @@ SPECS = (
         ),
         boundaries=SHIFT_BOUNDARIES,
         summary="rotate right by b & 31",
+    ),
+    op(
+        P + "andn",
+        2,
+        lambda a, b: narrow(wide(a) & (wide(b) ^ MASK)),
+        lambda a, b: E.bitand(a, E.bitnot(b)),
+        laws=[L.SelfInverse(0)],
+        equivalence_classes=classes(
+            ("bits of b are cleared from a", [(U32_MAX, 0x0F0F_0F0F), (0xFF00, 0x0FF0)]),
+            ("disjoint bits keep a", [(0xFF00, 0x00FF), (0x8000_0000, 0x7FFF_FFFF)]),
+            ("b covering a gives 0", [(0x0FF0, 0xFFFF), (0xDEAD_BEEF, U32_MAX)]),
+        ),
+        summary="a & ~b (clear the bits of b in a)",
+    ),
+    op(
+        P + "xnor",
+        2,
+        lambda a, b: narrow((wide(a) ^ wide(b)) ^ MASK),
+        lambda a, b: E.bitnot(E.bitxor(a, b)),
+        laws=[L.Commutative(), L.Associative(), L.Identity(U32_MAX), L.SelfInverse(U32_MAX)],
+        equivalence_classes=classes(
+            ("equal operands give all ones", [(0, 0), (0xDEAD_BEEF, 0xDEAD_BEEF)]),
+            ("complementary operands give 0", [(0xAAAA_AAAA, 0x5555_5555), (0, U32_MAX)]),
+            ("agreeing bits set, differing bits clear", [(0xFF00, 0x0FF0), (1, 3)]),
+        ),
+        summary="~(a ^ b) (1 where the bits of a and b agree)",
+    ),
+    op(
+        P + "bit_test",
+        2,
+        lambda a, b: narrow((wide(a) >> _amount(b)) & np.uint64(1)),
+        lambda a, b: E.bitand(E.shr(a, b), E.u32(1)),
+        equivalence_classes=classes(
+            ("bit set gives 1", [(1, 0), (0x8000_0000, 31), (U32_MAX, 17)]),
+            ("bit clear gives 0", [(0, 5), (0x7FFF_FFFF, 31), (0xFFFF_FFFE, 0)]),
+            ("index >= 32 uses index & 31", [(1, 32), (0x8000_0000, 63), (2, 33), (4, U32_MAX)]),
+        ),
+        boundaries=SHIFT_BOUNDARIES,
+        summary="(a >> (b & 31)) & 1: bit b of a",
+    ),
+    op(
+        P + "byte_swap",
+        1,
+        _byte_swap_ref,
+        _byte_swap,
+        laws=[
+            L.Involution(),
+            L.DeMorgan(P + "and", P + "and"),
+            L.DeMorgan(P + "or", P + "or"),
+            L.DeMorgan(P + "xor", P + "xor"),
+        ],
+        equivalence_classes=classes(
+            ("byte palindromes are fixed", [(0,), (U32_MAX,), (0x1234_3412,)]),
+            ("byte k moves to byte 3 - k", [(0xFF,), (0x0102_0304,), (0xDEAD_BEEF,)]),
+        ),
+        boundaries=BYTE_BOUNDARIES,
+        summary="reverse the four bytes of a (endianness swap)",
     ),
     op(
         P + "popcount",

@@ -59,6 +59,11 @@ def _mul_high_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return narrow((wide(a) * wide(b)) >> np.uint64(32))
 
 
+def _div_ceil_ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = wide(a), wide(b)  # a + b - 1 < 2**33: no overflow in uint64
+    return narrow(np.where(b == 0, 0, (a + b - np.uint64(1)) // np.where(b == 0, 1, b)))
+
+
 # -- compositions ---------------------------------------------------------------
 
 
@@ -107,6 +112,22 @@ def _mul_high(a: Expr, b: Expr) -> Expr:
         E.add(E.add(hi_hi, E.shr(lo_hi, sixteen)), E.shr(hi_lo, sixteen)),
         E.shr(middle, sixteen),
     )
+
+
+def _mul_sat(a: Expr, b: Expr) -> Expr:
+    """The product overflows exactly when its high word is non-zero."""
+    return E.select(E.call(P + "mul_high", [a, b]), _u(U32_MAX), E.mul(a, b))
+
+
+def _div_ceil(a: Expr, b: Expr) -> Expr:
+    """floor(a / b) plus one when a remainder is left (b = 0: 0 + 0, as div and mod)."""
+    return E.add(E.div(a, b), E.ne(E.mod(a, b), _u(0)))
+
+
+def _avg_ceil(a: Expr, b: Expr) -> Expr:
+    """a + b = (a | b) + (a & b) = 2 (a | b) - (a ^ b), so ceil((a + b) / 2) is
+    (a | b) - ((a ^ b) >> 1), with no intermediate above 2**32 - 1."""
+    return E.sub(E.bitor(a, b), E.shr(E.bitxor(a, b), _u(1)))
 
 
 def _sign(a: Expr) -> Expr:
@@ -333,6 +354,59 @@ SPECS = (
             ("odd sum rounds down", [(1, 2), (U32_MAX, 0xFFFF_FFFE)]),
         ),
         summary="floor((a + b) / 2) without overflow",
+    ),
+    op(
+        P + "mul_sat",
+        2,
+        lambda a, b: narrow(np.minimum(wide(a) * wide(b), U32_MAX)),
+        _mul_sat,
+        laws=[
+            L.Commutative(),
+            L.Associative(),
+            L.Identity(1),
+            L.Absorbing(0),
+            L.DistributiveOver(P + "min"),
+            L.DistributiveOver(P + "max"),
+            L.DistributiveOver(P + "add_sat"),
+        ],
+        equivalence_classes=classes(
+            ("product below 2**32", [(3, 7), (0xFFFF, 0xFFFF), (0x1_0001, 0xFFFF)]),
+            (
+                "product of 2**32 or more saturates at 2**32 - 1",
+                [(0x1_0000, 0x1_0000), (U32_MAX, 2), (0x8000_0000, 2), (U32_MAX, U32_MAX)],
+            ),
+        ),
+        summary="a * b clamped to 2**32 - 1",
+    ),
+    op(
+        P + "div_ceil",
+        2,
+        _div_ceil_ref,
+        _div_ceil,
+        laws=[L.Absorbing(0)],
+        equivalence_classes=classes(
+            ("divisor 0 gives 0", [(5, 0), (U32_MAX, 0)]),
+            ("exact quotient", [(12, 4), (U32_MAX, U32_MAX), (U32_MAX, 5)]),
+            ("remainder rounds up", [(13, 4), (1, U32_MAX), (U32_MAX, 2), (U32_MAX, 0xFFFF_FFFE)]),
+        ),
+        summary="ceil(a / b), b = 0 -> 0",
+    ),
+    op(
+        P + "avg_ceil",
+        2,
+        lambda a, b: narrow((wide(a) + wide(b) + np.uint64(1)) >> np.uint64(1)),
+        _avg_ceil,
+        laws=[
+            L.Commutative(),
+            L.Idempotent(),
+            L.DistributiveOver(P + "min"),
+            L.DistributiveOver(P + "max"),
+        ],
+        equivalence_classes=classes(
+            ("even sum", [(2, 4), (U32_MAX, U32_MAX), (0, 0)]),
+            ("odd sum rounds up", [(1, 2), (0, 1), (U32_MAX, 0xFFFF_FFFE), (0, U32_MAX)]),
+        ),
+        summary="ceil((a + b) / 2) without overflow",
     ),
     op(
         P + "wrapping_neg",
