@@ -128,23 +128,15 @@ class _Inliner:
         sig = spec.signature
         op_id = spec.id
         if len(call.args) != sig.arity:
-            self.report(
-                "call-signature",
-                f"vyre IR validation: call to `{op_id}` passes {len(call.args)} argument(s) but"
-                f" the op takes {sig.arity}. Fix: call it as {op_id}{sig}.",
-                call,
-            )
+            message = messages.call_argument_count(op_id, len(call.args), sig.arity, str(sig))
+            self.report("V131", message, call)
             return False
         ok = True
         for position, (arg, expected) in enumerate(zip(call.args, sig.inputs, strict=True)):
             if arg.type != expected.attr:
-                self.report(
-                    "call-signature",
-                    f"vyre IR validation: argument {position} of the call to `{op_id}` must be"
-                    f" `{expected}`, got `{_type_name(arg.type)}`. Fix: cast the argument to"
-                    f" {expected}.",
-                    call,
-                )
+                found = _type_name(arg.type)
+                message = messages.call_argument_type(op_id, position, expected, found)
+                self.report("V132", message, call)
                 ok = False
         found = call.res.type
         if found != sig.output.attr and isinstance(found, d.DataTypeAttr):  # pyright: ignore[reportUnnecessaryIsInstance]

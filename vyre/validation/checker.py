@@ -375,6 +375,7 @@ class KernelChecker:
         else:
             if not registry.is_inlinable(op_id):
                 self._report("V020", m.non_inlinable_call(op_id), op)
+            self._check_call_arguments(op, op_id)
             output, found = registry.output_kind(op_id), _kind(op.results[0].type)
             if output is not None and found is not None and found != output:
                 self._report("V130", m.call_result_type(op_id, found, output), op)
@@ -385,6 +386,21 @@ class KernelChecker:
             self._report("V017", m.call_depth_exceeded(), op)
         self._call_depths[op.results[0]] = total
         self._set_type(op, result)
+
+    def _check_call_arguments(self, op: d.CallOp, op_id: str) -> None:
+        inputs = self.registry.input_kinds(op_id)
+        if inputs is None:
+            return
+        if len(op.operands) != len(inputs):
+            signature = self.registry.signature_text(op_id)
+            self._report(
+                "V131", m.call_argument_count(op_id, len(op.operands), len(inputs), signature), op
+            )
+            return
+        for position, (operand, expected) in enumerate(zip(op.operands, inputs, strict=True)):
+            found = self._type(operand)
+            if found is not None and found != expected:
+                self._report("V132", m.call_argument_type(op_id, position, expected, found.value), op)
 
     # -- statements ---------------------------------------------------------------
     def visit_let(self, op: d.LetOp) -> None:

@@ -258,6 +258,22 @@ def load_result_type(name: str, found: DataTypeKind, element: DataTypeKind) -> s
     )
 
 
+def call_argument_count(op_id: str, found: int, arity: int, signature: str) -> str:
+    """V131 (vyre extension): a call passes the wrong number of arguments."""
+    return _text(
+        f"call to `{op_id}` passes {found} argument(s) but the op takes {arity}",
+        f"call it as {op_id}{signature}",
+    )
+
+
+def call_argument_type(op_id: str, position: int, expected: DataTypeKind, found: str) -> str:
+    """V132 (vyre extension): a call argument of the wrong type (`found` as spelled)."""
+    return _text(
+        f"argument {position} of the call to `{op_id}` must be `{expected.value}`, got `{found}`",
+        f"cast the argument to {expected.value}",
+    )
+
+
 def call_result_type(op_id: str, found: DataTypeKind, output: DataTypeKind) -> str:
     return _text(
         f"call to `{op_id}` yields `{found.value}` but the op returns `{output.value}`",

@@ -40,6 +40,19 @@ class OpRegistryView:
         spec = self.spec(op_id)
         return spec is None or getattr(spec, "inlinable", True) is not False
 
+    def input_kinds(self, op_id: str) -> tuple[DataTypeKind, ...] | None:
+        """The declared input types of a registered op, `None` when unknown."""
+        inputs = getattr(getattr(self.spec(op_id), "signature", None), "inputs", None)
+        if inputs is None:
+            return None
+        try:
+            return tuple(DataTypeKind(getattr(kind, "value", kind)) for kind in inputs)
+        except (TypeError, ValueError):
+            return None
+
+    def signature_text(self, op_id: str) -> str:
+        return str(getattr(self.spec(op_id), "signature", "(...)"))
+
     def output_kind(self, op_id: str) -> DataTypeKind | None:
         """The declared output type of a registered op, `None` when unknown."""
         spec = self.spec(op_id)

@@ -12,8 +12,11 @@ from vyre.ir import DataType
 
 @dataclass(frozen=True)
 class FakeSignature:
-    inputs: tuple[DataType, ...]
+    inputs: tuple[DataType, ...] | None  # None: arguments unchecked (a stand-in op)
     output: DataType
+
+    def __str__(self) -> str:
+        return f"({', '.join(t.value for t in self.inputs or ())}) -> {self.output.value}"
 
 
 @dataclass(frozen=True)
@@ -33,10 +36,11 @@ class FakeRegistry:
         op_id: str,
         *,
         output: DataType = DataType.U32,
+        inputs: tuple[DataType, ...] | None = None,
         inlinable: bool = True,
         callees: tuple[str, ...] = (),
     ) -> FakeSpec:
-        spec = FakeSpec(op_id, FakeSignature((), output), inlinable, callees)
+        spec = FakeSpec(op_id, FakeSignature(inputs, output), inlinable, callees)
         self.specs[op_id] = spec
         return spec
 

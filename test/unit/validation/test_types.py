@@ -215,3 +215,31 @@ def test_call_result_takes_the_registered_output_type(registry: FakeRegistry) ->
             "vyre IR validation: binary operation left operand must be `u32`, got `vec2u32`. Fix: cast or rewrite the operand to produce U32.",
         )
     ]
+
+
+def test_v131_v132_call_arguments_match_the_signature(registry: FakeRegistry) -> None:
+    registry.add("test.mix", inputs=(DataType.U32, DataType.U64))
+    entry = [
+        N.let("a", E.call("test.mix", [E.u32(1)])),
+        N.let("b", E.call("test.mix", [E.i32(1), E.cast(DataType.U64, E.u32(2))])),
+        N.let("c", E.call("test.mix", [E.u32(1), E.cast(DataType.U64, E.u32(2))])),
+        N.let("d", E.call("test.mix", [E.var("ghost"), E.u32(2)])),
+    ]
+    assert found(entry) == [
+        (
+            "V131",
+            "vyre IR validation: call to `test.mix` passes 1 argument(s) but the op takes 2. Fix: call it as test.mix(u32, u64) -> u32.",
+        ),
+        (
+            "V132",
+            "vyre IR validation: argument 0 of the call to `test.mix` must be `u32`, got `i32`. Fix: cast the argument to u32.",
+        ),
+        (
+            "V006",
+            "vyre IR validation: reference to undeclared variable `ghost`. Fix: add `let ghost = ...;` before this use.",
+        ),
+        (
+            "V132",
+            "vyre IR validation: argument 1 of the call to `test.mix` must be `u64`, got `u32`. Fix: cast the argument to u64.",
+        ),
+    ]
