@@ -560,6 +560,8 @@ def decode(blob: bytes) -> Program:
 def _decode_body(reader: _Reader) -> Program:
     name = reader.text("kernel name")
     arity = reader.count(4, "workgroup size arity")
+    if arity != 3:
+        raise WireError(f"workgroup size has {arity} components; a vyre kernel has exactly 3")
     sizes = [reader.u32() for _ in range(arity)]
     decls: list[d.BufferDeclAttr] = []
     for _ in range(reader.count(14, "buffer count")):

@@ -401,7 +401,7 @@ def test_huge_counts_and_deep_nesting_are_refused_quickly() -> None:
         "op count": prelude + b"\x01" + struct.pack("<I", 0xFFFF_FFFF),
         "length of kernel name": struct.pack("<I", 0xFFFF_FFFF),
         "workgroup size arity": text("k") + struct.pack("<I", 0x4000_0000),
-        "buffer count": text("k") + struct.pack("<II", 0, 0xFFFF_FFFF),
+        "buffer count": text("k") + struct.pack("<5I", 3, 1, 1, 1, 0xFFFF_FFFF),
         # 10,000 nested vyre.block ops (code 21), each holding one op
         "nested deeper": prelude + (b"\x01" + struct.pack("<I", 1) + b"\x15") * 10_000,
     }

@@ -504,13 +504,29 @@ class KernelOp(BodyOp):
 
 
 class ExprOp(IRDLOperation):
-    """Marker base of expression ops: exactly one result, the expression's value."""
+    """Base of expression ops: exactly one result, the expression's value."""
 
     @property
     def value_type(self) -> DataTypeAttr:
         ty = self.results[0].type
         assert isinstance(ty, DataTypeAttr)
         return ty
+
+    def inferred_type(self) -> Attribute | None:
+        """The result type the op itself defines, or None where the op declares it
+        (var, load, call, cast). The text form never spells an inferred type, so a
+        different one can only come from the Python/xDSL API or the wire."""
+        return None
+
+    def verify_result_type(self) -> None:
+        inferred = self.inferred_type()
+        if inferred is not None and self.results[0].type != inferred:
+            raise VerifyException(
+                f"'{self.name}' yields {self.results[0].type} but the op defines {inferred}"
+            )
+
+    def verify_(self) -> None:
+        self.verify_result_type()
 
 
 @irdl_op_definition
@@ -520,10 +536,14 @@ class LitU32Op(ExprOp):
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
 
+    def inferred_type(self) -> Attribute:
+        return U32
+
     def __init__(self, value: int):
         _init_op(self, properties={"value": IntAttr(value)}, result_types=[U32])
 
     def verify_(self) -> None:
+        self.verify_result_type()
         if not 0 <= self.value.data <= U32_MAX:
             raise VerifyException(f"u32 literal {self.value.data} is out of range")
 
@@ -546,10 +566,14 @@ class LitI32Op(ExprOp):
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
 
+    def inferred_type(self) -> Attribute:
+        return I32
+
     def __init__(self, value: int):
         _init_op(self, properties={"value": IntAttr(value)}, result_types=[I32])
 
     def verify_(self) -> None:
+        self.verify_result_type()
         if not -(2**31) <= self.value.data < 2**31:
             raise VerifyException(f"i32 literal {self.value.data} is out of range")
 
@@ -572,10 +596,14 @@ class LitBoolOp(ExprOp):
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
 
+    def inferred_type(self) -> Attribute:
+        return BOOL
+
     def __init__(self, value: bool):
         _init_op(self, properties={"value": IntAttr(int(value))}, result_types=[BOOL])
 
     def verify_(self) -> None:
+        self.verify_result_type()
         if self.value.data not in (0, 1):
             raise VerifyException("bool literal must be 0 or 1")
 
@@ -661,6 +689,9 @@ class BufLenOp(ExprOp):
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
 
+    def inferred_type(self) -> Attribute:
+        return U32
+
     def __init__(self, buffer: str):
         _init_op(self, properties={"buffer": StringAttr(buffer)}, result_types=[U32])
 
@@ -682,6 +713,9 @@ class IdOp(ExprOp):
     axis = prop_def(IntAttr)
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
+
+    def inferred_type(self) -> Attribute:
+        return U32
 
     def __init__(self, axis: int):
         _init_op(self, properties={"axis": IntAttr(axis)}, result_types=[U32])
@@ -723,6 +757,9 @@ class BinOp(ExprOp):
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
 
+    def inferred_type(self) -> Attribute:
+        return U32
+
     def __init__(
         self, kind: BinOpKind | str, lhs: SSAValue | Operation, rhs: SSAValue | Operation
     ):
@@ -737,6 +774,7 @@ class BinOp(ExprOp):
         return BinOpKind(self.kind.data)
 
     def verify_(self) -> None:
+        self.verify_result_type()
         BinOpKind(self.kind.data)
 
     @classmethod
@@ -757,6 +795,9 @@ class BinOp(ExprOp):
         _print_attr_dict(printer, self)
 
 
+_UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
+
+
 def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
     """UnOps keep an i32 operand's type; everything else yields u32."""
     if kind in (UnOpKind.NEGATE, UnOpKind.BIT_NOT, UnOpKind.REVERSE_BITS) and operand == I32:
@@ -771,6 +812,11 @@ class UnOp(ExprOp):
     operand = operand_def()
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
+
+    def inferred_type(self) -> Attribute | None:
+        if self.kind.data not in _UNOP_SPELLINGS:
+            return None
+        return unop_result_type(UnOpKind(self.kind.data), self.operand.type)
 
     def __init__(self, kind: UnOpKind | str, operand: SSAValue | Operation):
         kind = UnOpKind(kind)
@@ -846,6 +892,10 @@ class SelectOp(ExprOp):
     res = result_def(DataTypeAttr)
     traits = traits_def(Pure())
 
+    def inferred_type(self) -> Attribute | None:
+        if_true = self.if_true.type
+        return if_true if isinstance(if_true, DataTypeAttr) else None
+
     def __init__(
         self,
         cond: SSAValue | Operation,
@@ -915,6 +965,9 @@ class AtomicOp(ExprOp):
     expected = opt_operand_def()
     res = result_def(DataTypeAttr)
 
+    def inferred_type(self) -> Attribute:
+        return U32
+
     def __init__(
         self,
         kind: AtomicOpKind | str,
@@ -937,6 +990,7 @@ class AtomicOp(ExprOp):
         return AtomicOpKind(self.kind.data)
 
     def verify_(self) -> None:
+        self.verify_result_type()
         is_cas = self.op_kind == AtomicOpKind.COMPARE_EXCHANGE
         if is_cas and self.expected is None:
             raise VerifyException("compare_exchange needs an `expected` operand")

@@ -110,3 +110,9 @@ class Namer:
         name = f"t{index}"
         self.taken.add(name)
         return name
+
+
+def comment_safe(text: str) -> str:
+    """`text` for a WGSL line comment: control and non-ASCII characters (every WGSL
+    line break among them) escaped, so a name can never end the comment."""
+    return text.encode("unicode_escape").decode("ascii")

@@ -50,7 +50,7 @@ from vyre.lowering.layout import (
     MetaLayout,
     WorkgroupArray,
 )
-from vyre.lowering.names import Namer
+from vyre.lowering.names import Namer, comment_safe
 from vyre.lowering.values import LANES, U32_MASK, LoweringError, Value, wgsl_type
 from vyre.validate import ValidationError, validate
 
@@ -254,7 +254,7 @@ class _KernelLowering:
         name = self.kernel.sym_name.data
         x, y, z = self.workgroup_size
         out = [
-            f"// vyre kernel @{name}, lowered by vyre.lowering.wgsl.",
+            f"// vyre kernel @{comment_safe(name)}, lowered by vyre.lowering.wgsl.",
             "// Bind group 0: the program's storage/uniform buffers at their bindings, and",
             f"// {self.meta.wgsl_name} (binding {self.meta.binding}): workgroup-id offset and "
             "the logical element count of each buffer.",

@@ -178,6 +178,7 @@ def prepare(
 
 
 _NO_OUTPUTS: Mapping[str, Any] = {}
+UNIFORM_LIMIT_BYTES = 64 * 1024  # types.md: "Small configuration constants (<= 64 KB)"
 
 
 def _prepare(
@@ -222,6 +223,11 @@ def _prepare(
     for decl in table.storage:
         if decl.name in inputs:
             words[decl.name], count = host.to_words(decl.name, decl.dtype, inputs[decl.name])
+            if decl.access is BufferAccess.UNIFORM and words[decl.name].nbytes > UNIFORM_LIMIT_BYTES:
+                raise ValueError(
+                    f"uniform buffer `{decl.name}` holds {words[decl.name].nbytes} bytes; uniform"
+                    f" buffers hold at most 64 KiB (types.md). Fix: declare it read_only instead."
+                )
         elif decl.name in outputs:
             count = _check_size(decl.name, outputs[decl.name])
             words[decl.name] = host.zero_words(decl.dtype, count)

@@ -261,7 +261,10 @@ def check_module(module: ModuleOp, input_name: str) -> None:
     for kernel in module.ops:
         if not isinstance(kernel, KernelOp):
             continue
-        diagnostics = validate(kernel)
+        try:
+            diagnostics = validate(kernel)
+        except ValueError as malformed:  # structure the validator cannot read
+            raise DiagnosticsError([_located(kernel, input_name, str(malformed))]) from None
         for diagnostic in diagnostics:
             op = diagnostic.op if diagnostic.op is not None else kernel
             lines.append(_located(op, input_name, diagnostic.message))

@@ -43,6 +43,10 @@ MAX_WALK_DEPTH = 128
 _KINDS: dict[Attribute, DataTypeKind | None] = {}
 
 
+def _spelling(ty: Attribute) -> str:
+    return ty.kind.data if isinstance(ty, d.DataTypeAttr) else str(ty)
+
+
 def _kind(attr: Attribute) -> DataTypeKind | None:
     """The vyre type an attribute names, `None` for anything else (memoised)."""
     if attr in _KINDS:
@@ -164,6 +168,11 @@ class KernelChecker:
     # -- kernel-level rules ---------------------------------------------------
     def _check_kernel_header(self) -> None:
         kernel = self.kernel
+        if len(kernel.workgroup_size.data) != 3:
+            raise ValueError(
+                f"malformed vyre IR: 'vyre.kernel' workgroup_size has"
+                f" {len(kernel.workgroup_size.data)} components; a kernel has exactly 3"
+            )
         for axis, size in enumerate(kernel.workgroup_size.data):
             if size.data == 0:
                 self._report_at(_KERNEL_ORDER, "V003", m.zero_workgroup_axis(axis), kernel)
@@ -218,10 +227,23 @@ class KernelChecker:
         for op in block.ops:
             self._order += 1
             visit = _VISITORS.get(type(op))
-            if visit is not None:
-                visit(self, op)
-            else:
+            if visit is None:
                 self._foreign(op)
+                continue
+            visit(self, op)
+            if isinstance(op, d.ExprOp):
+                self._check_inferred_type(op)
+
+    def _check_inferred_type(self, op: d.ExprOp) -> None:
+        """The result type an op defines itself must be the one it carries (only the
+        API or the wire can make them differ); later rules see the defined one."""
+        inferred = op.inferred_type()
+        found = op.results[0].type
+        if inferred is None or found == inferred:
+            return
+        message = m.inferred_result_type(op.name, _spelling(found), _spelling(inferred))
+        self._report("V130", message, op)
+        self._set_type(op, _kind(inferred))
 
     def _type(self, value: SSAValue) -> DataTypeKind | None:
         if value in self._types:

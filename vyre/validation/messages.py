@@ -258,6 +258,14 @@ def load_result_type(name: str, found: DataTypeKind, element: DataTypeKind) -> s
     )
 
 
+def inferred_result_type(op_name: str, found: str, inferred: str) -> str:
+    """V130: an op whose result type it defines itself carries another one."""
+    return _text(
+        f"`{op_name}` yields `{found}` but the op defines its result as `{inferred}`",
+        f"build the op with its own result type `{inferred}`",
+    )
+
+
 def call_argument_count(op_id: str, found: int, arity: int, signature: str) -> str:
     """V131 (vyre extension): a call passes the wrong number of arguments."""
     return _text(

@@ -149,7 +149,15 @@ def _workgroup_size(kernel: d.KernelOp) -> tuple[int, int, int]:
             f"workgroup_size {sizes} must have three components >= 1 (V003)"
         )
     x, y, z = sizes
+    if x * y * z > MAX_WORKGROUP_INVOCATIONS:
+        raise InterpError(
+            f"workgroup_size {sizes} has {x * y * z} invocations per workgroup; the reference"
+            f" interpreter runs at most {MAX_WORKGROUP_INVOCATIONS} (a GPU far fewer)"
+        )
     return (x, y, z)
+
+
+MAX_WORKGROUP_INVOCATIONS = 1 << 16
 
 
 def _buffer_infos(kernel: d.KernelOp) -> dict[str, BufferInfo]:
