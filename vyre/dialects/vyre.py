@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from enum import Enum
-from typing import Self, TypeVar
+from typing import ClassVar, Self, TypeVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import (
@@ -529,93 +529,94 @@ class ExprOp(IRDLOperation):
         self.verify_result_type()
 
 
+class _LitOp(ExprOp):
+    """Shared shape of the literals: an integer `value` property and a fixed type;
+    each literal says how its value is spelled and which values are in range."""
+
+    value = prop_def(IntAttr)
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    LITERAL_TYPE: ClassVar[DataTypeAttr]
+
+    def __init__(self, value: int):
+        _init_op(self, properties={"value": IntAttr(int(value))}, result_types=[self.LITERAL_TYPE])
+
+    def inferred_type(self) -> Attribute:
+        return self.LITERAL_TYPE
+
+    def verify_(self) -> None:
+        self.verify_result_type()
+        if not self.in_range(self.value.data):
+            raise VerifyException(
+                f"{self.LITERAL_TYPE.kind.data} literal {self.value.data} is out of range"
+            )
+
+    @staticmethod
+    def in_range(value: int) -> bool:
+        raise NotImplementedError
+
+    @classmethod
+    def parse_value(cls, parser: Parser) -> int:
+        raise NotImplementedError
+
+    def spelling(self) -> str:
+        return str(self.value.data)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls(cls.parse_value(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.spelling()}")
+        _print_attr_dict(printer, self)
+
+
 @irdl_op_definition
-class LitU32Op(ExprOp):
+class LitU32Op(_LitOp):
     name = "vyre.lit_u32"
-    value = prop_def(IntAttr)
-    res = result_def(DataTypeAttr)
-    traits = traits_def(Pure())
+    LITERAL_TYPE: ClassVar[DataTypeAttr] = U32
 
-    def inferred_type(self) -> Attribute:
-        return U32
-
-    def __init__(self, value: int):
-        _init_op(self, properties={"value": IntAttr(value)}, result_types=[U32])
-
-    def verify_(self) -> None:
-        self.verify_result_type()
-        if not 0 <= self.value.data <= U32_MAX:
-            raise VerifyException(f"u32 literal {self.value.data} is out of range")
+    @staticmethod
+    def in_range(value: int) -> bool:
+        return 0 <= value <= U32_MAX
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        value = parser.parse_integer(allow_boolean=False, allow_negative=False)
-        op = cls(value)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.value.data}")
-        _print_attr_dict(printer, self)
+    def parse_value(cls, parser: Parser) -> int:
+        return parser.parse_integer(allow_boolean=False, allow_negative=False)
 
 
 @irdl_op_definition
-class LitI32Op(ExprOp):
+class LitI32Op(_LitOp):
     name = "vyre.lit_i32"
-    value = prop_def(IntAttr)
-    res = result_def(DataTypeAttr)
-    traits = traits_def(Pure())
+    LITERAL_TYPE: ClassVar[DataTypeAttr] = I32
 
-    def inferred_type(self) -> Attribute:
-        return I32
-
-    def __init__(self, value: int):
-        _init_op(self, properties={"value": IntAttr(value)}, result_types=[I32])
-
-    def verify_(self) -> None:
-        self.verify_result_type()
-        if not -(2**31) <= self.value.data < 2**31:
-            raise VerifyException(f"i32 literal {self.value.data} is out of range")
+    @staticmethod
+    def in_range(value: int) -> bool:
+        return -(2**31) <= value < 2**31
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        value = parser.parse_integer(allow_boolean=False, allow_negative=True)
-        op = cls(value)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.value.data}")
-        _print_attr_dict(printer, self)
+    def parse_value(cls, parser: Parser) -> int:
+        return parser.parse_integer(allow_boolean=False, allow_negative=True)
 
 
 @irdl_op_definition
-class LitBoolOp(ExprOp):
+class LitBoolOp(_LitOp):
     name = "vyre.lit_bool"
-    value = prop_def(IntAttr)
-    res = result_def(DataTypeAttr)
-    traits = traits_def(Pure())
+    LITERAL_TYPE: ClassVar[DataTypeAttr] = BOOL
 
-    def inferred_type(self) -> Attribute:
-        return BOOL
-
-    def __init__(self, value: bool):
-        _init_op(self, properties={"value": IntAttr(int(value))}, result_types=[BOOL])
-
-    def verify_(self) -> None:
-        self.verify_result_type()
-        if self.value.data not in (0, 1):
-            raise VerifyException("bool literal must be 0 or 1")
+    @staticmethod
+    def in_range(value: int) -> bool:
+        return value in (0, 1)
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        op = cls(parser.parse_boolean())
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
+    def parse_value(cls, parser: Parser) -> int:
+        return int(parser.parse_boolean())
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" true" if self.value.data else " false")
-        _print_attr_dict(printer, self)
+    def spelling(self) -> str:
+        return "true" if self.value.data else "false"
 
 
 @irdl_op_definition
