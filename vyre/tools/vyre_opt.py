@@ -10,11 +10,13 @@ and exits 0, so that lit tests can check them.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import IO, NoReturn
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
@@ -57,6 +59,17 @@ class VyreOptMain(xDSLOptMain):
             super().__init__("vyre modular optimizer driver", args)
         except (ValueError, ArgSpecParseError, ToolError) as error:
             _fail(f"vyre-opt: error: {error}")
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--load-ops",
+            action="append",
+            default=[],
+            metavar="FILE.py",
+            help="run a Python file that registers user ops (vyre.ops.register) before"
+            " parsing; may be given several times",
+        )
 
     def register_all_dialects(self) -> None:
         from xdsl.dialects.builtin import Builtin
@@ -126,6 +139,8 @@ class VyreOptMain(xDSLOptMain):
         """Process every chunk; report each error; exit 1 when any chunk failed."""
         failed = False
         try:
+            for path in self.args.load_ops:
+                load_user_ops(path)
             chunks, extension = self.prepare_input()
             output = self.prepare_output()
         except (ToolError, OSError, ValueError) as error:
@@ -241,6 +256,22 @@ def _wgsl_target() -> type[Target]:
 # ---------------------------------------------------------------------------
 # Verification with located diagnostics
 # ---------------------------------------------------------------------------
+
+
+def load_user_ops(path: str) -> None:
+    """Run the Python file `path`, which registers user ops with `vyre.ops.register`."""
+    from vyre.ops.admission import AdmissionError
+
+    try:
+        source = Path(path).read_text()
+    except OSError as error:
+        raise ToolError(f"cannot read --load-ops file '{path}': {error.strerror}") from None
+    try:
+        exec(compile(source, path, "exec"), {"__name__": "__vyre_user_ops__", "__file__": path})  # noqa: S102
+    except AdmissionError as error:
+        raise ToolError(f"--load-ops {path}: {error}") from None
+    except Exception as error:  # noqa: BLE001 - a user file's failure is reported, not raised
+        raise ToolError(f"--load-ops {path} failed: {type(error).__name__}: {error}") from None
 
 
 def check_module(module: ModuleOp, input_name: str) -> None:

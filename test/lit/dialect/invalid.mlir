@@ -1,9 +1,9 @@
-// RUN: vyre-opt %s --split-input-file --verify-diagnostics 2>&1 | filecheck %s
+// RUN: vyre-opt %s --split-input-file --verify-diagnostics --load-ops %S/../Inputs/non_inlinable_op.py 2>&1 | filecheck %s
 
 // One chunk per validation rule of validation.md, V001-V025, each with the exact
 // message. Not here: V019 (more than 100000 nodes: too slow to parse in a lit test;
-// test/unit/validation/test_rules.py builds one with vyre.ir) and V020 (needs a
-// registered non-inlinable op; tested in pytest with a stand-in registry).
+// test/unit/validation/test_rules.py builds one with vyre.ir). V020 calls the
+// non-inlinable user op that ../Inputs/non_inlinable_op.py registers (--load-ops).
 // Each chunk's messages are followed by the chunk separator: nothing else is reported.
 
 // V001
@@ -233,6 +233,18 @@ vyre.kernel @main workgroup_size(64, 1, 1) buffers(@out : read_write u32 binding
 }
 
 // CHECK: vyre IR validation: V017: call depth exceeds maximum of 32. Fix: reduce call nesting or mutually recursive operations.
+// CHECK-NEXT: {{//}} -----
+
+// -----
+
+// V020
+vyre.kernel @main workgroup_size(64, 1, 1) buffers(@out : read_write u32 binding(0)) {
+  %0 = vyre.lit_u32 0
+  %1 = vyre.call "user.buffer.opaque"(%0) : u32
+  vyre.store @out[%0] = %1
+}
+
+// CHECK: vyre IR validation: V020: call to non-inlinable op `user.buffer.opaque` is rejected by validation. Fix: lower this operation through its dedicated backend path or rewrite the caller with explicit IR.
 // CHECK-NEXT: {{//}} -----
 
 // -----

@@ -306,3 +306,62 @@ def test_directory_as_input_is_one_line(tmp_path: Path) -> None:
 def test_unknown_option_is_a_usage_error(write) -> None:
     result = run_opt(write(SMALL), "--frobnicate")
     assert result.code == 2 and "unrecognized arguments: --frobnicate" in result.err
+
+
+CALLS_OPAQUE = """vyre.kernel @k workgroup_size(1, 1, 1) buffers(@o : read_write u32 binding(0)) {
+  %0 = vyre.lit_u32 0
+  %1 = vyre.call "user.load_ops.opaque"(%0) : u32
+  vyre.store @o[%0] = %1
+}
+"""
+
+OPAQUE_OP = """
+from vyre import ops
+from vyre.ir import DataType
+from vyre.ops import OpSignature, OpSpec
+
+ops.register(OpSpec(
+    id="user.load_ops.opaque", version=1,
+    signature=OpSignature(inputs=[DataType.U32], output=DataType.U32), category="A",
+    reference=lambda a: a, composition=lambda a: a, boundaries=[0, 1], inlinable=False,
+))
+"""
+
+
+def test_load_ops_registers_user_ops_before_parsing(tmp_path: Path) -> None:
+    from vyre import ops
+
+    kernel, registration = tmp_path / "k.mlir", tmp_path / "opaque.py"
+    kernel.write_text(CALLS_OPAQUE)
+    registration.write_text(OPAQUE_OP)
+    without = run_opt(str(kernel))
+    assert "V016: unknown op `user.load_ops.opaque`" in without.err
+    try:
+        loaded = run_opt(str(kernel), "--load-ops", str(registration))
+    finally:
+        ops.unregister("user.load_ops.opaque")
+    assert loaded.code == 1
+    assert loaded.err == (
+        f"{kernel}:3:3: error: vyre IR validation: V020: call to non-inlinable op"
+        " `user.load_ops.opaque` is rejected by validation. Fix: lower this operation through"
+        " its dedicated backend path or rewrite the caller with explicit IR.\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        (None, "cannot read --load-ops file"),
+        ("raise RuntimeError('boom')", "failed: RuntimeError: boom"),
+        ("from vyre import ops\nops.register(ops.get('primitive.math.add'))", "admission gate"),
+    ],
+)
+def test_load_ops_failures_are_one_clean_line(tmp_path: Path, source: str | None, words: str) -> None:
+    kernel, registration = tmp_path / "k.mlir", tmp_path / "user_ops.py"
+    kernel.write_text(SMALL)
+    if source is not None:
+        registration.write_text(source)
+    outcome = run_opt(str(kernel), "--load-ops", str(registration))
+    assert outcome.code == 1
+    assert words in outcome.err and "Traceback" not in outcome.text
+    assert outcome.err.startswith("vyre-opt: error:") and outcome.err.count("\n") == 1
