@@ -38,8 +38,6 @@ __all__ = [
 
 V = TypeVar("V")
 
-VARIABLE_NAMES = ("a", "b", "c")
-
 _VARIABLES: dict[type[L.Law], int] = {
     L.Commutative: 2,
     L.Associative: 3,

@@ -48,9 +48,6 @@ SUITE_VERSION = "vyre-conform 0.1.0"
 CHECK_GROUPS = ("laws", "reference", "parity", "determinism", "regression", "oracle")
 """What a run can be restricted to (`checks=`); all of them by default."""
 
-REFERENCE_CUBE_CHUNK_VALUES = gen.CHUNK >> 16
-"""Values of the first variable per chunk of the u8 cube (16 x 256 x 256 = 2**20)."""
-
 
 LANE_COST = 170.0
 REFERENCE_LANE_COST = 12.0
