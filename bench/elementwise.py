@@ -173,7 +173,7 @@ class Setup:
     def __init__(self, kernel: str, n: int):
         import wgpu
 
-        from vyre.runtime.wgpu_backend import lowered
+        from vyre.pipeline import lowered
         from vyre.runtime.wgpu_device import gpu_device
 
         self.n = n

@@ -52,7 +52,7 @@ class Raw:
     def __init__(self, program: Program, n: int):
         import wgpu
 
-        from vyre.runtime.wgpu_backend import lowered
+        from vyre.pipeline import lowered
         from vyre.runtime.wgpu_device import gpu_device
 
         self.wgpu = wgpu
@@ -136,16 +136,16 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
     """(part, µs) rows: the best of 30 interleaved batches for each part of a cached call."""
     import vyre
     from vyre.runtime import api, host, wgpu_backend
-    from vyre.runtime.fingerprint import fingerprint
+    from vyre.fingerprint import fingerprint
     from vyre.runtime.wgpu_device import gpu_device
     from vyre.validate import validate
 
     dispatch = (-(-n // WORKGROUP), 1, 1)
     inputs, outputs = {"a": a, "b": b}, {"out": n}
     key = fingerprint(program)
-    table = api.checked_table(program, key)
+    compiled, table = api.prepared_table(program, key)
     prepared = api._prepare(table, inputs, dispatch, outputs)  # noqa: SLF001
-    plan = wgpu_backend._plan(program, key)  # noqa: SLF001
+    plan = wgpu_backend._plan(compiled)  # noqa: SLF001
     checked = wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
     gpu = gpu_device()
     limit = gpu.limits["max-compute-workgroups-per-dimension"]
@@ -168,7 +168,7 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
             wgpu_backend._run = real  # noqa: SLF001
 
     def backend_checks() -> object:
-        wgpu_backend._plan(program, key)  # noqa: SLF001
+        wgpu_backend._plan(compiled)  # noqa: SLF001
         wgpu_backend._check_dispatch(prepared.dispatch)  # noqa: SLF001
         return wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
 
@@ -177,7 +177,7 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
         "raw wgpu-py, whole call": lambda: raw.run(a, b),
         "`vyre.run` with its GPU work stubbed out (all of vyre's Python)": without_gpu_work,
         "`fingerprint(program)` (snapshot unchanged)": lambda: fingerprint(program),
-        "validation, cached (`api.checked_table`)": lambda: api.checked_table(program, key),
+        "prepared program, cached (`api.prepared_table`)": lambda: api.prepared_table(program, key),
         "argument checks and host words (`api._prepare`)": lambda: api._prepare(  # noqa: SLF001
             table, inputs, dispatch, outputs
         ),

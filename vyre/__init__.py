@@ -3,12 +3,19 @@
 The public surface of python-api.md: `validate`, `lower_to_wgsl`, `run`,
 `print_ir`, `parse_ir` and the error types; builders live in `vyre.ir`,
 the operation library in `vyre.ops`, the proof system in `vyre.conform`.
+
+This module is the top of the layering (ARCHITECTURE.md): it may import every
+layer. It also completes `vyre.ops`: `ops.evaluate` runs an op through the
+runtime, which sits above the library, so it is installed here.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import numpy as np
+
+from vyre import ops, pipeline
 from vyre.ir import (
     AtomicOp,
     BinOp,
@@ -19,13 +26,15 @@ from vyre.ir import (
     Node,
     Program,
     UnOp,
+    parse_ir,
+    print_ir,
 )
 from vyre.ops.admission import AdmissionError
-from vyre.text import VyreParseError, parse_ir, print_ir
+from vyre.runtime import api, evaluate
+from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
 
-if TYPE_CHECKING:
-    import numpy as np
+ops.evaluate = evaluate.evaluate
 
 __all__ = [
     "AdmissionError",
@@ -51,9 +60,7 @@ __all__ = [
 
 def lower_to_wgsl(program: Program) -> str:
     """WGSL source of the program; raises `ValidationError` when it is invalid."""
-    from vyre.lowering.wgsl import lower_to_wgsl as lower
-
-    return lower(program)
+    return pipeline.lower_to_wgsl(program)
 
 
 def run(
@@ -65,6 +72,4 @@ def run(
     backend: str = "wgpu",
 ) -> dict[str, np.ndarray]:
     """Run the program and return the final contents of every read_write buffer."""
-    from vyre.runtime.api import run as run_program
-
-    return run_program(program, inputs, dispatch=dispatch, outputs=outputs, backend=backend)
+    return api.run(program, inputs, dispatch=dispatch, outputs=outputs, backend=backend)

@@ -9,7 +9,7 @@ is not a string).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TypeVar, cast
@@ -17,10 +17,18 @@ from typing import TypeVar, cast
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from vyre import text, wire
 from vyre.dialects import vyre as d
+from vyre.text import VyreParseError
 
 __all__ = [
     "AtomicOp",
+    "ExprEmitter",
+    "Param",
+    "emit_expr",
+    "parse_ir",
+    "print_ir",
+    "set_call_typer",
     "BinOp",
     "BufferAccess",
     "BufferDecl",
@@ -203,8 +211,11 @@ class Expr:
         return UnaryExpr(_check_enum("unary operator", UnOp, op), _expr(operand))
 
     @staticmethod
-    def call(op_id: str, args: Iterable[Expr]) -> Expr:
-        return Call(_check_name("op id", op_id), tuple(_expr(a) for a in args))
+    def call(op_id: str, args: Iterable[Expr], result: DataType | None = None) -> Expr:
+        """A call of library op `op_id`; its type is the op's declared output
+        (give `result` to spell it, e.g. for an op registered later)."""
+        checked = None if result is None else _check_enum("call result type", DataType, result)
+        return Call(_check_name("op id", op_id), tuple(_expr(a) for a in args), checked)
 
     @staticmethod
     def select(cond: Expr, if_true: Expr, if_false: Expr) -> Expr:
@@ -400,8 +411,12 @@ class UnaryExpr(Expr):
 
 @dataclass(frozen=True)
 class Call(Expr):
+    """A call of a library op; `result` is its output type, looked up in the op
+    library when the program is built if not given."""
+
     op_id: str
     args: tuple[Expr, ...]
+    result: DataType | None = None
 
 
 @dataclass(frozen=True)
@@ -415,6 +430,14 @@ class Select(Expr):
 class Cast(Expr):
     target: DataType
     value: Expr
+
+
+@dataclass(frozen=True)
+class Param(Expr):
+    """The `index`-th input of a composition: a leaf bound to a given value."""
+
+    index: int
+    dtype: DataType = DataType.U32
 
 
 @dataclass(frozen=True)
@@ -532,6 +555,180 @@ class Barrier(Node):
 # Materialisation: trees -> dialect ops
 # ---------------------------------------------------------------------------
 
+CallTyper = Callable[[str], "DataType | None"]
+"""Op id -> the declared output type of that library op (None: unknown id)."""
+
+
+def _unknown_call_type(op_id: str) -> DataType | None:
+    return None
+
+
+_call_typer: CallTyper = _unknown_call_type
+
+
+def set_call_typer(typer: CallTyper) -> None:
+    """Install how a `Call` that does not spell its result type is typed.
+
+    The op library (`vyre.ops.registry`) installs its signature lookup when it is
+    imported, which `import vyre` always does: the builder sits below the library
+    and must not import it. Unknown ids are typed u32 (V016 reports them)."""
+    global _call_typer
+    _call_typer = typer
+
+
+def _expr_arity(node: Expr) -> int:
+    match node:
+        case BinaryExpr():
+            return 2
+        case UnaryExpr() | Cast() | Load():
+            return 1
+        case Select():
+            return 3
+        case Call(_, args):
+            return len(args)
+        case Atomic(_, _, _, _, expected):
+            return 2 if expected is None else 3
+        case _:
+            return 0
+
+
+def _expr_children(node: Expr) -> tuple[Expr, ...]:
+    match node:
+        case BinaryExpr(_, left, right):
+            return (left, right)
+        case UnaryExpr(_, operand) | Cast(_, operand):
+            return (operand,)
+        case Load(_, index):
+            return (index,)
+        case Select(cond, if_true, if_false):
+            return (cond, if_true, if_false)
+        case Call(_, args):
+            return args
+        case Atomic(_, _, index, value, expected):
+            return (index, value) if expected is None else (index, value, expected)
+        case _:
+            return ()
+
+
+def _element_u32(buffer: str) -> d.DataTypeAttr:
+    return d.U32
+
+
+def _local_u32(name: str) -> d.DataTypeAttr:
+    return d.U32
+
+
+@dataclass
+class ExprEmitter:
+    """The one translation of `Expr` trees into dialect ops.
+
+    `emit(tree)` creates the ops computing `tree` in evaluation order (children
+    before parents, left to right), appends them to `ops` and returns the SSA
+    value of the root. It is iterative, so expression depth is bounded by memory,
+    not by Python's stack. `Param(i)` leaves stand for `params[i]` and create no
+    op. With `share=True` (pure compositions) every distinct node, by identity, is
+    emitted once and its value reused, so a DAG stays linear; without it (program
+    bodies, where loads and atomics happen where they are written) every
+    occurrence is emitted. The builder (`Program`) and `inline-calls` both use
+    this class; the type of an expression is the type of the value it emits."""
+
+    params: Sequence[SSAValue] = ()
+    share: bool = False
+    local_type: Callable[[str], d.DataTypeAttr] = _local_u32
+    """The type of a local read by `Var` (u32 for unknown names: V006 reports them)."""
+    element_type: Callable[[str], d.DataTypeAttr] = _element_u32
+    """The element type of a buffer read by `Load` (u32 for unknown buffers: V004)."""
+    call_type: CallTyper | None = None
+    """Types calls that do not spell their result; None: the installed typer."""
+    ops: list[Operation] = field(default_factory=lambda: list[Operation]())
+    _memo: dict[int, tuple[Expr, SSAValue]] = field(default_factory=lambda: {})
+
+    def emit(self, tree: Expr) -> SSAValue:
+        values: list[SSAValue] = []
+        stack: list[tuple[Expr, bool]] = [(tree, False)]
+        memo = self._memo
+        while stack:
+            node, ready = stack.pop()
+            if not ready:
+                if isinstance(node, Param):
+                    values.append(self._param(node))
+                    continue
+                if self.share and (known := memo.get(id(node))) is not None:
+                    values.append(known[1])
+                    continue
+                stack.append((node, True))
+                stack.extend((child, False) for child in reversed(_expr_children(node)))
+                continue
+            arity = _expr_arity(node)
+            operands = values[len(values) - arity :]
+            del values[len(values) - arity :]
+            op = self._op(node, operands)
+            self.ops.append(op)
+            value = op.results[0]
+            if self.share:
+                memo[id(node)] = (node, value)  # the node is kept alive with its id
+            values.append(value)
+        return values[0]
+
+    def _param(self, node: Param) -> SSAValue:
+        if not 0 <= node.index < len(self.params):
+            raise ValueError(
+                f"Param({node.index}) is outside the {len(self.params)} parameter(s) given"
+            )
+        return self.params[node.index]
+
+    def _op(self, e: Expr, operands: Sequence[SSAValue]) -> Operation:
+        match e:
+            case LitU32(value):
+                return d.LitU32Op(value)
+            case LitI32(value):
+                return d.LitI32Op(value)
+            case LitBool(value):
+                return d.LitBoolOp(value)
+            case Var(name):
+                return d.VarOp(name, self.local_type(name))
+            case Load(buffer, _):
+                return d.LoadOp(buffer, operands[0], self.element_type(buffer))
+            case BufLen(buffer):
+                return d.BufLenOp(buffer)
+            case InvocationId(axis):
+                return d.InvocationIdOp(axis)
+            case WorkgroupId(axis):
+                return d.WorkgroupIdOp(axis)
+            case LocalId(axis):
+                return d.LocalIdOp(axis)
+            case BinaryExpr(op, _, _):
+                return d.BinOp(op.value, operands[0], operands[1])
+            case UnaryExpr(op, _):
+                return d.UnOp(op.value, operands[0])
+            case Call(op_id, _, result):
+                if result is None:
+                    result = (self.call_type or _call_typer)(op_id) or DataType.U32
+                return d.CallOp(op_id, operands, result.attr)
+            case Select():
+                return d.SelectOp(operands[0], operands[1], operands[2])
+            case Cast(target, _):
+                return d.CastOp(operands[0], target.attr)
+            case Atomic(op, buffer, _, _, expected):
+                third = None if expected is None else operands[2]
+                return d.AtomicOp(op.value, buffer, operands[0], operands[1], third)
+            case _:
+                raise TypeError(f"not a vyre Expr: {e!r}")
+
+
+def emit_expr(
+    tree: Expr,
+    params: Sequence[SSAValue] = (),
+    *,
+    call_type: CallTyper | None = None,
+) -> tuple[list[Operation], SSAValue]:
+    """The ops computing the pure expression DAG `tree` with `Param(i)` bound to
+    `params[i]`, in evaluation order (shared sub-trees once), and the root's value.
+    The compositions of library ops become IR through this function."""
+    emitter = ExprEmitter(params, share=True, call_type=call_type)
+    value = emitter.emit(tree)
+    return emitter.ops, value
+
 
 @dataclass
 class _Scope:
@@ -552,55 +749,19 @@ class _Scope:
 
 @dataclass
 class _Emitter:
+    """Statements -> ops; expressions go through one `ExprEmitter`."""
+
     buffers: Mapping[str, BufferDecl]
     scope: _Scope = field(default_factory=_Scope)
 
-    def expr(self, e: Expr, block: Block) -> SSAValue:
-        op = self._expr_op(e, block)
-        block.add_op(op)
-        return op.results[0]
+    def __post_init__(self) -> None:
+        self.exprs = ExprEmitter(local_type=self.scope.lookup, element_type=self._element)
 
-    def _expr_op(self, e: Expr, block: Block) -> Operation:
-        match e:
-            case LitU32(value):
-                return d.LitU32Op(value)
-            case LitI32(value):
-                return d.LitI32Op(value)
-            case LitBool(value):
-                return d.LitBoolOp(value)
-            case Var(name):
-                return d.VarOp(name, self.scope.lookup(name))
-            case Load(buffer, index):
-                return d.LoadOp(buffer, self.expr(index, block), self._element(buffer))
-            case BufLen(buffer):
-                return d.BufLenOp(buffer)
-            case InvocationId(axis):
-                return d.InvocationIdOp(axis)
-            case WorkgroupId(axis):
-                return d.WorkgroupIdOp(axis)
-            case LocalId(axis):
-                return d.LocalIdOp(axis)
-            case BinaryExpr(op, left, right):
-                lhs = self.expr(left, block)
-                return d.BinOp(op.value, lhs, self.expr(right, block))
-            case UnaryExpr(op, operand):
-                return d.UnOp(op.value, self.expr(operand, block))
-            case Call(op_id, args):
-                values = [self.expr(a, block) for a in args]
-                return d.CallOp(op_id, values, _call_result_type(op_id))
-            case Select(cond, if_true, if_false):
-                c = self.expr(cond, block)
-                t = self.expr(if_true, block)
-                return d.SelectOp(c, t, self.expr(if_false, block))
-            case Cast(target, value):
-                return d.CastOp(self.expr(value, block), target.attr)
-            case Atomic(op, buffer, index, value, expected):
-                i = self.expr(index, block)
-                v = self.expr(value, block)
-                x = None if expected is None else self.expr(expected, block)
-                return d.AtomicOp(op.value, buffer, i, v, x)
-            case _:
-                raise TypeError(f"not a vyre Expr: {e!r}")
+    def expr(self, e: Expr, block: Block) -> SSAValue:
+        value = self.exprs.emit(e)
+        block.add_ops(self.exprs.ops)
+        self.exprs.ops.clear()
+        return value
 
     def _element(self, buffer: str) -> d.DataTypeAttr:
         decl = self.buffers.get(buffer)
@@ -648,17 +809,6 @@ class _Emitter:
                 block.add_op(d.BarrierOp())
             case _:
                 raise TypeError(f"not a vyre Node: {n!r}")
-
-
-def _call_result_type(op_id: str) -> d.DataTypeAttr:
-    """The declared output type of a registered op; u32 for unknown ids (V016)."""
-    try:
-        from vyre import ops
-
-        spec = ops.get(op_id)
-    except (ImportError, KeyError, AttributeError):
-        return d.U32
-    return spec.signature.output.attr
 
 
 # ---------------------------------------------------------------------------
@@ -733,19 +883,15 @@ class Program:
         return (x, y, z)
 
     def to_wire(self) -> bytes:
-        from vyre.wire import encode
-
-        return encode(self)
+        """The versioned, checksummed binary form (vyre/wire.py)."""
+        return wire.encode(self.module)
 
     @classmethod
     def from_wire(cls, blob: bytes) -> Program:
-        from vyre.wire import decode
-
-        return decode(blob)
+        """The program a wire blob holds; `vyre.wire.WireError` for anything else."""
+        return cls.from_module(wire.decode(blob))
 
     def __str__(self) -> str:
-        from vyre.text import print_ir
-
         return print_ir(self)
 
     def __eq__(self, other: object) -> bool:
@@ -758,3 +904,23 @@ class Program:
 
     def clone(self) -> Program:
         return Program.from_module(self.module.clone())
+
+
+def print_ir(program: Program, *, generic: bool = False) -> str:
+    """The program in the dialect's custom (or generic) textual form."""
+    if not isinstance(program, Program):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"print_ir expects a vyre Program, got {type(program).__name__}")
+    return text.print_module(program.module, generic=generic)
+
+
+def parse_ir(source: str, name: str = "<vyre>") -> Program:
+    """Parse the textual form (custom or generic) back into a Program.
+
+    Ops carry their `name:line:col` locations. The text is parsed only; call
+    `vyre.validate` to check the V-rules. Malformed text, or text that is not
+    exactly one `vyre.kernel`, raises `VyreParseError` (a ValueError)."""
+    module = text.parse_module(source, name)
+    try:
+        return Program.from_module(module)
+    except ValueError as error:
+        raise VyreParseError(f"{name}: error: {error}") from None

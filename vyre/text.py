@@ -1,4 +1,8 @@
-"""The textual form of vyre programs: the dialect's custom syntax."""
+"""The textual form of vyre IR: the dialect's custom syntax, on modules.
+
+`print_module`/`parse_module` work on `builtin.module` ops; `vyre.print_ir` and
+`vyre.parse_ir` (vyre/ir.py) wrap them for `Program` values.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,6 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from vyre.context import vyre_context
-from vyre.ir import Program
 
 
 class VyreParseError(ValueError):
@@ -77,28 +80,25 @@ def format_parse_error(error: ParseError) -> str:
     return "\n".join([f"{error.span.get_location()}: error: {message}", *context])
 
 
-def print_ir(program: Program, *, generic: bool = False) -> str:
-    """The program in the dialect's custom (or generic) textual form."""
+def print_module(module: ModuleOp, *, generic: bool = False) -> str:
+    """The module in the dialect's custom (or generic) textual form."""
+    if not isinstance(module, ModuleOp):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"expected a vyre Program or a builtin.module, got {type(module).__name__}")
     stream = io.StringIO()
-    Printer(stream=stream, print_generic_format=generic).print_op(program.module)
+    Printer(stream=stream, print_generic_format=generic).print_op(module)
     stream.write("\n")
     return stream.getvalue()
 
 
-def parse_ir(text: str, name: str = "<vyre>") -> Program:
-    """Parse the textual form (custom or generic) back into a Program.
-
-    Ops carry their `name:line:col` locations. The text is parsed only; call
-    `vyre.validate` to check the V-rules."""
+def parse_module(text: str, name: str = "<vyre>") -> ModuleOp:
+    """Parse the textual form (custom or generic) into a module whose ops carry
+    their `name:line:col` locations. The text is parsed only: `vyre.validate`
+    checks the V-rules. Malformed text raises `VyreParseError`."""
     if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"parse_ir expects str, got {type(text).__name__}")
     try:
-        module = LocatingParser(vyre_context(), text, name).parse_module()
+        return LocatingParser(vyre_context(), text, name).parse_module()
     except ParseError as error:
         raise VyreParseError(format_parse_error(error)) from None
     except RecursionError:
         raise VyreParseError(f"{name}: error: the program is nested too deeply") from None
-    try:
-        return Program.from_module(module)
-    except ValueError as error:
-        raise VyreParseError(f"{name}: error: {error}") from None

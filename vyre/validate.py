@@ -1,8 +1,10 @@
 """Validation of vyre programs: the rules V001-V025 of validation.md, plus the
 type rules lowering needs (see `vyre.validation.messages`).
 
-`validate` returns every independent finding, in program order; the kernel op's
-verifier (`raise_if_invalid`) turns them into one xDSL `VerifyException`.
+`validate` returns every independent finding, in program order. It is an explicit
+step (the pipeline, `vyre-opt` and `vyre.run` call it); the dialect's verifiers
+check only the local invariants of each op. `raise_if_invalid` turns the findings
+into one xDSL `VerifyException`.
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from vyre.dialects.vyre import KernelOp
+from vyre.ops.registry import resolve
 from vyre.validation.checker import KernelChecker, walk_ops
 from vyre.validation.diagnostic import Diagnostic, ValidationError
+from vyre.validation.registry import OpLookup
 
 __all__ = ["Diagnostic", "ValidationError", "raise_if_invalid", "validate"]
 
 
 def _kernel_of(program: object) -> KernelOp:
-    from vyre.ir import Program
-
-    if isinstance(program, Program):
-        return program.kernel
+    module = getattr(program, "module", None)  # a vyre.ir.Program (the builder sits above)
+    if isinstance(module, ModuleOp) and not isinstance(program, Operation):
+        program = module
     if isinstance(program, KernelOp):
         return program
     if isinstance(program, ModuleOp):
@@ -44,14 +47,15 @@ def _kernel_of(program: object) -> KernelOp:
 _MALFORMED = (AttributeError, IndexError, KeyError, TypeError, ValueError)
 
 
-def validate(program: object) -> list[Diagnostic]:
+def validate(program: object, *, lookup: OpLookup | None = None) -> list[Diagnostic]:
     """Every independent diagnostic of the program, in program order; [] when valid.
 
-    The ops must be well formed (as `parse_ir` and the builders make them); an op
+    Calls are checked against the op registry (or `lookup`, op id -> spec). The
+    ops must be well formed (as `parse_ir` and the builders make them); an op
     that is not raises a ValueError naming it and its structural problem."""
     kernel = _kernel_of(program)
     try:
-        return KernelChecker.check(kernel)
+        return KernelChecker.check(kernel, resolve if lookup is None else lookup)
     except _MALFORMED:
         problem = _structural_problem(kernel)
         if problem is None:

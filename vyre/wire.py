@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from vyre.dialects import vyre as d
-from vyre.ir import Program
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "MAX_DEPTH", "WireError", "decode", "encode"]
 
@@ -297,14 +296,17 @@ class _Writer:
             self.value(operand, op)
 
 
-def encode(program: Program) -> bytes:
-    """The wire form of `program`; raises `WireError` for IR it cannot hold."""
-    if not isinstance(program, Program):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise TypeError(f"encode expects a vyre Program, got {type(program).__name__}")
-    module = program.module
+def encode(module: ModuleOp) -> bytes:
+    """The wire form of a module holding one `vyre.kernel`; raises `WireError`
+    for IR it cannot hold (`Program.to_wire` is the public spelling)."""
+    if not isinstance(module, ModuleOp):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"encode expects a vyre Program's module, got {type(module).__name__}")
     if module.attributes or module.properties:
         raise WireError("cannot encode attributes of the builtin.module")
-    kernel = program.kernel
+    ops = list(module.ops)
+    if len(ops) != 1 or not isinstance(ops[0], d.KernelOp):
+        raise WireError(f"a wire blob holds exactly one vyre.kernel, the module has {len(ops)} op(s)")
+    kernel = ops[0]
     if kernel.attributes:
         names = ", ".join(sorted(kernel.attributes))
         raise WireError(f"cannot encode vyre.kernel: discardable attributes {{{names}}}")
@@ -523,8 +525,9 @@ def _data_type_attr(kind: str) -> d.DataTypeAttr | None:
     return d.DataTypeAttr(kind)
 
 
-def decode(blob: bytes) -> Program:
-    """The program a wire blob holds; raises `WireError` for anything else."""
+def decode(blob: bytes) -> ModuleOp:
+    """The module (one `vyre.kernel`) a wire blob holds; raises `WireError` for
+    anything else (`Program.from_wire` is the public spelling)."""
     if not isinstance(blob, bytes | bytearray | memoryview):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"decode expects bytes, got {type(blob).__name__}")
     blob = bytes(blob)
@@ -557,7 +560,7 @@ def decode(blob: bytes) -> Program:
     return _decode_body(_Reader(blob, HEADER_SIZE))
 
 
-def _decode_body(reader: _Reader) -> Program:
+def _decode_body(reader: _Reader) -> ModuleOp:
     name = reader.text("kernel name")
     arity = reader.count(4, "workgroup size arity")
     if arity != 3:
@@ -577,7 +580,7 @@ def _decode_body(reader: _Reader) -> Program:
         },
         regions=[body],
     )
-    return Program.from_module(ModuleOp([kernel]))
+    return ModuleOp([kernel])
 
 
 def _buffer_decl(reader: _Reader) -> d.BufferDeclAttr:

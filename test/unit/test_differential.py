@@ -24,11 +24,11 @@ import pytest
 
 from vyre.dialects import vyre as d
 from vyre.ir import AtomicOp, BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
-from vyre.runtime.interp import execute as interp_execute
+from vyre.testing.backends import execute_interp as interp_execute
 from vyre.testing import GeneratorConfig, RandomCase, random_case
 from vyre.testing.random_programs import CASTS_TO
 from vyre.testing.reduce import reduce_program
-from vyre.text import print_ir
+from vyre.ir import print_ir
 
 DEFAULT_N = 200
 N_CASES = int(os.environ.get("VYRE_DIFF_N", DEFAULT_N))
@@ -55,7 +55,7 @@ def differences(expected: dict[str, np.ndarray], got: dict[str, np.ndarray]) -> 
 
 
 def wgpu_execute(program: Program, case: RandomCase) -> dict[str, np.ndarray]:
-    from vyre.runtime.wgpu_backend import execute
+    from vyre.testing.backends import execute_wgpu as execute
 
     return execute(program, case.words, case.dispatch)
 

@@ -8,7 +8,7 @@ import struct
 import time
 
 import pytest
-from xdsl.dialects.builtin import IntAttr, StringAttr, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr, UnrealizedConversionCastOp
 
 import vyre
 from vyre import wire
@@ -195,7 +195,7 @@ def sample_blob() -> bytes:
     assert {op.name for op in program.kernel.walk()} == {
         op.name for op in (d.KernelOp, *d.EXPRESSION_OPS, *d.STATEMENT_OPS)
     }
-    return wire.encode(program)
+    return Program.to_wire(program)
 
 
 # ---------------------------------------------------------------------------
@@ -206,12 +206,12 @@ def sample_blob() -> bytes:
 @pytest.mark.parametrize("name", sorted(sample_programs()))
 def test_round_trip_is_lossless(name: str) -> None:
     program = sample_programs()[name]
-    blob = wire.encode(program)
-    decoded = wire.decode(blob)
+    blob = Program.to_wire(program)
+    decoded = Program.from_wire(blob)
     assert vyre.print_ir(decoded) == vyre.print_ir(program)
     assert vyre.print_ir(decoded, generic=True) == vyre.print_ir(program, generic=True)
     assert decoded == program
-    assert wire.encode(decoded) == blob
+    assert Program.to_wire(decoded) == blob
     assert Program.from_wire(program.to_wire()) == program
 
 
@@ -230,7 +230,7 @@ def test_every_op_kind_and_type_is_in_the_sample() -> None:
 
 
 def test_encoding_is_deterministic() -> None:
-    assert wire.encode(every_op_program()) == wire.encode(every_op_program())
+    assert Program.to_wire(every_op_program()) == Program.to_wire(every_op_program())
 
 
 def test_layout_matches_the_documented_format() -> None:
@@ -254,11 +254,11 @@ def test_layout_matches_the_documented_format() -> None:
         + b"\x11" + text("o") + struct.pack("<II", 0, 0)  # store @o[value 0] = value 0
         + b"\x14"  # return
     )  # fmt: skip
-    assert wire.encode(program) == _seal(body)
+    assert Program.to_wire(program) == _seal(body)
 
 
 def test_header_fields() -> None:
-    blob = wire.encode(small_program())
+    blob = Program.to_wire(small_program())
     magic, version, flags, length = struct.unpack_from("<4sHHI", blob)
     assert (magic, version, flags, length) == (b"VYRE", 1, 0, len(blob) - HEADER)
     assert blob[12:HEADER] == _digest(blob[:12], blob[HEADER:])
@@ -281,9 +281,9 @@ def test_nesting_up_to_the_depth_cap_round_trips_and_beyond_is_refused() -> None
         return Program([], (1, 1, 1), body)
 
     deepest = nested(wire.MAX_DEPTH)
-    assert vyre.print_ir(wire.decode(wire.encode(deepest))) == vyre.print_ir(deepest)
+    assert vyre.print_ir(Program.from_wire(Program.to_wire(deepest))) == vyre.print_ir(deepest)
     with pytest.raises(WireError, match="nested deeper"):
-        wire.encode(nested(wire.MAX_DEPTH + 1))
+        Program.to_wire(nested(wire.MAX_DEPTH + 1))
 
 
 # ---------------------------------------------------------------------------
@@ -295,19 +295,19 @@ def test_encode_refuses_what_it_cannot_hold() -> None:
     program = small_program()
     program.kernel.entry.first_op.attributes["note"] = StringAttr("x")
     with pytest.raises(WireError, match=r"discardable attributes \{note\}"):
-        wire.encode(program)
+        Program.to_wire(program)
 
     program = small_program()
     lit = program.kernel.entry.first_op
     foreign = UnrealizedConversionCastOp.get([lit.results[0]], [d.U32])
     program.kernel.entry.add_op(foreign)
     with pytest.raises(WireError, match="not a vyre statement or expression"):
-        wire.encode(program)
+        Program.to_wire(program)
 
     program = Program([], (1, 1, 1), [])
     program.kernel.entry.add_op(d.LitU32Op.create(properties={"value": IntAttr(-1)}, result_types=[d.U32]))
     with pytest.raises(WireError, match="not a u32"):
-        wire.encode(program)
+        Program.to_wire(program)
 
     with pytest.raises(TypeError):
         wire.encode(b"not a program")  # type: ignore[arg-type]
@@ -321,7 +321,7 @@ def test_encode_refuses_what_it_cannot_hold() -> None:
 def test_truncation_at_every_offset(sample_blob: bytes) -> None:
     for size in range(len(sample_blob)):
         with pytest.raises(WireError, match="truncated at byte"):
-            wire.decode(sample_blob[:size])
+            Program.from_wire(sample_blob[:size])
 
 
 def test_every_single_byte_corruption_is_refused(sample_blob: bytes) -> None:
@@ -334,7 +334,7 @@ def test_every_single_byte_corruption_is_refused(sample_blob: bytes) -> None:
                 continue
             corrupted[offset] = value
             try:
-                wire.decode(bytes(corrupted))
+                Program.from_wire(bytes(corrupted))
             except WireError:
                 continue
             pytest.fail(f"byte {offset} set to {value:#04x} was accepted")
@@ -356,12 +356,12 @@ def test_corruption_with_a_recomputed_checksum_meets_the_structural_checks(
             corrupted[offset] ^= mask
             blob = _reseal(corrupted)
             try:
-                program = wire.decode(blob)
+                program = Program.from_wire(blob)
             except WireError as error:
                 refused.add(str(error).split(" at ")[0].split(" (")[0][:40])
                 continue
             accepted += 1
-            assert wire.encode(program) == blob
+            assert Program.to_wire(program) == blob
             vyre.print_ir(program)
     assert accepted > 0
     for expected in (
@@ -376,20 +376,20 @@ def test_corruption_with_a_recomputed_checksum_meets_the_structural_checks(
 def test_header_faults_have_clear_messages(sample_blob: bytes) -> None:
     body = sample_blob[HEADER:]
     with pytest.raises(WireError, match=r"^vyre wire: unsupported format version 7 \(this vyre reads 1\)$"):
-        wire.decode(_seal(body, version=7))
+        Program.from_wire(_seal(body, version=7))
     with pytest.raises(WireError, match="unsupported flags"):
-        wire.decode(_seal(body, flags=1))
+        Program.from_wire(_seal(body, flags=1))
     with pytest.raises(WireError, match="^vyre wire: checksum mismatch"):
-        wire.decode(sample_blob[:-1] + bytes([sample_blob[-1] ^ 1]))
+        Program.from_wire(sample_blob[:-1] + bytes([sample_blob[-1] ^ 1]))
     with pytest.raises(WireError, match="bad magic"):
-        wire.decode(b"MLIR" + sample_blob[4:])
+        Program.from_wire(b"MLIR" + sample_blob[4:])
     with pytest.raises(WireError, match="trailing bytes"):
-        wire.decode(sample_blob + b"\x00")
+        Program.from_wire(sample_blob + b"\x00")
     with pytest.raises(WireError, match="stray bytes after the program"):
-        wire.decode(_seal(body + b"\x00"))
+        Program.from_wire(_seal(body + b"\x00"))
     with pytest.raises(TypeError):
-        wire.decode("VYRE")  # type: ignore[arg-type]
-    assert wire.decode(bytearray(sample_blob)) == wire.decode(memoryview(sample_blob))
+        Program.from_wire("VYRE")  # type: ignore[arg-type]
+    assert Program.from_wire(bytearray(sample_blob)) == Program.from_wire(memoryview(sample_blob))
 
 
 def test_huge_counts_and_deep_nesting_are_refused_quickly() -> None:
@@ -408,7 +408,7 @@ def test_huge_counts_and_deep_nesting_are_refused_quickly() -> None:
     for words, body in cases.items():
         started = time.perf_counter()
         with pytest.raises(WireError, match=words):
-            wire.decode(_seal(body))
+            Program.from_wire(_seal(body))
         assert time.perf_counter() - started < 1.0
 
 
@@ -420,7 +420,7 @@ def test_random_blobs_are_refused() -> None:
         if rng.random() < 0.5:
             blob = b"VYRE" + blob
         with pytest.raises(WireError):
-            wire.decode(blob)
+            Program.from_wire(blob)
     assert time.perf_counter() - started < 10
 
 
@@ -436,9 +436,22 @@ def test_random_bodies_behind_a_valid_header_decode_canonically_or_are_refused()
             tail = struct.pack("<I", 0) + b"\x01" + struct.pack("<I", rng.randrange(4)) + tail
         blob = _seal(prefix + tail)
         try:
-            program = wire.decode(blob)
+            program = Program.from_wire(blob)
         except WireError:
             continue
         accepted += 1
-        assert wire.encode(program) == blob
+        assert Program.to_wire(program) == blob
     assert time.perf_counter() - started < 20
+
+
+def test_a_workgroup_size_of_two_components_is_refused_by_the_wire_and_validation() -> None:
+    program = Program(
+        buffers=[BufferDecl.read_write("o", 0, DataType.U32)],
+        workgroup_size=(4, 1, 1),
+        entry=[N.store("o", E.gid_x(), E.u32(1))],
+    )
+    program.kernel.properties["workgroup_size"] = ArrayAttr([IntAttr(4), IntAttr(1)])
+    with pytest.raises(WireError, match="exactly 3"):
+        Program.from_wire(program.to_wire())
+    with pytest.raises(ValueError, match="exactly 3"):
+        vyre.validate(program)

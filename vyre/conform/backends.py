@@ -1,6 +1,6 @@
 """The backends a certificate can be issued for (conform.md "backend/").
 
-A `ConformBackend` runs an (inlined, validated) vyre program on host words and
+A `ConformBackend` runs a prepared vyre program (`vyre.pipeline.prepare`) on host words and
 returns every read_write buffer's final words: the runtime contract shared by
 the interpreter and the wgpu backend. Subclasses are the test hook: wrap `run`
 to perturb results and the proof engine must notice.
@@ -13,8 +13,8 @@ from functools import cached_property
 
 import numpy as np
 
-from vyre.ir import Program
 from vyre.ops.spec import OpSpec
+from vyre.pipeline import Prepared
 
 __all__ = ["BACKEND_NAMES", "ConformBackend", "InterpBackend", "WgpuBackend", "backend_named"]
 
@@ -29,7 +29,7 @@ class ConformBackend:
         return {"id": self.id}
 
     def run(
-        self, program: Program, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+        self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
     ) -> dict[str, np.ndarray]:
         raise NotImplementedError
 
@@ -59,7 +59,7 @@ class InterpBackend(ConformBackend):
         return {"id": self.id, "implementation": "vyre reference interpreter", "vyre": vyre_version}
 
     def run(
-        self, program: Program, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+        self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
     ) -> dict[str, np.ndarray]:
         from vyre.runtime.interp import execute
 
@@ -100,7 +100,7 @@ class WgpuBackend(ConformBackend):
         return dict(self._info)
 
     def run(
-        self, program: Program, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+        self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
     ) -> dict[str, np.ndarray]:
         from vyre.runtime.wgpu_backend import execute
 

@@ -154,6 +154,11 @@ def _fix(op_id: str, check: str, target: str, law: str | None, backend: str, det
             f"Fix: `{backend}` and the reference interpreter disagree on `{op_id}`: check the"
             " lowering of the ops in its composition on this backend."
         )
+    if check == "zero-overhead":
+        return (
+            f"Fix: build `{op_id}` from straight-line vyre expressions: its inlined, lowered"
+            " form must cost what hand-written code costs (admission gate 3)."
+        )
     if check == "determinism":
         return (
             f"Fix: `{backend}` returned different bytes for the same input of `{op_id}`: look"

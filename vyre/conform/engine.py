@@ -23,7 +23,7 @@ import numpy as np
 
 from vyre import ops
 from vyre.conform import generate as gen
-from vyre.conform import kernels
+from vyre.conform import kernels, zero_overhead
 from vyre.conform.algebra import (
     NumpyAlgebra,
     Relation,
@@ -37,6 +37,7 @@ from vyre.conform.corpus import Entry
 from vyre.conform.plan import Plan, Unit, determinism_rows, law_witness_rows, op_input_rows
 from vyre.conform.shrink import shrink
 from vyre.ir import Program
+from vyre.pipeline import Prepared, prepare
 from vyre.ops import laws as L
 from vyre.ops.spec import OpSpec
 
@@ -114,40 +115,33 @@ class Engine:
         self.oracles = dict(oracles or {})
         self.seed = int(plan.data["seed"])
         self.strength = plan.data["strength"]
-        self._programs: dict[tuple[Any, ...], Program] = {}
+        self._programs: dict[tuple[Any, ...], Prepared] = {}
         self._interp: ConformBackend | None = None
 
     # -- programs -------------------------------------------------------------
 
-    def _prepared(self, key: tuple[Any, ...], build: Callable[[], Program]) -> Program:
-        """Build, inline (once) and validate a conformance program."""
+    def _prepared(self, key: tuple[Any, ...], build: Callable[[], Program]) -> Prepared:
+        """Build and prepare (once: validate, inline, fold) a conformance program."""
         program = self._programs.get(key)
         if program is None:
-            from vyre.passes.inline_calls import inline_calls
-            from vyre.validate import ValidationError, validate
-
-            inlined = inline_calls(build())
-            diagnostics = validate(inlined)
-            if diagnostics:
-                raise ValidationError(diagnostics)
-            program = inlined
+            program = prepare(build())
             self._programs[key] = program
         return program
 
     def _spec_key(self, spec: OpSpec) -> tuple[Any, ...]:
         return (spec.id, spec.version, id(spec))
 
-    def _law_program(self, spec: OpSpec, laws: Sequence[L.Law], k: int, bits: int | None) -> Program:
+    def _law_program(self, spec: OpSpec, laws: Sequence[L.Law], k: int, bits: int | None) -> Prepared:
         key = ("laws", *self._spec_key(spec), tuple(str(x) for x in laws), k, bits)
         return self._prepared(
             key, lambda: kernels.law_program(spec.id, laws, k, exhaustive_bits=bits)
         )
 
-    def _match_program(self, spec: OpSpec) -> Program:
+    def _match_program(self, spec: OpSpec) -> Prepared:
         key = ("match", *self._spec_key(spec))
         return self._prepared(key, lambda: kernels.match_program(spec.id, spec.signature.arity))
 
-    def _eval_program(self, spec: OpSpec) -> Program:
+    def _eval_program(self, spec: OpSpec) -> Prepared:
         key = ("eval", *self._spec_key(spec))
         return self._prepared(key, lambda: kernels.eval_program(spec.id, spec.signature.arity))
 
@@ -162,7 +156,7 @@ class Engine:
     # -- backend primitives -----------------------------------------------------
 
     def count(
-        self, program: Program, words: dict[str, np.ndarray], lanes: int, slots: int
+        self, program: Prepared, words: dict[str, np.ndarray], lanes: int, slots: int
     ) -> list[tuple[int, int | None]]:
         """Run a counting kernel; (violations, first index or None) per slot."""
         init = np.tile(np.array([0, kernels.NO_INDEX], dtype=np.uint32), slots)
@@ -214,6 +208,7 @@ class Engine:
             "oracle": self._oracle,
             "determinism": self._determinism,
             "regression": self._regression,
+            "zero-overhead": self._zero_overhead,
         }[unit.kind]
         return handler(spec, unit)
 
@@ -445,6 +440,13 @@ class Engine:
                 counterexample=minimal, raw=raw, detail=detail,
             )
         ]
+
+    # -- zero overhead (the WGSL half of admission gate 3) ---------------------------------------
+
+    def _zero_overhead(self, spec: OpSpec, unit: Unit) -> list[Result]:
+        found = zero_overhead.problems(spec)
+        detail = f"the lowered WGSL of `{spec.id}` has {', '.join(found)}" if found else None
+        return [_result("zero-overhead", "lowering", "wgsl", 1, int(bool(found)), detail=detail)]
 
     # -- regression replay ---------------------------------------------------------------------------
 

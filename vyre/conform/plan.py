@@ -29,6 +29,8 @@ from vyre.conform.corpus import Entry
 from vyre.conform.strength import Strength
 from vyre.ir import Call, DataType
 from vyre.ops.spec import OpSpec, walk_expr
+from vyre.pipeline import lower_to_wgsl
+from vyre.runtime.evaluate import elementwise_program
 
 __all__ = [
     "CHECK_GROUPS",
@@ -45,7 +47,9 @@ __all__ = [
 
 SUITE_VERSION = "vyre-conform 0.1.0"
 
-CHECK_GROUPS = ("laws", "reference", "parity", "determinism", "regression", "oracle")
+CHECK_GROUPS = (
+    "laws", "reference", "parity", "determinism", "regression", "oracle", "zero-overhead",
+)
 """What a run can be restricted to (`checks=`); all of them by default."""
 
 
@@ -154,9 +158,6 @@ def dependencies(op_ids: Iterable[str]) -> list[str]:
 
 
 def _wgsl(spec: OpSpec) -> str:
-    from vyre.lowering.wgsl import lower_to_wgsl
-    from vyre.ops.evaluation import elementwise_program
-
     try:
         return lower_to_wgsl(elementwise_program(spec, 1))
     except Exception as error:  # noqa: BLE001 - the hash records what lowering said
@@ -324,6 +325,8 @@ def build_plan(
                 )
             else:
                 units.extend(_input_units("oracle", op_id, len(structured), strength, cost))
+        if "zero-overhead" in selected and spec.category == "A":
+            units.append(Unit("zero-overhead", op_id, "wgsl", 0, 1, cost))
         if "determinism" in selected:
             lanes = len(determinism_rows(spec, seed, strength.determinism_random))
             units.append(

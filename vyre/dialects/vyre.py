@@ -7,10 +7,11 @@ SSA result, placed in the block right before the statement that consumes them, i
 evaluation order. Names of locals stay names: `vyre.let "x" = %v` declares,
 `vyre.var "x"` reads, `vyre.assign "x" = %v` writes.
 
-Type rules of the spec (V012-V015, V021-V023) are checked by `vyre.validate`,
-not by IRDL constraints, so that every message is the spec's own text and all
-of them are reported at once; `KernelOp.verify_` runs the validator and raises
-one exception listing every diagnostic.
+Verifiers check the local invariants of each op (its operands, properties,
+regions and the type it defines). The rules of the spec (V001-V025 and the type
+rules) are checked by `vyre.validate`, an explicit step over a whole kernel, not by
+IRDL constraints, so that every message is the spec's own text and all of them
+are reported at once.
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
+from xdsl.dialect_interfaces.constant_materialization import (
+    ConstantMaterializationInterface,
+)
+from xdsl.interfaces import HasFolderInterface
 from xdsl.traits import (
+    ConstantLike,
     IsolatedFromAbove,
     MemoryReadEffect,
     NoTerminator,
@@ -144,6 +150,121 @@ class AtomicOpKind(str, Enum):
 AXIS_NAMES = ("x", "y", "z")
 _NAME_HINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 U32_MAX = 0xFFFF_FFFF
+
+
+# ---------------------------------------------------------------------------
+# Constant semantics: what the integer ops compute from literal operands.
+# The ops' folders (canonicalize) and the WGSL emitter's guard against
+# all-literal operations both use these, so the semantics live here once.
+# ---------------------------------------------------------------------------
+
+LANE_COUNTS: dict[DataTypeKind, int] = {
+    DataTypeKind.U32: 1,
+    DataTypeKind.I32: 1,
+    DataTypeKind.BOOL: 1,
+    DataTypeKind.U64: 2,
+    DataTypeKind.VEC2U32: 2,
+    DataTypeKind.VEC4U32: 4,
+}
+"""32-bit lanes of each value type (Bytes has no value form)."""
+
+SCALAR_KINDS = (DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL)
+
+
+def fold_binop(kind: BinOpKind, a: int, b: int) -> int:
+    """`a <kind> b` on u32 bit patterns (wrapping; /0 and %0 give 0; shifts mask
+    the amount to 0..31; comparisons and logical ops give 0/1)."""
+    a &= U32_MAX
+    b &= U32_MAX
+    match kind:
+        case BinOpKind.ADD:
+            return (a + b) & U32_MAX
+        case BinOpKind.SUB:
+            return (a - b) & U32_MAX
+        case BinOpKind.MUL:
+            return (a * b) & U32_MAX
+        case BinOpKind.DIV:
+            return 0 if b == 0 else a // b
+        case BinOpKind.MOD:
+            return 0 if b == 0 else a % b
+        case BinOpKind.BIT_AND:
+            return a & b
+        case BinOpKind.BIT_OR:
+            return a | b
+        case BinOpKind.BIT_XOR:
+            return a ^ b
+        case BinOpKind.SHL:
+            return (a << (b & 31)) & U32_MAX
+        case BinOpKind.SHR:
+            return a >> (b & 31)
+        case BinOpKind.EQ:
+            return int(a == b)
+        case BinOpKind.NE:
+            return int(a != b)
+        case BinOpKind.LT:
+            return int(a < b)
+        case BinOpKind.GT:
+            return int(a > b)
+        case BinOpKind.LE:
+            return int(a <= b)
+        case BinOpKind.GE:
+            return int(a >= b)
+        case BinOpKind.AND:
+            return int(a != 0 and b != 0)
+        case BinOpKind.OR:
+            return int(a != 0 or b != 0)
+
+
+def fold_unop(kind: UnOpKind, a: int) -> int:
+    """`<kind> a` on a 32-bit pattern (clz(0) = ctz(0) = 32)."""
+    a &= U32_MAX
+    match kind:
+        case UnOpKind.NEGATE:
+            return (-a) & U32_MAX
+        case UnOpKind.BIT_NOT:
+            return a ^ U32_MAX
+        case UnOpKind.LOGICAL_NOT:
+            return int(a == 0)
+        case UnOpKind.POPCOUNT:
+            return a.bit_count()
+        case UnOpKind.CLZ:
+            return 32 - a.bit_length()
+        case UnOpKind.CTZ:
+            return 32 if a == 0 else (a & -a).bit_length() - 1
+        case UnOpKind.REVERSE_BITS:
+            return int(f"{a:032b}"[::-1], 2)
+
+
+def fold_cast(
+    source: DataTypeKind, lanes: tuple[int, ...], target: DataTypeKind
+) -> tuple[int, ...] | None:
+    """The 32-bit lanes of `cast(target, value)` for a constant value (casts.md),
+    or None for a conversion casts.md does not define."""
+    if source == target:
+        return lanes
+    width = LANE_COUNTS.get(target)
+    if width is None or source not in LANE_COUNTS:
+        return None
+    if target == DataTypeKind.BOOL:
+        return (int(any(lanes)),)
+    if source in SCALAR_KINDS:
+        word = lanes[0] & U32_MAX
+        if target in (DataTypeKind.U32, DataTypeKind.I32):
+            return (word,)
+        if target == DataTypeKind.U64:
+            high = U32_MAX if source == DataTypeKind.I32 and word & 0x8000_0000 else 0
+            return (word, high)
+        return (word,) * width
+    # vector sources: truncation / component selection
+    if width > len(lanes):
+        return None
+    return lanes[:width]
+
+
+def signed(word: int) -> int:
+    """A 32-bit pattern read as i32."""
+    word &= U32_MAX
+    return word - (1 << 32) if word & 0x8000_0000 else word
 
 
 _E = TypeVar("_E", bound=Enum)
@@ -457,9 +578,6 @@ class KernelOp(BodyOp):
         self._verify_single_block_regions()
         if len(self.workgroup_size.data) != 3:
             raise VerifyException("workgroup_size has exactly three components")
-        from vyre.validate import raise_if_invalid
-
-        raise_if_invalid(self)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -529,13 +647,18 @@ class ExprOp(IRDLOperation):
         self.verify_result_type()
 
 
-class _LitOp(ExprOp):
+class _LitOp(ExprOp, HasFolderInterface):
     """Shared shape of the literals: an integer `value` property and a fixed type;
-    each literal says how its value is spelled and which values are in range."""
+    each literal says how its value is spelled and which values are in range.
+    Literals are xDSL constants: `fold` gives the value, so the folders of the
+    other ops read it (`literal_word`)."""
 
     value = prop_def(IntAttr)
     res = result_def(DataTypeAttr)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), ConstantLike())
+
+    def fold(self) -> Sequence[SSAValue | Attribute]:
+        return (self.value,)
 
     LITERAL_TYPE: ClassVar[DataTypeAttr]
 
@@ -747,9 +870,32 @@ class LocalIdOp(IdOp):
     name = "vyre.local_id"
 
 
+def literal_word(value: SSAValue) -> int | None:
+    """The 32-bit pattern of a value defined by a literal op, else None."""
+    owner = value.owner
+    if isinstance(owner, _LitOp):
+        return owner.value.data & U32_MAX
+    return None
+
+
+def _scalar_kind(ty: Attribute) -> DataTypeKind | None:
+    if isinstance(ty, DataTypeAttr) and ty.kind.data in _SCALAR_SPELLINGS:
+        return ty.data_kind
+    return None
+
+
+_SCALAR_SPELLINGS = frozenset(kind.value for kind in SCALAR_KINDS)
+
+
+def literal_attr(word: int, ty: DataTypeKind) -> IntAttr:
+    """The `value` property of the literal of type `ty` holding pattern `word`."""
+    return IntAttr(signed(word) if ty == DataTypeKind.I32 else word & U32_MAX)
+
+
 @irdl_op_definition
-class BinOp(ExprOp):
-    """`lhs <kind> rhs` on u32 operands; comparisons and logical ops give 0/1."""
+class BinOp(ExprOp, HasFolderInterface):
+    """`lhs <kind> rhs` on u32 operands; comparisons and logical ops give 0/1.
+    Folds when both operands are scalar literals (`fold_binop`)."""
 
     name = "vyre.binop"
     kind = prop_def(StringAttr)
@@ -778,6 +924,14 @@ class BinOp(ExprOp):
         self.verify_result_type()
         BinOpKind(self.kind.data)
 
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        lhs, rhs = literal_word(self.lhs), literal_word(self.rhs)
+        if lhs is None or rhs is None or self.kind.data not in _BINOP_SPELLINGS:
+            return None
+        if _scalar_kind(self.lhs.type) is None or _scalar_kind(self.rhs.type) is None:
+            return None
+        return (IntAttr(fold_binop(self.op_kind, lhs, rhs)),)
+
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         kind = _parse_enum_keyword(parser, BinOpKind, "a binary operator")
@@ -797,6 +951,7 @@ class BinOp(ExprOp):
 
 
 _UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
+_BINOP_SPELLINGS = frozenset(kind.value for kind in BinOpKind)
 
 
 def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
@@ -807,7 +962,9 @@ def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
 
 
 @irdl_op_definition
-class UnOp(ExprOp):
+class UnOp(ExprOp, HasFolderInterface):
+    """`<kind> operand`; folds when the operand is a scalar literal."""
+
     name = "vyre.unop"
     kind = prop_def(StringAttr)
     operand = operand_def()
@@ -831,6 +988,15 @@ class UnOp(ExprOp):
     @property
     def op_kind(self) -> UnOpKind:
         return UnOpKind(self.kind.data)
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        word = literal_word(self.operand)
+        result = _scalar_kind(self.res.type)
+        if word is None or result is None or _scalar_kind(self.operand.type) is None:
+            return None
+        if self.kind.data not in _UNOP_SPELLINGS:
+            return None
+        return (literal_attr(fold_unop(self.op_kind, word), result),)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -883,8 +1049,9 @@ class CallOp(ExprOp):
 
 
 @irdl_op_definition
-class SelectOp(ExprOp):
-    """`cond ? if_true : if_false`; both arms are evaluated."""
+class SelectOp(ExprOp, HasFolderInterface):
+    """`cond ? if_true : if_false`; both arms are evaluated. With a literal
+    condition it folds to the arm it picks (the arms are already computed)."""
 
     name = "vyre.select"
     cond = operand_def()
@@ -907,6 +1074,13 @@ class SelectOp(ExprOp):
         ty = true_value.type if isinstance(true_value.type, DataTypeAttr) else U32
         _init_op(self, operands=[cond, true_value, if_false], result_types=[ty])
 
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        cond = literal_word(self.cond)
+        if cond is None or _scalar_kind(self.cond.type) is None:
+            return None
+        arm = self.if_true if cond else self.if_false
+        return (arm,) if arm.type == self.res.type else None
+
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         cond = parse_defined_operand(parser)
@@ -925,7 +1099,10 @@ class SelectOp(ExprOp):
 
 
 @irdl_op_definition
-class CastOp(ExprOp):
+class CastOp(ExprOp, HasFolderInterface):
+    """`value` converted to the result type (casts.md); folds a scalar literal to
+    a scalar type, and a cast to the value's own type to the value."""
+
     name = "vyre.cast"
     value = operand_def()
     res = result_def(DataTypeAttr)
@@ -933,6 +1110,16 @@ class CastOp(ExprOp):
 
     def __init__(self, value: SSAValue | Operation, target: DataTypeAttr):
         _init_op(self, operands=[value], result_types=[target])
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        if self.value.type == self.res.type:
+            return (self.value,)
+        word = literal_word(self.value)
+        source, target = _scalar_kind(self.value.type), _scalar_kind(self.res.type)
+        if word is None or source is None or target is None:
+            return None
+        lanes = fold_cast(source, (word,), target)
+        return None if lanes is None else (literal_attr(lanes[0], target),)
 
     @property
     def target(self) -> DataTypeAttr:
@@ -1303,8 +1490,28 @@ STATEMENT_OPS: tuple[type[StmtOp], ...] = (
     BlockOp,
     BarrierOp,
 )
+class VyreConstantMaterialization(ConstantMaterializationInterface):
+    """Folded values become literals of the folded op's result type."""
+
+    def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
+        if not isinstance(value, IntAttr) or not isinstance(type, DataTypeAttr):
+            return None
+        literal = _LITERALS.get(type.data_kind)
+        if literal is None or not literal.in_range(value.data):
+            return None
+        return literal(value.data)
+
+
+_LITERALS: dict[DataTypeKind, type[_LitOp]] = {
+    DataTypeKind.U32: LitU32Op,
+    DataTypeKind.I32: LitI32Op,
+    DataTypeKind.BOOL: LitBoolOp,
+}
+
+
 Vyre = Dialect(
     "vyre",
     [KernelOp, *EXPRESSION_OPS, *STATEMENT_OPS],
     [DataTypeAttr, BufferDeclAttr],
+    [VyreConstantMaterialization()],
 )

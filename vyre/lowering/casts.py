@@ -25,7 +25,7 @@ validation (V012, V023); reaching it here raises `LoweringError`.
 from __future__ import annotations
 
 from vyre.dialects.vyre import DataTypeKind
-from vyre.lowering.folding import fold_cast
+from vyre.dialects.vyre import fold_cast
 from vyre.lowering.values import LANES, LoweringError, Value, wgsl_type
 
 U32 = DataTypeKind.U32
@@ -51,7 +51,10 @@ def lower_cast(value: Value, target: DataTypeKind) -> Value:
     if source not in LANES or target not in LANES:
         raise _unsupported(source, target)
     if value.const is not None:
-        return Value.constant(target, fold_cast(source, value.const, target))
+        lanes = fold_cast(source, value.const, target)
+        if lanes is None:
+            raise _unsupported(source, target)
+        return Value.constant(target, lanes)
     if LANES[source] == 1:
         return _from_scalar(value, target)
     return _from_vector(value, target)

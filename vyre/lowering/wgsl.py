@@ -1,9 +1,9 @@
 """Lowering of a vyre program to one WGSL compute shader.
 
-`lower(program)` returns a `LoweredKernel`: the WGSL text plus the binding layout
-the runtime needs (layout.py documents it); `lower_to_wgsl(program)` returns the
-text. The program is validated first (`vyre.ValidationError` when invalid), and
-calls are inlined (vyre.passes.inline_calls).
+`lower(kernel)` returns a `LoweredKernel`: the WGSL text plus the binding layout
+the runtime needs (layout.py documents it). It takes a prepared kernel
+(`vyre.pipeline.prepare`: validated, calls inlined, constants folded) and runs no
+pass and no validation itself; `vyre.lower_to_wgsl(program)` is the public path.
 
 Emission rules:
 
@@ -15,8 +15,11 @@ Emission rules:
   waiting for a use is materialised as a `let`, so it keeps the value it had at
   its definition. Values used more than once are materialised unless trivial.
   Atomics always run at their position, exactly once.
-- Every operation whose operands are all constants is folded (folding.py); the
-  WGSL never asks naga to const-evaluate anything.
+- The pipeline's `canonicalize` folds every operation whose operands are
+  literals, through the ops' folders. The emitter never emits an operation whose
+  operands are all constants either (WGSL would const-evaluate it and reject
+  `1u / 0u`): where constants meet, it computes the value with the same
+  functions the folders use (`vyre.dialects.vyre.fold_*`).
 - The guards (division, shifts, out-of-bounds, atomics, workgroup zeroing) live in
   guards.py, the cast table in casts.py.
 - Locals keep their IR names, buffers theirs, when they are valid WGSL identifiers
@@ -35,14 +38,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
-from vyre.ir import Program
+from vyre.dialects.vyre import fold_binop, fold_unop
 from vyre.lowering.casts import lower_cast
-from vyre.lowering.folding import fold_binop, fold_unop
 from vyre.lowering.guards import Guards
 from vyre.lowering.layout import (
     META_OFFSET_WORDS,
@@ -52,9 +53,9 @@ from vyre.lowering.layout import (
 )
 from vyre.lowering.names import Namer, comment_safe
 from vyre.lowering.values import LANES, U32_MASK, LoweringError, Value, wgsl_type
-from vyre.validate import ValidationError, validate
+from vyre.ops.intrinsics import SCALAR, is_call_intrinsic, wgsl_builtin
 
-__all__ = ["LoweredKernel", "LoweringError", "lower", "lower_to_wgsl"]
+__all__ = ["LoweredKernel", "LoweringError", "lower"]
 
 U32 = DataTypeKind.U32
 I32 = DataTypeKind.I32
@@ -85,55 +86,23 @@ class LoweredKernel:
         return x * y * z
 
 
-def lower_to_wgsl(program: Program | ModuleOp) -> str:
-    """The WGSL source of `program`; raises `vyre.ValidationError` when it is invalid."""
-    return lower(program).wgsl
-
-
-def lower(program: Program | ModuleOp | d.KernelOp) -> LoweredKernel:
-    """Validate, inline calls, and lower `program` to WGSL plus its binding layout."""
-    program = _as_program(program)
-    diagnostics = validate(program)
-    if diagnostics:
-        raise ValidationError(diagnostics)
-    program = _inline_calls(program)
-    return _KernelLowering(program.kernel).run()
-
-
-def _as_program(program: object) -> Program:
-    if isinstance(program, Program):
-        return program
-    if isinstance(program, ModuleOp):
-        return Program.from_module(program)
-    if isinstance(program, d.KernelOp):
-        return Program.from_module(ModuleOp([program.clone()]))
-    raise TypeError(
-        f"lower_to_wgsl expects a vyre Program, got {type(program).__name__}"
-    )
-
-
-def _inline_calls(program: Program) -> Program:
-    calls = [op for op in program.kernel.walk() if isinstance(op, d.CallOp)]
-    if not calls:
-        return program
-    try:
-        from vyre.passes.inline_calls import inline_calls
-    except ImportError:
-        raise NotImplementedError(
-            f"vyre lowering: the program calls `{calls[0].op_id.data}`, and call inlining "
-            "(vyre.passes.inline_calls) is not available yet. Fix: write the op's "
-            "composition inline, or update vyre."
-        ) from None
-    from vyre.ops.intrinsics import is_call_intrinsic
-
-    inlined = inline_calls(program)
-    for op in inlined.kernel.walk():
+def lower(kernel: d.KernelOp) -> LoweredKernel:
+    """Lower a prepared kernel (`vyre.pipeline.prepare`) to WGSL plus its binding
+    layout. A call of anything but a Category C intrinsic means the kernel was
+    not prepared: that raises `LoweringError`."""
+    if not isinstance(kernel, d.KernelOp):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(
+            f"lower expects a prepared vyre.kernel (vyre.pipeline.prepare), got"
+            f" {type(kernel).__name__}; vyre.lower_to_wgsl takes a Program"
+        )
+    for op in kernel.walk():
         if isinstance(op, d.CallOp) and not is_call_intrinsic(op.op_id.data):
             raise LoweringError(
-                f"vyre lowering: call to `{op.op_id.data}` is still present after "
-                "inlining. Fix: only inlinable ops may be called (V020)."
+                f"vyre lowering: call to `{op.op_id.data}` is still present. Fix: prepare"
+                " the kernel first (vyre.pipeline.prepare inlines calls; only inlinable"
+                " ops may be called, V020)."
             )
-    return inlined
+    return _KernelLowering(kernel).run()
 
 
 # ---------------------------------------------------------------------------
@@ -622,8 +591,6 @@ class _Body:
 
     def call(self, op: d.CallOp) -> Value:
         """A Category C intrinsic left as a call by inline-calls: its WGSL builtin."""
-        from vyre.ops.intrinsics import SCALAR, wgsl_builtin
-
         op_id = op.op_id.data
         args = [self.take(arg) for arg in op.args]
         kind = _kind(op.res.type)

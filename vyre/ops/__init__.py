@@ -14,16 +14,16 @@ is cheap.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from vyre.ops import laws
+from vyre.ops import laws, registry
 from vyre.ops.admission import AdmissionError, admit, characterization_collisions
 from vyre.ops.registry import (
     UnknownOpError,
     builtin_op_ids,
     get,
     known_op_ids,
-    register,
     unregister,
 )
 from vyre.ops.spec import (
@@ -59,11 +59,19 @@ __all__ = [
 ]
 
 
-def evaluate(op_id: str, inputs: Any, backend: str = "wgpu") -> np.ndarray:
-    """Apply op `op_id` on a backend ("interp" or "wgpu").
+def register(spec: OpSpec) -> OpSpec:
+    """Admit `spec` through the admission gates and add it to the registry.
 
-    Scalar ops are applied elementwise over equal-length numpy arrays (one per
-    input); the result is a numpy array of the output type."""
-    from vyre.ops.evaluation import evaluate as run_op
+    Raises `vyre.AdmissionError` naming the failed gate."""
+    return registry.add(admit(spec))
 
-    return run_op(op_id, inputs, backend)
+
+Evaluate = Callable[[str, Sequence[Any], str], "np.ndarray"]
+
+evaluate: Evaluate
+"""`evaluate(op_id, inputs, backend="wgpu")`: apply an op on a backend ("interp"
+or "wgpu"), elementwise over equal-length numpy arrays (one per input).
+
+Running an op needs the runtime, which sits above the library; the `vyre`
+package installs `vyre.runtime.evaluate.evaluate` here when it is imported
+(which any `import vyre.ops` does first)."""

@@ -5,10 +5,15 @@ Gate 0 (id) — the id is a dotted name not already registered.
 Gate 1 (category) — the category is "A" or "C" and the composition matches it.
 Gate 2 (signature) — the signature is well formed and the composition takes one
     argument per input and yields the output type.
-Gate 3 (zero overhead) — a Category A composition, inlined, is a pure tree of
-    vyre expressions: no call, loop or statement that hand-written code would
-    not have (and, once the WGSL lowering exists, its WGSL has no loop, no helper
-    function and no op id).
+Gate 3 (zero overhead) — a Category A composition is a pure expression DAG
+    (parameters, literals, BinOp, UnOp, Select, Cast and calls; gate 2 checks the
+    node kinds) that is valid vyre IR when written where its call stands: every
+    callee is registered, inlinable, Category A or C, no recursion, no call chain
+    deeper than 32, every call argument and operator well typed. Inlined, it is
+    therefore straight-line code that hand-written code would also have. The
+    other half of gate 3 (its lowered WGSL has no loop, helper function or op id)
+    needs the lowering, which sits above the library: `vyre-conform` checks it
+    (`vyre.conform.zero_overhead`).
 Gate 4 (deterministic reference) — the CPU reference returns identical bytes
     when repeated on the witness inputs.
 Gate 5 (observable reference) — it returns at least one output byte.
@@ -25,8 +30,15 @@ from dataclasses import dataclass, replace
 from itertools import permutations
 from typing import TYPE_CHECKING
 
-from vyre.ir import BufferDecl, DataType, Expr, Node, Program
-from vyre.ops.spec import CompositionError, Intrinsic, OpSignature, OpSpec, Param, walk_expr
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
+from xdsl.ir import Block, Operation, Region
+
+from vyre.dialects import vyre as d
+from vyre.ir import BufferDecl, Call, DataType, Expr, emit_expr
+from vyre.ops import registry
+from vyre.ops.laws import Law
+from vyre.ops.spec import CompositionError, EquivalenceClass, Intrinsic, OpSignature, OpSpec, walk_expr
+from vyre.validation.checker import KernelChecker
 
 if TYPE_CHECKING:
     import numpy as np
@@ -89,19 +101,28 @@ class AdmissionError(ValueError):
         )
 
 
-def admit(spec: object, *, registered: Iterable[str] = (), lower: bool = True) -> OpSpec:
+Lookup = Callable[[str], "OpSpec | None"]
+
+
+def admit(
+    spec: object,
+    *,
+    registered: Iterable[str] | None = None,
+    lookup: Lookup | None = None,
+) -> OpSpec:
     """Run gates 0-6 on `spec`; return it, or raise `AdmissionError`.
 
     `registered` holds the ids already in the registry (gate 0 rejects a second
-    op with one of them; gate 6 accepts laws naming them). `lower=False` skips
-    the WGSL half of gate 3 (the inlined-IR half always runs)."""
+    op with one of them; gate 6 accepts laws naming them) and `lookup` resolves
+    the ops a composition calls; both default to the registry's."""
     if not isinstance(spec, OpSpec):
         raise TypeError(f"ops.register expects an OpSpec, got {type(spec).__name__}")
-    known = set(registered)
+    known = set(registry.known_op_ids() if registered is None else registered)
+    resolve = registry.resolve if lookup is None else lookup
     _gate_id(spec, known)
     _gate_category(spec)
-    _gate_signature(spec)
-    _gate_zero_overhead(spec, lower=lower)
+    _gate_signature(spec, resolve)
+    _gate_zero_overhead(spec, resolve)
     outputs = _gate_deterministic(spec)
     _gate_observable(spec, outputs)
     _gate_rule_material(spec, known | {spec.id})
@@ -172,7 +193,7 @@ def _gate_category(spec: OpSpec) -> None:
 # -- gate 2 ------------------------------------------------------------------
 
 
-def _gate_signature(spec: OpSpec) -> None:
+def _gate_signature(spec: OpSpec, resolve: Lookup) -> None:
     sig = spec.signature
     if not isinstance(sig, OpSignature):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(
@@ -226,7 +247,7 @@ def _gate_signature(spec: OpSpec) -> None:
             "make the composition a function of its Expr arguments only",
         ) from None
     del nodes
-    result_type = _expr_type(spec, tree)
+    result_type = _expr_type(spec, tree, resolve)
     if result_type is not None and result_type != sig.output:
         raise _reject(
             spec,
@@ -246,204 +267,82 @@ def _accepts(fn: Callable[..., object], arity: int) -> bool:
     return True
 
 
-def _expr_type(spec: OpSpec, tree: Expr) -> DataType | None:
-    """The type of a composition's value as vyre's type rules give it (None when
-    it depends on an op that is not registered yet). Iterative over the DAG."""
-    from vyre import ops
-    from vyre.ir import BinaryExpr, Call, Cast, LitBool, LitI32, LitU32, Select, UnaryExpr
-    from vyre.ir import UnOp as IrUnOp
+def _with_self(spec: OpSpec, resolve: Lookup) -> Lookup:
+    """`resolve`, answering `spec.id` with `spec` (an op being admitted may call
+    itself: that is reported as recursion, V017, not as an unknown op)."""
 
-    keeps_i32 = (IrUnOp.NEGATE, IrUnOp.BIT_NOT, IrUnOp.REVERSE_BITS)
-    types: dict[int, DataType | None] = {}
-    for node in walk_expr(tree):
-        match node:
-            case Param(_, dtype):
-                result: DataType | None = dtype
-            case LitU32() | BinaryExpr():
-                result = DataType.U32
-            case LitI32():
-                result = DataType.I32
-            case LitBool():
-                result = DataType.BOOL
-            case UnaryExpr(op, operand):
-                operand_type = types[id(operand)]
-                result = operand_type if op in keeps_i32 and operand_type is DataType.I32 else (
-                    DataType.U32
-                )
-            case Select(_, if_true, _):
-                result = types[id(if_true)]
-            case Cast(target, _):
-                result = target
-            case Call(op_id, _):
-                if op_id == spec.id:
-                    result = spec.signature.output
-                else:
-                    try:
-                        result = ops.get(op_id).signature.output
-                    except KeyError:
-                        result = None
-            case _:
-                result = None
-        types[id(node)] = result
-    return types[id(tree)]
+    def lookup(op_id: str) -> OpSpec | None:
+        return spec if op_id == spec.id else resolve(op_id)
+
+    return lookup
+
+
+def _expr_type(spec: OpSpec, tree: Expr, resolve: Lookup) -> DataType | None:
+    """The type of the composition's value, read off the IR it becomes (None when
+    it depends on an op that is not registered yet)."""
+    lookup = _with_self(spec, resolve)
+
+    def call_type(op_id: str) -> DataType | None:
+        callee = lookup(op_id)
+        return None if callee is None else callee.signature.output
+
+    unknown = any(
+        isinstance(node, Call) and node.result is None and lookup(node.op_id) is None
+        for node in walk_expr(tree)
+    )
+    if unknown:
+        return None
+    params = Block(arg_types=[t.attr for t in spec.signature.inputs])
+    _, value = emit_expr(tree, params.args, call_type=call_type)
+    return DataType.of(value.type)
 
 
 # -- gate 3 ------------------------------------------------------------------
 
 
-def _gate_zero_overhead(spec: OpSpec, *, lower: bool) -> None:
+def _gate_zero_overhead(spec: OpSpec, resolve: Lookup) -> None:
     if spec.category != "A":
         return
-    from vyre.dialects import vyre as d
-    from vyre.validate import ValidationError
-
-    program = witness_program(spec)
     # A non-inlinable op (a buffer op lowered by its own path) is still checked as
     # if it were expanded: its composition must be overhead-free all the same.
     probe = spec if spec.inlinable else replace(spec, inlinable=True)
-    try:
-        from vyre.passes.inline_calls import inline_calls
-
-        inlined = inline_calls(program, specs={spec.id: probe})
-    except ValidationError as error:
+    lookup = _with_self(probe, resolve)
+    kernel = composition_kernel(spec, lookup)
+    diagnostics = KernelChecker.check(kernel, lookup)
+    if diagnostics:
         raise _reject(
             spec,
             3,
-            f"the composition does not inline: {error}",
-            "call only registered, inlinable ops, without recursion",
-        ) from None
-    allowed = (
-        d.LitU32Op,
-        d.LitI32Op,
-        d.LitBoolOp,
-        d.LoadOp,
-        d.InvocationIdOp,
-        d.BinOp,
-        d.UnOp,
-        d.SelectOp,
-        d.CastOp,
-        d.StoreOp,
-        d.CallOp,
-    )
-    for op in inlined.kernel.body.walk():
-        if not isinstance(op, allowed):
-            raise _reject(
-                spec,
-                3,
-                f"the inlined composition contains `{op.name}`, which hand-written code"
-                " computing one value would not have",
-                "express the op as a single expression tree (no Let, Loop, If or Block)",
-            )
-        if isinstance(op, d.CallOp):
-            callee = op.op_id.data
-            from vyre import ops
-
-            if ops.get(callee).intrinsic is None:
-                raise _reject(
-                    spec,
-                    3,
-                    f"a call of `{callee}` remains after inlining",
-                    "call only Category A ops or Category C intrinsics",
-                )
-    if not lower:
-        return
-    try:
-        wgsl = _lower_or_none(inlined)
-    except Exception as error:  # ValidationError, or a lowering error of a user op
-        raise _reject(
-            spec,
-            3,
-            f"the inlined composition does not lower to WGSL: {error}",
-            "build the composition from well-typed vyre expressions",
-        ) from None
-    if wgsl is None:
-        return
-    problems = _wgsl_overhead(wgsl, spec)
-    if problems:
-        raise _reject(
-            spec,
-            3,
-            f"the lowered WGSL has {', '.join(problems)}",
-            "build the composition from straight-line vyre expressions",
+            "the composition is not valid vyre IR where its call stands: "
+            + "; ".join(diagnostic.message for diagnostic in diagnostics),
+            "call only registered, inlinable ops, without recursion, with well-typed operands",
         )
 
 
-def witness_program(spec: OpSpec) -> Program:
-    """`out[i] = <op>(in0[i], in1[i], ...)`: the program that exercises one op."""
-    from vyre.ir import Expr as E
+def composition_kernel(spec: OpSpec, lookup: Lookup | None = None) -> d.KernelOp:
+    """`out[i] = <composition>(in0[i], in1[i], ...)` with the composition written
+    out (its calls kept): the kernel gate 3 validates."""
+    resolve = registry.resolve if lookup is None else lookup
+    sig = spec.signature
+    decls = [BufferDecl.read(f"in{i}", i, t) for i, t in enumerate(sig.inputs)]
+    decls.append(BufferDecl.read_write("out", len(decls), sig.output))
+    index = d.InvocationIdOp(0)
+    loads = [d.LoadOp(decl.name, index, decl.dtype.attr) for decl in decls[:-1]]
 
-    inputs = [BufferDecl.read(f"in{i}", i, t) for i, t in enumerate(spec.signature.inputs)]
-    out = BufferDecl.read_write("out", len(inputs), spec.signature.output)
-    index = E.gid_x()
-    args = [E.load(decl.name, index) for decl in inputs]
-    return Program(
-        buffers=[*inputs, out],
-        workgroup_size=(64, 1, 1),
-        entry=[Node.store("out", index, E.call(spec.id, args))],
+    def call_type(op_id: str) -> DataType | None:
+        callee = resolve(op_id)
+        return None if callee is None else callee.signature.output
+
+    ops, value = emit_expr(spec.composition_tree, [load.res for load in loads], call_type=call_type)
+    body: list[Operation] = [index, *loads, *ops, d.StoreOp("out", index, value)]
+    return d.KernelOp.create(
+        properties={
+            "sym_name": StringAttr("admission"),
+            "workgroup_size": ArrayAttr([IntAttr(64), IntAttr(1), IntAttr(1)]),
+            "buffers": ArrayAttr([decl.to_attr() for decl in decls]),
+        },
+        regions=[Region(Block(body))],
     )
-
-
-def _lower_or_none(program: Program) -> str | None:
-    try:
-        from vyre.lowering.wgsl import lower_to_wgsl
-    except ImportError:
-        return None
-    return lower_to_wgsl(program)
-
-
-_WGSL_LOOP = re.compile(r"\b(loop|for|while)\b")
-_WGSL_FN = re.compile(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)")
-
-
-def _wgsl_overhead(wgsl: str, spec: OpSpec) -> list[str]:
-    problems: list[str] = []
-    if _WGSL_LOOP.search(wgsl):
-        problems.append("a loop")
-    if spec.id in wgsl:
-        problems.append(f"the op id `{spec.id}`")
-    functions = _WGSL_FN.findall(wgsl)
-    baseline = _baseline_functions(spec)
-    extra = sorted(set(functions) - baseline)
-    if extra:
-        problems.append(f"helper function(s) {', '.join(extra)}")
-    return problems
-
-
-_baselines: dict[OpSignature, set[str]] = {}
-
-
-def _baseline_functions(spec: OpSpec) -> set[str]:
-    """The functions the lowering emits for hand-written code over the same
-    buffers that uses every BinOp and UnOp, a Select and casts: the helpers a
-    composition may legitimately reach."""
-    baseline = _baselines.get(spec.signature)
-    if baseline is None:
-        from vyre.ir import BinOp, UnOp
-        from vyre.ir import Expr as E
-
-        program = witness_program(spec)
-        inputs = [decl for decl in program.buffers if decl.name != "out"]
-        value: Expr = E.u32(1)
-        for decl in inputs:
-            loaded = E.load(decl.name, E.gid_x())
-            if decl.dtype is not DataType.U32:
-                loaded = E.cast(DataType.U32, loaded)
-            value = E.add(value, loaded)
-        for kind in BinOp:
-            value = E.binop(kind, value, E.add(E.u32(3), E.load("out", E.gid_x())))
-        for kind in UnOp:
-            value = E.unop(kind, value)
-        value = E.select(value, E.cast(DataType.U32, E.cast(DataType.I32, value)), value)
-        if spec.signature.output is not DataType.U32:
-            value = E.cast(spec.signature.output, value)
-        hand_written = Program(
-            buffers=program.buffers,
-            workgroup_size=(64, 1, 1),
-            entry=[Node.store("out", E.gid_x(), value)],
-        )
-        baseline = set(_WGSL_FN.findall(_lower_or_none(hand_written) or ""))
-        _baselines[spec.signature] = baseline
-    return baseline
 
 
 # -- gates 4 and 5 -----------------------------------------------------------
@@ -524,8 +423,6 @@ def _gate_observable(spec: OpSpec, output: bytes) -> None:
 
 
 def _gate_rule_material(spec: OpSpec, known: set[str]) -> None:
-    from vyre.ops.laws import Law
-
     if not (spec.laws or spec.equivalence_classes or spec.boundaries or spec.alternates):
         raise _reject(
             spec,
@@ -555,8 +452,6 @@ def _gate_rule_material(spec: OpSpec, known: set[str]) -> None:
                     "register that op first or name a registered one",
                 )
     for cls in spec.equivalence_classes:
-        from vyre.ops.spec import EquivalenceClass
-
         if not isinstance(cls, EquivalenceClass) or not cls.representatives:  # pyright: ignore[reportUnnecessaryIsInstance]
             raise _reject(
                 spec,
@@ -625,9 +520,7 @@ def characterization_collisions(specs: Iterable[OpSpec] | None = None) -> list[s
     in, the peer's and every equivalence class, boundary and alternate it
     declares is declared by the peer too."""
     if specs is None:
-        from vyre import ops
-
-        specs = [ops.get(op_id) for op_id in ops.known_op_ids()]
+        specs = [registry.get(op_id) for op_id in registry.known_op_ids()]
     by_arity: dict[tuple[tuple[DataType, ...], DataType], list[OpSpec]] = {}
     for spec in specs:
         key = (spec.signature.inputs, spec.signature.output)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from vyre.ops.registry import resolve
+
 __all__ = ["SCALAR", "WGSL_BUILTINS", "is_call_intrinsic", "wgsl_builtin"]
 
 _U32 = 0xFFFF_FFFF
@@ -57,20 +59,17 @@ SCALAR: Mapping[str, Callable[..., int]] = {
 
 def is_call_intrinsic(op_id: str) -> bool:
     """True for a registered Category C op that inline-calls leaves as a call."""
-    from vyre import ops
-
-    try:
-        intrinsic = ops.get(op_id).intrinsic
-    except KeyError:
-        return False
+    spec = resolve(op_id)
+    intrinsic = None if spec is None else spec.intrinsic
     return intrinsic is not None and intrinsic.unop is None
 
 
 def wgsl_builtin(op_id: str) -> str:
     """The WGSL builtin of a Category C op (registered user intrinsics included)."""
-    from vyre import ops
-
-    intrinsic = ops.get(op_id).intrinsic
+    spec = resolve(op_id)
+    if spec is None:
+        raise ValueError(f"`{op_id}` is not a registered op (V016)")
+    intrinsic = spec.intrinsic
     if intrinsic is None:
         raise ValueError(f"`{op_id}` is Category A: inline it (inline-calls), do not lower it")
     return intrinsic.wgsl

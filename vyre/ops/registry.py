@@ -1,7 +1,10 @@
 """The op registry: built-in families, loaded on first use, plus user ops.
 
-Importing `vyre.ops` builds nothing; the built-in specs are constructed the
-first time an id is looked up or listed.
+The registry is data: `add` stores a spec that `vyre.ops.register` admitted
+(the admission gates live in `admission.py`). Importing it builds nothing; the
+built-in specs are constructed the first time an id is looked up or listed.
+Importing it also tells the builder how to type calls (`vyre.ir.set_call_typer`):
+a `Call` without a spelled result type gets its op's declared output type.
 """
 
 from __future__ import annotations
@@ -9,16 +12,16 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from vyre.ops.admission import admit
+from vyre.ir import DataType, set_call_typer
 from vyre.ops.spec import OpSpec
 
 __all__ = [
     "UnknownOpError",
+    "add",
     "builtin_op_ids",
     "generation",
     "get",
     "known_op_ids",
-    "register",
     "resolve",
     "unregister",
 ]
@@ -98,15 +101,21 @@ def resolve(op_id: str, extra: Mapping[str, OpSpec] | None = None) -> OpSpec | N
     return _user.get(op_id) or _load_builtins().get(op_id)
 
 
-def register(spec: OpSpec) -> OpSpec:
-    """Admit `spec` through the admission gates and add it to the registry.
-
-    Raises `vyre.AdmissionError` naming the failed gate."""
+def add(spec: OpSpec) -> OpSpec:
+    """Store an admitted user op (`vyre.ops.register` admits, then adds)."""
     global _generation
-    admit(spec, registered=known_op_ids())
     _user[spec.id] = spec
     _generation += 1
     return spec
+
+
+def output_type(op_id: str) -> DataType | None:
+    """The declared output type of a registered op, None for an unknown id."""
+    spec = resolve(op_id)
+    return None if spec is None else spec.signature.output
+
+
+set_call_typer(output_type)
 
 
 def unregister(op_id: str) -> None:

@@ -24,6 +24,7 @@ from vyre.ir import (
     LitBool,
     LitI32,
     LitU32,
+    Param,
     Select,
     UnaryExpr,
     UnOp,
@@ -109,14 +110,6 @@ class UnsupportedByBackend(RuntimeError):
             f" `{backend}`; there is no software fallback. Fix: run it on one of"
             f" {', '.join(intrinsic.backends)}, or compose the computation from Category A ops."
         )
-
-
-@dataclass(frozen=True)
-class Param(Expr):
-    """The `index`-th input of an op, a leaf of its composition tree."""
-
-    index: int
-    dtype: DataType = DataType.U32
 
 
 class CompositionError(ValueError):

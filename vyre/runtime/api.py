@@ -1,14 +1,14 @@
-"""`vyre.run`: validate a program, move numpy arrays in, run a backend, move them out.
+"""`vyre.run`: prepare a program, move numpy arrays in, run a backend, move them out.
 
 python-api.md is the contract. The backends speak the host words of
 `vyre.runtime.host`; this module checks every argument first (each error names
-the buffer) and validates the program before any backend work.
+the buffer) and prepares the program (`vyre.pipeline.prepare`: validation, then
+the passes) before any backend work.
 
-Each call computes the program's structural fingerprint once
-(`vyre.runtime.fingerprint`). A program that validated clean is remembered by
-its fingerprint, with the buffer table the argument checks use; the backend
-gets the same fingerprint as the key of its own caches. A program changed in
-place has a new fingerprint, so it is validated again.
+Each call computes the program's structural fingerprint once (`vyre.fingerprint`)
+and hands it to the pipeline, whose cache holds the prepared program; the
+buffer table the argument checks use is cached beside it. A program changed in
+place has a new fingerprint, so it is validated and prepared again.
 """
 
 from __future__ import annotations
@@ -22,43 +22,37 @@ from typing import Any, SupportsIndex, cast
 
 import numpy as np
 
+from vyre.fingerprint import Fingerprint, LruCache, fingerprint
 from vyre.ir import BufferAccess, BufferDecl, Program
+from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
-from vyre.runtime.fingerprint import Fingerprint, LruCache, fingerprint
-from vyre.validate import ValidationError, validate
+from vyre.runtime.interp import execute as interp_execute
 
-__all__ = ["BACKENDS", "ProgramTable", "prepare", "run"]
+__all__ = ["BACKENDS", "ProgramTable", "prepare_arguments", "run"]
 
 Backend = Callable[
-    [Program, dict[str, np.ndarray], tuple[int, int, int], Fingerprint | None],
+    [Prepared, dict[str, np.ndarray], tuple[int, int, int]],
     dict[str, np.ndarray],
 ]
-"""(program, host words, dispatch, the program's fingerprint or None) -> final words."""
+"""(prepared program, host words, dispatch) -> final words."""
 
 
 def _interp(
-    program: Program,
-    words: dict[str, np.ndarray],
-    dispatch: tuple[int, int, int],
-    key: Fingerprint | None,
+    prepared: Prepared, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
 ) -> dict[str, np.ndarray]:
-    from vyre.runtime.interp import execute
-
-    return execute(program, words, dispatch)
+    return interp_execute(prepared, words, dispatch)
 
 
 def _wgpu(
-    program: Program,
-    words: dict[str, np.ndarray],
-    dispatch: tuple[int, int, int],
-    key: Fingerprint | None,
+    prepared: Prepared, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
 ) -> dict[str, np.ndarray]:
-    return _wgpu_backend().execute(program, words, dispatch, key=key)
+    return _wgpu_backend().execute(prepared, words, dispatch)
 
 
 @cache
 def _wgpu_backend() -> ModuleType:
-    """The wgpu backend module, imported on first use (once, not per run)."""
+    """The wgpu backend module, imported on first use: importing wgpu costs
+    about a second, and programs run on the interpreter never need it."""
     from vyre.runtime import wgpu_backend
 
     return wgpu_backend
@@ -78,36 +72,33 @@ class ProgramTable:
     """The storage and uniform buffers, in declaration order."""
 
     @classmethod
-    def of(cls, program: Program) -> ProgramTable:
-        buffers = program.buffers
+    def of(cls, buffers: tuple[BufferDecl, ...]) -> ProgramTable:
         return cls(
             {decl.name: decl for decl in buffers},
             tuple(decl for decl in buffers if decl.access is not BufferAccess.WORKGROUP),
         )
 
 
-VALID_CAPACITY = 256
-_VALID: LruCache[Fingerprint, ProgramTable] = LruCache(VALID_CAPACITY)
-"""The tables of programs that validated clean, by fingerprint."""
+TABLE_CAPACITY = 256
+_TABLES: LruCache[Fingerprint, tuple[Prepared, ProgramTable]] = LruCache(TABLE_CAPACITY)
+"""The prepared program and buffer table of recently run programs, by fingerprint."""
 
 
-def checked_table(program: Program, key: Fingerprint | None) -> ProgramTable:
-    """The buffer table of `program`; validates it unless a program with the same
-    fingerprint `key` validated clean before. Raises `vyre.ValidationError`."""
-    table = _VALID.get(key) if key is not None else None
-    if table is not None:
-        return table
-    diagnostics = validate(program)
-    if diagnostics:
-        raise ValidationError(diagnostics)
-    table = ProgramTable.of(program)
+def prepared_table(program: Program, key: Fingerprint | None) -> tuple[Prepared, ProgramTable]:
+    """`program` prepared by the pipeline, with its buffer table; both cached by
+    the fingerprint `key`. Raises `vyre.ValidationError`."""
+    entry = _TABLES.get(key) if key is not None else None
+    if entry is not None:
+        return entry
+    prepared = prepare(program, key)
+    entry = (prepared, ProgramTable.of(prepared.buffers))
     if key is not None:
-        _VALID.put(key, table)
-    return table
+        _TABLES.put(key, entry)
+    return entry
 
 
 @dataclass(frozen=True)
-class Prepared:
+class Arguments:
     """Checked arguments of one run: host words of every storage/uniform buffer and
     the user element count of every read_write buffer (bytes for `Bytes`)."""
 
@@ -166,15 +157,15 @@ def _unknown(name: object, decls: Mapping[str, BufferDecl], what: str) -> ValueE
     return ValueError(f"{what} `{name}` is not a buffer of this program (buffers: {known})")
 
 
-def prepare(
+def prepare_arguments(
     program: Program,
     inputs: Mapping[str, Any],
     dispatch: object,
     outputs: Mapping[str, Any] | None,
-) -> Prepared:
+) -> Arguments:
     """Check the arguments of `run` and build the host words; raises `ValueError`
     or `TypeError` naming the offending buffer."""
-    return _prepare(ProgramTable.of(program), inputs, dispatch, outputs)
+    return _prepare(ProgramTable.of(program.buffers), inputs, dispatch, outputs)
 
 
 _NO_OUTPUTS: Mapping[str, Any] = {}
@@ -186,7 +177,7 @@ def _prepare(
     inputs: Mapping[str, Any],
     dispatch: object,
     outputs: Mapping[str, Any] | None,
-) -> Prepared:
+) -> Arguments:
     if not isinstance(inputs, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"inputs must be a dict of buffer name -> array, got {inputs!r}")
     outputs = _NO_OUTPUTS if outputs is None else outputs
@@ -242,7 +233,7 @@ def _prepare(
             )
         if decl.access is BufferAccess.READ_WRITE:
             counts[decl.name] = count
-    return Prepared(words, counts, checked_dispatch)
+    return Arguments(words, counts, checked_dispatch)
 
 
 def run(
@@ -269,15 +260,14 @@ def run(
         raise ValueError(
             f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}"
         )
-    key = fingerprint(program)
-    table = checked_table(program, key)
-    prepared = _prepare(table, inputs, dispatch, outputs)
-    final = execute(program, prepared.words, prepared.dispatch, key)
-    missing = [name for name in prepared.counts if name not in final]
+    prepared, table = prepared_table(program, fingerprint(program))
+    arguments = _prepare(table, inputs, dispatch, outputs)
+    final = execute(prepared, arguments.words, arguments.dispatch)
+    missing = [name for name in arguments.counts if name not in final]
     if missing:
         raise RuntimeError(f"backend {backend!r} returned no contents for buffer(s) {missing}")
     decls = table.decls
     return {
         name: host.from_words(name, decls[name].dtype, np.asarray(final[name]), count)
-        for name, count in prepared.counts.items()
+        for name, count in arguments.counts.items()
     }

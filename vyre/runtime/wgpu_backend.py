@@ -1,7 +1,8 @@
 """The wgpu backend: lower to WGSL, dispatch on the GPU, read the results back.
 
-`execute(program, words, dispatch)` follows the runtime contract shared with the
-interpreter: `words` maps every storage/uniform buffer name to its packed 1-D
+`execute(prepared, words, dispatch)` runs a program the pipeline prepared
+(`vyre.pipeline.prepare`; its WGSL is `prepared.wgsl`) and follows the runtime
+contract shared with the interpreter: `words` maps every storage/uniform buffer name to its packed 1-D
 uint32 words; the result maps every read_write buffer name to its final words.
 
 Per run: storage buffers are uploaded (their buffers come from a pool keyed by
@@ -13,9 +14,9 @@ meta buffer holds the same words already; all slices are dispatched in one
 compute pass with bind groups reused from the device's cache; each read_write
 buffer is copied to one staging buffer, mapped, and copied once into its result.
 
-Everything that depends on the program alone (the lowered kernel and the
-per-binding tables of the checks) is cached by the program's structural
-fingerprint (`vyre.runtime.fingerprint`); everything that depends on the program
+Everything that depends on the program alone (the per-binding tables of the
+checks) is cached per prepared program, which the pipeline caches by the
+program's structural fingerprint; everything that depends on the program
 and the sizes (device-limit checks, compiled pipeline, dispatch slices, meta
 words, buffer sizes) by (program, word counts, dispatch, split limit). Both
 caches keep the most recently used entries.
@@ -37,14 +38,14 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 
 from vyre.dialects.vyre import AccessKind
-from vyre.ir import Program
+from vyre.fingerprint import LruCache
 from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS, BufferBinding
-from vyre.lowering.wgsl import LoweredKernel, lower
-from vyre.runtime.fingerprint import Fingerprint, LruCache, fingerprint
+from vyre.lowering.wgsl import LoweredKernel
+from vyre.pipeline import Prepared
 from vyre.runtime.host import is_zero_fill
 from vyre.runtime.wgpu_device import GpuDevice, Pipeline, gpu_device
 
-__all__ = ["execute", "lowered"]
+__all__ = ["execute"]
 
 _U32 = np.dtype(np.uint32)
 
@@ -73,7 +74,7 @@ class _Plan:
     """(binding, words per element) of every storage and uniform buffer."""
 
 
-_PLANS: LruCache[Fingerprint, _Plan] = LruCache(PLAN_CAPACITY)
+_PLANS: LruCache[Prepared, _Plan] = LruCache(PLAN_CAPACITY)
 
 
 def _plan_of(kernel: LoweredKernel, label: str) -> _Plan:
@@ -89,38 +90,31 @@ def _plan_of(kernel: LoweredKernel, label: str) -> _Plan:
     )
 
 
-def _plan(program: Program, key: Fingerprint | None) -> _Plan:
-    """The plan of `program`, cached by its fingerprint (`None`: not cached)."""
-    if key is None:
-        return _plan_of(lower(program), f"kernel @{program.name}")
-    plan = _PLANS.get(key)
+def _plan(prepared: Prepared) -> _Plan:
+    """The plan of a prepared program, cached per prepared program."""
+    plan = _PLANS.get(prepared)
     if plan is None:
-        plan = _plan_of(lower(program), f"kernel @{program.name}")
-        _PLANS.put(key, plan)
+        plan = _plan_of(prepared.wgsl, f"kernel @{prepared.name}")
+        _PLANS.put(prepared, plan)
     return plan
 
 
-def lowered(program: Program, key: Fingerprint | None = None) -> LoweredKernel:
-    """`lower(program)`, cached by the program's structural fingerprint (`key`,
-    computed here when not given)."""
-    return _plan(program, fingerprint(program) if key is None else key).kernel
-
-
 def execute(
-    program: Program,
+    prepared: Prepared,
     words: Mapping[str, np.ndarray],
     dispatch: Sequence[int],
     *,
     max_workgroups_per_axis: int | None = None,
-    key: Fingerprint | None = None,
 ) -> dict[str, np.ndarray]:
-    """Run `program` over `dispatch` workgroups; return every read_write buffer's words.
-
-    `key` is the program's fingerprint when the caller has it already (vyre.run);
-    it is computed here otherwise. `max_workgroups_per_axis` lowers the split
-    threshold below the device limit (a test hook: it exercises dispatch
-    splitting with few workgroups)."""
-    plan = _plan(program, fingerprint(program) if key is None else key)
+    """Run a prepared program over `dispatch` workgroups; return every read_write
+    buffer's words. `max_workgroups_per_axis` lowers the split threshold below the
+    device limit (a test hook: it exercises dispatch splitting with few workgroups)."""
+    if not isinstance(prepared, Prepared):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(
+            "execute() takes a prepared program (vyre.pipeline.prepare(program)), got"
+            f" {type(prepared).__name__}"
+        )
+    plan = _plan(prepared)
     groups = _check_dispatch(dispatch)
     checked = _check_words(plan, words)
     gpu = gpu_device()

@@ -23,7 +23,7 @@ from typing import Any
 from vyre.dialects.vyre import AccessKind
 from vyre.lowering.layout import BufferBinding
 from vyre.lowering.wgsl import LoweredKernel
-from vyre.runtime.fingerprint import LruCache
+from vyre.fingerprint import LruCache
 
 LIMITS_WANTED = (
     "max-buffer-size",

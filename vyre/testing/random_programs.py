@@ -50,7 +50,9 @@ from vyre.ir import (
     Node as N,
     Program,
     UnOp,
+    print_ir,
 )
+from vyre.validate import validate
 
 __all__ = ["GeneratorConfig", "RandomCase", "random_case"]
 
@@ -120,8 +122,6 @@ class RandomCase:
 
     def describe(self) -> str:
         """Everything needed to reproduce a mismatch: seed, dispatch, program, inputs."""
-        from vyre.text import print_ir
-
         lines = [f"seed={self.seed} dispatch={self.dispatch}", print_ir(self.program)]
         for name, words in self.words.items():
             lines.append(f"{name} = {[hex(int(w)) for w in words]}")
@@ -133,9 +133,6 @@ def random_case(seed: int, config: GeneratorConfig = GeneratorConfig()) -> Rando
 
     Raises AssertionError (with the program text) if the program it built does
     not pass `vyre.validate`: that is a bug of the generator or the validator."""
-    from vyre.text import print_ir
-    from vyre.validate import validate
-
     case = _Generator(seed, config).case()
     diagnostics = validate(case.program)
     assert not diagnostics, (

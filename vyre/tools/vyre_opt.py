@@ -1,8 +1,8 @@
 """`vyre-opt`: parse, validate, transform and print vyre IR (xdsl-opt style).
 
-Knows only the `builtin` and `vyre` dialects, the upstream `canonicalize`,
-`cse` and `dce` passes, vyre's own passes (`vyre.passes.get_all_passes`) and
-the targets `mlir` and `wgsl`. Every user error is reported as
+Knows only the `builtin` and `vyre` dialects, the passes of
+`vyre.transforms.get_all_passes` (vyre's own and the upstream `canonicalize`,
+`cse` and `dce`) and the targets `mlir` and `wgsl`. Every user error is reported as
 `file:line:col: error: message` (or `vyre-opt: error: message`) with exit
 status 1 and no Python traceback; `--verify-diagnostics` prints the messages
 and exits 0, so that lit tests can check them.
@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, NoReturn
@@ -32,7 +32,10 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from vyre.dialects.vyre import KernelOp
+from vyre.ops.admission import AdmissionError
+from vyre.targets import WGSLTarget
 from vyre.text import LocatingParser, format_parse_error
+from vyre.transforms import get_all_passes
 from vyre.validate import ValidationError, validate
 
 
@@ -193,50 +196,8 @@ class VyreOptMain(xDSLOptMain):
 
 
 # ---------------------------------------------------------------------------
-# Registries
+# Targets
 # ---------------------------------------------------------------------------
-
-
-def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Upstream canonicalize/cse/dce plus vyre's own passes, all imported lazily."""
-
-    def get_canonicalize() -> type[ModulePass]:
-        from xdsl.transforms.canonicalize import CanonicalizePass
-
-        return CanonicalizePass
-
-    def get_cse() -> type[ModulePass]:
-        from xdsl.transforms.common_subexpression_elimination import (
-            CommonSubexpressionElimination,
-        )
-
-        return CommonSubexpressionElimination
-
-    def get_dce() -> type[ModulePass]:
-        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
-
-        return DeadCodeElimination
-
-    from vyre.passes import get_all_passes as get_vyre_passes
-
-    passes = {"canonicalize": get_canonicalize, "cse": get_cse, "dce": get_dce}
-    for name, factory in get_vyre_passes().items():
-        passes[name] = _available(f"pass '{name}'", factory)
-    return passes
-
-
-def _available(
-    what: str, factory: Callable[[], type[ModulePass]]
-) -> Callable[[], type[ModulePass]]:
-    """`factory`, turning an import failure into a clear ToolError."""
-
-    def get() -> type[ModulePass]:
-        try:
-            return factory()
-        except ImportError as error:
-            raise ToolError(f"{what} is not available in this vyre ({error})") from None
-
-    return get
 
 
 def _mlir_target() -> type[Target]:
@@ -246,10 +207,6 @@ def _mlir_target() -> type[Target]:
 
 
 def _wgsl_target() -> type[Target]:
-    try:
-        from vyre.lowering.target import WGSLTarget
-    except ImportError as error:
-        raise ToolError(f"target 'wgsl' is not available in this vyre ({error})") from None
     return WGSLTarget
 
 
@@ -260,8 +217,6 @@ def _wgsl_target() -> type[Target]:
 
 def load_user_ops(path: str) -> None:
     """Run the Python file `path`, which registers user ops with `vyre.ops.register`."""
-    from vyre.ops.admission import AdmissionError
-
     try:
         source = Path(path).read_text()
     except OSError as error:

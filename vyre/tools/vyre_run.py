@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vyre.ir import DataType, Program
+from vyre.ir import DataType, Program, parse_ir
 from vyre.runtime.api import BACKENDS, run
-from vyre.text import VyreParseError, parse_ir
+from vyre.text import VyreParseError
 from vyre.tools.vyre_opt import DiagnosticsError, check_module
 
 EXIT_INVALID = 1

@@ -25,7 +25,7 @@ from vyre.dialects.vyre import AccessKind, DataTypeKind
 from vyre.validation import messages as m
 from vyre.validation.casts import rejected_cast_rule
 from vyre.validation.diagnostic import Diagnostic
-from vyre.validation.registry import OpRegistryView
+from vyre.validation.registry import OpLookup, OpRegistryView, no_ops
 from vyre.validation.uniformity import UniformityAnalysis
 
 U32 = DataTypeKind.U32
@@ -142,8 +142,9 @@ class KernelChecker:
     _barrier_orders: dict[Operation, int] = field(default_factory=lambda: {})
 
     @classmethod
-    def check(cls, kernel: d.KernelOp) -> list[Diagnostic]:
-        checker = cls(kernel)
+    def check(cls, kernel: d.KernelOp, lookup: OpLookup = no_ops) -> list[Diagnostic]:
+        """Every diagnostic of `kernel`; calls are checked against `lookup`."""
+        checker = cls(kernel, registry=OpRegistryView(lookup))
         checker._check_kernel_header()
         shape = KernelShape.measure(kernel)
         if shape.region_depth <= MAX_WALK_DEPTH:

@@ -1,36 +1,40 @@
-"""What validation needs from the op registry: lookups and the callee chain depth.
+"""What validation needs from an op library: lookups and the callee chain depth.
 
-The registry (`vyre.ops`) is consulted lazily and defensively: while it lacks
-`get`, or when `get` raises, an op id counts as unknown (V016)."""
+Validation sits below the op library (`vyre.ops`), which validates compositions
+when it admits ops; so the library is not imported here. The caller passes a
+lookup (`op id -> spec or None`): `vyre.validate` passes the registry's. Specs are
+read by attribute (`signature.inputs`, `signature.output`, `inlinable`,
+`callees`), so any object shaped like `vyre.ops.OpSpec` works."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from vyre.dialects.vyre import DataTypeKind
 
 INFINITE_DEPTH = float("inf")
 
+OpLookup = Callable[[str], object | None]
+"""Op id -> its spec, or None when no op has that id."""
 
-def _lookup(op_id: str) -> object | None:
-    try:
-        from vyre import ops
 
-        return ops.get(op_id)  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
-    except (ImportError, AttributeError, LookupError, ValueError, TypeError):
-        return None
+def no_ops(op_id: str) -> object | None:
+    """The lookup of an empty library: every call is of an unknown op (V016)."""
+    return None
 
 
 @dataclass
 class OpRegistryView:
     """Memoised answers about op ids for one validation run."""
 
+    lookup: OpLookup = no_ops
     _specs: dict[str, object | None] = field(default_factory=lambda: {})
     _chain_depths: dict[str, float] = field(default_factory=lambda: {})
 
     def spec(self, op_id: str) -> object | None:
         if op_id not in self._specs:
-            self._specs[op_id] = _lookup(op_id)
+            self._specs[op_id] = self.lookup(op_id)
         return self._specs[op_id]
 
     def is_known(self, op_id: str) -> bool:

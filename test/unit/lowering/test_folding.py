@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
-from vyre.lowering import lower_to_wgsl
+from vyre import lower_to_wgsl
 
 M32 = 0xFFFF_FFFF
 EDGES = [0, 1, 7, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF]

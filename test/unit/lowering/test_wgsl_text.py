@@ -22,7 +22,8 @@ from vyre.ir import (
     Node as N,
     Program,
 )
-from vyre.lowering import LoweredKernel, lower, lower_to_wgsl
+from vyre.lowering import LoweredKernel
+from vyre.pipeline import lower_to_wgsl, lowered as lower
 from vyre.lowering.names import RESERVED_IDENTIFIERS
 
 GID = E.gid_x()
@@ -431,3 +432,19 @@ LIT_DIR = Path(__file__).resolve().parents[2] / "lit" / "lowering"
 )
 def test_lit_examples_are_accepted_by_naga(path: Path, naga_accepts: Check) -> None:
     naga_accepts(lower_to_wgsl(vyre.parse_ir(path.read_text(), str(path))))
+
+
+def test_a_kernel_name_cannot_inject_wgsl(gpu_adapter) -> None:
+    name = "k\nconst junk: u32 = 1u / 0u;\n//"
+    program = Program(
+        buffers=[BufferDecl.read_write("o", 0, DataType.U32)],
+        workgroup_size=(1, 1, 1),
+        entry=[N.store("o", E.u32(0), E.u32(7))],
+        name=name,
+    )
+    assert "const junk" not in "\n".join(
+        line for line in vyre.lower_to_wgsl(program).splitlines() if not line.startswith("//")
+    )
+    for backend in ("interp", "wgpu"):
+        out = vyre.run(program, {}, dispatch=(1, 1, 1), outputs={"o": 1}, backend=backend)
+        assert out["o"].tolist() == [7]

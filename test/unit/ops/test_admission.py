@@ -15,12 +15,8 @@ from vyre import ops
 from vyre.ir import DataType
 from vyre.ir import Expr as E
 from vyre.ops import EquivalenceClass, Intrinsic, OpSignature, OpSpec, laws
-from vyre.ops.admission import (
-    AdmissionError,
-    admit,
-    characterization_collisions,
-    witness_program,
-)
+from vyre.conform.zero_overhead import problems, witness_program
+from vyre.ops.admission import AdmissionError, admit, characterization_collisions
 
 U32 = DataType.U32
 BINARY = OpSignature(inputs=[U32, U32], output=U32)
@@ -140,8 +136,9 @@ def test_gate3_rejects_compositions_that_do_not_inline(registry_guard: None) -> 
     _rejected(
         _spec(composition=lambda a, b: E.add(E.cast(DataType.I32, a), b)),
         3,
-        "does not lower to WGSL: vyre IR validation: binary operation left operand must be"
-        " `u32`, got `i32`. Fix: cast or rewrite the operand to produce U32. Fix: build",
+        "the composition is not valid vyre IR where its call stands: vyre IR validation:"
+        " binary operation left operand must be `u32`, got `i32`. Fix: cast or rewrite the"
+        " operand to produce U32. Fix: call only",
     )
     _rejected(
         _spec(composition=lambda a, b: E.call("primitive.math.addd", [a, b])),

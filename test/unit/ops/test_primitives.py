@@ -19,7 +19,7 @@ from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops import laws as L
 from vyre.ops.spec import OpSpec
-from vyre.passes.inline_calls import inline_calls
+from vyre.transforms.inline_calls import inline_calls
 
 M = 0xFFFF_FFFF
 U64 = np.uint64

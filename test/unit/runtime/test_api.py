@@ -347,3 +347,18 @@ def test_invalid_program_raises_before_any_backend_work(monkeypatch: pytest.Monk
     with pytest.raises(vyre.ValidationError):
         vyre.run(bad, {"zzz": A}, dispatch=(0, 0, 0), backend="wgpu")
     assert calls == []
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+def test_uniform_buffers_hold_at_most_64_kib_on_every_backend(backend: str, gpu_adapter) -> None:
+    program = Program(
+        buffers=[BufferDecl.uniform("u", 0, DataType.U32), BufferDecl.read_write("o", 1, DataType.U32)],
+        workgroup_size=(1, 1, 1),
+        entry=[N.store("o", E.u32(0), E.buf_len("u"))],
+    )
+    fits = vyre.run(program, {"u": np.zeros(16384, np.uint32)}, dispatch=(1, 1, 1),
+                    outputs={"o": 1}, backend=backend)
+    assert fits["o"].tolist() == [16384]
+    with pytest.raises(ValueError, match="uniform buffer `u` holds 65540 bytes"):
+        vyre.run(program, {"u": np.zeros(16385, np.uint32)}, dispatch=(1, 1, 1),
+                 outputs={"o": 1}, backend=backend)

@@ -11,8 +11,11 @@ import types
 import numpy as np
 import pytest
 
+from vyre import run
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr as E, Node as N, Program
-from vyre.runtime.interp import InterpError, execute
+from vyre.runtime.interp import InterpError
+from vyre.testing.backends import execute_interp as execute
+from vyre.testing.backends import execute_interp_unchecked
 
 M = 0xFFFF_FFFF
 GID = E.gid_x()
@@ -235,7 +238,7 @@ def test_broken_invariants_give_clear_errors() -> None:
         )
         words = _words(ro=[1], out=[0])
         words.update({b.name: np.zeros(4, np.uint32) for b in buffers})
-        return execute(program, words, (1, 1, 1))
+        return execute_interp_unchecked(program, words, (1, 1, 1))
 
     with pytest.raises(InterpError, match="unknown buffer `nope`.*V004"):
         run([N.store("out", E.u32(0), E.load("nope", E.u32(0)))])
@@ -260,14 +263,14 @@ def test_broken_declarations_give_clear_errors() -> None:
     entry = [N.store("out", E.u32(0), E.u32(1))]
     zero = Program([BufferDecl.read_write("out", 0, DataType.U32)], (4, 0, 1), entry)
     with pytest.raises(InterpError, match="workgroup_size.*V003"):
-        execute(zero, _words(out=[0]), (1, 1, 1))
+        execute_interp_unchecked(zero, _words(out=[0]), (1, 1, 1))
     twice = Program(
         [BufferDecl.read_write("out", 0, DataType.U32), BufferDecl.read("out", 1, DataType.U32)],
         (1, 1, 1),
         entry,
     )
     with pytest.raises(InterpError, match="duplicate buffer name `out`"):
-        execute(twice, _words(out=[0]), (1, 1, 1))
+        execute_interp_unchecked(twice, _words(out=[0]), (1, 1, 1))
 
 
 def _call_program() -> Program:
@@ -278,45 +281,22 @@ def _call_program() -> Program:
     )
 
 
-def test_calls_without_the_inline_calls_pass_are_refused(monkeypatch) -> None:
-    real_find_spec = importlib.util.find_spec
-
-    def find_spec(name, *args):
-        return None if name == "vyre.passes.inline_calls" else real_find_spec(name, *args)
-
-    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
-    with pytest.raises(NotImplementedError, match="inline-calls pass"):
-        execute(_call_program(), _words(out=[0]), (1, 1, 1))
-
-
-def test_calls_are_inlined_by_the_pass_first(monkeypatch) -> None:
-    inlined = Program(
-        buffers=[BufferDecl.read_write("out", 0, DataType.U32)],
-        workgroup_size=(1, 1, 1),
-        entry=[N.store("out", E.u32(0), E.add(E.u32(2), E.u32(3)))],
-    )
-    seen: list[Program] = []
-
-    def inline_calls(program: Program) -> Program:
-        seen.append(program)
-        return inlined
-
-    fake = types.ModuleType("vyre.passes.inline_calls")
-    fake.__spec__ = importlib.machinery.ModuleSpec("vyre.passes.inline_calls", None)
-    fake.inline_calls = inline_calls  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "vyre.passes.inline_calls", fake)
-    program = _call_program()
-    assert execute(program, _words(out=[0]), (1, 1, 1))["out"].tolist() == [5]
-    assert seen == [program]
-    # a pass that leaves calls behind is an error, not a crash
-    fake.inline_calls = lambda program: program  # type: ignore[attr-defined]
+def test_calls_left_in_an_unprepared_kernel_are_refused() -> None:
+    """The interpreter runs prepared kernels; a Category A call left in a kernel
+    is a clear error, not a crash."""
     with pytest.raises(InterpError, match="survived inlining"):
-        execute(program, _words(out=[0]), (1, 1, 1))
+        execute_interp_unchecked(_call_program(), _words(out=[0]), (1, 1, 1))
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("vyre.passes.inline_calls") is None,
-    reason="the inline-calls pass has not landed",
-)
 def test_calls_with_the_real_inline_calls_pass() -> None:
     assert execute(_call_program(), _words(out=[0]), (1, 1, 1))["out"].tolist() == [5]
+
+
+def test_the_interpreter_refuses_absurd_workgroups_with_a_clear_error() -> None:
+    program = Program(
+        buffers=[BufferDecl.read_write("o", 0, DataType.U32)],
+        workgroup_size=(0xFFFFFFFF, 1, 1),
+        entry=[N.store("o", E.u32(0), E.u32(1))],
+    )
+    with pytest.raises(ValueError, match="at most 65536"):
+        run(program, {}, dispatch=(1, 1, 1), outputs={"o": 1}, backend="interp")

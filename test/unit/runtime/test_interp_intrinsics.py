@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
-from vyre.runtime.interp import InterpError, execute
+from vyre.runtime.interp import InterpError
+from vyre.testing.backends import execute_interp as execute
+from vyre.testing.backends import execute_interp_unchecked
 
 M = 0xFFFF_FFFF
 EXTRACT = "primitive.bitwise.extract_bits"
@@ -173,15 +175,6 @@ def test_intrinsic_result_under_divergent_control_flow() -> None:
 # -- calls the interpreter does not execute --------------------------------------
 
 
-@pytest.fixture
-def identity_inliner(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An inline-calls pass that leaves every call in place."""
-    fake = types.ModuleType("vyre.passes.inline_calls")
-    fake.__spec__ = importlib.machinery.ModuleSpec("vyre.passes.inline_calls", None)
-    fake.inline_calls = lambda program: program  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "vyre.passes.inline_calls", fake)
-
-
 def _one_store(value: E, extra: list[BufferDecl] | None = None) -> Program:
     return Program(
         buffers=[BufferDecl.read_write("out", 0, DataType.U32), *(extra or [])],
@@ -194,27 +187,27 @@ def _out() -> dict[str, np.ndarray]:
     return {"out": np.zeros(1, dtype=np.uint32)}
 
 
-def test_other_remaining_call_is_a_clear_error(identity_inliner: None) -> None:
+def test_other_remaining_call_is_a_clear_error() -> None:
     program = _one_store(E.call("primitive.math.add", [E.u32(2), E.u32(3)]))
     with pytest.raises(InterpError, match=r"call to `primitive\.math\.add` was not inlined: "):
-        execute(program, _out(), (1, 1, 1))
+        execute_interp_unchecked(program, _out(), (1, 1, 1))
 
 
-def test_intrinsic_with_wrong_arity_is_a_clear_error(identity_inliner: None) -> None:
+def test_intrinsic_with_wrong_arity_is_a_clear_error() -> None:
     program = _one_store(E.call(EXTRACT, [E.u32(2), E.u32(3)]))
     with pytest.raises(InterpError, match=r"`primitive\.bitwise\.extract_bits`.*2 argument"):
-        execute(program, _out(), (1, 1, 1))
+        execute_interp_unchecked(program, _out(), (1, 1, 1))
 
 
-def test_intrinsic_with_non_u32_argument_is_a_clear_error(identity_inliner: None) -> None:
+def test_intrinsic_with_non_u32_argument_is_a_clear_error() -> None:
     program = _one_store(E.call(INSERT, [E.u32(0), E.i32(-1), E.u32(0), E.u32(4)]))
     with pytest.raises(InterpError, match=r"argument 1 must be `u32`, got `i32`"):
-        execute(program, _out(), (1, 1, 1))
+        execute_interp_unchecked(program, _out(), (1, 1, 1))
 
 
 def test_intrinsics_survive_the_real_inline_calls_pass() -> None:
     """The real pass leaves these calls in place; the interpreter executes them."""
-    from vyre.passes.inline_calls import inline_calls
+    from vyre.transforms.inline_calls import inline_calls
 
     program = _one_store(E.call(EXTRACT, [E.u32(0xABCD), E.u32(4), E.u32(8)]))
     assert any(op.name == "vyre.call" for op in inline_calls(program).kernel.walk())

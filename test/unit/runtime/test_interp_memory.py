@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr as E, Node as N, Program
-from vyre.runtime.interp import execute
+from vyre.testing.backends import execute_interp as execute
 
 M = 0xFFFF_FFFF
 GID = E.gid_x()

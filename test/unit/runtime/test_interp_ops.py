@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
-from vyre.runtime.interp import InterpError, execute
+from vyre.runtime.interp import InterpError
+from vyre.testing.backends import execute_interp as execute
+from vyre.testing.backends import execute_interp_unchecked
 
 M = 0xFFFF_FFFF
 EDGES = [0, 1, 2, 3, 7, 31, 32, 33, 64, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, M]
@@ -343,4 +345,4 @@ def test_unsupported_casts_are_rejected_before_execution(source, target) -> None
     )
     words = {"src": np.zeros(WIDTH[source], np.uint32), "out": np.zeros(1, np.uint32)}
     with pytest.raises(InterpError, match=f"unsupported cast from `{source.value}`"):
-        execute(program, words, (1, 1, 1))
+        execute_interp_unchecked(program, words, (1, 1, 1))

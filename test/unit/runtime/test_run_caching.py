@@ -20,7 +20,7 @@ from vyre import ops
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
 from vyre.ops import OpSignature, OpSpec, laws
-from vyre.runtime import fingerprint as fp
+from vyre import fingerprint as fp
 from vyre.runtime.host import is_zero_fill, zero_words
 from vyre.runtime.wgpu_device import GpuDevice
 
@@ -180,10 +180,12 @@ def test_lru_cache_keeps_the_most_recently_used() -> None:
 
 
 def test_the_caches_are_bounded() -> None:
+    from vyre import pipeline
     from vyre.runtime import api, wgpu_backend, wgpu_device
 
     for cache in (
-        api._VALID,  # pyright: ignore[reportPrivateUsage]
+        pipeline._PREPARED,  # pyright: ignore[reportPrivateUsage]
+        api._TABLES,  # pyright: ignore[reportPrivateUsage]
         fp._KNOWN,  # pyright: ignore[reportPrivateUsage]
         wgpu_backend._PLANS,  # pyright: ignore[reportPrivateUsage]
         wgpu_backend._SHAPES,  # pyright: ignore[reportPrivateUsage]

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
-from vyre.runtime.wgpu_backend import execute
+from vyre.testing.backends import execute_wgpu as execute
 
 M32 = 0xFFFF_FFFF
 T = DataType

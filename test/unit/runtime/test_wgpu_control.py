@@ -9,7 +9,7 @@ import numpy as np
 
 import vyre
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr as E, Node as N, Program
-from vyre.runtime.wgpu_backend import execute
+from vyre.testing.backends import execute_wgpu as execute
 
 M32 = 0xFFFF_FFFF
 GID = E.gid_x()

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vyre.runtime import interp
-from vyre.runtime.wgpu_backend import execute
+from vyre.testing.backends import execute_interp
+from vyre.testing.backends import execute_wgpu as execute
 from vyre.testing.random_programs import random_case
 
 SEEDS = range(1000, 1012)
@@ -18,7 +18,7 @@ SEEDS = range(1000, 1012)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_program_matches_the_interpreter(seed: int, gpu_adapter: Any) -> None:
     case = random_case(seed)
-    want = interp.execute(case.program, {k: v.copy() for k, v in case.words.items()}, case.dispatch)
+    want = execute_interp(case.program, {k: v.copy() for k, v in case.words.items()}, case.dispatch)
     got = execute(case.program, {k: v.copy() for k, v in case.words.items()}, case.dispatch)
     assert sorted(got) == sorted(want)
     for name, words in want.items():

@@ -11,8 +11,8 @@ import pytest
 
 import vyre
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
-from vyre.lowering import lower
-from vyre.runtime.wgpu_backend import execute
+from vyre.pipeline import lowered as lower
+from vyre.testing.backends import execute_wgpu as execute
 from vyre.runtime.wgpu_device import gpu_device
 
 M32 = 0xFFFF_FFFF

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vyre.ir import AtomicOp, BufferAccess, BufferDecl, DataType, Expr as E, Node as N, Program
-from vyre.runtime.wgpu_backend import execute
+from vyre.testing.backends import execute_wgpu as execute
 from vyre.runtime.wgpu_device import gpu_device
 
 M32 = 0xFFFF_FFFF

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
-from vyre.runtime.wgpu_backend import execute
+from vyre.testing.backends import execute_wgpu as execute
 
 M32 = 0xFFFF_FFFF
 EDGES = [0, 1, 2, 3, 5, 7, 31, 32, 33, 63, 64, 0xFFFF, 0x10000, 0x7FFF_FFFF,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -44,15 +45,20 @@ class FakeRegistry:
         self.specs[op_id] = spec
         return spec
 
-    def get(self, op_id: str) -> FakeSpec:
-        return self.specs[op_id]
+    def lookup(self, op_id: str) -> FakeSpec | None:
+        return self.specs.get(op_id)
+
+    def output(self, op_id: str) -> DataType | None:
+        spec = self.specs.get(op_id)
+        return None if spec is None else spec.signature.output
 
 
 @pytest.fixture
 def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeRegistry]:
-    """Replace `vyre.ops.get` by a registry the test fills."""
-    from vyre import ops
-
+    """Replace the op registry, as the builder (call types) and the validator
+    (call checks) see it, by a registry the test fills."""
     fake = FakeRegistry()
-    monkeypatch.setattr(ops, "get", fake.get, raising=False)
+    # `vyre.validate` is also the function: take the module itself
+    monkeypatch.setattr(sys.modules["vyre.validate"], "resolve", fake.lookup)
+    monkeypatch.setattr(sys.modules["vyre.ir"], "_call_typer", fake.output)
     yield fake

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import pytest
+
 import vyre
+from vyre.dialects import vyre as d
 from vyre.ir import AtomicOp, BufferDecl, DataType, Program
 from vyre.ir import Expr as E
 from vyre.ir import Node as N
@@ -243,3 +246,34 @@ def test_v131_v132_call_arguments_match_the_signature(registry: FakeRegistry) ->
             "vyre IR validation: argument 1 of the call to `test.mix` must be `u64`, got `u32`. Fix: cast the argument to u64.",
         ),
     ]
+
+
+def _retyped_literal(ty: str) -> Program:
+    """out[0] = u64(0xFFFFFFFF), with the literal's result type forced to `ty` (API route)."""
+    program = Program(
+        buffers=[BufferDecl.read_write("o", 0, DataType.U64)],
+        workgroup_size=(1, 1, 1),
+        entry=[N.store("o", E.u32(0), E.cast(DataType.U64, E.u32(0xFFFFFFFF)))],
+    )
+    literal = next(op for op in program.kernel.walk() if isinstance(op, d.LitU32Op) and op.value.data)
+    forged = d.LitU32Op.create(properties=dict(literal.properties), result_types=[d.DataTypeAttr(ty)])
+    block = literal.parent_block()
+    assert block is not None
+    block.insert_op_before(forged, literal)
+    literal.results[0].replace_all_uses_with(forged.results[0])
+    literal.detach()
+    literal.erase()
+    return Program.from_wire(program.to_wire())  # the wire keeps the forged type
+
+
+def test_an_op_carrying_another_result_type_than_it_defines_is_invalid() -> None:
+    program = _retyped_literal("i32")
+    assert [(x.rule, x.message) for x in vyre.validate(program)] == [
+        (
+            "V130",
+            "vyre IR validation: `vyre.lit_u32` yields `i32` but the op defines its result as"
+            " `u32`. Fix: build the op with its own result type `u32`.",
+        )
+    ]
+    with pytest.raises(vyre.ValidationError):
+        vyre.run(program, {}, dispatch=(1, 1, 1), outputs={"o": 1}, backend="interp")

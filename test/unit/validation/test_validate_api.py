@@ -170,7 +170,9 @@ def test_text_round_trip_gives_the_same_findings() -> None:
     assert [x.rule for x in vyre.validate(prog)] == ["V008", "V010", "V006", "V122"]
 
 
-def test_kernel_verifier_raises_one_exception_listing_every_finding() -> None:
+def test_raise_if_invalid_lists_every_finding_and_the_verifier_stays_local() -> None:
+    """Validation is an explicit step: `raise_if_invalid` (and `vyre.validate`)
+    report the V-rules; the dialect's verifier checks only local invariants."""
     prog = Program(
         [BufferDecl.read("inp", 0, DataType.U32)],
         (64, 1, 1),
@@ -183,9 +185,7 @@ def test_kernel_verifier_raises_one_exception_listing_every_finding() -> None:
     with pytest.raises(VerifyException) as raised:
         raise_if_invalid(prog.kernel)
     assert str(raised.value) == expected
-    with pytest.raises(VerifyException) as raised:
-        prog.module.verify()
-    assert str(raised.value).startswith(expected)
+    prog.module.verify()  # every op is well formed; the program is invalid
 
 
 def test_validation_error_carries_the_diagnostics() -> None:

@@ -1,4 +1,7 @@
-"""`execute`: run a program on host words with the reference semantics.
+"""`execute`: run a prepared kernel on host words with the reference semantics.
+
+The kernel comes from the pipeline (`vyre.pipeline.prepare`: validated, calls
+inlined, constants folded); the interpreter runs no pass and no validation.
 
 Workgroups are run in batches (lanes = workgroups x invocations, workgroup-
 major then local linear index); each batch gets fresh zeroed workgroup memory
@@ -9,7 +12,6 @@ order (data races) give different bytes.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from math import prod
@@ -17,10 +19,8 @@ from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
-from xdsl.dialects.builtin import ModuleOp
-
 from vyre.dialects import vyre as d
-from vyre.ir import Program
+from vyre.pipeline import Prepared
 from vyre.runtime.interp import machine as m
 from vyre.runtime.interp.compile import compile_kernel
 from vyre.runtime.interp.errors import InterpError
@@ -47,18 +47,18 @@ WORKGROUP_BYTES_PER_BATCH = 64 * MIB
 
 
 def execute(
-    program: Program | d.KernelOp | ModuleOp,
+    program: Prepared | d.KernelOp,
     words: Mapping[str, npt.ArrayLike],
     dispatch: Sequence[int] | int,
     *,
     lane_order: str = "forward",
 ) -> dict[str, npt.NDArray[np.uint32]]:
-    """Run `program` over `dispatch` workgroups; return the final words of every
-    read_write buffer. `words` holds the initial words of every storage and
-    uniform buffer; the caller's arrays are never modified."""
+    """Run a prepared program (or its kernel) over `dispatch` workgroups; return
+    the final words of every read_write buffer. `words` holds the initial words
+    of every storage and uniform buffer; the caller's arrays are never modified."""
     if lane_order not in LANE_ORDERS:
         raise ValueError(f"lane_order must be 'forward' or 'reversed', got {lane_order!r}")
-    kernel = _inlined_kernel(program)
+    kernel = _kernel_of(program)
     grid = _grid(dispatch)
     workgroup_size = _workgroup_size(kernel)
     infos = _buffer_infos(kernel)
@@ -91,32 +91,15 @@ def execute(
 # ---------------------------------------------------------------------------
 
 
-def _inlined_kernel(program: object) -> d.KernelOp:
-    if isinstance(program, Program):
-        wrapped = program
-    elif isinstance(program, ModuleOp):
-        wrapped = Program.from_module(program)
-    elif isinstance(program, d.KernelOp):
-        wrapped = None
-    else:
-        raise TypeError(
-            f"execute() takes a vyre Program (or its vyre.kernel op), got "
-            f"{type(program).__name__}"
-        )
-    kernel = wrapped.kernel if wrapped is not None else program
-    assert isinstance(kernel, d.KernelOp)
-    if not any(isinstance(op, d.CallOp) for op in kernel.walk()):
-        return kernel
-    if importlib.util.find_spec("vyre.passes.inline_calls") is None:
-        raise NotImplementedError(
-            f"program `{kernel.sym_name.data}` contains vyre.call ops: calls need the "
-            "inline-calls pass (vyre.passes.inline_calls), which is not available yet"
-        )
-    from vyre.passes.inline_calls import inline_calls
-
-    if wrapped is None:
-        wrapped = Program.from_module(ModuleOp([kernel.clone()]))
-    return inline_calls(wrapped).kernel
+def _kernel_of(program: object) -> d.KernelOp:
+    if isinstance(program, Prepared):
+        return program.kernel
+    if isinstance(program, d.KernelOp):
+        return program
+    raise TypeError(
+        "execute() takes a prepared program (vyre.pipeline.prepare(program)) or its"
+        f" vyre.kernel op, got {type(program).__name__}"
+    )
 
 
 def _grid(dispatch: Sequence[int] | int) -> tuple[int, int, int]:

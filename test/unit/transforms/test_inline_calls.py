@@ -16,7 +16,7 @@ from vyre.dialects import vyre as d
 from vyre.ir import AtomicOp, BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops import OpSignature, OpSpec
-from vyre.passes.inline_calls import InlineCallsError, InlineCallsPass, inline_calls
+from vyre.transforms.inline_calls import InlineCallsError, InlineCallsPass, inline_calls
 from vyre.validate import ValidationError
 
 U32 = DataType.U32
@@ -48,7 +48,7 @@ def _calls(program: Program) -> list[str]:
 
 
 def test_pass_is_a_named_module_pass_in_the_registry() -> None:
-    from vyre.passes import get_all_passes
+    from vyre.transforms import get_all_passes
 
     assert InlineCallsPass.name == "inline-calls"
     assert get_all_passes()["inline-calls"]() is InlineCallsPass

@@ -1,4 +1,5 @@
-"""`vyre-opt -t wgsl`: print the WGSL lowering of the module's vyre kernel."""
+"""Targets of `vyre-opt -t`: `wgsl` prints the WGSL of the module's vyre kernel,
+through the pipeline (`vyre.pipeline`: validate, inline-calls, canonicalize, lower)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from vyre.ir import Program
-from vyre.lowering.wgsl import lower_to_wgsl
+from vyre.pipeline import lower_to_wgsl
 
 
 @dataclass(frozen=True)
@@ -21,4 +21,4 @@ class WGSLTarget(Target):
     name: ClassVar[str] = "wgsl"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        output.write(lower_to_wgsl(Program.from_module(module)))
+        output.write(lower_to_wgsl(module))

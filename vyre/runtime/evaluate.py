@@ -1,8 +1,11 @@
-"""`ops.evaluate`: run one library op on a backend, elementwise over arrays.
+"""`vyre.ops.evaluate`: run one library op on a backend, elementwise over arrays.
+
+It lives in the runtime (running needs the pipeline and the backends, which sit
+above the op library); `import vyre` installs it as `vyre.ops.evaluate`.
 
 The op is exercised the way programs use it: a kernel whose invocation `i`
 loads `in0[i], in1[i], ...`, calls the op with `Expr.call` and stores the
-result in `out[i]`; `vyre.run` validates, inlines and runs it.
+result in `out[i]`; `vyre.run` prepares (validates, inlines, folds) and runs it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.registry import get
 from vyre.ops.spec import OpSpec, OpSignature, UnsupportedByBackend
+from vyre.runtime.api import run
 
 __all__ = ["elementwise_program", "evaluate"]
 
@@ -70,8 +74,6 @@ def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.nda
     groups = -(-n // WORKGROUP)
     groups_x = min(groups, MAX_GROUPS_PER_AXIS)
     groups_y = -(-groups // groups_x)
-    from vyre.runtime.api import run
-
     feeds = {f"in{i}": a for i, a in enumerate(arrays)}
     result = run(
         elementwise_program(spec, groups_x),

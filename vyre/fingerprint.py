@@ -36,13 +36,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region
 
 from vyre.dialects.vyre import CallOp
-from vyre.ir import Program
+from vyre.ops.registry import resolve
 
 __all__ = ["Fingerprint", "LruCache", "fingerprint"]
 
@@ -135,8 +135,6 @@ class _Walk:
         """(op id, spec) of every op called, transitively through compositions."""
         if not self.called:
             return
-        from vyre.ops.registry import resolve
-
         pending = list(self.called)
         seen = set(pending)
         while pending:
@@ -220,8 +218,6 @@ class _Known:
             return False
         if not self.specs:
             return True
-        from vyre.ops.registry import resolve
-
         try:
             return all(resolve(op_id) is spec for op_id, spec in self.specs)
         except Exception:
@@ -232,10 +228,17 @@ KNOWN_CAPACITY = 64
 """Program modules whose last fingerprint and snapshot are kept."""
 
 
-def fingerprint(program: Program) -> Fingerprint | None:
-    """The structural fingerprint of `program`; None when it cannot be exact
-    (the caller must then not cache anything for this program)."""
-    module = program.module
+class HasModule(Protocol):
+    """A vyre.ir.Program (the builder's handle on its module)."""
+
+    @property
+    def module(self) -> ModuleOp: ...
+
+
+def fingerprint(program: HasModule | ModuleOp) -> Fingerprint | None:
+    """The structural fingerprint of a program (or its module); None when it
+    cannot be exact (the caller must then not cache anything for it)."""
+    module = program if isinstance(program, ModuleOp) else program.module
     try:
         snapshot = _snapshot(module)
     except RecursionError:

@@ -1,0 +1,133 @@
+"""The one path every program takes: validate -> passes -> target.
+
+```
+Program | builtin.module ──► vyre.validate ──► inline-calls ──► canonicalize ──► Prepared
+                                                                        │
+                                  WGSL (`Prepared.wgsl`, vyre.lowering) ◄┤
+                   reference interpreter (vyre.runtime.interp, .kernel) ◄┘
+```
+
+`prepare(program)` validates the program (raising `vyre.ValidationError` with
+every diagnostic), clones its module and runs the pipeline's passes on the clone:
+`inline-calls` expands every library call (Category C intrinsics that stay calls
+are mapped 1:1 by the targets) and `canonicalize` folds every operation whose
+operands are literals through the ops' own folders and removes dead pure ops.
+The result, a `Prepared`, is cached by the program's structural fingerprint
+(`vyre.fingerprint`), so a program is validated and transformed once however
+often it runs; a program changed in place, or an op re-registered, has a new
+fingerprint. Targets hang off the prepared program and are computed once too
+(`Prepared.wgsl`). The lowering and the interpreter take a prepared kernel and
+never run a pass or the validator themselves.
+
+A prepared module belongs to the cache: read it, never change it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.transforms.canonicalize import CanonicalizePass
+
+from vyre.context import vyre_context
+from vyre.dialects import vyre as d
+from vyre.fingerprint import Fingerprint, LruCache, fingerprint
+from vyre.ir import BufferDecl, Program
+from vyre.lowering.wgsl import LoweredKernel, lower
+from vyre.transforms.inline_calls import inline_module
+from vyre.validate import ValidationError, validate
+
+__all__ = ["PREPARED_CAPACITY", "Prepared", "lower_to_wgsl", "lowered", "prepare"]
+
+PREPARED_CAPACITY = 256
+"""Prepared programs kept, most recently used first."""
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A validated program after the pipeline's passes: what every target reads.
+    Compared and hashed by identity (it is a cache key of the targets' caches)."""
+
+    module: ModuleOp
+    fingerprint: Fingerprint | None
+    """The fingerprint of the program it was prepared from (None: not cached)."""
+
+    @cached_property
+    def kernel(self) -> d.KernelOp:
+        op = self.module.body.block.first_op
+        assert isinstance(op, d.KernelOp)
+        return op
+
+    @cached_property
+    def name(self) -> str:
+        return self.kernel.sym_name.data
+
+    @cached_property
+    def buffers(self) -> tuple[BufferDecl, ...]:
+        return tuple(BufferDecl.from_attr(attr) for attr in self.kernel.buffer_decls)
+
+    @cached_property
+    def wgsl(self) -> LoweredKernel:
+        """The WGSL lowering (text and binding layout), computed on first use."""
+        return lower(self.kernel)
+
+
+_PREPARED: LruCache[Fingerprint, Prepared] = LruCache(PREPARED_CAPACITY)
+
+
+def _as_program(program: object) -> Program:
+    if isinstance(program, Program):
+        return program
+    if isinstance(program, ModuleOp):
+        return Program.from_module(program)
+    if isinstance(program, d.KernelOp):
+        return Program.from_module(ModuleOp([program.clone()]))
+    raise TypeError(
+        f"the pipeline expects a vyre Program (or its builtin.module), got {type(program).__name__}"
+    )
+
+
+def prepare(
+    program: Program | ModuleOp | d.KernelOp, key: Fingerprint | None = None
+) -> Prepared:
+    """`program` validated, inlined and canonicalized, cached by its fingerprint
+    (`key` when the caller computed it already). Raises `vyre.ValidationError`."""
+    program = _as_program(program)
+    if key is None:
+        key = fingerprint(program)
+    prepared = _PREPARED.get(key) if key is not None else None
+    if prepared is not None:
+        return prepared
+    diagnostics = validate(program)
+    if diagnostics:
+        raise ValidationError(diagnostics)
+    module = program.module.clone()
+    run_passes(module)
+    prepared = Prepared(module, key)
+    if key is not None:
+        _PREPARED.put(key, prepared)
+    return prepared
+
+
+def run_passes(module: ModuleOp) -> None:
+    """The pipeline's passes on a validated module, in place."""
+    inline_module(module)
+    CanonicalizePass().apply(_context(), module)
+
+
+@cache
+def _context() -> Context:
+    return vyre_context()
+
+
+def lowered(program: Program | ModuleOp | d.KernelOp) -> LoweredKernel:
+    """The WGSL lowering of `program` (prepared first); `vyre.ValidationError`
+    when it is invalid."""
+    return prepare(program).wgsl
+
+
+def lower_to_wgsl(program: Program | ModuleOp | d.KernelOp) -> str:
+    """The WGSL source of `program`; raises `vyre.ValidationError` when invalid."""
+    return prepare(program).wgsl.wgsl

@@ -1,0 +1,48 @@
+"""vyre's passes, and the one registry of every pass vyre tools offer.
+
+`get_all_passes()` maps a pass name to a factory returning the pass class; the
+factories import on first call, so importing this package imports no pass.
+It holds vyre's own passes and the upstream xDSL passes that work on vyre IR
+(`canonicalize` folds vyre's integer ops through their folders, `cse`, `dce`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+__all__ = ["get_all_passes"]
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory returning the pass class (imported on first call)."""
+
+    def get_inline_calls() -> type[ModulePass]:
+        from vyre.transforms import inline_calls
+
+        return inline_calls.InlineCallsPass
+
+    def get_canonicalize() -> type[ModulePass]:
+        from xdsl.transforms.canonicalize import CanonicalizePass
+
+        return CanonicalizePass
+
+    def get_cse() -> type[ModulePass]:
+        from xdsl.transforms.common_subexpression_elimination import (
+            CommonSubexpressionElimination,
+        )
+
+        return CommonSubexpressionElimination
+
+    def get_dce() -> type[ModulePass]:
+        from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+        return DeadCodeElimination
+
+    return {
+        "canonicalize": get_canonicalize,
+        "cse": get_cse,
+        "dce": get_dce,
+        "inline-calls": get_inline_calls,
+    }
