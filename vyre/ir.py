@@ -916,9 +916,10 @@ def print_ir(program: Program, *, generic: bool = False) -> str:
 def parse_ir(source: str, name: str = "<vyre>") -> Program:
     """Parse the textual form (custom or generic) back into a Program.
 
-    Ops carry their `name:line:col` locations. The text is parsed only; call
-    `vyre.validate` to check the V-rules. Malformed text, or text that is not
-    exactly one `vyre.kernel`, raises `VyreParseError` (a ValueError)."""
+    Ops carry their `name:line:col` locations. The text is parsed only: validation
+    is its own step (`vyre.validate`, or `vyre.pipeline.prepare`, which every run
+    and lowering goes through). Malformed text, or text that is not exactly one
+    `vyre.kernel`, raises `VyreParseError` (a ValueError)."""
     module = text.parse_module(source, name)
     try:
         return Program.from_module(module)
