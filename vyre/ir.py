@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+import math
 from enum import Enum
 from typing import TypeVar, cast
+
+import numpy as np
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -79,6 +82,51 @@ def _check_enum(what: str, enum: type[_T], value: object) -> _T:
         return value
     public_name = _PUBLIC_ENUM_NAMES.get(enum, enum.__name__)
     raise TypeError(f"{what} must be a vyre.ir.{public_name}, got {value!r}")
+
+
+def _check_float_type(what: str, value: object) -> DataType:
+    dtype = _check_enum(what, DataType, value)
+    if not dtype.is_float:
+        raise ValueError(f"{what} must be DataType.F32, F16 or BF16, got {dtype}")
+    return dtype
+
+
+def float_bits(dtype: DataType, value: float) -> int:
+    """The bit pattern of `value` rounded to nearest, ties to even, in `dtype`
+    (overflow gives an infinity, NaN the canonical quiet NaN)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"a {dtype} literal must be a float, got {type(value).__name__}")
+    x = float(value)
+    if dtype is DataType.F32:
+        with np.errstate(over="ignore"):
+            return int(np.array(x, dtype=np.float32).view(np.uint32))
+    if dtype is DataType.F16:
+        with np.errstate(over="ignore"):
+            return int(np.array(x, dtype=np.float16).view(np.uint16))
+    return _bf16_bits(x)
+
+
+def _bf16_bits(x: float) -> int:
+    """bfloat16 (1-8-7) rounding of a float64, exact: one rounding, no detour
+    through f32 (which would round twice)."""
+    if math.isnan(x):
+        return 0x7FC0
+    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0
+    magnitude = abs(x)
+    if math.isinf(magnitude):
+        return sign | 0x7F80
+    if magnitude == 0.0:
+        return sign
+    mantissa, exponent = math.frexp(magnitude)  # magnitude = mantissa * 2**exponent
+    if exponent - 1 < -126:  # subnormal: multiples of 2**-133
+        return sign | round(math.ldexp(magnitude, 133))  # 128 is the smallest normal
+    q = round(mantissa * 256)  # 8 significant bits, ties to even
+    if q == 256:
+        q, exponent = 128, exponent + 1
+    biased = exponent - 1 + 127
+    if biased >= 255:
+        return sign | 0x7F80
+    return sign | biased << 7 | (q - 128)
 
 
 # ---------------------------------------------------------------------------
@@ -174,6 +222,25 @@ class Expr:
         return LitBool(value)
 
     @staticmethod
+    def f32(value: float) -> Expr:
+        """An F32 literal: `value` rounded to nearest even (as np.float32 does)."""
+        return LitFloat(DataType.F32, float_bits(DataType.F32, value))
+
+    @staticmethod
+    def f16(value: float) -> Expr:
+        return LitFloat(DataType.F16, float_bits(DataType.F16, value))
+
+    @staticmethod
+    def bf16(value: float) -> Expr:
+        return LitFloat(DataType.BF16, float_bits(DataType.BF16, value))
+
+    @staticmethod
+    def float_bits(dtype: DataType, bits: int) -> Expr:
+        """A float literal from its bit pattern (any pattern, NaNs too)."""
+        dtype = _check_float_type("float literal type", dtype)
+        return LitFloat(dtype, _check_uint(f"{dtype} bit pattern", bits, d.FLOAT_BITS[dtype]))
+
+    @staticmethod
     def var(name: str) -> Expr:
         return Var(_check_name("variable name", name))
 
@@ -223,7 +290,19 @@ class Expr:
 
     @staticmethod
     def cast(target: DataType, value: Expr) -> Expr:
+        """`value` converted to `target` (casts.md; floats: python-api.md)."""
         return Cast(_check_enum("cast target", DataType, target), _expr(value))
+
+    @staticmethod
+    def bitcast(target: DataType, value: Expr) -> Expr:
+        """The bits of `value` read as `target` (F32 <-> U32/I32; F16/BF16 <->
+        U32/I32 through the low 16 bits)."""
+        return Bitcast(_check_enum("bitcast target", DataType, target), _expr(value))
+
+    @staticmethod
+    def fma(a: Expr, b: Expr, c: Expr) -> Expr:
+        """`a * b + c` with one rounding (FMulAdd)."""
+        return Fma(_expr(a), _expr(b), _expr(c))
 
     @staticmethod
     def atomic(
@@ -343,6 +422,91 @@ class Expr:
     def reverse_bits(a: Expr) -> Expr:
         return Expr.unop(UnOp.REVERSE_BITS, a)
 
+    # strict floats (python-api.md "Floats")
+    @staticmethod
+    def fadd(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FADD, a, b)
+
+    @staticmethod
+    def fsub(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FSUB, a, b)
+
+    @staticmethod
+    def fmul(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FMUL, a, b)
+
+    @staticmethod
+    def fdiv(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FDIV, a, b)
+
+    @staticmethod
+    def fmin(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FMIN, a, b)
+
+    @staticmethod
+    def fmax(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FMAX, a, b)
+
+    @staticmethod
+    def feq(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FEQ, a, b)
+
+    @staticmethod
+    def fne(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FNE, a, b)
+
+    @staticmethod
+    def flt(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FLT, a, b)
+
+    @staticmethod
+    def fle(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FLE, a, b)
+
+    @staticmethod
+    def fgt(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FGT, a, b)
+
+    @staticmethod
+    def fge(a: Expr, b: Expr) -> Expr:
+        return Expr.binop(BinOp.FGE, a, b)
+
+    @staticmethod
+    def fneg(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FNEG, a)
+
+    @staticmethod
+    def fabs(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FABS, a)
+
+    @staticmethod
+    def fsqrt(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FSQRT, a)
+
+    @staticmethod
+    def ffloor(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FFLOOR, a)
+
+    @staticmethod
+    def fceil(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FCEIL, a)
+
+    @staticmethod
+    def fround(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FROUND, a)
+
+    @staticmethod
+    def ftrunc(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FTRUNC, a)
+
+    @staticmethod
+    def fis_nan(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FIS_NAN, a)
+
+    @staticmethod
+    def fis_inf(a: Expr) -> Expr:
+        return Expr.unop(UnOp.FIS_INF, a)
+
 
 def _expr(value: object) -> Expr:
     if isinstance(value, Expr):
@@ -363,6 +527,14 @@ class LitI32(Expr):
 @dataclass(frozen=True)
 class LitBool(Expr):
     value: bool
+
+
+@dataclass(frozen=True)
+class LitFloat(Expr):
+    """A float literal by its bit pattern."""
+
+    dtype: DataType
+    bits: int
 
 
 @dataclass(frozen=True)
@@ -430,6 +602,19 @@ class Select(Expr):
 class Cast(Expr):
     target: DataType
     value: Expr
+
+
+@dataclass(frozen=True)
+class Bitcast(Expr):
+    target: DataType
+    value: Expr
+
+
+@dataclass(frozen=True)
+class Fma(Expr):
+    a: Expr
+    b: Expr
+    c: Expr
 
 
 @dataclass(frozen=True)
@@ -580,9 +765,9 @@ def _expr_arity(node: Expr) -> int:
     match node:
         case BinaryExpr():
             return 2
-        case UnaryExpr() | Cast() | Load():
+        case UnaryExpr() | Cast() | Load() | Bitcast():
             return 1
-        case Select():
+        case Select() | Fma():
             return 3
         case Call(_, args):
             return len(args)
@@ -596,8 +781,10 @@ def _expr_children(node: Expr) -> tuple[Expr, ...]:
     match node:
         case BinaryExpr(_, left, right):
             return (left, right)
-        case UnaryExpr(_, operand) | Cast(_, operand):
+        case UnaryExpr(_, operand) | Cast(_, operand) | Bitcast(_, operand):
             return (operand,)
+        case Fma(a, b, c):
+            return (a, b, c)
         case Load(_, index):
             return (index,)
         case Select(cond, if_true, if_false):
@@ -698,9 +885,17 @@ class ExprEmitter:
             case LocalId(axis):
                 return d.LocalIdOp(axis)
             case BinaryExpr(op, _, _):
-                return d.BinOp(op.value, operands[0], operands[1])
+                return _binary_op(op, operands[0], operands[1])
             case UnaryExpr(op, _):
+                if op.is_float:
+                    return d.FLOAT_UNARY_OPS[op](operands[0])
                 return d.UnOp(op.value, operands[0])
+            case LitFloat(dtype, bits):
+                return d.LitFloatOp(bits, dtype.attr)
+            case Bitcast(target, _):
+                return d.BitcastOp(operands[0], target.attr)
+            case Fma():
+                return d.FmaOp(operands[0], operands[1], operands[2])
             case Call(op_id, _, result):
                 if result is None:
                     result = (self.call_type or _call_typer)(op_id) or DataType.U32
@@ -714,6 +909,15 @@ class ExprEmitter:
                 return d.AtomicOp(op.value, buffer, operands[0], operands[1], third)
             case _:
                 raise TypeError(f"not a vyre Expr: {e!r}")
+
+
+def _binary_op(kind: BinOp, lhs: SSAValue, rhs: SSAValue) -> Operation:
+    if not kind.is_float:
+        return d.BinOp(kind.value, lhs, rhs)
+    predicate = d.FLOAT_COMPARISONS.get(kind)
+    if predicate is not None:
+        return d.FCmpOp(predicate, lhs, rhs)
+    return d.FLOAT_BINARY_OPS[kind](lhs, rhs)
 
 
 def emit_expr(

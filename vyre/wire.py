@@ -83,6 +83,26 @@ OP_CODES: tuple[type[Operation], ...] = (
     d.ReturnOp,
     d.BlockOp,
     d.BarrierOp,
+    # strict floats (appended to format version 1: older blobs decode unchanged)
+    d.LitFloatOp,
+    d.FAddOp,
+    d.FSubOp,
+    d.FMulOp,
+    d.FDivOp,
+    d.FMinOp,
+    d.FMaxOp,
+    d.FCmpOp,
+    d.FmaOp,
+    d.FNegOp,
+    d.FAbsOp,
+    d.FSqrtOp,
+    d.FFloorOp,
+    d.FCeilOp,
+    d.FRoundOp,
+    d.FTruncOp,
+    d.FIsNanOp,
+    d.FIsInfOp,
+    d.BitcastOp,
 )
 _OP_CODE: dict[type[Operation], int] = {op_type: code for code, op_type in enumerate(OP_CODES)}
 
@@ -114,6 +134,7 @@ _ENUM_TABLES: dict[str, tuple[str, ...]] = {
     "binop": BINOP_CODES,
     "unop": UNOP_CODES,
     "atomic": ATOMIC_CODES,
+    "fcmp": d.FLOAT_PREDICATES,
 }
 
 
@@ -154,6 +175,12 @@ _SHAPES: dict[type[Operation], _Shape] = {
     d.ReturnOp: _Shape(),
     d.BlockOp: _Shape(regions=1),
     d.BarrierOp: _Shape(),
+    d.LitFloatOp: _Shape((_Field("bits", "u32"),), has_result=True),
+    **{op: _Shape(operands=2, has_result=True) for op in d.FLOAT_BINARY_OPS.values()},
+    d.FCmpOp: _Shape((_Field("predicate", "enum:fcmp"),), operands=2, has_result=True),
+    d.FmaOp: _Shape(operands=3, has_result=True),
+    **{op: _Shape(operands=1, has_result=True) for op in d.FLOAT_UNARY_OPS.values()},
+    d.BitcastOp: _Shape(operands=1, has_result=True),
 }
 
 

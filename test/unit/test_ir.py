@@ -19,17 +19,22 @@ from vyre.ir import (
 
 
 def test_stable_data_types_and_sizes() -> None:
-    expected = {"U32": 4, "I32": 4, "U64": 8, "VEC2U32": 8, "VEC4U32": 16, "BOOL": 4, "BYTES": 0}
+    expected = {
+        "U32": 4, "I32": 4, "U64": 8, "VEC2U32": 8, "VEC4U32": 16, "BOOL": 4, "BYTES": 0,
+        "F32": 4, "F16": 2, "BF16": 2,
+    }  # fmt: skip
     assert {t.name: t.min_bytes() for t in DataType} == expected
 
 
 def test_enum_members_named_in_the_spec() -> None:
     assert [a.name for a in BufferAccess] == ["READ_ONLY", "READ_WRITE", "UNIFORM", "WORKGROUP"]
     assert [b.name for b in BinOp] == (
-        "ADD SUB MUL DIV MOD BIT_AND BIT_OR BIT_XOR SHL SHR EQ NE LT GT LE GE AND OR".split()
+        "ADD SUB MUL DIV MOD BIT_AND BIT_OR BIT_XOR SHL SHR EQ NE LT GT LE GE AND OR"
+        " FADD FSUB FMUL FDIV FMIN FMAX FEQ FNE FLT FLE FGT FGE".split()
     )
     assert [u.name for u in UnOp] == (
-        "NEGATE BIT_NOT LOGICAL_NOT POPCOUNT CLZ CTZ REVERSE_BITS".split()
+        "NEGATE BIT_NOT LOGICAL_NOT POPCOUNT CLZ CTZ REVERSE_BITS"
+        " FNEG FABS FSQRT FFLOOR FCEIL FROUND FTRUNC FIS_NAN FIS_INF".split()
     )
     assert [a.name for a in AtomicOp] == (
         "ADD OR AND XOR MIN MAX EXCHANGE COMPARE_EXCHANGE".split()

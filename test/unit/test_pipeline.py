@@ -12,7 +12,8 @@ import pytest
 import vyre
 from vyre import pipeline
 from vyre.dialects import vyre as d
-from vyre.ir import BinOp, BufferDecl, DataType, Expr, Node as N, Program, UnOp
+from vyre.dialects.vyre import INT_BINOP_KINDS, INT_UNOP_KINDS
+from vyre.ir import BufferDecl, DataType, Expr, Node as N, Program
 from vyre.ir import Expr as E
 from vyre.runtime.interp import execute
 from vyre.testing.backends import execute_interp_unchecked
@@ -116,11 +117,11 @@ def _literal(value: int, kind: DataType) -> Expr:
 
 def _folding_cases() -> list[Expr]:
     cases: list[Expr] = []
-    for op, a, b in itertools.product(BinOp, EDGES, EDGES[::3]):
+    for op, a, b in itertools.product(INT_BINOP_KINDS, EDGES, EDGES[::3]):
         cases.append(E.binop(op, E.u32(a), E.u32(b)))
-    for op, a in itertools.product(UnOp, EDGES):
+    for op, a in itertools.product(INT_UNOP_KINDS, EDGES):
         cases.append(E.unop(op, E.u32(a)))
-    for op, a in itertools.product(UnOp, I32_EDGES):
+    for op, a in itertools.product(INT_UNOP_KINDS, I32_EDGES):
         cases.append(E.cast(DataType.U32, E.unop(op, E.i32(a))))
     scalars = (DataType.U32, DataType.I32, DataType.BOOL)
     for source, target in itertools.product(scalars, scalars):

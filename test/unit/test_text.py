@@ -8,13 +8,15 @@ from xdsl.dialects.builtin import FileLineColLoc
 import vyre
 from vyre.dialects import vyre as d
 from vyre.ir import AtomicOp, BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
+from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
+from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
 
 
 def programs() -> dict[str, Program]:
     i = E.var("i")
     every_kind = [N.let("i", E.gid_x())]
-    every_kind += [N.let(f"b{k}", E.binop(op, i, E.u32(k))) for k, op in enumerate(BinOp)]
-    every_kind += [N.let(f"u{k}", E.unop(op, E.i32(-k))) for k, op in enumerate(UnOp)]
+    every_kind += [N.let(f"b{k}", E.binop(op, i, E.u32(k))) for k, op in enumerate(INT_BINOPS)]
+    every_kind += [N.let(f"u{k}", E.unop(op, E.i32(-k))) for k, op in enumerate(INT_UNOPS)]
     for k, op in enumerate(AtomicOp):
         expected = i if op is AtomicOp.COMPARE_EXCHANGE else None
         every_kind.append(N.let(f"a{k}", E.atomic(op, "out", i, E.u32(k), expected)))

@@ -25,6 +25,11 @@ from vyre.ir import (
     UnOp,
 )
 from vyre.wire import WireError
+from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
+from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+
+FLOAT_BINOPS = [op for op in BinOp if op.is_float]
+FLOAT_UNOPS = [op for op in UnOp if op.is_float]
 
 HEADER = 44  # magic 4 + version 2 + flags 2 + body length 4 + digest 32
 
@@ -62,13 +67,25 @@ def every_op_program() -> Program:
         N.store("tile", E.local_id(0), E.load("a", i)),
         N.barrier(),
     ]
-    stmts += [N.store("out", E.u32(k), E.binop(op, i, E.u32(k))) for k, op in enumerate(BinOp)]
-    stmts += [N.store("out", E.u32(k), E.unop(op, E.load("a", i))) for k, op in enumerate(UnOp)]
-    stmts += [N.let(f"neg{k}", E.unop(op, E.var("s"))) for k, op in enumerate(UnOp)]
+    stmts += [N.store("out", E.u32(k), E.binop(op, i, E.u32(k))) for k, op in enumerate(INT_BINOPS)]
+    stmts += [N.store("out", E.u32(k), E.unop(op, E.load("a", i))) for k, op in enumerate(INT_UNOPS)]
+    stmts += [N.let(f"neg{k}", E.unop(op, E.var("s"))) for k, op in enumerate(INT_UNOPS)]
     for k, op in enumerate(AtomicOp):
         expected = E.u32(3) if op is AtomicOp.COMPARE_EXCHANGE else None
         stmts.append(N.let(f"old{k}", E.atomic(op, "out", i, E.u32(k), expected)))
     stmts += [N.let(f"c_{t.value}", E.cast(t, E.u32(1))) for t in DataType]
+    stmts += [
+        N.let("fl", E.load("fa", i)),
+        N.let("h", E.load("ha", i)),
+        N.let("g", E.load("ga", i)),
+        N.let("f0", E.f32(1.5)),
+        N.let("f1", E.float_bits(DataType.F16, 0x7E01)),
+        N.let("f2", E.bf16(-2.0)),
+        N.let("fm", E.fma(E.var("g"), E.var("g"), E.var("g"))),
+        N.let("bc", E.bitcast(DataType.U32, E.var("fl"))),
+    ]
+    stmts += [N.let(f"fb{k}", E.binop(op, E.var("fl"), E.f32(2.0))) for k, op in enumerate(FLOAT_BINOPS)]
+    stmts += [N.let(f"fu{k}", E.unop(op, E.var("h"))) for k, op in enumerate(FLOAT_UNOPS)]
     stmts += [
         N.let("v64", E.load("wide", i)),
         N.let("v2", E.load("pair", i)),
@@ -98,6 +115,9 @@ def every_op_program() -> Program:
             BufferDecl.read("flags", 6, DataType.BOOL),
             BufferDecl.read("raw", 7, DataType.BYTES),
             BufferDecl.workgroup("tile", 64, DataType.U32),
+            BufferDecl.read("fa", 8, DataType.F32),
+            BufferDecl.read("ha", 9, DataType.F16),
+            BufferDecl.read("ga", 10, DataType.BF16),
             BufferDecl(
                 "spare", 4_294_967_295, BufferAccess.READ_WRITE, DataType.U32, 4_294_967_295
             ),
@@ -167,6 +187,25 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   %cv = vyre.cast %ld to vec2u32
   %at = vyre.atomic compare_exchange @o[%i], %sel expected %u
   vyre.assign "x" = %at
+  %f = vyre.lit_float 0x3fc00000 : f32
+  %f1 = vyre.fadd %f, %f
+  %f2 = vyre.fsub %f1, %f
+  %f3 = vyre.fmul %f2, %f
+  %f4 = vyre.fdiv %f3, %f
+  %f5 = vyre.fmin %f4, %f
+  %f6 = vyre.fmax %f5, %f
+  %f7 = vyre.fcmp le %f6, %f
+  %f8 = vyre.fma %f6, %f, %f
+  %f9 = vyre.fneg %f8
+  %fa = vyre.fabs %f9
+  %fb = vyre.fsqrt %fa
+  %fc = vyre.ffloor %fb
+  %fd = vyre.fceil %fc
+  %fe = vyre.fround %fd
+  %ff = vyre.ftrunc %fe
+  %fg = vyre.fis_nan %ff
+  %fh = vyre.fis_inf %ff
+  %fi = vyre.bitcast %ff to u32
   vyre.if %b {
     vyre.store @o[%i] = %x
   } else {
@@ -179,7 +218,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   }
 }
 """
-"""One op of each of the 23 kinds in 432 bytes: the sample for exhaustive fault injection."""
+"""One op of each of the 42 kinds in 696 bytes: the sample for exhaustive fault injection."""
 
 
 def sample_programs() -> dict[str, Program]:
@@ -221,9 +260,11 @@ def test_every_op_kind_and_type_is_in_the_sample() -> None:
     names = {op.name for op in ops}
     assert names >= {op.name for op in (*d.EXPRESSION_OPS, *d.STATEMENT_OPS)}
     kinds = {(op.name, op.kind.data) for op in ops if isinstance(op, d.BinOp | d.UnOp | d.AtomicOp)}
-    assert {k for n, k in kinds if n == "vyre.binop"} == {b.value for b in BinOp}
-    assert {k for n, k in kinds if n == "vyre.unop"} == {u.value for u in UnOp}
+    assert {k for n, k in kinds if n == "vyre.binop"} == {b.value for b in INT_BINOPS}
+    assert {k for n, k in kinds if n == "vyre.unop"} == {u.value for u in INT_UNOPS}
     assert {k for n, k in kinds if n == "vyre.atomic"} == {a.value for a in AtomicOp}
+    predicates = {op.predicate.data for op in ops if isinstance(op, d.FCmpOp)}
+    assert predicates == set(d.FLOAT_PREDICATES)
     types = {op.results[0].type.kind.data for op in ops if op.results}
     assert types == {t.value for t in DataType}
     assert {b.access for b in every_op_program().buffers} == set(BufferAccess)
@@ -268,8 +309,9 @@ def test_code_tables_cover_every_enum_and_op() -> None:
     assert set(wire.OP_CODES) == {*d.EXPRESSION_OPS, *d.STATEMENT_OPS}
     assert {k.value for k in d.DataTypeKind} <= set(wire.DATA_TYPE_CODES)
     assert [a.value for a in d.AccessKind] == list(wire.ACCESS_CODES)
-    assert [b.value for b in d.BinOpKind] == list(wire.BINOP_CODES)
-    assert [u.value for u in d.UnOpKind] == list(wire.UNOP_CODES)
+    assert [b.value for b in d.INT_BINOP_KINDS] == list(wire.BINOP_CODES)
+    assert [u.value for u in d.INT_UNOP_KINDS] == list(wire.UNOP_CODES)
+    assert list(d.FLOAT_PREDICATES) == ["eq", "ne", "lt", "le", "gt", "ge"]
     assert [a.value for a in d.AtomicOpKind] == list(wire.ATOMIC_CODES)
 
 

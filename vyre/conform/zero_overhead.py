@@ -17,6 +17,8 @@ from vyre.ir import BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp
 from vyre.ir import Expr as E
 from vyre.ops.spec import OpSignature, OpSpec
 from vyre.pipeline import lower_to_wgsl
+from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
+from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
 
 __all__ = ["problems", "witness_program"]
 
@@ -76,9 +78,9 @@ def _baseline_functions(signature: OpSignature) -> frozenset[str]:
         if decl.dtype is not DataType.U32:
             loaded = E.cast(DataType.U32, loaded)
         value = E.add(value, loaded)
-    for kind in BinOp:
+    for kind in INT_BINOPS:
         value = E.binop(kind, value, E.add(E.u32(3), E.load("out", E.gid_x())))
-    for kind in UnOp:
+    for kind in INT_UNOPS:
         value = E.unop(kind, value)
     value = E.select(value, E.cast(DataType.U32, E.cast(DataType.I32, value)), value)
     if signature.output is not DataType.U32:

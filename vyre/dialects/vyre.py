@@ -76,6 +76,9 @@ class DataTypeKind(str, Enum):
     VEC4U32 = "vec4u32"
     BOOL = "bool"
     BYTES = "bytes"
+    F32 = "f32"
+    F16 = "f16"
+    BF16 = "bf16"
 
     def min_bytes(self) -> int:
         """Size of one element in bytes (0 for the variable-length Bytes)."""
@@ -91,11 +94,20 @@ class DataTypeKind(str, Enum):
             raise TypeError(f"not a vyre data type: {attr}")
         return cls(attr.kind.data)
 
+    @property
+    def is_float(self) -> bool:
+        """F32, F16 or BF16: strict IEEE floats, carried as bit patterns."""
+        return self.value in _FLOAT_SPELLINGS
+
     def __str__(self) -> str:
         return self.value
 
 
-_MIN_BYTES = {"u32": 4, "i32": 4, "u64": 8, "vec2u32": 8, "vec4u32": 16, "bool": 4, "bytes": 0}
+_MIN_BYTES = {
+    "u32": 4, "i32": 4, "u64": 8, "vec2u32": 8, "vec4u32": 16, "bool": 4, "bytes": 0,
+    "f32": 4, "f16": 2, "bf16": 2,
+}  # fmt: skip
+_FLOAT_SPELLINGS = frozenset({"f32", "f16", "bf16"})
 
 
 class AccessKind(str, Enum):
@@ -124,6 +136,23 @@ class BinOpKind(str, Enum):
     GE = "ge"
     AND = "and"
     OR = "or"
+    FADD = "fadd"
+    FSUB = "fsub"
+    FMUL = "fmul"
+    FDIV = "fdiv"
+    FMIN = "fmin"
+    FMAX = "fmax"
+    FEQ = "feq"
+    FNE = "fne"
+    FLT = "flt"
+    FLE = "fle"
+    FGT = "fgt"
+    FGE = "fge"
+
+    @property
+    def is_float(self) -> bool:
+        """A strict float operation (its own op class, not `vyre.binop`)."""
+        return self.value[0] == "f"
 
 
 class UnOpKind(str, Enum):
@@ -134,6 +163,20 @@ class UnOpKind(str, Enum):
     CLZ = "clz"
     CTZ = "ctz"
     REVERSE_BITS = "reverse_bits"
+    FNEG = "fneg"
+    FABS = "fabs"
+    FSQRT = "fsqrt"
+    FFLOOR = "ffloor"
+    FCEIL = "fceil"
+    FROUND = "fround"
+    FTRUNC = "ftrunc"
+    FIS_NAN = "fis_nan"
+    FIS_INF = "fis_inf"
+
+    @property
+    def is_float(self) -> bool:
+        """A strict float operation (its own op class, not `vyre.unop`)."""
+        return self.value[0] == "f"
 
 
 class AtomicOpKind(str, Enum):
@@ -270,8 +313,10 @@ def signed(word: int) -> int:
 _E = TypeVar("_E", bound=Enum)
 
 
-def _parse_enum_keyword(parser: AttrParser, enum: type[_E], what: str) -> _E:
-    spellings = [str(member.value) for member in enum]
+def _parse_enum_keyword(
+    parser: AttrParser, enum: type[_E], what: str, members: Sequence[_E] | None = None
+) -> _E:
+    spellings = [str(member.value) for member in (enum if members is None else members)]
     pos = parser.pos
     word = parser.parse_optional_identifier()
     if word is None or word not in spellings:
@@ -922,7 +967,11 @@ class BinOp(ExprOp, HasFolderInterface):
 
     def verify_(self) -> None:
         self.verify_result_type()
-        BinOpKind(self.kind.data)
+        if self.kind.data not in _BINOP_SPELLINGS:
+            raise VerifyException(
+                f"`{self.kind.data}` is not an integer binary operator (float operators are"
+                " their own ops, e.g. vyre.fadd)"
+            )
 
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
         lhs, rhs = literal_word(self.lhs), literal_word(self.rhs)
@@ -934,7 +983,7 @@ class BinOp(ExprOp, HasFolderInterface):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        kind = _parse_enum_keyword(parser, BinOpKind, "a binary operator")
+        kind = _parse_enum_keyword(parser, BinOpKind, "a binary operator", INT_BINOP_KINDS)
         lhs = parse_defined_operand(parser)
         parser.parse_punctuation(",")
         rhs = parse_defined_operand(parser)
@@ -950,8 +999,10 @@ class BinOp(ExprOp, HasFolderInterface):
         _print_attr_dict(printer, self)
 
 
-_UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
-_BINOP_SPELLINGS = frozenset(kind.value for kind in BinOpKind)
+INT_BINOP_KINDS = tuple(kind for kind in BinOpKind if not kind.is_float)
+INT_UNOP_KINDS = tuple(kind for kind in UnOpKind if not kind.is_float)
+_UNOP_SPELLINGS = frozenset(kind.value for kind in INT_UNOP_KINDS)
+_BINOP_SPELLINGS = frozenset(kind.value for kind in INT_BINOP_KINDS)
 
 
 def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
@@ -975,6 +1026,14 @@ class UnOp(ExprOp, HasFolderInterface):
         if self.kind.data not in _UNOP_SPELLINGS:
             return None
         return unop_result_type(UnOpKind(self.kind.data), self.operand.type)
+
+    def verify_(self) -> None:
+        self.verify_result_type()
+        if self.kind.data not in _UNOP_SPELLINGS:
+            raise VerifyException(
+                f"`{self.kind.data}` is not an integer unary operator (float operators are"
+                " their own ops, e.g. vyre.fneg)"
+            )
 
     def __init__(self, kind: UnOpKind | str, operand: SSAValue | Operation):
         kind = UnOpKind(kind)
@@ -1000,7 +1059,7 @@ class UnOp(ExprOp, HasFolderInterface):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        kind = _parse_enum_keyword(parser, UnOpKind, "a unary operator")
+        kind = _parse_enum_keyword(parser, UnOpKind, "a unary operator", INT_UNOP_KINDS)
         op = cls(kind, parse_defined_operand(parser))
         op.attributes |= parser.parse_optional_attr_dict()
         return op
@@ -1139,6 +1198,416 @@ class CastOp(ExprOp, HasFolderInterface):
         printer.print_string(" to ")
         print_data_type(printer, self.res.type)
         _print_attr_dict(printer, self)
+
+
+# ---------------------------------------------------------------------------
+# Strict floats (F32, F16, BF16). Values are IEEE bit patterns; every float
+# operation is its own op class, so rewrite patterns (float-strict) dispatch on
+# the class. Operands of one op have one float type; the result has that type
+# (comparisons and classifications give bool). Semantics: python-api.md
+# "Floats (strict IEEE 754)"; vyre.validate checks the type rules.
+# ---------------------------------------------------------------------------
+
+FLOAT_BITS: dict[DataTypeKind, int] = {
+    DataTypeKind.F32: 32,
+    DataTypeKind.F16: 16,
+    DataTypeKind.BF16: 16,
+}
+"""Width of each float type's bit pattern (F16/BF16 use the low half of a word)."""
+
+
+def _float_type_or_u32(value: SSAValue) -> DataTypeAttr:
+    ty = value.type
+    return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else U32
+
+
+@irdl_op_definition
+class LitFloatOp(ExprOp):
+    """A float literal given by its bit pattern (any pattern, NaNs included):
+    `vyre.lit_float 0x3f800000 : f32`."""
+
+    name = "vyre.lit_float"
+    bits = prop_def(IntAttr)
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, bits: int, ty: DataTypeAttr):
+        _init_op(self, properties={"bits": IntAttr(int(bits))}, result_types=[ty])
+
+    @property
+    def float_kind(self) -> DataTypeKind:
+        return self.value_type.data_kind
+
+    def verify_(self) -> None:
+        ty = self.res.type
+        if not isinstance(ty, DataTypeAttr) or not ty.data_kind.is_float:
+            raise VerifyException(f"a float literal has a float type (f32, f16, bf16), not {ty}")
+        width = FLOAT_BITS[ty.data_kind]
+        if not 0 <= self.bits.data < 1 << width:
+            raise VerifyException(f"bits {self.bits.data:#x} do not fit the {width} bits of {ty.kind.data}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        bits = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation(":")
+        op = cls(bits, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        ty = self.res.type
+        width = FLOAT_BITS.get(ty.data_kind, 32) if isinstance(ty, DataTypeAttr) else 32
+        printer.print_string(f" 0x{self.bits.data:0{width // 4}x} : ")
+        print_data_type(printer, self.res.type)
+        _print_attr_dict(printer, self)
+
+
+class FloatBinaryOp(ExprOp):
+    """`lhs <op> rhs` on two values of one float type, rounded once (RNE)."""
+
+    KIND: ClassVar[BinOpKind]
+    lhs = operand_def()
+    rhs = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        left = SSAValue.get(lhs)
+        _init_op(self, operands=[left, rhs], result_types=[_float_type_or_u32(left)])
+
+    def inferred_type(self) -> Attribute | None:
+        ty = self.lhs.type
+        return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        lhs = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        op = cls(lhs, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list((self.lhs, self.rhs), printer.print_operand)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class FAddOp(FloatBinaryOp):
+    name = "vyre.fadd"
+    KIND: ClassVar[BinOpKind] = BinOpKind.FADD
+
+
+@irdl_op_definition
+class FSubOp(FloatBinaryOp):
+    name = "vyre.fsub"
+    KIND: ClassVar[BinOpKind] = BinOpKind.FSUB
+
+
+@irdl_op_definition
+class FMulOp(FloatBinaryOp):
+    name = "vyre.fmul"
+    KIND: ClassVar[BinOpKind] = BinOpKind.FMUL
+
+
+@irdl_op_definition
+class FDivOp(FloatBinaryOp):
+    name = "vyre.fdiv"
+    KIND: ClassVar[BinOpKind] = BinOpKind.FDIV
+
+
+@irdl_op_definition
+class FMinOp(FloatBinaryOp):
+    """IEEE 754-2019 minimumNumber (-0 < +0; a NaN operand is ignored)."""
+
+    name = "vyre.fmin"
+    KIND: ClassVar[BinOpKind] = BinOpKind.FMIN
+
+
+@irdl_op_definition
+class FMaxOp(FloatBinaryOp):
+    """IEEE 754-2019 maximumNumber (-0 < +0; a NaN operand is ignored)."""
+
+    name = "vyre.fmax"
+    KIND: ClassVar[BinOpKind] = BinOpKind.FMAX
+
+
+FLOAT_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@irdl_op_definition
+class FCmpOp(ExprOp):
+    """`lhs <predicate> rhs` for one float type, a bool; false when an operand is
+    NaN, except `ne`, which is true: `vyre.fcmp lt %a, %b`."""
+
+    name = "vyre.fcmp"
+    predicate = prop_def(StringAttr)
+    lhs = operand_def()
+    rhs = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, predicate: str, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        _init_op(
+            self,
+            operands=[lhs, rhs],
+            properties={"predicate": StringAttr(predicate)},
+            result_types=[BOOL],
+        )
+
+    @property
+    def kind(self) -> BinOpKind:
+        return BinOpKind("f" + self.predicate.data)
+
+    def inferred_type(self) -> Attribute:
+        return BOOL
+
+    def verify_(self) -> None:
+        self.verify_result_type()
+        if self.predicate.data not in FLOAT_PREDICATES:
+            raise VerifyException(
+                f"unknown float predicate `{self.predicate.data}` (one of {', '.join(FLOAT_PREDICATES)})"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        pos = parser.pos
+        word = parser.parse_optional_identifier()
+        if word not in FLOAT_PREDICATES:
+            parser.raise_error(
+                f"expected a float predicate, one of: {', '.join(FLOAT_PREDICATES)}", pos, parser.pos
+            )
+        lhs = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        op = cls(word, lhs, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.predicate.data} ")
+        printer.print_list((self.lhs, self.rhs), printer.print_operand)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class FmaOp(ExprOp):
+    """`a * b + c` with ONE rounding (IEEE fusedMultiplyAdd): `vyre.fma %a, %b, %c`."""
+
+    name = "vyre.fma"
+    a = operand_def()
+    b = operand_def()
+    c = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, a: SSAValue | Operation, b: SSAValue | Operation, c: SSAValue | Operation
+    ):
+        first = SSAValue.get(a)
+        _init_op(self, operands=[first, b, c], result_types=[_float_type_or_u32(first)])
+
+    def inferred_type(self) -> Attribute | None:
+        ty = self.a.type
+        return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        a = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        b = parse_defined_operand(parser)
+        parser.parse_punctuation(",")
+        op = cls(a, b, parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list((self.a, self.b, self.c), printer.print_operand)
+        _print_attr_dict(printer, self)
+
+
+class FloatUnaryOp(ExprOp):
+    """`<op> operand` on a float value; the result has its type (bool for the
+    classifications fis_nan and fis_inf)."""
+
+    KIND: ClassVar[UnOpKind]
+    operand = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, operand: SSAValue | Operation):
+        value = SSAValue.get(operand)
+        ty = BOOL if self.KIND in _CLASSIFICATIONS else _float_type_or_u32(value)
+        _init_op(self, operands=[value], result_types=[ty])
+
+    def inferred_type(self) -> Attribute | None:
+        if self.KIND in _CLASSIFICATIONS:
+            return BOOL
+        ty = self.operand.type
+        return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls(parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        _print_attr_dict(printer, self)
+
+
+_CLASSIFICATIONS = (UnOpKind.FIS_NAN, UnOpKind.FIS_INF)
+
+
+@irdl_op_definition
+class FNegOp(FloatUnaryOp):
+    """Flips the sign bit; every other bit (NaN payloads too) is kept."""
+
+    name = "vyre.fneg"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FNEG
+
+
+@irdl_op_definition
+class FAbsOp(FloatUnaryOp):
+    """Clears the sign bit; every other bit (NaN payloads too) is kept."""
+
+    name = "vyre.fabs"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FABS
+
+
+@irdl_op_definition
+class FSqrtOp(FloatUnaryOp):
+    name = "vyre.fsqrt"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FSQRT
+
+
+@irdl_op_definition
+class FFloorOp(FloatUnaryOp):
+    name = "vyre.ffloor"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FFLOOR
+
+
+@irdl_op_definition
+class FCeilOp(FloatUnaryOp):
+    name = "vyre.fceil"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FCEIL
+
+
+@irdl_op_definition
+class FRoundOp(FloatUnaryOp):
+    """Round to the nearest integral value, ties to even."""
+
+    name = "vyre.fround"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FROUND
+
+
+@irdl_op_definition
+class FTruncOp(FloatUnaryOp):
+    name = "vyre.ftrunc"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FTRUNC
+
+
+@irdl_op_definition
+class FIsNanOp(FloatUnaryOp):
+    name = "vyre.fis_nan"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FIS_NAN
+
+
+@irdl_op_definition
+class FIsInfOp(FloatUnaryOp):
+    name = "vyre.fis_inf"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FIS_INF
+
+
+FLOAT_BINARY_OPS: dict[BinOpKind, type[FloatBinaryOp]] = {
+    op.KIND: op for op in (FAddOp, FSubOp, FMulOp, FDivOp, FMinOp, FMaxOp)
+}
+FLOAT_UNARY_OPS: dict[UnOpKind, type[FloatUnaryOp]] = {
+    op.KIND: op
+    for op in (FNegOp, FAbsOp, FSqrtOp, FFloorOp, FCeilOp, FRoundOp, FTruncOp, FIsNanOp, FIsInfOp)
+}
+FLOAT_COMPARISONS: dict[BinOpKind, str] = {
+    BinOpKind.FEQ: "eq",
+    BinOpKind.FNE: "ne",
+    BinOpKind.FLT: "lt",
+    BinOpKind.FLE: "le",
+    BinOpKind.FGT: "gt",
+    BinOpKind.FGE: "ge",
+}
+
+
+@irdl_op_definition
+class BitcastOp(ExprOp, HasFolderInterface):
+    """The bits of `value` read as the result type: `vyre.bitcast %x to u32`.
+    F32 <-> U32/I32 keep all 32 bits; F16/BF16 <-> U32/I32 go through the low 16
+    bits (a 16-bit pattern widens with zeros; a word narrows to its low half)."""
+
+    name = "vyre.bitcast"
+    value = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue | Operation, target: DataTypeAttr):
+        _init_op(self, operands=[value], result_types=[target])
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        if self.value.type == self.res.type:
+            return (self.value,)
+        inner = self.value.owner
+        # bitcast(bitcast(x)) is x when no bits were dropped on the way
+        if (
+            isinstance(inner, BitcastOp)
+            and inner.value.type == self.res.type
+            and bitcast_width(inner.value.type) <= bitcast_width(self.value.type)
+        ):
+            return (inner.value,)
+        return None
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        value = parse_defined_operand(parser)
+        parser.parse_keyword("to")
+        op = cls(value, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        printer.print_string(" to ")
+        print_data_type(printer, self.res.type)
+        _print_attr_dict(printer, self)
+
+
+BITCAST_WIDTHS: dict[DataTypeKind, int] = {
+    DataTypeKind.U32: 32,
+    DataTypeKind.I32: 32,
+    DataTypeKind.F32: 32,
+    DataTypeKind.F16: 16,
+    DataTypeKind.BF16: 16,
+}
+
+
+def bitcast_width(ty: Attribute) -> int:
+    """Bits a value of this type carries through a bitcast (0: not bitcastable)."""
+    if not isinstance(ty, DataTypeAttr):
+        return 0
+    return BITCAST_WIDTHS.get(ty.data_kind, 0)
+
+
+def bitcast_defined(source: DataTypeKind, target: DataTypeKind) -> bool:
+    """Bitcasts between 32-bit values (f32, u32, i32), and between a 16-bit float
+    and u32/i32 (through the low 16 bits), or a type to itself."""
+    a, b = BITCAST_WIDTHS.get(source), BITCAST_WIDTHS.get(target)
+    if a is None or b is None:
+        return False
+    if source == target or a == b == 32:
+        return True
+    integers = (DataTypeKind.U32, DataTypeKind.I32)
+    return source in integers or target in integers
 
 
 @irdl_op_definition
@@ -1479,6 +1948,12 @@ EXPRESSION_OPS: tuple[type[ExprOp], ...] = (
     SelectOp,
     CastOp,
     AtomicOp,
+    LitFloatOp,
+    *FLOAT_BINARY_OPS.values(),
+    FCmpOp,
+    FmaOp,
+    *FLOAT_UNARY_OPS.values(),
+    BitcastOp,
 )
 STATEMENT_OPS: tuple[type[StmtOp], ...] = (
     LetOp,

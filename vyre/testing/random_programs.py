@@ -53,6 +53,8 @@ from vyre.ir import (
     print_ir,
 )
 from vyre.validate import validate
+from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
+from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
 
 __all__ = ["GeneratorConfig", "RandomCase", "random_case"]
 
@@ -405,7 +407,7 @@ class _Generator:
             case 3:
                 return E.workgroup_id(0)
             case _:
-                op = self.pick(list(BinOp))
+                op = self.pick(list(INT_BINOPS))
                 return E.binop(op, self.uniform_u32(depth - 1), self.uniform_u32(depth - 1))
 
     def _preamble(self) -> list[N]:
@@ -691,7 +693,7 @@ class _Generator:
                 return E.buf_len(self.pick([b.name for b in self.buffers]))
 
     def binop(self, depth: int) -> E:
-        op = self.pick(list(BinOp))
+        op = self.pick(list(INT_BINOPS))
         left = self.expr(DataType.U32, depth - 1)
         if op in (BinOp.DIV, BinOp.MOD) and self.chance(0.5):
             right = E.u32(self.pick(DIVISORS))
@@ -702,7 +704,7 @@ class _Generator:
         return E.binop(op, left, right)
 
     def unop_u32(self, depth: int) -> E:
-        op = self.pick(list(UnOp))
+        op = self.pick(list(INT_UNOPS))
         unsigned_result = op in (UnOp.LOGICAL_NOT, UnOp.POPCOUNT, UnOp.CLZ, UnOp.CTZ)
         operand_type = DataType.I32 if unsigned_result and self.chance(0.3) else DataType.U32
         return E.unop(op, self.expr(operand_type, depth - 1))

@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, DataTypeKind
+from vyre.dialects.vyre import UnOpKind as UnOp
 from vyre.validation import messages as m
 from vyre.validation.casts import rejected_cast_rule
 from vyre.validation.diagnostic import Diagnostic
@@ -362,6 +363,44 @@ class KernelChecker:
                 self._report("V012", m.unsupported_cast(source, target), op)
         self._set_type(op, target)
 
+    def _float_operands(self, op: Operation, spelling: str) -> DataTypeKind | None:
+        """V140/V141 over the operands of a float op; their one float type, if any."""
+        first: DataTypeKind | None = None
+        ok = True
+        for position, operand in enumerate(op.operands):
+            kind = self._type(operand)
+            if kind is None:
+                ok = False
+            elif not kind.is_float:
+                self._report("V140", m.float_operand_not_float(spelling, position, kind), op)
+                ok = False
+            elif first is None:
+                first = kind
+            elif kind != first:
+                self._report("V141", m.float_operand_types_differ(spelling, first, kind), op)
+                ok = False
+        return first if ok else None
+
+    def visit_float_arithmetic(self, op: d.FloatBinaryOp | d.FmaOp | d.FloatUnaryOp) -> None:
+        self._propagate_call_depth(op)
+        kind = self._float_operands(op, op.name.removeprefix("vyre."))
+        if isinstance(op, d.FloatUnaryOp) and op.KIND in (UnOp.FIS_NAN, UnOp.FIS_INF):
+            self._set_type(op, DataTypeKind.BOOL)
+            return
+        self._set_type(op, kind)
+
+    def visit_fcmp(self, op: d.FCmpOp) -> None:
+        self._propagate_call_depth(op)
+        self._float_operands(op, op.kind.value)
+        self._set_type(op, DataTypeKind.BOOL)
+
+    def visit_bitcast(self, op: d.BitcastOp) -> None:
+        self._propagate_call_depth(op)
+        source, target = self._type(op.operands[0]), _kind(op.results[0].type)
+        if source is not None and target is not None and not d.bitcast_defined(source, target):
+            self._report("V142", m.undefined_bitcast(source, target), op)
+        self._set_type(op, target)
+
     def visit_atomic(self, op: d.AtomicOp) -> None:
         self._propagate_call_depth(op)
         name = op.buffer.data
@@ -503,6 +542,12 @@ _VISITORS: dict[type[Operation], _Visitor] = {
     d.SelectOp: KernelChecker.visit_select,
     d.CastOp: KernelChecker.visit_cast,
     d.AtomicOp: KernelChecker.visit_atomic,
+    d.LitFloatOp: KernelChecker.visit_literal,
+    **{op: KernelChecker.visit_float_arithmetic for op in d.FLOAT_BINARY_OPS.values()},
+    **{op: KernelChecker.visit_float_arithmetic for op in d.FLOAT_UNARY_OPS.values()},
+    d.FmaOp: KernelChecker.visit_float_arithmetic,
+    d.FCmpOp: KernelChecker.visit_fcmp,
+    d.BitcastOp: KernelChecker.visit_bitcast,
     d.LetOp: KernelChecker.visit_let,
     d.AssignOp: KernelChecker.visit_assign,
     d.StoreOp: KernelChecker.visit_store,

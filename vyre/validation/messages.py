@@ -2,7 +2,10 @@
 
 V001-V025 are the 0.4 rules of validation.md. The type rules beyond them use
 the codes the 0.7 validator emits for the same problems (vyre-anchor.md §7.2):
-V027, V029, V045, V057, V058, V099, V121, V122. V130 (a result type annotated
+V027, V029, V045, V057, V058, V099, V121, V122. The strict-float rules are vyre
+extensions (no 0.7 code exists for them): V140 (a float operation's operand is
+not a float), V141 (a float operation mixes float types), V142 (a bitcast
+between types of different widths). V130 (a result type annotated
 in the text that disagrees with the declaration it reads) has no 0.7
 counterpart: the Rust IR infers those types, the textual form spells them.
 """
@@ -286,4 +289,30 @@ def call_result_type(op_id: str, found: DataTypeKind, output: DataTypeKind) -> s
     return _text(
         f"call to `{op_id}` yields `{found.value}` but the op returns `{output.value}`",
         f"declare the call's result as `{output.value}`",
+    )
+
+
+def float_operand_not_float(operation: str, position: int, found: DataTypeKind) -> str:
+    """V140; `operation` is the op's spelling (`fadd`, `flt`, `fma`, `fsqrt`, ...)."""
+    return _text(
+        f"float operation `{operation}` operand {position} must be `f32`, `f16` or `bf16`,"
+        f" got `{found.value}`",
+        "convert it with E.cast(DataType.F32, x) or reinterpret its bits with E.bitcast",
+    )
+
+
+def float_operand_types_differ(operation: str, first: DataTypeKind, other: DataTypeKind) -> str:
+    """V141."""
+    return _text(
+        f"float operation `{operation}` mixes `{first.value}` and `{other.value}` operands",
+        f"cast the `{other.value}` operand to `{first.value}` so all operands have one float type",
+    )
+
+
+def undefined_bitcast(source: DataTypeKind, target: DataTypeKind) -> str:
+    """V142."""
+    return _text(
+        f"bitcast from `{source.value}` to `{target.value}` is not defined",
+        "bitcast between f32, u32 and i32, or between f16/bf16 and u32/i32 (the low 16"
+        " bits); convert values with a cast",
     )

@@ -19,8 +19,12 @@ def parse(text: str) -> ModuleOp:
 def test_dialect_holds_every_op_of_the_spec() -> None:
     names = {op.name for op in d.Vyre.operations}
     expressions = "lit_u32 lit_i32 lit_bool var load buf_len invocation_id workgroup_id local_id binop unop call select cast atomic"
+    floats = (
+        "lit_float fadd fsub fmul fdiv fmin fmax fcmp fma fneg fabs fsqrt ffloor fceil fround"
+        " ftrunc fis_nan fis_inf bitcast"
+    )
     statements = "let assign store if loop return block barrier"
-    assert names == {f"vyre.{n}" for n in f"kernel {expressions} {statements}".split()}
+    assert names == {f"vyre.{n}" for n in f"kernel {expressions} {floats} {statements}".split()}
 
 
 def test_data_type_attr_prints_and_parses() -> None:

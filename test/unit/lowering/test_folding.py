@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
 from vyre import lower_to_wgsl
+from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
+from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
 
 M32 = 0xFFFF_FFFF
 EDGES = [0, 1, 7, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF]
@@ -67,14 +69,14 @@ def _literal(text: str) -> int:
 def test_every_binop_on_literal_pairs_folds_to_its_value() -> None:
     pairs = [(a, b) for a in EDGES for b in EDGES]
     body = []
-    for op in BinOp:
+    for op in INT_BINOPS:
         for a, b in pairs:
             body.append(N.store("out", E.u32(len(body)), E.binop(op, E.u32(a), E.u32(b))))
     program = Program([BufferDecl.read_write("out", 0, DataType.U32)], (1, 1, 1), body)
     stored = _stored_literals(lower_to_wgsl(program))
     assert len(stored) == len(body)
     slot = 0
-    for op in BinOp:
+    for op in INT_BINOPS:
         for a, b in pairs:
             assert stored[slot] == BINARY[op](a, b), f"{op} {a:#x} {b:#x}"
             slot += 1
@@ -82,7 +84,7 @@ def test_every_binop_on_literal_pairs_folds_to_its_value() -> None:
 
 def test_every_unop_on_u32_and_i32_literals_folds_to_its_value() -> None:
     body = []
-    for op in UnOp:
+    for op in INT_UNOPS:
         for v in EDGES:
             signed = v - 2**32 if v >= 2**31 else v
             body.append(N.store("out", E.u32(len(body)), E.unop(op, E.u32(v))))
@@ -90,7 +92,7 @@ def test_every_unop_on_u32_and_i32_literals_folds_to_its_value() -> None:
     program = Program([BufferDecl.read_write("out", 0, DataType.U32)], (1, 1, 1), body)
     stored = _stored_literals(lower_to_wgsl(program))
     slot = 0
-    for op in UnOp:
+    for op in INT_UNOPS:
         for v in EDGES:
             assert stored[slot] == UNARY[op](v) == stored[slot + 1], f"{op} {v:#x}"
             slot += 2

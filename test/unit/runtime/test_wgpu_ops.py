@@ -10,13 +10,15 @@ import numpy as np
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
 from vyre.testing.backends import execute_wgpu as execute
+from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
+from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
 
 M32 = 0xFFFF_FFFF
 EDGES = [0, 1, 2, 3, 5, 7, 31, 32, 33, 63, 64, 0xFFFF, 0x10000, 0x7FFF_FFFF,
          0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF]  # fmt: skip
 FEW_EDGES = [0, 1, 32, 0x8000_0000, 0xFFFF_FFFF]
-BINOPS = list(BinOp)
-UNOPS = list(UnOp)
+BINOPS = list(INT_BINOPS)
+UNOPS = list(INT_UNOPS)
 
 
 def binop_oracle(op: BinOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
