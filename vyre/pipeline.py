@@ -2,9 +2,10 @@
 
 ```
 Program | builtin.module ──► vyre.validate ──► inline-calls ──► canonicalize ──► Prepared
-                                                                        │
-                                  WGSL (`Prepared.wgsl`, vyre.lowering) ◄┤
-                   reference interpreter (vyre.runtime.interp, .kernel) ◄┘
+                                                                                   │
+   reference interpreter (vyre.runtime.interp) runs `Prepared.kernel` ◄────────────┤
+                                                                                   │
+   Prepared.wgsl: float-strict ──► canonicalize ──► vyre.lowering (WGSL) ◄──────────┘
 ```
 
 `prepare(program)` validates the program (raising `vyre.ValidationError` with
@@ -18,6 +19,13 @@ often it runs; a program changed in place, or an op re-registered, has a new
 fingerprint. Targets hang off the prepared program and are computed once too
 (`Prepared.wgsl`). The lowering and the interpreter take a prepared kernel and
 never run a pass or the validator themselves.
+
+Strict floats differ per target on purpose: the WGSL target first runs
+`float-strict`, which rewrites every float operation into integer soft-float
+(no GPU float unit may decide a result bit), then folds again; the reference
+interpreter computes the float operations of `Prepared.kernel` with its own
+exact implementation. So every interp-versus-GPU comparison checks the
+soft-float rewrite against an independent oracle.
 
 A prepared module belongs to the cache: read it, never change it.
 """
@@ -36,6 +44,7 @@ from vyre.dialects import vyre as d
 from vyre.fingerprint import Fingerprint, LruCache, fingerprint
 from vyre.ir import BufferDecl, Program
 from vyre.lowering.wgsl import LoweredKernel, lower
+from vyre.transforms.float_strict import float_strict
 from vyre.transforms.inline_calls import inline_module
 from vyre.validate import ValidationError, validate
 
@@ -69,9 +78,20 @@ class Prepared:
         return tuple(BufferDecl.from_attr(attr) for attr in self.kernel.buffer_decls)
 
     @cached_property
+    def strict_module(self) -> ModuleOp:
+        """The module after `float-strict` and a second `canonicalize`: integer IR
+        only (float values travel as bit patterns). What the WGSL target lowers."""
+        module = self.module.clone()
+        float_strict(module)
+        CanonicalizePass().apply(_context(), module)
+        return module
+
+    @cached_property
     def wgsl(self) -> LoweredKernel:
         """The WGSL lowering (text and binding layout), computed on first use."""
-        return lower(self.kernel)
+        kernel = self.strict_module.body.block.first_op
+        assert isinstance(kernel, d.KernelOp)
+        return lower(kernel)
 
 
 _PREPARED: LruCache[Fingerprint, Prepared] = LruCache(PREPARED_CAPACITY)

@@ -21,7 +21,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.context", "vyre.text", "vyre.wire"),
     ("vyre.ir",),
     ("vyre.validation",),
-    ("vyre.softfloat",),
     ("vyre.ops",),
     ("vyre.validate",),
     ("vyre.transforms",),

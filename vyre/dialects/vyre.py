@@ -1564,7 +1564,14 @@ class BitcastOp(ExprOp, HasFolderInterface):
             and bitcast_width(inner.value.type) <= bitcast_width(self.value.type)
         ):
             return (inner.value,)
-        return None
+        word = inner.bits.data if isinstance(inner, LitFloatOp) else literal_word(self.value)
+        target = self.res.type
+        if word is None or not isinstance(target, DataTypeAttr) or target.data_kind not in BITCAST_WIDTHS:
+            return None
+        kind = target.data_kind
+        if kind.is_float:
+            return (IntAttr(word & ((1 << FLOAT_BITS[kind]) - 1)),)
+        return (literal_attr(word, kind),)
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -1971,6 +1978,10 @@ class VyreConstantMaterialization(ConstantMaterializationInterface):
     def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
         if not isinstance(value, IntAttr) or not isinstance(type, DataTypeAttr):
             return None
+        if type.data_kind.is_float:
+            if not 0 <= value.data < 1 << FLOAT_BITS[type.data_kind]:
+                return None
+            return LitFloatOp(value.data, type)
         literal = _LITERALS.get(type.data_kind)
         if literal is None or not literal.in_range(value.data):
             return None

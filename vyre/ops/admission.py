@@ -82,6 +82,7 @@ _SCALAR_TYPES = {
     DataType.U32: "uint32",
     DataType.I32: "int32",
     DataType.BOOL: "uint32",
+    DataType.F32: "float32",
 }
 
 
@@ -368,7 +369,9 @@ def witness_inputs(signature: OpSignature) -> list[np.ndarray] | None:
         rows = np.arange(n**3, dtype=np.uint64)
         columns = [values[(rows // n**(k % 3) + k) % n] for k in range(arity)]
     return [
-        c.astype(np.uint32).view(np.int32) if t == "int32" else c.astype(np.uint32)
+        c.astype(np.uint32).view(np.int32 if t == "int32" else np.float32)
+        if t in ("int32", "float32")
+        else c.astype(np.uint32)
         for c, t in zip(columns, dtypes, strict=True)
     ]
 

@@ -26,7 +26,12 @@ __all__ = ["elementwise_program", "evaluate"]
 WORKGROUP = 64
 MAX_GROUPS_PER_AXIS = 65_535
 
-_NUMPY_INPUT = {DataType.U32: np.uint32, DataType.I32: np.int32, DataType.BOOL: np.uint32}
+_NUMPY_INPUT = {
+    DataType.U32: np.uint32,
+    DataType.I32: np.int32,
+    DataType.BOOL: np.uint32,
+    DataType.F32: np.float32,
+}
 _RANGES = {
     DataType.U32: (0, 2**32 - 1),
     DataType.I32: (-(2**31), 2**31 - 1),
@@ -100,13 +105,16 @@ def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:
     if unsupported:
         raise NotImplementedError(
             f"ops.evaluate: `{spec.id}` has {unsupported[0]} operands; evaluate applies scalar"
-            " ops (u32, i32, bool) elementwise"
+            " ops (u32, i32, bool, f32) elementwise"
         )
     arrays: list[np.ndarray] = []
     for position, (value, dtype) in enumerate(zip(inputs, sig.inputs, strict=True)):
         array = np.asarray(value)
         if array.ndim == 0:
             array = array.reshape(1)
+        if dtype is DataType.F32:
+            arrays.append(_float_input(spec, position, array))
+            continue
         if array.size == 0:
             array = array.astype(np.int64).reshape(0)
         if array.ndim != 1 or not (
@@ -128,3 +136,16 @@ def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:
             f"the inputs of `{spec.id}` must have equal lengths, got {[len(a) for a in arrays]}"
         )
     return arrays
+
+
+def _float_input(spec: OpSpec, position: int, array: np.ndarray) -> np.ndarray:
+    """An F32 input: a 1-D float array (float64 values round to nearest even, as
+    np.float32 does; float32 keeps every bit, NaN payloads included)."""
+    if array.size == 0:
+        return np.zeros(0, dtype=np.float32)
+    if array.ndim != 1 or not np.issubdtype(array.dtype, np.floating):
+        raise TypeError(
+            f"input {position} of `{spec.id}` must be a 1-D float array (f32), got"
+            f" {array.dtype} of shape {array.shape}"
+        )
+    return array if array.dtype == np.float32 else array.astype(np.float32)

@@ -23,6 +23,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return inline_calls.InlineCallsPass
 
+    def get_float_strict() -> type[ModulePass]:
+        from vyre.transforms import float_strict
+
+        return float_strict.FloatStrictPass
+
     def get_canonicalize() -> type[ModulePass]:
         from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -44,5 +49,6 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "canonicalize": get_canonicalize,
         "cse": get_cse,
         "dce": get_dce,
+        "float-strict": get_float_strict,
         "inline-calls": get_inline_calls,
     }

@@ -1,0 +1,198 @@
+"""`primitive.float`: strict IEEE 754 binary32 operations (python-api.md "Floats").
+
+Every op is Category A: its composition is the vyre float operation itself
+(`vyre.fadd`, ...), which the `float-strict` pass rewrites into integer IR, so a
+call costs what the hand-written float expression costs. Inputs and outputs are
+F32; the CPU references take and return `np.float32` arrays.
+
+The references are independent of the soft-float rewrite and of the interpreter:
+numpy float32 arithmetic (correctly rounded, subnormals kept on x86) for add, sub,
+mul, div and sqrt; exact float64 products with a round-to-odd sum for fma; sign
+bit operations for neg and abs; numpy's rounding functions (which keep the sign
+of zero) for floor, ceil, round (half to even) and trunc. Every NaN result is the
+canonical quiet NaN 0x7FC00000.
+
+Laws are the ones that hold for every input, NaN payloads included: add, mul,
+min and max commute (a NaN result is canonical whatever the order); min and max
+associate; neg is an involution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vyre.ir import DataType, Expr
+from vyre.ir import Expr as E
+from vyre.ops import laws as L
+from vyre.ops.laws import Law
+from vyre.ops.spec import EquivalenceClass, OpSignature, OpSpec
+
+P = "primitive.float."
+
+F32Array = npt.NDArray[np.float32]
+
+CANONICAL_NAN = 0x7FC0_0000
+SIGN = 0x8000_0000
+
+F32_BOUNDARIES: tuple[int, ...] = (
+    0x0000_0000,  # +0
+    0x8000_0000,  # -0
+    0x0000_0001,  # smallest subnormal
+    0x007F_FFFF,  # largest subnormal
+    0x0080_0000,  # smallest normal
+    0x3F80_0000,  # 1
+    0xBF80_0000,  # -1
+    0x7F7F_FFFF,  # largest finite
+    0x7F80_0000,  # +inf
+    0xFF80_0000,  # -inf
+    0x7FC0_0000,  # canonical NaN
+    0xFFC0_0001,  # negative NaN with a payload
+    0x7F80_0001,  # signalling NaN
+)
+"""Bit patterns every F32 op is exercised at."""
+
+
+def _f32(x: Any) -> F32Array:
+    return np.asarray(x, dtype=np.float32)
+
+
+def _bits(x: Any) -> npt.NDArray[np.uint32]:
+    return np.ascontiguousarray(_f32(x)).view(np.uint32)
+
+
+def _from_bits(bits: Any) -> F32Array:
+    return np.asarray(bits, dtype=np.uint32).view(np.float32)
+
+
+def _canonical(result: Any) -> F32Array:
+    """`result` as float32 with every NaN replaced by the canonical quiet NaN."""
+    out = _bits(result).copy()
+    out[np.isnan(_from_bits(out))] = CANONICAL_NAN
+    return _from_bits(out)
+
+
+def _arith(fn: Callable[[F32Array, F32Array], Any]) -> Callable[[Any, Any], F32Array]:
+    def reference(a: Any, b: Any) -> F32Array:
+        with np.errstate(all="ignore"):
+            return _canonical(fn(_f32(a), _f32(b)))
+
+    return reference
+
+
+def _sqrt(a: Any) -> F32Array:
+    with np.errstate(all="ignore"):
+        return _canonical(np.sqrt(_f32(a)))
+
+
+def _fma(a: Any, b: Any, c: Any) -> F32Array:
+    """a * b + c rounded once: the product is exact in float64 (48 bits); the sum
+    is rounded to odd in float64 (53 >= 24 + 2 bits), then to float32 once."""
+    x, y, z = (_f32(v).astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = x * y
+        s = p + z
+        # TwoSum: the exact error of the float64 sum
+        bb = s - p
+        err = (p - (s - bb)) + (z - bb)
+        odd = (s.view(np.uint64) & np.uint64(1)) == 1
+        fix = (err != 0) & ~odd & np.isfinite(s)
+        toward = np.where(err > 0, np.inf, -np.inf)
+        s = np.where(fix, np.nextafter(s, toward), s)
+        exact_zero = (s == 0) & (err == 0)
+        # an exact zero sum is -0 only when both addends are -0
+        both_negative = np.signbit(p) & np.signbit(z)
+        s = np.where(exact_zero, np.where(both_negative, -0.0, 0.0), s)
+        return _canonical(s.astype(np.float32))
+
+
+def _min_max(pick_min: bool) -> Callable[[Any, Any], F32Array]:
+    """IEEE 754-2019 minimumNumber / maximumNumber: a NaN operand is ignored
+    when the other is a number, -0 < +0, two NaNs give the canonical NaN."""
+
+    def reference(a: Any, b: Any) -> F32Array:
+        x, y = _f32(a), _f32(b)
+        with np.errstate(all="ignore"):
+            chosen = np.fmin(x, y) if pick_min else np.fmax(x, y)
+        zeros = (x == 0) & (y == 0)
+        xs, ys = _bits(x), _bits(y)
+        signed_zero = (xs | ys) if pick_min else (xs & ys)
+        out = np.where(zeros, _from_bits(signed_zero), chosen)
+        return _canonical(out)
+
+    return reference
+
+
+def _neg(a: Any) -> F32Array:
+    return _from_bits(_bits(a) ^ np.uint32(SIGN))
+
+
+def _abs(a: Any) -> F32Array:
+    return _from_bits(_bits(a) & np.uint32(~SIGN & 0xFFFF_FFFF))
+
+
+def _integral(fn: Callable[[F32Array], Any]) -> Callable[[Any], F32Array]:
+    def reference(a: Any) -> F32Array:
+        with np.errstate(all="ignore"):
+            return _canonical(fn(_f32(a)))
+
+    return reference
+
+
+_CLASSES = (
+    EquivalenceClass("zeros and subnormals", [(0x0000_0000,), (0x8000_0001,), (0x007F_FFFF,)]),
+    EquivalenceClass("normal numbers", [(0x3F80_0000,), (0xC0490FDB,), (0x7F7F_FFFF,)]),
+    EquivalenceClass("infinities and NaNs", [(0x7F80_0000,), (0xFF80_0000,), (0x7FC0_0000,)]),
+)
+
+
+def _op(
+    name: str,
+    arity: int,
+    reference: Callable[..., F32Array],
+    composition: Callable[..., Expr],
+    laws: tuple[Law, ...] = (),
+    summary: str = "",
+) -> OpSpec:
+    classes = tuple(
+        EquivalenceClass(c.description, [rep * arity for rep in c.representatives]) for c in _CLASSES
+    )
+    return OpSpec(
+        id=P + name,
+        version=1,
+        signature=OpSignature(inputs=[DataType.F32] * arity, output=DataType.F32),
+        category="A",
+        reference=reference,
+        composition=composition,
+        laws=laws,
+        equivalence_classes=classes,
+        boundaries=F32_BOUNDARIES,
+        summary=summary,
+    )
+
+
+SPECS: tuple[OpSpec, ...] = (
+    _op("add", 2, _arith(np.add), lambda a, b: E.fadd(a, b), (L.Commutative(),), "a + b, RNE"),
+    _op("sub", 2, _arith(np.subtract), lambda a, b: E.fsub(a, b), summary="a - b, RNE"),
+    _op("mul", 2, _arith(np.multiply), lambda a, b: E.fmul(a, b), (L.Commutative(),), "a * b, RNE"),
+    _op("div", 2, _arith(np.divide), lambda a, b: E.fdiv(a, b), summary="a / b, correctly rounded"),
+    _op("fma", 3, _fma, lambda a, b, c: E.fma(a, b, c), summary="a * b + c, one rounding"),
+    _op("sqrt", 1, _sqrt, lambda a: E.fsqrt(a), summary="sqrt(a), correctly rounded"),
+    _op(
+        "min", 2, _min_max(True), lambda a, b: E.fmin(a, b),
+        (L.Commutative(), L.Associative()), "IEEE 754-2019 minimumNumber",
+    ),
+    _op(
+        "max", 2, _min_max(False), lambda a, b: E.fmax(a, b),
+        (L.Commutative(), L.Associative()), "IEEE 754-2019 maximumNumber",
+    ),
+    _op("neg", 1, _neg, lambda a: E.fneg(a), (L.Involution(),), "sign bit flipped"),
+    _op("abs", 1, _abs, lambda a: E.fabs(a), summary="sign bit cleared"),
+    _op("floor", 1, _integral(np.floor), lambda a: E.ffloor(a), summary="round down"),
+    _op("ceil", 1, _integral(np.ceil), lambda a: E.fceil(a), summary="round up"),
+    _op("round", 1, _integral(np.rint), lambda a: E.fround(a), summary="round half to even"),
+    _op("trunc", 1, _integral(np.trunc), lambda a: E.ftrunc(a), summary="round toward zero"),
+)  # fmt: skip

@@ -1,0 +1,171 @@
+"""`float-strict`: rewrite every strict float operation into integer vyre IR.
+
+Each float op (`vyre.fadd` ... `vyre.fis_inf`, `vyre.fcmp`, `vyre.fma`) and every
+`vyre.cast` that converts to or from a float is replaced by the soft-float
+program of its format (`vyre.transforms.softfloat`), built over the operands'
+bit patterns: the operands are bitcast to u32, the integer DAG is materialised
+by `vyre.ir.emit_expr` (the same translation the builder uses), and the result
+is bitcast back to the float type (or is the u32/i32 or bool the op yields).
+Bitcast pairs between consecutive float ops cancel under `canonicalize`, and
+float literals flow into the integer IR, so constant float expressions fold.
+
+After the pass no float arithmetic remains: float values only travel (loads,
+stores, locals, select, bitcasts, literals), which the WGSL lowering carries as
+u32 words, so no GPU float unit decides a result bit (flush-to-zero, fused
+multiply-add, approximate division or square root cannot change a bit). The
+pipeline applies it on the WGSL path; the reference interpreter runs the float
+ops themselves with its own exact implementation, which makes it the oracle of
+this pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from vyre.dialects import vyre as d
+from vyre.ir import Param, emit_expr
+from vyre.transforms import softfloat as sf
+
+__all__ = ["FloatStrictPass", "FloatStrictPattern", "float_strict", "soft_float_program"]
+
+_BINARY = {
+    d.FAddOp: "add",
+    d.FSubOp: "sub",
+    d.FMulOp: "mul",
+    d.FDivOp: "div",
+    d.FMinOp: "min",
+    d.FMaxOp: "max",
+}
+_UNARY = {
+    d.FNegOp: "neg",
+    d.FAbsOp: "abs",
+    d.FSqrtOp: "sqrt",
+    d.FFloorOp: "floor",
+    d.FCeilOp: "ceil",
+    d.FRoundOp: "round",
+    d.FTruncOp: "trunc",
+    d.FIsNanOp: "is_nan",
+    d.FIsInfOp: "is_inf",
+}
+_CONVERTIBLE = ("u32", "i32", "f32", "f16", "bf16")
+
+
+def _kind(value: SSAValue | Attribute) -> d.DataTypeKind | None:
+    ty = value.type if isinstance(value, SSAValue) else value
+    return ty.data_kind if isinstance(ty, d.DataTypeAttr) else None
+
+
+def soft_float_program(op: Operation) -> Callable[..., sf.W[Any]] | None:
+    """The soft-float function replacing `op`, or None if `op` is not a float
+    operation (or is malformed: validation reports that)."""
+    operand_kinds = [_kind(v) for v in op.operands]
+    result = _kind(op.results[0]) if op.results else None
+    if isinstance(op, d.CastOp):
+        source, target = operand_kinds[0], result
+        if source is None or target is None or source == target:
+            return None
+        if not (source.is_float or target.is_float):
+            return None
+        if source.value not in _CONVERTIBLE or target.value not in _CONVERTIBLE:
+            return None
+        return sf.convert_op(source.value, target.value)
+    if not operand_kinds or any(k is None or not k.is_float for k in operand_kinds):
+        return None
+    first = operand_kinds[0]
+    assert first is not None
+    if any(k != first for k in operand_kinds):
+        return None
+    fmt = sf.FORMATS[first.value]
+    if type(op) in _BINARY:
+        return sf.binary(_BINARY[type(op)], fmt)
+    if isinstance(op, d.FCmpOp):
+        return sf.compare_op(op.predicate.data, fmt)
+    if isinstance(op, d.FmaOp):
+        return sf.ternary("fma", fmt)
+    if type(op) in _UNARY:
+        return sf.unary(_UNARY[type(op)], fmt)
+    return None
+
+
+def _to_word(value: SSAValue) -> Operation | None:
+    """The op reading `value` as a u32 word (None: it is one already)."""
+    kind = _kind(value)
+    if kind is d.DataTypeKind.U32:
+        return None
+    return d.BitcastOp(value, d.U32)
+
+
+def _from_word(value: SSAValue, result: d.DataTypeKind) -> Operation | None:
+    """The op turning the u32 word `value` into the op's result type."""
+    if result is d.DataTypeKind.U32:
+        return None
+    if result is d.DataTypeKind.BOOL:
+        return d.CastOp(value, d.BOOL)  # a 0/1 word
+    return d.BitcastOp(value, result.attr)
+
+
+class FloatStrictPattern(RewritePattern):
+    """Replace one float operation by its integer soft-float program."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        program = soft_float_program(op)
+        if program is None:
+            return
+        result = _kind(op.results[0])
+        assert result is not None
+        new_ops: list[Operation] = []
+        words: list[SSAValue] = []
+        for operand in op.operands:
+            to_word = _to_word(operand)
+            if to_word is not None:
+                new_ops.append(to_word)
+                words.append(to_word.results[0])
+            else:
+                words.append(operand)
+        machine = sf.ExprMachine()
+        params = [machine.word(Param(i)) for i in range(len(words))]
+        ops, value = emit_expr(program(*params).v, words)
+        new_ops += ops
+        from_word = _from_word(value, result)
+        if from_word is not None:
+            new_ops.append(from_word)
+            value = from_word.results[0]
+        rewriter.insert(new_ops, InsertPoint.before(op))
+        if value.name_hint is None and value.owner in new_ops:
+            value.name_hint = op.results[0].name_hint
+        rewriter.replace_all_uses_with(op.results[0], value)
+        rewriter.erase(op)
+
+
+def float_strict(module: ModuleOp) -> None:
+    """Rewrite every float operation under `module` into integer IR, in place."""
+    PatternRewriteWalker(FloatStrictPattern(), apply_recursively=False).rewrite_module(module)
+
+
+@dataclass(frozen=True)
+class FloatStrictPass(ModulePass):
+    """Strict float operations -> integer soft-float over their bit patterns."""
+
+    name = "float-strict"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        float_strict(op)
+
+
+def float_arithmetic(ops: Sequence[Operation]) -> list[Operation]:
+    """The float operations among `ops` (what the pass rewrites): none may
+    reach the WGSL emitter."""
+    return [op for op in ops if soft_float_program(op) is not None]

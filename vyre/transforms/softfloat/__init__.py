@@ -1,0 +1,145 @@
+"""Integer soft-float: strict IEEE 754 F32, F16 and BF16 over u32 words.
+
+Every strict float operation is a straight-line program of vyre's integer
+operations (`machine.W`: wrapping add/sub/mul, bitwise ops, masked shifts,
+unsigned compares, select, clz) on bit patterns, so no GPU float unit decides a
+result bit. One shared rounding core (`pack.round_pack`) handles round to
+nearest even, subnormals and overflow for the three formats. F16 and BF16
+arithmetic widens exactly to F32, computes there and rounds once more, which is
+innocuous for + - * / and sqrt (float-strict.md §5); their fma rounds once, in
+their own format (`fma.fma`).
+
+The same functions run vectorised on numpy (`NumpyMachine`, for verification)
+and build vyre IR (`ExprMachine`, for the `float-strict` pass):
+
+```python
+from vyre.transforms import softfloat as sf
+m = sf.NumpyMachine()
+bits = sf.binary("add", sf.F16)(m.word(a), m.word(b)).v
+```
+
+The catalogue (patterns of the format in, patterns out; comparisons and
+classifications give 0/1 words; conversions take and give patterns or u32/i32
+words): `binary(op, fmt)` for add sub mul div min max; `compare(op, fmt)` for
+eq ne lt le gt ge; `unary(op, fmt)` for neg abs sqrt floor ceil round trunc
+is_nan is_inf; `ternary("fma", fmt)`; `convert(source, target)` between
+"u32", "i32" and the three formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from vyre.transforms.softfloat import compare, convert, rounding
+from vyre.transforms.softfloat.add import f32_add, f32_sub
+from vyre.transforms.softfloat.div import f32_div
+from vyre.transforms.softfloat.fma import fma
+from vyre.transforms.softfloat.formats import BF16, F16, F32, FORMATS, Format
+from vyre.transforms.softfloat.machine import ExprMachine, NumpyMachine, W, sel
+from vyre.transforms.softfloat.mul import f32_mul
+from vyre.transforms.softfloat.sqrt import f32_sqrt
+
+__all__ = [
+    "BF16", "F16", "F32", "FORMATS", "ExprMachine", "Format", "NumpyMachine", "W",
+    "binary", "compare_op", "convert_op", "count_ops", "sel", "ternary", "unary",
+]  # fmt: skip
+
+V = TypeVar("V")
+Binary = Callable[[W[Any], W[Any]], W[Any]]
+Unary = Callable[[W[Any]], W[Any]]
+
+_F32_ARITHMETIC: dict[str, Binary] = {
+    "add": f32_add,
+    "sub": f32_sub,
+    "mul": f32_mul,
+    "div": f32_div,
+}
+_ORDERING: dict[str, Callable[[Format, W[Any], W[Any]], W[Any]]] = {
+    "min": compare.fmin,
+    "max": compare.fmax,
+}
+_COMPARISONS: dict[str, Callable[[Format, W[Any], W[Any]], W[Any]]] = {
+    "eq": compare.feq,
+    "ne": compare.fne,
+    "lt": compare.flt,
+    "le": compare.fle,
+    "gt": compare.fgt,
+    "ge": compare.fge,
+}
+_BIT_OPS: dict[str, Callable[[Format, W[Any]], W[Any]]] = {
+    "neg": compare.fneg,
+    "abs": compare.fabs,
+    "is_nan": compare.fis_nan,
+    "is_inf": compare.fis_inf,
+    "floor": rounding.ffloor,
+    "ceil": rounding.fceil,
+    "round": rounding.fround,
+    "trunc": rounding.ftrunc,
+}
+
+
+def _through_f32(fmt: Format, op: Callable[..., W[Any]]) -> Callable[..., W[Any]]:
+    """`op` of F32 applied to exactly widened operands, rounded once to `fmt`."""
+    if fmt is F32:
+        return op
+
+    def narrow(*operands: W[Any]) -> W[Any]:
+        return convert.from_f32(fmt, op(*(convert.to_f32(fmt, x) for x in operands)))
+
+    return narrow
+
+
+def binary(op: str, fmt: Format) -> Binary:
+    """add, sub, mul, div, min, max of format `fmt`."""
+    if op in _F32_ARITHMETIC:
+        return _through_f32(fmt, _F32_ARITHMETIC[op])
+    ordering = _ORDERING[op]
+    return lambda a, b: ordering(fmt, a, b)
+
+
+def compare_op(op: str, fmt: Format) -> Binary:
+    """eq, ne, lt, le, gt, ge of format `fmt`: 0/1 words."""
+    comparison = _COMPARISONS[op]
+    return lambda a, b: comparison(fmt, a, b)
+
+
+def unary(op: str, fmt: Format) -> Unary:
+    """neg, abs, sqrt, floor, ceil, round, trunc, is_nan, is_inf of `fmt`."""
+    if op == "sqrt":
+        return _through_f32(fmt, f32_sqrt)
+    bit_op = _BIT_OPS[op]
+    return lambda a: bit_op(fmt, a)
+
+
+def ternary(op: str, fmt: Format) -> Callable[[W[Any], W[Any], W[Any]], W[Any]]:
+    """fma of `fmt` (one rounding)."""
+    if op != "fma":
+        raise KeyError(op)
+    return lambda a, b, c: fma(fmt, a, b, c)
+
+
+def convert_op(source: str, target: str) -> Unary:
+    """A conversion between "u32", "i32", "f32", "f16" and "bf16" (at least one
+    side a float): the value converted as python-api.md defines it."""
+    if source in ("u32", "i32"):
+        fmt = FORMATS[target]
+        return (lambda x: convert.from_u32(fmt, x)) if source == "u32" else (
+            lambda x: convert.from_i32(fmt, x)
+        )
+    src = FORMATS[source]
+    if target == "u32":
+        return lambda x: convert.to_u32(src, x)
+    if target == "i32":
+        return lambda x: convert.to_i32(src, x)
+    dst = FORMATS[target]
+    if src is dst:
+        return lambda x: x
+    return lambda x: convert.from_f32(dst, convert.to_f32(src, x))
+
+
+def count_ops(build: Callable[[ExprMachine], object]) -> int:
+    """Integer operations `build` creates on a fresh ExprMachine."""
+    machine = ExprMachine()
+    build(machine)
+    return machine.ops

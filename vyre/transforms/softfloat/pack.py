@@ -1,0 +1,72 @@
+"""Packing and unpacking: the shared RNE rounding core and exact widening.
+
+`round_pack` (float-strict.md §3) rounds a significand word with its leading 1
+at bit 31 to a format, to nearest, ties to even, with subnormal results and
+overflow to infinity: the one place where every algorithm rounds.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from vyre.transforms.softfloat.formats import EB, F32, Format
+from vyre.transforms.softfloat.machine import W, sel
+
+__all__ = ["round_pack", "to_f32", "unpack"]
+
+V = TypeVar("V")
+
+
+def round_pack(fmt: Format, m: W[V], sign: W[V], eb: W[V]) -> W[V]:
+    """The pattern of (-1)**sign * m / 2**31 * 2**(eb - EB - bias), rounded.
+
+    `m` has its leading 1 at bit 31 (anything below bit 0 must already be OR-ed
+    into bit 0, "sticky"); `sign` is 0 or 1; `eb` is the biased exponent + EB."""
+    r = 31 - fmt.fraction
+    half = 1 << (r - 1)
+    sub = eb.le(EB)  # biased exponent <= 0: subnormal or zero
+    sh = sel(sub, (EB + 1) - eb, 0)
+    sh = sel(sh.gt(31), 31, sh)
+    sticky = (m & ((m.const(1) << sh) - 1)).ne(0)
+    m2 = (m >> sh) | sticky
+    mm = m2 >> r
+    up = ((m2 & ((1 << r) - 1)) + (half - 1) + (mm & 1)) >> r
+    exponent = sel(sub, 0, eb - (EB + 1))
+    res = (exponent << fmt.fraction) + mm + up
+    res = sel(eb.ge(EB + fmt.emax), fmt.inf, res)
+    return res | (sign << (fmt.width - 1))
+
+
+def unpack(fmt: Format, magnitude: W[V]) -> tuple[W[V], W[V]]:
+    """(m, eb) of a finite nonzero magnitude: `m` has its leading 1 at bit
+    `fmt.fraction` (subnormals are normalised), `eb` = biased exponent + EB.
+    Zero gives garbage that callers select away."""
+    e = magnitude >> fmt.fraction
+    normal = e.ne(0)
+    m = (magnitude & ((1 << fmt.fraction) - 1)) | (normal << fmt.fraction)
+    lz = m.clz() - (31 - fmt.fraction)
+    return m << lz, e + (normal ^ 1) + EB - lz
+
+
+def to_f32(fmt: Format, x: W[V]) -> W[V]:
+    """A pattern of `fmt` as the F32 pattern of the same value (exact; NaNs
+    become the canonical NaN)."""
+    if fmt is F32:
+        return x
+    shift = F32.fraction - fmt.fraction
+    rebias = F32.bias - fmt.bias
+    sign = (x >> (fmt.width - 1)) << 31
+    magnitude = x & fmt.abs_mask
+    if rebias == 0:  # bf16: f32 with the low 16 fraction bits zero
+        return sel(magnitude.gt(fmt.inf), F32.nan, x << 16)
+    e = magnitude >> fmt.fraction
+    fraction = magnitude & ((1 << fmt.fraction) - 1)
+    normal = (magnitude << shift) + (rebias << F32.fraction)
+    # a subnormal is fraction * 2**(1 - bias - M): with its leading 1 at bit
+    # p = 31 - clz, the f32 biased exponent is p + 1 - bias - M + 127
+    lz = fraction.clz()
+    top = 31 + 1 - fmt.bias - fmt.fraction + F32.bias
+    subnormal = ((top - lz) << F32.fraction) | ((fraction << (lz - 8)) & 0x7F_FFFF)
+    res = sel(e.eq(0), sel(fraction.eq(0), 0, subnormal), normal)
+    res = sel(e.eq(fmt.emax), F32.inf, res) | sign
+    return sel(magnitude.gt(fmt.inf), F32.nan, res)
