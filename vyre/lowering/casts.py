@@ -20,13 +20,45 @@
 
 Everything else (casts into or out of Bytes, widening a vector) is rejected by
 validation (V012, V023); reaching it here raises `LoweringError`.
+
+A float VALUE cast (U32/I32 <-> F32/F16/BF16, between floats) is arithmetic:
+the float-strict pass turns it into integer code before lowering, and
+`lower_cast` raises `LoweringError` if one is left.
+
+Bitcasts (`vyre.bitcast`, `lower_bitcast`) reinterpret bits; every float value
+is a `u32` word (values.py), so:
+
+| source     | target     | WGSL                                      |
+|------------|------------|-------------------------------------------|
+| any        | same type  | the value itself                          |
+| U32        | I32        | `bitcast<i32>(v)`                         |
+| I32        | U32        | `bitcast<u32>(v)`                         |
+| F32        | U32        | the value (same word)                     |
+| U32        | F32        | the value (same word)                     |
+| F32        | I32        | `bitcast<i32>(v)`                         |
+| I32        | F32        | `bitcast<u32>(v)`                         |
+| U32        | F16 / BF16 | `v & 0xffffu` (the low 16 bits)           |
+| I32        | F16 / BF16 | `bitcast<u32>(v) & 0xffffu`               |
+| F16 / BF16 | U32        | the value (already zero-extended)         |
+| F16 / BF16 | I32        | `bitcast<i32>(v)`                         |
+
+Constants are folded to literals. Other pairs (F32 <-> F16, F16 <-> BF16, any
+other type) are not bitcasts (V142) and raise `LoweringError`.
 """
 
 from __future__ import annotations
 
 from vyre.dialects.vyre import DataTypeKind
-from vyre.dialects.vyre import fold_cast
-from vyre.lowering.values import LANES, LoweringError, Value, wgsl_type
+from vyre.dialects.vyre import bitcast_defined, fold_cast
+from vyre.lowering.values import (
+    FLOAT_KINDS,
+    HALF_KINDS,
+    LANES,
+    LoweringError,
+    Value,
+    float_arithmetic_error,
+    wgsl_type,
+)
 
 U32 = DataTypeKind.U32
 I32 = DataTypeKind.I32
@@ -48,6 +80,10 @@ def lower_cast(value: Value, target: DataTypeKind) -> Value:
     source = value.kind
     if source == target:
         return value
+    if source in FLOAT_KINDS or target in FLOAT_KINDS:
+        raise float_arithmetic_error(
+            f"a float value cast `{source.value}` -> `{target.value}`"
+        )
     if source not in LANES or target not in LANES:
         raise _unsupported(source, target)
     if value.const is not None:
@@ -95,3 +131,27 @@ def _from_vector(value: Value, target: DataTypeKind) -> Value:
             return Value.derived(f"{value.operand}.xy", target, value)
         case _:
             raise _unsupported(source, target)
+
+
+def lower_bitcast(value: Value, target: DataTypeKind) -> Value:
+    """`bitcast(target, value)` per the table above (floats are `u32` words)."""
+    source = value.kind
+    if source == target:
+        return value
+    if not bitcast_defined(source, target):
+        raise LoweringError(
+            f"vyre lowering: no bitcast from `{source.value}` to `{target.value}`. "
+            "Fix: bitcast between f32, u32 and i32, or between f16/bf16 and u32/i32 (V142)."
+        )
+    if value.const is not None:
+        word = value.const[0] & 0xFFFF_FFFF
+        if target in HALF_KINDS:
+            word &= 0xFFFF
+        return Value.constant(target, (word,))
+    if target == I32:
+        # every other source is a u32 word (F16/BF16 zero-extended)
+        return Value.derived(f"bitcast<i32>({value.text})", I32, value)
+    word = Value.derived(f"bitcast<u32>({value.text})", U32, value) if source == I32 else value
+    if target in HALF_KINDS:  # from u32 or i32: the low 16 bits
+        return Value.derived(f"{word.operand} & 0xffffu", target, word, atomic=False)
+    return word.retyped(target)

@@ -15,6 +15,12 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
   uniform and workgroup buffers alike (naga clamps workgroup indices to the last
   element instead). Counts come from the meta uniform (storage, uniform) or the
   declared count (workgroup).
+- `load` / `store` of an F16/BF16 storage or uniform buffer (two elements per
+  word, element 2k in the low half; layout.py): bounded by the logical ELEMENT
+  count; a load extracts the half, `(word >> ((i & 1u) << 4u)) & 0xffffu`; a store
+  replaces only its half with a compare-exchange loop on the word of the
+  `array<atomic<u32>>` buffer, so a neighbour stored at the same time by another
+  invocation is never lost (a plain read-modify-write of the word would lose it).
 - `atomic` compare-exchange is strong: `atomicCompareExchangeWeak` in a loop until
   it succeeds or observes a value other than `expected`; it returns the old value.
 - `zero_workgroup_memory`: wgpu-native does not zero workgroup memory; the
@@ -140,6 +146,14 @@ class Guards:
         name = self._wgsl_name(buffer)
         kind = self.element(buffer)
         binding = self.storage.get(buffer)
+        if binding is not None and binding.packed_halves:
+            if binding.atomic:
+                word = f"atomicLoad(&{name}[{i} >> 1u])"
+            elif binding.is_uniform:
+                word = f"{name}[{i} >> 3u][({i} >> 1u) & 3u]"
+            else:
+                word = f"{name}[{i} >> 1u]"
+            return f"({word} >> (({i} & 1u) << 4u)) & 0xffffu"
         if binding is not None and binding.atomic:
             return f"atomicLoad(&{name}[{i}])"
         if binding is not None and binding.is_uniform:
@@ -176,6 +190,8 @@ class Guards:
         value_type = wgsl_type(self.element(buffer))
         binding = self.storage.get(buffer)
         atomic = binding is not None and binding.atomic
+        if binding is not None and binding.packed_halves:
+            return self._store_half(binding, index, value)
 
         def make(helper: str) -> str:
             i, v = self._params("i", "value")
@@ -190,6 +206,44 @@ class Guards:
             )
 
         helper = self._helper(f"store {buffer}", f"vyre_store_{name}", make)
+        return f"{helper}({index.text}, {value.text});"
+
+    def _store_half(self, binding: BufferBinding, index: Value, value: Value) -> str:
+        """The statement storing the 16-bit `value` at element `index` of a packed
+        F16/BF16 buffer: only its half of the word changes (strong CAS loop)."""
+        name = binding.wgsl_name
+        assert binding.atomic, f"packed half buffer `{name}` is stored but not atomic"
+        bound = self._bound(binding.name)
+
+        def make(helper: str) -> str:
+            i, v, word, shift, bits, mask, old, result = self._params(
+                "i", "value", "word", "shift", "bits", "mask", "old", "result"
+            )
+            return (
+                f"// OOB guard + half-word store on `{name}` (two 16-bit elements per word):\n"
+                f"// a compare-exchange loop replaces only half i & 1 of word i >> 1, so a\n"
+                f"// neighbour stored at the same time by another invocation is kept.\n"
+                f"fn {helper}({i}: u32, {v}: u32) {{\n"
+                f"  if ({i} >= {bound}) {{\n"
+                f"    return;\n"
+                f"  }}\n"
+                f"  let {word} = {i} >> 1u;\n"
+                f"  let {shift} = ({i} & 1u) << 4u;\n"
+                f"  let {bits} = ({v} & 0xffffu) << {shift};\n"
+                f"  let {mask} = ~(0xffffu << {shift});\n"
+                f"  var {old} = atomicLoad(&{name}[{word}]);\n"
+                f"  loop {{\n"
+                f"    let {result} = atomicCompareExchangeWeak(&{name}[{word}], {old}, "
+                f"({old} & {mask}) | {bits});\n"
+                f"    if ({result}.exchanged) {{\n"
+                f"      break;\n"
+                f"    }}\n"
+                f"    {old} = {result}.old_value;\n"
+                f"  }}\n"
+                f"}}"
+            )
+
+        helper = self._helper(f"store {binding.name}", f"vyre_store_{name}", make)
         return f"{helper}({index.text}, {value.text});"
 
     # -- atomics ----------------------------------------------------------------

@@ -6,18 +6,25 @@ All resources live in bind group 0.
   `array<T>` with T = u32 (U32, Bool as 0/1, Bytes as packed words), i32 (I32),
   vec2<u32> (U64 lo/hi, Vec2U32) or vec4<u32> (Vec4U32); a read_write buffer that
   any atomic touches is `array<atomic<u32>>`. The host words are uploaded as is.
+- Float buffers never have a WGSL float type: F32 is `array<u32>` (one bit
+  pattern per word); F16 and BF16 pack TWO elements per word, element 2k in bits
+  0-15 and element 2k + 1 in bits 16-31, so n elements take ceil(n / 2) words.
+  A read_write F16/BF16 buffer that a store touches is `array<atomic<u32>>`: a
+  store replaces its half with a compare-exchange loop on the word (guards.py), so
+  a neighbour stored at the same time by another invocation is never lost.
 - Every uniform buffer is `array<vec4<u32>, 4096>` (64 KiB, the WebGPU default
   limit): the host words packed four per vec4, in order, so u32-sized element i is
   lane i % 4 of vec4 i / 4, a 2-word element i is lanes 2(i % 2), 2(i % 2) + 1 of
-  vec4 i / 2, and a Vec4U32 element i is vec4 i. The runtime uploads the words as is
-  into a 64 KiB buffer.
+  vec4 i / 2, a Vec4U32 element i is vec4 i, and an F16/BF16 element i is half
+  i % 2 of word i / 2. The runtime uploads the words as is into a 64 KiB buffer.
 - `_vyre_meta` is a uniform struct of u32 words at binding `max(binding) + 1`
   (0 without buffers): words 0..2 are the workgroup-id offset (x, y, z) of the
   dispatch slice (the runtime splits dispatches over 65,535 workgroups per axis),
   word 3 + k is the logical element count of `buffers[k]` (storage and uniform
-  buffers, in declaration order). Logical counts, not `arrayLength`, bound every
+  buffers, in declaration order; for F16/BF16 the element count, not the words). Logical counts, not `arrayLength`, bound every
   access, because the runtime allocates at least one element for empty buffers.
-- Workgroup buffers are `var<workgroup>` arrays of their declared count.
+- Workgroup buffers are `var<workgroup>` arrays of their declared count (floats
+  of every width: one element per `u32`).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vyre.dialects.vyre import AccessKind, DataTypeKind
+from vyre.lowering.values import HALF_KINDS
 
 UNIFORM_CAPACITY_VEC4 = 4096
 """Uniform buffers are declared `array<vec4<u32>, 4096>`: 64 KiB, 16,384 words."""
@@ -42,7 +50,12 @@ WORDS_PER_ELEMENT: dict[DataTypeKind, int] = {
     DataTypeKind.U64: 2,
     DataTypeKind.VEC2U32: 2,
     DataTypeKind.VEC4U32: 4,
+    DataTypeKind.F32: 1,
+    DataTypeKind.F16: 1,
+    DataTypeKind.BF16: 1,
 }
+"""Words per element of a workgroup array, and of a storage/uniform buffer except
+F16/BF16 ones, which pack two elements per word (`BufferBinding.word_count`)."""
 
 STORAGE_ELEMENT_TYPES: dict[DataTypeKind, str] = {
     DataTypeKind.U32: "u32",
@@ -52,6 +65,9 @@ STORAGE_ELEMENT_TYPES: dict[DataTypeKind, str] = {
     DataTypeKind.U64: "vec2<u32>",
     DataTypeKind.VEC2U32: "vec2<u32>",
     DataTypeKind.VEC4U32: "vec4<u32>",
+    DataTypeKind.F32: "u32",
+    DataTypeKind.F16: "u32",
+    DataTypeKind.BF16: "u32",
 }
 
 
@@ -72,7 +88,20 @@ class BufferBinding:
 
     @property
     def words_per_element(self) -> int:
+        """Words of one element; 1 for F16/BF16, which pack two elements per word
+        (`packed_halves`, `word_count`)."""
         return WORDS_PER_ELEMENT[self.element]
+
+    @property
+    def packed_halves(self) -> bool:
+        """F16/BF16: two elements per word, element 2k in the low half."""
+        return self.element in HALF_KINDS
+
+    def word_count(self, count: int) -> int:
+        """Words holding `count` elements."""
+        if self.element in HALF_KINDS:
+            return (count + 1) // 2
+        return count * WORDS_PER_ELEMENT[self.element]
 
     @property
     def is_uniform(self) -> bool:

@@ -2,7 +2,15 @@
 
 Every vyre value has one WGSL representation: U32 -> `u32`, I32 -> `i32`,
 Bool -> `u32` holding 0 or 1, U64 and Vec2U32 -> `vec2<u32>` (lane 0 = low word),
-Vec4U32 -> `vec4<u32>`. Bytes has no value form (only buffers hold bytes).
+Vec4U32 -> `vec4<u32>`, and the strict floats F32, F16 and BF16 -> `u32` holding
+their bit pattern (F16/BF16 in the low 16 bits, the upper 16 bits zero). Bytes has
+no value form (only buffers hold bytes).
+
+No WGSL float type or float operation is ever emitted: WGSL lets an
+implementation flush subnormals in any float operation (bitcast and pack
+intermediates included), so float values live in `u32` words and all float
+arithmetic is integer code by the time it reaches the emitter (the float-strict
+pass of `vyre.pipeline.prepare`).
 """
 
 from __future__ import annotations
@@ -20,6 +28,9 @@ VALUE_TYPES: dict[DataTypeKind, str] = {
     DataTypeKind.U64: "vec2<u32>",
     DataTypeKind.VEC2U32: "vec2<u32>",
     DataTypeKind.VEC4U32: "vec4<u32>",
+    DataTypeKind.F32: "u32",
+    DataTypeKind.F16: "u32",
+    DataTypeKind.BF16: "u32",
 }
 
 LANES: dict[DataTypeKind, int] = {
@@ -29,11 +40,31 @@ LANES: dict[DataTypeKind, int] = {
     DataTypeKind.U64: 2,
     DataTypeKind.VEC2U32: 2,
     DataTypeKind.VEC4U32: 4,
+    DataTypeKind.F32: 1,
+    DataTypeKind.F16: 1,
+    DataTypeKind.BF16: 1,
 }
+
+FLOAT_KINDS = frozenset({DataTypeKind.F32, DataTypeKind.F16, DataTypeKind.BF16})
+HALF_KINDS = frozenset({DataTypeKind.F16, DataTypeKind.BF16})
+"""16-bit floats: one value is the low half of a `u32`; storage and uniform
+buffers pack two elements per word (layout.py)."""
 
 
 class LoweringError(ValueError):
     """A program the WGSL lowering cannot express (after validation passed)."""
+
+
+FLOAT_STRICT_FIX = "Fix: run the float-strict pass (vyre.pipeline.prepare does)."
+
+
+def float_arithmetic_error(what: str) -> LoweringError:
+    """The error for float arithmetic (or a float value cast) reaching the emitter."""
+    return LoweringError(
+        f"vyre lowering: {what} reached the WGSL emitter, which emits no float "
+        "operation (WGSL may flush subnormals in any of them; floats are carried as "
+        f"u32 bit patterns and computed in integer code). {FLOAT_STRICT_FIX}"
+    )
 
 
 def wgsl_type(kind: DataTypeKind) -> str:

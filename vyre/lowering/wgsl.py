@@ -20,8 +20,15 @@ Emission rules:
   operands are all constants either (WGSL would const-evaluate it and reject
   `1u / 0u`): where constants meet, it computes the value with the same
   functions the folders use (`vyre.dialects.vyre.fold_*`).
-- The guards (division, shifts, out-of-bounds, atomics, workgroup zeroing) live in
-  guards.py, the cast table in casts.py.
+- The guards (division, shifts, out-of-bounds, atomics, workgroup zeroing,
+  half-word stores) live in guards.py, the cast and bitcast tables in casts.py.
+- Floats (F32, F16, BF16) are `u32` bit patterns (values.py) in `u32` buffers
+  (layout.py); the WGSL never contains a float type or a float operation. The
+  emitter handles float types, literals (`u32` literals of their bits), loads,
+  stores, bitcasts, select and locals; float arithmetic, comparisons, fma, float
+  unary ops and float value casts must have been rewritten into integer IR by the
+  float-strict pass, and raise `LoweringError` here. Where a float value meets a
+  u32/i32 slot of the same bits (after such a rewrite), it is bitcast.
 - Locals keep their IR names, buffers theirs, when they are valid WGSL identifiers
   (names.py); lowering temporaries use the SSA name hints or `tN`.
 - Ids: `workgroup_id = builtin workgroup_id + meta offset` (dispatch splitting),
@@ -43,7 +50,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
 from vyre.dialects.vyre import fold_binop, fold_unop
-from vyre.lowering.casts import lower_cast
+from vyre.lowering.casts import lower_bitcast, lower_cast
 from vyre.lowering.guards import Guards
 from vyre.lowering.layout import (
     META_OFFSET_WORDS,
@@ -52,7 +59,16 @@ from vyre.lowering.layout import (
     WorkgroupArray,
 )
 from vyre.lowering.names import Namer, comment_safe
-from vyre.lowering.values import LANES, U32_MASK, LoweringError, Value, wgsl_type
+from vyre.lowering.values import (
+    FLOAT_KINDS,
+    HALF_KINDS,
+    LANES,
+    U32_MASK,
+    LoweringError,
+    Value,
+    float_arithmetic_error,
+    wgsl_type,
+)
 from vyre.ops.intrinsics import SCALAR, is_call_intrinsic, wgsl_builtin
 
 __all__ = ["LoweredKernel", "LoweringError", "lower"]
@@ -89,7 +105,8 @@ class LoweredKernel:
 def lower(kernel: d.KernelOp) -> LoweredKernel:
     """Lower a prepared kernel (`vyre.pipeline.prepare`) to WGSL plus its binding
     layout. A call of anything but a Category C intrinsic means the kernel was
-    not prepared: that raises `LoweringError`."""
+    not prepared, and float arithmetic (or a float value cast) that the
+    float-strict pass did not rewrite: both raise `LoweringError`."""
     if not isinstance(kernel, d.KernelOp):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(
             f"lower expects a prepared vyre.kernel (vyre.pipeline.prepare), got"
@@ -102,7 +119,23 @@ def lower(kernel: d.KernelOp) -> LoweredKernel:
                 " the kernel first (vyre.pipeline.prepare inlines calls; only inlinable"
                 " ops may be called, V020)."
             )
+        _check_no_float_arithmetic(op)
     return _KernelLowering(kernel).run()
+
+
+_FLOAT_ARITHMETIC = (d.FloatBinaryOp, d.FCmpOp, d.FmaOp, d.FloatUnaryOp)
+
+
+def _check_no_float_arithmetic(op: Operation) -> None:
+    """Float arithmetic never reaches WGSL (see the module doc)."""
+    if isinstance(op, _FLOAT_ARITHMETIC):
+        raise float_arithmetic_error(f"float operation `{op.name}`")
+    if isinstance(op, d.CastOp):
+        source, target = _kind(op.value.type), _kind(op.res.type)
+        if source != target and (source in FLOAT_KINDS or target in FLOAT_KINDS):
+            raise float_arithmetic_error(
+                f"float value cast `vyre.cast` from `{source.value}` to `{target.value}`"
+            )
 
 
 # ---------------------------------------------------------------------------
@@ -119,6 +152,9 @@ class _KernelLowering:
         atomic_buffers = {
             op.buffer.data for op in kernel.walk() if isinstance(op, d.AtomicOp)
         }
+        # F16/BF16 buffers pack two elements per word: a store to one is a
+        # compare-exchange on the word (guards.py), so the buffer is atomic.
+        stored_buffers = {op.buffer.data for op in kernel.walk() if isinstance(op, d.StoreOp)}
         buffers: list[BufferBinding] = []
         arrays: list[WorkgroupArray] = []
         for decl in kernel.buffer_decls:
@@ -135,7 +171,11 @@ class _KernelLowering:
                     decl.binding.data,
                     decl.access_kind,
                     element,
-                    name in atomic_buffers and decl.access_kind == AccessKind.READ_WRITE,
+                    decl.access_kind == AccessKind.READ_WRITE
+                    and (
+                        name in atomic_buffers
+                        or (element in HALF_KINDS and name in stored_buffers)
+                    ),
                     META_OFFSET_WORDS + len(buffers),
                 )
             )
@@ -265,8 +305,13 @@ def _truthy(value: Value) -> str:
 
 
 def _coerce(value: Value, kind: DataTypeKind) -> Value:
-    """The value as `kind`, through the cast table when the types differ."""
-    return value if value.kind == kind else lower_cast(value, kind)
+    """The value as `kind`, through the cast table when the types differ; a float
+    meeting a u32/i32 slot (or the reverse) keeps its bits (a bitcast)."""
+    if value.kind == kind:
+        return value
+    if value.kind in FLOAT_KINDS or kind in FLOAT_KINDS:
+        return lower_bitcast(value, kind)
+    return lower_cast(value, kind)
 
 
 _ARITHMETIC = {
@@ -490,6 +535,10 @@ class _Body:
                 return Value.constant(I32, (op.value.data,))
             case d.LitBoolOp():
                 return Value.constant(BOOL, (op.value.data,))
+            case d.LitFloatOp():
+                return Value.constant(op.float_kind, (op.bits.data,))
+            case d.BitcastOp():
+                return lower_bitcast(self.take(op.value), _kind(op.res.type))
             case d.VarOp():
                 return self.var(op)
             case d.LoadOp():
@@ -508,6 +557,8 @@ class _Body:
                 return lower_cast(self.take(op.value), op.target.data_kind)
             case d.CallOp():
                 return self.call(op)
+            case d.FloatBinaryOp() | d.FCmpOp() | d.FmaOp() | d.FloatUnaryOp():
+                raise float_arithmetic_error(f"float operation `{op.name}`")
             case _:
                 raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
 

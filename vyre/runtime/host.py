@@ -12,10 +12,20 @@ Every non-workgroup buffer travels between `vyre.run` and a backend as a 1-D
 | VEC2U32           | uint32, shape (n, 2)         | 2 (x, then y)                |
 | VEC4U32           | uint32, shape (n, 4)         | 4                            |
 | BYTES             | uint8 shape (n,), or bytes   | ceil(n / 4), little-endian   |
+| F32               | float32, shape (n,)          | 1 (the bit pattern)          |
+| F16               | float16, shape (n,)          | ceil(n / 2), two per word    |
+| BF16              | uint16 bit patterns, shape (n,) | ceil(n / 2), two per word |
 
 The element count of a `Bytes` buffer, on the user side, is its number of
 bytes: it is rounded up to whole words for the backends and the words read back
-are trimmed to that many bytes again.
+are trimmed to that many bytes again. F16 and BF16 buffers pack two elements per
+word, element 2k in bits 0-15 and element 2k + 1 in bits 16-31 (the last word of
+an odd count has a zero upper half); `from_words` returns exactly the count given.
+Their element count is not derivable from the words: the backends take it in
+their `lengths` argument (`PACKED_HALF_TYPES`). A BF16 input may also be an
+`ml_dtypes.bfloat16` array (recognised by its dtype name; ml_dtypes is not
+required); BF16 results are always uint16 bit patterns. Float conversions are
+bit-exact: NaN payloads, signalling NaNs and subnormals pass unchanged.
 
 Conversions never change a value: an array of another dtype or shape is a
 `TypeError`, a Bool element other than 0/1 a `ValueError`; each message names
@@ -39,6 +49,7 @@ import numpy as np
 from vyre.ir import DataType
 
 __all__ = [
+    "PACKED_HALF_TYPES",
     "HostLayout",
     "from_words",
     "is_zero_fill",
@@ -76,14 +87,27 @@ _LAYOUTS: dict[DataType, HostLayout] = {
     DataType.BYTES: HostLayout(
         np.dtype(np.uint8), 0, 1, "bytes, or a 1-D numpy array of dtype uint8"
     ),
+    DataType.F32: HostLayout(np.dtype(np.float32), 0, 1, "a 1-D numpy array of dtype float32"),
+    DataType.F16: HostLayout(np.dtype(np.float16), 0, 1, "a 1-D numpy array of dtype float16"),
+    DataType.BF16: HostLayout(
+        np.dtype(np.uint16),
+        0,
+        1,
+        "a 1-D numpy array of dtype uint16 (bfloat16 bit patterns) or ml_dtypes.bfloat16",
+    ),
 }
+
+PACKED_HALF_TYPES = frozenset({DataType.F16, DataType.BF16})
+"""Element types packed two per word: their element count goes to the backends
+in `lengths` (n elements take ceil(n / 2) words)."""
+_LITTLE_U16 = np.dtype("<u2")
 
 
 _LITTLE: dict[np.dtype[np.generic], np.dtype[np.generic]] = {
     host.dtype: host.dtype.newbyteorder("<") for host in _LAYOUTS.values()
 }
 _WORD_DTYPES: dict[DataType, np.dtype[np.generic]] = (
-    {DataType.U32: _U32, DataType.I32: np.dtype(np.int32)}
+    {DataType.U32: _U32, DataType.I32: np.dtype(np.int32), DataType.F32: np.dtype(np.float32)}
     if _U32 == _LITTLE_U32  # a little-endian host: native words are the host words
     else {}
 )
@@ -102,6 +126,8 @@ def word_count(dtype: DataType, count: int) -> int:
     """Words holding `count` user elements (bytes for `Bytes`)."""
     if dtype is DataType.BYTES:
         return (count + 3) // 4
+    if dtype in PACKED_HALF_TYPES:
+        return (count + 1) // 2
     return count * layout(dtype).words_per_element
 
 
@@ -134,6 +160,33 @@ def _same_kind(actual: np.dtype[np.generic], wanted: np.dtype[np.generic]) -> bo
     return actual.kind == wanted.kind and actual.itemsize == wanted.itemsize
 
 
+def _is_bfloat16(dtype: np.dtype[np.generic]) -> bool:
+    """An `ml_dtypes.bfloat16` dtype (checked by name: ml_dtypes is optional)."""
+    return dtype.name == "bfloat16" and dtype.itemsize == 2
+
+
+def _half_words(name: str, dtype: DataType, array: np.ndarray) -> tuple[np.ndarray, int]:
+    """F16/BF16 elements packed two per little-endian word, element 2k low."""
+    host = _LAYOUTS[dtype]
+    if array.ndim != 1 or not (
+        _same_kind(array.dtype, host.dtype)
+        or (dtype is DataType.BF16 and _is_bfloat16(array.dtype))
+    ):
+        raise TypeError(
+            f"input `{name}` ({dtype}) must be {host.description}, got {_describe(array)}"
+        )
+    count = int(array.shape[0])
+    if _is_bfloat16(array.dtype):
+        array = array.view(np.uint16)  # ml_dtypes' bfloat16 is native-endian
+    # byte order converted, bits kept; then the 16-bit patterns themselves
+    bits = np.ascontiguousarray(array, dtype=_LITTLE[host.dtype]).view(_LITTLE_U16)
+    halves = np.zeros(2 * word_count(dtype, count), dtype=_LITTLE_U16)
+    halves[:count] = bits
+    words = halves.view(_LITTLE_U32)
+    words.flags.writeable = False
+    return words, count
+
+
 def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int]:
     """The (read-only) words of one input buffer and its user element count
     (bytes for `Bytes`).
@@ -157,6 +210,8 @@ def to_words(name: str, dtype: DataType, value: object) -> tuple[np.ndarray, int
             f"input `{name}` ({dtype}) must be {host.description}, got {_describe(value)}"
         )
     array = cast("np.ndarray[Any, np.dtype[Any]]", value)
+    if dtype in PACKED_HALF_TYPES:
+        return _half_words(name, dtype, array)
     wanted_ndim = 2 if host.lanes else 1
     if (
         not _same_kind(array.dtype, host.dtype)
@@ -210,6 +265,9 @@ def from_words(name: str, dtype: DataType, words: np.ndarray, count: int) -> np.
         little = little.copy()
     if dtype is DataType.BYTES:
         return little.view(np.uint8)[:count]
+    if dtype in PACKED_HALF_TYPES:
+        halves = little.view(_LITTLE_U16)[:count]
+        return halves.view(_LITTLE[host.dtype]).astype(host.dtype, copy=False)
     user = little.view(_LITTLE[host.dtype]).astype(host.dtype, copy=False)
     if host.lanes:
         return user.reshape(count, host.lanes)

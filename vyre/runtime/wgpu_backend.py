@@ -1,9 +1,14 @@
 """The wgpu backend: lower to WGSL, dispatch on the GPU, read the results back.
 
-`execute(prepared, words, dispatch)` runs a program the pipeline prepared
-(`vyre.pipeline.prepare`; its WGSL is `prepared.wgsl`) and follows the runtime
-contract shared with the interpreter: `words` maps every storage/uniform buffer name to its packed 1-D
-uint32 words; the result maps every read_write buffer name to its final words.
+`execute(prepared, words, dispatch, *, lengths=None)` runs a program the pipeline
+prepared (`vyre.pipeline.prepare`; its WGSL is `prepared.wgsl`) and follows the
+runtime contract shared with the interpreter: `words` maps every storage/uniform
+buffer name to its packed 1-D uint32 words; the result maps every read_write
+buffer name to its final words (as many as were given). `lengths` maps buffer
+names to their element count where the words do not tell it: an F16/BF16 buffer
+packs two elements per word, so n elements take ceil(n / 2) words and a buffer
+missing from `lengths` has 2 x words elements. An entry for any other buffer must
+equal the count its words give (words / words per element).
 
 Per run: storage buffers are uploaded (their buffers come from a pool keyed by
 size), except zero-filled words (`vyre.runtime.host.is_zero_fill`), which are
@@ -18,7 +23,8 @@ Everything that depends on the program alone (the per-binding tables of the
 checks) is cached per prepared program, which the pipeline caches by the
 program's structural fingerprint; everything that depends on the program
 and the sizes (device-limit checks, compiled pipeline, dispatch slices, meta
-words, buffer sizes) by (program, word counts, dispatch, split limit). Both
+words, buffer sizes) by (program, element counts, dispatch, split limit); the
+element counts determine the word counts. Both
 caches keep the most recently used entries.
 
 A dispatch with more workgroups on an axis than the device allows (65,535 by
@@ -70,8 +76,9 @@ class _Plan:
     """(binding, binding index) of every storage buffer."""
     uniform_count: int
     """Uniform bindings, the meta uniform included."""
-    rows: tuple[tuple[BufferBinding, int], ...]
-    """(binding, words per element) of every storage and uniform buffer."""
+    rows: tuple[tuple[BufferBinding, int, bool], ...]
+    """(binding, words per element, packs two elements per word) of every storage
+    and uniform buffer."""
 
 
 _PLANS: LruCache[Prepared, _Plan] = LruCache(PLAN_CAPACITY)
@@ -86,7 +93,7 @@ def _plan_of(kernel: LoweredKernel, label: str) -> _Plan:
         outputs=tuple((b.name, k) for k, b in enumerate(buffers) if b.access == AccessKind.READ_WRITE),
         storage=tuple((b, k) for k, b in enumerate(buffers) if not b.is_uniform),
         uniform_count=sum(1 for b in buffers if b.is_uniform) + 1,
-        rows=tuple((b, b.words_per_element) for b in buffers),
+        rows=tuple((b, b.words_per_element, b.packed_halves) for b in buffers),
     )
 
 
@@ -104,11 +111,14 @@ def execute(
     words: Mapping[str, np.ndarray],
     dispatch: Sequence[int],
     *,
+    lengths: Mapping[str, int] | None = None,
     max_workgroups_per_axis: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Run a prepared program over `dispatch` workgroups; return every read_write
-    buffer's words. `max_workgroups_per_axis` lowers the split threshold below the
-    device limit (a test hook: it exercises dispatch splitting with few workgroups)."""
+    buffer's words. `lengths` gives the element count of buffers whose words do
+    not tell it (F16/BF16: two elements per word; missing: 2 x words).
+    `max_workgroups_per_axis` lowers the split threshold below the device limit
+    (a test hook: it exercises dispatch splitting with few workgroups)."""
     if not isinstance(prepared, Prepared):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(
             "execute() takes a prepared program (vyre.pipeline.prepare(program)), got"
@@ -116,7 +126,7 @@ def execute(
         )
     plan = _plan(prepared)
     groups = _check_dispatch(dispatch)
-    checked = _check_words(plan, words)
+    checked = _check_words(plan, words, lengths)
     gpu = gpu_device()
     with gpu.lock:
         limit = gpu.limits["max-compute-workgroups-per-dimension"]
@@ -125,7 +135,7 @@ def execute(
         if 0 in groups:
             _check_limits(plan, checked.lengths, gpu)
             return {name: checked.arrays[k].copy() for name, k in plan.outputs}
-        shape = _shape(gpu, plan, checked.lengths, groups, limit)
+        shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts)
         try:
             return _run(gpu, plan, shape, checked)
         except Exception as error:
@@ -179,9 +189,35 @@ class _Words(NamedTuple):
     zero_fill: tuple[bool, ...]
     """Whether the words are a zero fill: cleared on the device, not uploaded."""
     lengths: tuple[int, ...]
+    """Word count of every binding."""
+    counts: tuple[int, ...]
+    """Logical element count of every binding (the meta uniform's counts)."""
 
 
-def _check_words(plan: _Plan, words: Mapping[str, np.ndarray]) -> _Words:
+_NO_LENGTHS: Mapping[str, int] = {}
+
+
+def _check_lengths(plan: _Plan, lengths: Mapping[str, int] | None) -> Mapping[str, int]:
+    if lengths is None:
+        return _NO_LENGTHS
+    if not isinstance(lengths, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"lengths must map buffer names to element counts, got {lengths!r}")
+    for name, count in lengths.items():
+        if name not in plan.known:
+            raise ValueError(
+                f"length given for `{name}`, which is not a storage or uniform buffer of "
+                f"the program (have: {', '.join(sorted(plan.known)) or 'none'})"
+            )
+        if isinstance(count, bool) or not isinstance(count, int | np.integer):
+            raise TypeError(f"length of buffer `{name}` must be an int, got {count!r}")
+        if count < 0:
+            raise ValueError(f"length of buffer `{name}` is negative ({count})")
+    return lengths
+
+
+def _check_words(
+    plan: _Plan, words: Mapping[str, np.ndarray], lengths: Mapping[str, int] | None = None
+) -> _Words:
     known = plan.known
     for name in words:
         if name not in known:
@@ -189,10 +225,12 @@ def _check_words(plan: _Plan, words: Mapping[str, np.ndarray]) -> _Words:
                 f"words given for `{name}`, which is not a storage or uniform buffer of "
                 f"the program (have: {', '.join(sorted(known)) or 'none'})"
             )
+    given = _check_lengths(plan, lengths)
     arrays: list[np.ndarray] = []
     zero_fill: list[bool] = []
-    lengths: list[int] = []
-    for binding, per_element in plan.rows:
+    word_counts: list[int] = []
+    counts: list[int] = []
+    for binding, per_element, halves in plan.rows:
         name = binding.name
         if name not in words:
             raise ValueError(f"no words given for buffer `{name}`")
@@ -207,11 +245,26 @@ def _check_words(plan: _Plan, words: Mapping[str, np.ndarray]) -> _Words:
                 f"{_describe(array)}"
             )
         length = array.shape[0]
-        if length % per_element:
-            raise ValueError(
-                f"buffer `{name}` holds {binding.element.value} elements of "
-                f"{per_element} words, but {length} words were given"
-            )
+        if halves:
+            count = int(given.get(name, 2 * length))
+            if (count + 1) // 2 != length:
+                raise ValueError(
+                    f"buffer `{name}` of {count} {binding.element.value} elements needs "
+                    f"{(count + 1) // 2} words (two elements per word), but {length} "
+                    "words were given"
+                )
+        else:
+            if length % per_element:
+                raise ValueError(
+                    f"buffer `{name}` holds {binding.element.value} elements of "
+                    f"{per_element} words, but {length} words were given"
+                )
+            count = length // per_element
+            if name in given and int(given[name]) != count:
+                raise ValueError(
+                    f"length {given[name]} given for buffer `{name}`, but its {length} "
+                    f"words hold {count} {binding.element.value} elements"
+                )
         if length > UNIFORM_CAPACITY_WORDS and binding.is_uniform:
             raise ValueError(
                 f"uniform buffer `{name}` holds at most {UNIFORM_CAPACITY_WORDS} "
@@ -220,8 +273,9 @@ def _check_words(plan: _Plan, words: Mapping[str, np.ndarray]) -> _Words:
         zero = is_zero_fill(array)
         arrays.append(array if zero or array.flags.c_contiguous else np.ascontiguousarray(array))
         zero_fill.append(zero)
-        lengths.append(length)
-    return _Words(tuple(arrays), tuple(zero_fill), tuple(lengths))
+        word_counts.append(length)
+        counts.append(count)
+    return _Words(tuple(arrays), tuple(zero_fill), tuple(word_counts), tuple(counts))
 
 
 def _describe(value: object) -> str:
@@ -356,8 +410,19 @@ def _shape(
     lengths: tuple[int, ...],
     groups: tuple[int, int, int],
     limit: int,
+    counts: tuple[int, ...] | None = None,
 ) -> _Shape:
-    key = (plan, lengths, groups, limit)
+    """The run setup for word counts `lengths` and element counts `counts`, as
+    `_check_words` gives them (`counts` by default: what the words give, 2 x words
+    for F16/BF16)."""
+    if counts is None:
+        counts = tuple(
+            2 * length if halves else length // per_element
+            for (_, per_element, halves), length in zip(plan.rows, lengths)
+        )
+    # keyed by element counts: they determine the word counts (not the reverse:
+    # an F16 buffer of 5 or of 6 elements has 3 words)
+    key = (plan, counts, groups, limit)
     shape = _SHAPES.get(key)
     if shape is not None and shape.gpu is gpu:
         return shape
@@ -370,9 +435,6 @@ def _shape(
         if binding.is_uniform
         else (usages.storage, _storage_size(size))
         for binding, size in zip(kernel.buffers, nbytes)
-    )
-    counts = tuple(
-        length // binding.words_per_element for binding, length in zip(kernel.buffers, lengths)
     )
     slices = _slices(groups, limit)
     stride = _meta_stride(kernel, gpu)
