@@ -4,6 +4,9 @@
         --out cert.json [--shard I/N] [--resume]
     vyre-conform merge a.json b.json --out c.json
     vyre-conform verify-cert cert.json
+    vyre-conform floats --ops add,mul --formats f16,bf16 --checkpoint floats.jsonl [--shard I/N]
+    vyre-conform floats --ops fma --formats f32 --space adversarial --count 1000000000
+    vyre-conform floats-summary floats.jsonl
 
 Exit status: 0 when everything passed, 1 when a violation was found (or a
 certificate does not verify), 2 for bad arguments or errors, 130 when
@@ -77,6 +80,23 @@ def _parser() -> argparse.ArgumentParser:
 
     verify = commands.add_parser("verify-cert", help="check a certificate's digest and registry hash")
     verify.add_argument("certificate", type=Path)
+
+    floats = commands.add_parser(
+        "floats", help="float campaigns: strict float ops over whole input spaces (L1f)"
+    )
+    floats.add_argument("--ops", action="append", required=True, metavar="OPS", help="comma-separated")
+    floats.add_argument("--formats", default="f32", help="comma-separated: f32, f16, bf16")
+    floats.add_argument("--space", default="exhaustive", choices=("exhaustive", "adversarial"))
+    floats.add_argument("--count", type=_int, default=0, help="inputs of an adversarial space")
+    floats.add_argument("--seed", type=_int, default=1)
+    floats.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
+    floats.add_argument("--checkpoint", type=Path, help="append-only JSONL of finished chunks")
+    floats.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based)")
+    floats.add_argument("--jobs", type=_int, default=0, help="oracle processes (default: all cores)")
+    floats.add_argument("--quiet", action="store_true")
+
+    floats_summary = commands.add_parser("floats-summary", help="summarise a float-campaign checkpoint")
+    floats_summary.add_argument("checkpoint", type=Path)
     return parser
 
 
@@ -165,6 +185,59 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _shard(text: str | None) -> tuple[int, int]:
+    if text is None:
+        return (0, 1)
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard expects I/N, got {text!r}") from None
+    if not 0 <= index < count:
+        raise ValueError(f"--shard I/N needs 0 <= I < N, got {text!r}")
+    return (index, count)
+
+
+def _floats(args: argparse.Namespace) -> int:
+    from vyre.conform.float_campaign import Campaign, ChunkResult, run_campaign
+
+    campaigns = [
+        Campaign(op, fmt, args.space, args.count, args.seed)
+        for fmt in _split(args.formats) or ["f32"]
+        for op in _split(args.ops) or []
+    ]
+
+    def report(result: ChunkResult) -> None:
+        if not args.quiet:
+            print(
+                f"{result.campaign} [{result.start:#x}, +{result.length:#x}):"
+                f" {result.mismatches} mismatches, {result.seconds:.2f} s",
+                flush=True,
+            )
+
+    mismatches = 0
+    for campaign in campaigns:
+        for result in run_campaign(
+            campaign, args.backend, checkpoint=args.checkpoint, shard=_shard(args.shard),
+            jobs=args.jobs or None, progress=report,
+        ):
+            mismatches += result.mismatches
+            for row in result.first:
+                print(f"  MISMATCH {campaign.name}: inputs {[hex(v) for v in row[:-2]]} got"
+                      f" {row[-2]:#x} want {row[-1]:#x}", file=sys.stderr)
+    return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
+
+
+def _floats_summary(args: argparse.Namespace) -> int:
+    from vyre.conform.float_campaign import summary
+
+    totals = summary(args.checkpoint)
+    print("| campaign | inputs | mismatches | chunks | seconds |")
+    print("|---|---|---|---|---|")
+    for name, row in sorted(totals.items()):
+        print(f"| {name} | {row['inputs']:,} | {row['mismatches']} | {row['chunks']} | {row['seconds']:.1f} |")
+    return EXIT_OK if all(row["mismatches"] == 0 for row in totals.values()) else EXIT_VIOLATION
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -176,7 +249,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vyre.conform.independence import IndependenceError
     from vyre.conform.plan import PlanError
 
-    handler = {"certify": _certify, "merge": _merge, "verify-cert": _verify}[args.command]
+    handler = {
+        "certify": _certify,
+        "merge": _merge,
+        "verify-cert": _verify,
+        "floats": _floats,
+        "floats-summary": _floats_summary,
+    }[args.command]
     try:
         return handler(args)
     except KeyboardInterrupt:

@@ -167,12 +167,24 @@ def operands_of(campaign: Campaign, k: U32) -> list[U32]:
     return [k >> np.uint32(16), k & np.uint32(0xFFFF)]
 
 
+def _hash_words(seed: int, index: npt.NDArray[np.uint64], stream: int) -> U32:
+    """A 32-bit word that depends only on (seed, input index, stream): splitmix64."""
+    with np.errstate(over="ignore"):
+        z = (index * np.uint64(3) + np.uint64(stream)) * np.uint64(0x9E37_79B9_7F4A_7C15)
+        z = z + np.uint64(seed) * np.uint64(0xD1B5_4A32_D192_ED03)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58_476D_1CE4_E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D0_49BB_1331_11EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(32)).astype(np.uint32)
+
+
 def adversarial(campaign: Campaign, start: int, length: int) -> list[U32]:
     """The operands of inputs start..start+length of an adversarial f32 space:
-    eight classes, input i in class i % 8, seeded by (seed, i)."""
-    rng = np.random.default_rng([campaign.seed, start])
+    eight classes (input i in class i % 8), every word a function of (seed, i)
+    alone, so any slice of the space can be generated on its own."""
+    index = np.arange(start, start + length, dtype=np.uint64)
+    x, y, z = (_hash_words(campaign.seed, index, stream) for stream in range(3))
     n = length
-    x, y, z = (rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) for _ in range(3))
     cls = (np.arange(start, start + n, dtype=np.uint64) % 8).astype(np.uint32)
     exp_mask, frac_mask, sign = np.uint32(0x7F80_0000), np.uint32(0x007F_FFFF), np.uint32(0x8000_0000)
     a, b, c = x.copy(), y.copy(), z.copy()
@@ -504,7 +516,7 @@ def run_campaign(
     todo = [c for n, c in enumerate(campaign.chunks()) if n % count == index]
     done = _done(checkpoint, campaign)
     jobs = jobs or os.cpu_count() or 1
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("spawn")  # no fork of a process holding a GPU device
     with context.Pool(jobs) if jobs > 1 else _NoPool() as pool:
         for start, length in todo:
             if start in done:
