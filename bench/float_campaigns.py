@@ -21,6 +21,7 @@ from pathlib import Path
 
 import _common  # noqa: F401  (puts the repository on sys.path)
 
+from vyre.conform import float_campaign
 from vyre.conform.float_campaign import Campaign, run_campaign, summary
 
 BINARY = ("add", "sub", "mul", "div", "min", "max")
@@ -54,7 +55,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=0)
     parser.add_argument("--backend", default="wgpu")
+    parser.add_argument("--chunk-bits", type=int, default=24, help="inputs per chunk: 2**BITS")
     args = parser.parse_args()
+    float_campaign.CHUNK = 1 << args.chunk_bits
 
     from _common import gpu_name
 

@@ -31,22 +31,28 @@ from vyre.runtime.interp import execute as interp_execute
 __all__ = ["BACKENDS", "ProgramTable", "prepare_arguments", "run"]
 
 Backend = Callable[
-    [Prepared, dict[str, np.ndarray], tuple[int, int, int]],
+    [Prepared, dict[str, np.ndarray], tuple[int, int, int], dict[str, int]],
     dict[str, np.ndarray],
 ]
-"""(prepared program, host words, dispatch) -> final words."""
+"""(prepared program, host words, dispatch, F16/BF16 element counts) -> final words."""
 
 
 def _interp(
-    prepared: Prepared, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
+    prepared: Prepared,
+    words: dict[str, np.ndarray],
+    dispatch: tuple[int, int, int],
+    lengths: dict[str, int],
 ) -> dict[str, np.ndarray]:
-    return interp_execute(prepared, words, dispatch)
+    return interp_execute(prepared, words, dispatch, lengths=lengths or None)
 
 
 def _wgpu(
-    prepared: Prepared, words: dict[str, np.ndarray], dispatch: tuple[int, int, int]
+    prepared: Prepared,
+    words: dict[str, np.ndarray],
+    dispatch: tuple[int, int, int],
+    lengths: dict[str, int],
 ) -> dict[str, np.ndarray]:
-    return _wgpu_backend().execute(prepared, words, dispatch)
+    return _wgpu_backend().execute(prepared, words, dispatch, lengths=lengths or None)
 
 
 @cache
@@ -105,6 +111,9 @@ class Arguments:
     words: dict[str, np.ndarray]
     counts: dict[str, int]
     dispatch: tuple[int, int, int]
+    lengths: dict[str, int]
+    """Element counts of the F16/BF16 buffers (two elements per word): the
+    backends' `lengths`."""
 
 
 def _check_dispatch(dispatch: object) -> tuple[int, int, int]:
@@ -211,6 +220,7 @@ def _prepare(
 
     words: dict[str, np.ndarray] = {}
     counts: dict[str, int] = {}
+    lengths: dict[str, int] = {}
     for decl in table.storage:
         if decl.name in inputs:
             words[decl.name], count = host.to_words(decl.name, decl.dtype, inputs[decl.name])
@@ -233,7 +243,9 @@ def _prepare(
             )
         if decl.access is BufferAccess.READ_WRITE:
             counts[decl.name] = count
-    return Arguments(words, counts, checked_dispatch)
+        if decl.dtype in host.PACKED_HALF_TYPES:
+            lengths[decl.name] = count
+    return Arguments(words, counts, checked_dispatch, lengths)
 
 
 def run(
@@ -262,7 +274,7 @@ def run(
         )
     prepared, table = prepared_table(program, fingerprint(program))
     arguments = _prepare(table, inputs, dispatch, outputs)
-    final = execute(prepared, arguments.words, arguments.dispatch)
+    final = execute(prepared, arguments.words, arguments.dispatch, arguments.lengths)
     missing = [name for name in arguments.counts if name not in final]
     if missing:
         raise RuntimeError(f"backend {backend!r} returned no contents for buffer(s) {missing}")

@@ -26,17 +26,23 @@ def execute_interp(
     dispatch: Sequence[int] | int,
     *,
     lane_order: str = "forward",
+    lengths: Mapping[str, int] | None = None,
 ) -> dict[str, npt.NDArray[np.uint32]]:
-    """The final words of every read_write buffer, on the reference interpreter."""
-    return interp_execute(prepare(program), words, dispatch, lane_order=lane_order)
+    """The final words of every read_write buffer, on the reference interpreter
+    (`lengths`: element counts of F16/BF16 buffers, two elements per word)."""
+    return interp_execute(prepare(program), words, dispatch, lane_order=lane_order, lengths=lengths)
 
 
 def execute_interp_unchecked(
-    program: Program, words: Mapping[str, npt.ArrayLike], dispatch: Sequence[int] | int
+    program: Program,
+    words: Mapping[str, npt.ArrayLike],
+    dispatch: Sequence[int] | int,
+    *,
+    lengths: Mapping[str, int] | None = None,
 ) -> dict[str, npt.NDArray[np.uint32]]:
     """The program's kernel run as it is, neither validated nor transformed: how
     the interpreter's own defences against broken invariants are tested."""
-    return interp_execute(program.kernel, words, dispatch)
+    return interp_execute(program.kernel, words, dispatch, lengths=lengths)
 
 
 def execute_wgpu(
@@ -45,10 +51,15 @@ def execute_wgpu(
     dispatch: Sequence[int],
     *,
     max_workgroups_per_axis: int | None = None,
+    lengths: Mapping[str, int] | None = None,
 ) -> dict[str, np.ndarray]:
     """The final words of every read_write buffer, through WGSL on the wgpu device."""
     from vyre.runtime.wgpu_backend import execute  # imports wgpu: only when used
 
     return execute(
-        prepare(program), words, dispatch, max_workgroups_per_axis=max_workgroups_per_axis
+        prepare(program),
+        words,
+        dispatch,
+        max_workgroups_per_axis=max_workgroups_per_axis,
+        lengths=lengths,
     )

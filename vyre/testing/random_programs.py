@@ -70,19 +70,51 @@ COMMUTATIVE_ATOMICS = (
 )
 SCALARS = (DataType.U32, DataType.I32, DataType.BOOL)
 VECTORS = (DataType.U64, DataType.VEC2U32, DataType.VEC4U32)
+FLOATS = (DataType.F32, DataType.F16, DataType.BF16)
 WORDS = {
-    DataType.U32: 1, DataType.I32: 1, DataType.BOOL: 1,
+    DataType.U32: 1, DataType.I32: 1, DataType.BOOL: 1, DataType.F32: 1,
     DataType.U64: 2, DataType.VEC2U32: 2, DataType.VEC4U32: 4, DataType.BYTES: 1,
 }
+"""Words per element (F16/BF16 buffers hold two elements per word)."""
 CASTS_TO: dict[DataType, tuple[DataType, ...]] = {
-    DataType.U32: (*SCALARS, *VECTORS),
-    DataType.I32: (*SCALARS, *VECTORS),
+    DataType.U32: (*SCALARS, *VECTORS, *FLOATS),
+    DataType.I32: (*SCALARS, *VECTORS, *FLOATS),
     DataType.BOOL: (*SCALARS, *VECTORS),
     DataType.U64: (*SCALARS, DataType.U64, DataType.VEC2U32),
     DataType.VEC2U32: (*SCALARS, DataType.U64, DataType.VEC2U32),
     DataType.VEC4U32: (*SCALARS, *VECTORS),
+    DataType.F32: (DataType.U32, DataType.I32, *FLOATS),
+    DataType.F16: (DataType.U32, DataType.I32, *FLOATS),
+    DataType.BF16: (DataType.U32, DataType.I32, *FLOATS),
 }
-"""Source -> the targets casts.md defines for it (Bytes casts only to itself)."""
+"""Source -> the targets casts.md (and python-api.md for floats) define for it
+(Bytes casts only to itself)."""
+
+FLOAT_EDGES: dict[DataType, tuple[int, ...]] = {
+    DataType.F32: (
+        0x0000_0000, 0x8000_0000, 0x0000_0001, 0x8000_0001, 0x007F_FFFF, 0x0080_0000, 0x0080_0001,
+        0x3F80_0000, 0xBF80_0000, 0x3FC0_0000, 0x3F00_0000, 0x4B00_0000, 0x4EFF_FFFF, 0x4F00_0000,
+        0xCF00_0000, 0x4F80_0000, 0x7F7F_FFFF, 0xFF7F_FFFF, 0x7F80_0000, 0xFF80_0000,
+        0x7FC0_0000, 0xFFC0_0001, 0x7F80_0001, 0x3EAA_AAAB, 0x3F7F_FFFF,
+    ),
+    DataType.F16: (
+        0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x3E00, 0x3800,
+        0x6400, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x7C01, 0x3555, 0x3BFF,
+    ),
+    DataType.BF16: (
+        0x0000, 0x8000, 0x0001, 0x8001, 0x007F, 0x0080, 0x3F80, 0xBF80, 0x3FC0, 0x3F00,
+        0x4B00, 0x4F00, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80, 0x7FC0, 0xFFC1, 0x7F81, 0x3EAB,
+    ),
+}  # fmt: skip
+"""Bit patterns the float values are drawn from half of the time: signed zeros,
+subnormals, the normal boundary, ties, integer thresholds, max finite,
+infinities and NaNs with payloads."""
+
+FLOAT_BINARY = (BinOp.FADD, BinOp.FSUB, BinOp.FMUL, BinOp.FDIV, BinOp.FMIN, BinOp.FMAX)
+FLOAT_COMPARE = (BinOp.FEQ, BinOp.FNE, BinOp.FLT, BinOp.FLE, BinOp.FGT, BinOp.FGE)
+FLOAT_UNARY = (
+    UnOp.FNEG, UnOp.FABS, UnOp.FSQRT, UnOp.FFLOOR, UnOp.FCEIL, UnOp.FROUND, UnOp.FTRUNC,
+)  # fmt: skip
 
 _T = TypeVar("_T")
 
@@ -111,6 +143,8 @@ class GeneratorConfig:
     returns: bool = True
     empty_buffers: bool = True
     """Allow read-only buffers with no elements."""
+    floats: bool = True
+    """F32/F16/BF16 buffers, locals and every float operation."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +155,9 @@ class RandomCase:
     program: Program
     words: dict[str, np.ndarray]
     dispatch: tuple[int, int, int]
+    lengths: dict[str, int] = field(default_factory=lambda: {})
+    """Element counts of the F16/BF16 buffers (two elements per word): the
+    backends' `lengths` argument."""
 
     def describe(self) -> str:
         """Everything needed to reproduce a mismatch: seed, dispatch, program, inputs."""
@@ -230,7 +267,12 @@ class _Generator:
             entry=body,
             name=f"random_{self.seed}",
         )
-        return RandomCase(self.seed, program, self._inputs(), self.dispatch)
+        lengths = {
+            b.name: b.length
+            for b in self.buffers
+            if b.dtype in (DataType.F16, DataType.BF16) and b.role is not Role.TILE
+        }
+        return RandomCase(self.seed, program, self._inputs(), self.dispatch, lengths)
 
     def _declare_buffers(self) -> None:
         cfg = self.config
@@ -258,6 +300,15 @@ class _Generator:
             optional += [
                 ("own", BufferAccess.READ_WRITE, DataType.U32, Role.OWNED),
                 ("acc", BufferAccess.READ_WRITE, DataType.U32, Role.SHARED),
+            ]
+        if cfg.floats:
+            optional += [
+                ("rf", BufferAccess.READ_ONLY, DataType.F32, Role.INPUT),
+                ("rh", BufferAccess.READ_ONLY, DataType.F16, Role.INPUT),
+                ("rg", BufferAccess.READ_ONLY, DataType.BF16, Role.INPUT),
+                ("of", BufferAccess.READ_WRITE, DataType.F32, Role.OWNED),
+                ("oh", BufferAccess.READ_WRITE, DataType.F16, Role.OWNED),
+                ("og", BufferAccess.READ_WRITE, DataType.BF16, Role.OWNED),
             ]
         if cfg.bytes_buffers:
             optional += [
@@ -293,7 +344,10 @@ class _Generator:
                 self.buffers.append(_Buffer(decl, role, self.pick((1, 2, 5))))
         if cfg.workgroup and self.chance(0.6):
             for _ in range(self.pick((1, 1, 2))):
-                dtype = self.pick((DataType.U32, DataType.U32, DataType.I32, DataType.BOOL, *(VECTORS if cfg.vectors else ())))
+                dtype = self.pick(
+                    (DataType.U32, DataType.U32, DataType.I32, DataType.BOOL,
+                     *(VECTORS if cfg.vectors else ()), *(FLOATS if cfg.floats else ()))
+                )  # fmt: skip
                 per_lane = self.pick((1, 1, 2))
                 owned = self.lanes * per_lane
                 count = max(1, owned + self.pick((-1, 0, 0, 0, 1, 3)))
@@ -304,6 +358,16 @@ class _Generator:
         words: dict[str, np.ndarray] = {}
         for buf in self.buffers:
             if buf.role is Role.TILE:
+                continue
+            if buf.dtype in (DataType.F16, DataType.BF16):
+                halves = [self.float_pattern(buf.dtype) for _ in range(buf.length)]
+                halves += [0] * (len(halves) % 2)
+                packed = [lo | hi << 16 for lo, hi in zip(halves[::2], halves[1::2], strict=True)]
+                words[buf.name] = np.array(packed, dtype=np.uint32)
+                continue
+            if buf.dtype is DataType.F32:
+                values = [self.float_pattern(DataType.F32) for _ in range(buf.length)]
+                words[buf.name] = np.array(values, dtype=np.uint32)
                 continue
             values = [self._input_word(buf) for _ in range(buf.length * WORDS[buf.dtype])]
             if buf.role is Role.SHARED:
@@ -512,6 +576,8 @@ class _Generator:
     def value_type(self) -> DataType:
         if self.config.vectors and self.chance(0.2):
             return self.pick(VECTORS)
+        if self.config.floats and self.chance(0.25):
+            return self.pick(FLOATS)
         return self.pick((DataType.U32, DataType.U32, DataType.U32, DataType.I32, DataType.BOOL))
 
     def loop(self, depth: int) -> N:
@@ -640,8 +706,21 @@ class _Generator:
                 return E.i32(self.rng.getrandbits(32) - 2**31)
             case DataType.BOOL:
                 return E.bool_(self.chance(0.5))
+            case DataType.F32 | DataType.F16 | DataType.BF16:
+                return E.float_bits(dtype, self.float_pattern(dtype))
             case _:
                 return E.cast(dtype, self.literal(self.pick(SCALARS)))
+
+    def float_pattern(self, dtype: DataType) -> int:
+        """A bit pattern of `dtype`: an edge, near one, or any."""
+        roll = self.rng.random()
+        if roll < 0.5:
+            return self.pick(FLOAT_EDGES[dtype])
+        width = 32 if dtype is DataType.F32 else 16
+        if roll < 0.7:  # close to 1.0 and to each other: ties, cancellation
+            one = {DataType.F32: 0x3F80_0000, DataType.F16: 0x3C00, DataType.BF16: 0x3F80}[dtype]
+            return (one + self.rng.randrange(-64, 64)) & ((1 << width) - 1) | (self.rng.getrandbits(1) << (width - 1))
+        return self.rng.getrandbits(width)
 
     def _expr(self, dtype: DataType, depth: int) -> E | None:
         if depth <= 0 or self.chance(0.2):
@@ -656,8 +735,21 @@ class _Generator:
         if roll < 0.3:
             sources = [s for s, targets in CASTS_TO.items() if dtype in targets]
             if not self.config.vectors:
-                sources = [s for s in sources if s in SCALARS]
+                sources = [s for s in sources if s not in VECTORS]
+            if not self.config.floats:
+                sources = [s for s in sources if s not in FLOATS]
             return E.cast(dtype, self.expr(self.pick(sources), depth - 1))
+        if dtype in FLOATS:
+            return self.float_expr(dtype, roll, depth)
+        if dtype is DataType.BOOL and self.config.floats and roll < 0.55:
+            operand = self.pick(FLOATS)
+            if roll < 0.45:
+                left, right = self.expr(operand, depth - 1), self.expr(operand, depth - 1)
+                return E.binop(self.pick(FLOAT_COMPARE), left, right)
+            test = self.pick((UnOp.FIS_NAN, UnOp.FIS_INF))
+            return E.unop(test, self.expr(operand, depth - 1))
+        if dtype is DataType.U32 and self.config.floats and roll < 0.36:
+            return E.bitcast(DataType.U32, self.expr(self.pick(FLOATS), depth - 1))
         if dtype is DataType.U32:
             if roll < 0.65:
                 return self.binop(depth)
@@ -667,6 +759,20 @@ class _Generator:
         if dtype is DataType.I32 and roll < 0.7:
             op = self.pick((UnOp.NEGATE, UnOp.BIT_NOT, UnOp.REVERSE_BITS))
             return E.unop(op, self.expr(DataType.I32, depth - 1))
+        return self.leaf(dtype)
+
+    def float_expr(self, dtype: DataType, roll: float, depth: int) -> E | None:
+        """A float of `dtype`: an arithmetic op, a rounding op, fma, or a bitcast."""
+        if roll < 0.6:
+            op = self.pick(FLOAT_BINARY)
+            return E.binop(op, self.expr(dtype, depth - 1), self.expr(dtype, depth - 1))
+        if roll < 0.75:
+            return E.unop(self.pick(FLOAT_UNARY), self.expr(dtype, depth - 1))
+        if roll < 0.85:
+            a, b, c = (self.expr(dtype, depth - 1) for _ in range(3))
+            return E.fma(a, b, c)
+        if roll < 0.9:
+            return E.bitcast(dtype, self.expr(self.pick((DataType.U32, DataType.I32)), depth - 1))
         return self.leaf(dtype)
 
     def leaf(self, dtype: DataType) -> E | None:

@@ -18,8 +18,9 @@ SEEDS = range(1000, 1012)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_program_matches_the_interpreter(seed: int, gpu_adapter: Any) -> None:
     case = random_case(seed)
-    want = execute_interp(case.program, {k: v.copy() for k, v in case.words.items()}, case.dispatch)
-    got = execute(case.program, {k: v.copy() for k, v in case.words.items()}, case.dispatch)
+    words = lambda: {k: v.copy() for k, v in case.words.items()}  # noqa: E731
+    want = execute_interp(case.program, words(), case.dispatch, lengths=case.lengths)
+    got = execute(case.program, words(), case.dispatch, lengths=case.lengths)
     assert sorted(got) == sorted(want)
     for name, words in want.items():
         assert np.array_equal(got[name], words), f"buffer `{name}` differs\n{case.describe()}"

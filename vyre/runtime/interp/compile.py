@@ -2,10 +2,12 @@
 
 The walk follows the dialect directly: every expression op becomes a step that
 fills one value slot, at its position in its block; every statement op becomes
-a step. Type facts the interpreter relies on (operand widths, cast pairs,
-buffer kinds) are checked here, before execution, so that a program that
-slipped past validation fails with a clear `InterpError` instead of a numpy
-traceback.
+a step. Float ops (`vyre.fadd` ... `vyre.fis_inf`, `vyre.fcmp`, `vyre.fma`,
+`vyre.lit_float`, `vyre.bitcast`, float casts) compute on bit patterns through
+`floats`. Type facts the interpreter relies on (operand widths, float operand
+types, cast and bitcast pairs, buffer kinds) are checked here, before
+execution, so that a program that slipped past validation fails with a clear
+`InterpError` instead of a numpy traceback.
 """
 
 from __future__ import annotations
@@ -23,9 +25,15 @@ from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.intrinsics import INTRINSICS
 from vyre.runtime.interp.memory import BufferInfo
 from vyre.runtime.interp.values import (
+    FLOATS,
     SCALARS,
     binop_function,
+    bitcast_function,
     cast_function,
+    float_binary_function,
+    float_compare_function,
+    float_unary_function,
+    fma_function,
     unop_function,
     words_per_value,
 )
@@ -54,6 +62,32 @@ def _scalar_operand(value: SSAValue, user: Operation, role: str, rule: str) -> N
         raise InterpError(
             f"`{user.name}` {role} must be a u32 (or i32/bool) scalar, got `{kind.value}` "
             f"({rule})"
+        )
+
+
+def _float_operands(op: Operation, values: tuple[SSAValue, ...]) -> d.DataTypeKind:
+    """The one float type of a float op's operands (V140/V141)."""
+    kinds = [value_kind(value, op) for value in values]
+    for position, kind in enumerate(kinds):
+        if kind not in FLOATS:
+            raise InterpError(
+                f"float operation `{op.name}` operand {position} must be `f32`, `f16` or "
+                f"`bf16`, got `{kind.value}` (V140)"
+            )
+    for kind in kinds[1:]:
+        if kind != kinds[0]:
+            raise InterpError(
+                f"float operation `{op.name}` mixes `{kinds[0].value}` and `{kind.value}` "
+                "operands (V141)"
+            )
+    return kinds[0]
+
+
+def _check_result(op: Operation, expected: d.DataTypeKind) -> None:
+    kind = value_kind(op.results[0], op)
+    if kind != expected:
+        raise InterpError(
+            f"`{op.name}` yields `{kind.value}`, but its operands make it `{expected.value}`"
         )
 
 
@@ -165,7 +199,9 @@ class Compiler:
         index = op.index
         _scalar_operand(index, op, "index", "V021")
         kind = value_kind(op.results[0], op)
-        if words_per_value(kind) != info.words_per_element:
+        if words_per_value(kind) != info.words_per_element or (
+            (kind in FLOATS or info.element in FLOATS) and kind != info.element
+        ):
             raise InterpError(
                 f"load from buffer `{info.name}` of {info.element.value} elements "
                 f"typed as `{kind.value}`"
@@ -190,7 +226,9 @@ class Compiler:
         _scalar_operand(cond, op, "condition", "V022")
         true_kind = value_kind(if_true, op)
         false_kind = value_kind(if_false, op)
-        if words_per_value(true_kind) != words_per_value(false_kind):
+        if words_per_value(true_kind) != words_per_value(false_kind) or (
+            (true_kind in FLOATS or false_kind in FLOATS) and true_kind != false_kind
+        ):
             raise InterpError(
                 f"select arms have different types `{true_kind.value}` and "
                 f"`{false_kind.value}`"
@@ -203,6 +241,60 @@ class Compiler:
         (value,) = op.operands
         function = cast_function(value_kind(value, op), value_kind(op.results[0], op))
         return m.Apply1(slot, function, self.operand(value, op))
+
+    def _bitcast(self, op: d.BitcastOp, slot: int) -> m.Step:
+        (value,) = op.operands
+        function = bitcast_function(value_kind(value, op), value_kind(op.results[0], op))
+        return m.Apply1(slot, function, self.operand(value, op))
+
+    # -- strict floats: values are bit patterns, computed by `floats` -----------
+    def _lit_float(self, op: d.LitFloatOp, slot: int) -> m.Step:
+        kind = value_kind(op.results[0], op)
+        if kind not in FLOATS:
+            raise InterpError(
+                f"a float literal has a float type (f32, f16, bf16), not `{kind.value}`"
+            )
+        bits = op.bits.data
+        width = d.FLOAT_BITS[kind]
+        if not 0 <= bits < 1 << width:
+            raise InterpError(
+                f"float literal bits {bits:#x} do not fit the {width} bits of `{kind.value}`"
+            )
+        return m.Constant(slot, (bits,))
+
+    def _float_binary(self, op: d.FloatBinaryOp, slot: int) -> m.Step:
+        lhs, rhs = op.operands
+        kind = _float_operands(op, (lhs, rhs))
+        _check_result(op, kind)
+        function = float_binary_function(op.KIND, kind)
+        return m.Apply2(slot, function, self.operand(lhs, op), self.operand(rhs, op))
+
+    def _fcmp(self, op: d.FCmpOp, slot: int) -> m.Step:
+        lhs, rhs = op.operands
+        kind = _float_operands(op, (lhs, rhs))
+        predicate = op.predicate.data
+        if predicate not in d.FLOAT_PREDICATES:
+            raise InterpError(
+                f"unknown float predicate `{predicate}` (one of {', '.join(d.FLOAT_PREDICATES)})"
+            )
+        _check_result(op, d.DataTypeKind.BOOL)
+        function = float_compare_function(predicate, kind)
+        return m.Apply2(slot, function, self.operand(lhs, op), self.operand(rhs, op))
+
+    def _float_unary(self, op: d.FloatUnaryOp, slot: int) -> m.Step:
+        (operand,) = op.operands
+        kind = _float_operands(op, (operand,))
+        classification = op.KIND in (d.UnOpKind.FIS_NAN, d.UnOpKind.FIS_INF)
+        _check_result(op, d.DataTypeKind.BOOL if classification else kind)
+        function = float_unary_function(op.KIND, kind)
+        return m.Apply1(slot, function, self.operand(operand, op))
+
+    def _fma(self, op: d.FmaOp, slot: int) -> m.Step:
+        args = tuple(op.operands)
+        kind = _float_operands(op, args)
+        _check_result(op, kind)
+        operands = tuple(self.operand(arg, op) for arg in args)
+        return m.ApplyN(slot, fma_function(kind), operands)
 
     def _atomic(self, op: d.AtomicOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
@@ -278,7 +370,9 @@ class Compiler:
         index, value = op.operands
         _scalar_operand(index, op, "index", "V021")
         kind = value_kind(value, op)
-        if words_per_value(kind) != info.words_per_element:
+        if words_per_value(kind) != info.words_per_element or (
+            (kind in FLOATS or info.element in FLOATS) and kind != info.element
+        ):
             raise InterpError(
                 f"store of a `{kind.value}` value into buffer `{info.name}` of "
                 f"{info.element.value} elements. Fix: cast the value to the element type"
@@ -329,6 +423,12 @@ class Compiler:
         d.CastOp: _cast,
         d.AtomicOp: _atomic,
         d.CallOp: _call,
+        d.BitcastOp: _bitcast,
+        d.LitFloatOp: _lit_float,
+        d.FCmpOp: _fcmp,
+        d.FmaOp: _fma,
+        **dict.fromkeys(d.FLOAT_BINARY_OPS.values(), _float_binary),
+        **dict.fromkeys(d.FLOAT_UNARY_OPS.values(), _float_unary),
     }
     _STATEMENTS: ClassVar[dict[type[Operation], Callable[[Compiler, Any], m.Step]]] = {
         d.LetOp: _let,

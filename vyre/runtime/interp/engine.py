@@ -30,6 +30,7 @@ from vyre.runtime.interp.memory import (
     WORKGROUP_LIMIT_BYTES,
     BufferInfo,
     Memory,
+    packed_words,
     storage_memory,
     workgroup_memory,
 )
@@ -52,10 +53,18 @@ def execute(
     dispatch: Sequence[int] | int,
     *,
     lane_order: str = "forward",
+    lengths: Mapping[str, int] | None = None,
 ) -> dict[str, npt.NDArray[np.uint32]]:
     """Run a prepared program (or its kernel) over `dispatch` workgroups; return
     the final words of every read_write buffer. `words` holds the initial words
-    of every storage and uniform buffer; the caller's arrays are never modified."""
+    of every storage and uniform buffer; the caller's arrays are never modified.
+
+    `lengths` maps storage/uniform buffer names to their element count where the
+    words do not tell it: an F16/BF16 buffer packs two elements per word, so n
+    elements take ceil(n/2) words, and one missing from `lengths` has 2 x words
+    elements. An entry for any other buffer must equal the count its words give
+    (words / words per element). The result of a read_write F16/BF16 buffer is
+    its ceil(n/2) words."""
     if lane_order not in LANE_ORDERS:
         raise ValueError(f"lane_order must be 'forward' or 'reversed', got {lane_order!r}")
     kernel = _kernel_of(program)
@@ -63,7 +72,10 @@ def execute(
     workgroup_size = _workgroup_size(kernel)
     infos = _buffer_infos(kernel)
     host_words = _host_words(infos, words)
-    storage = {name: storage_memory(infos[name], w) for name, w in host_words.items()}
+    elements = _element_counts(infos, host_words, lengths)
+    storage = {
+        name: storage_memory(infos[name], w, elements[name]) for name, w in host_words.items()
+    }
     workgroup_infos = [info for info in infos.values() if info.is_workgroup]
     _check_workgroup_limits(workgroup_infos)
     counts = {name: memory.count for name, memory in storage.items()}
@@ -206,6 +218,50 @@ def _host_words(
             array = array.copy()
         result[name] = array
     return result
+
+
+def _element_counts(
+    infos: Mapping[str, BufferInfo],
+    host_words: Mapping[str, npt.NDArray[np.uint32]],
+    lengths: Mapping[str, int] | None,
+) -> dict[str, int]:
+    """Element count of every storage/uniform buffer, from `lengths` or its words."""
+    given: Mapping[str, int] = {} if lengths is None else lengths
+    if not isinstance(given, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"lengths must map buffer names to element counts, got {lengths!r}")
+    for name, count in given.items():
+        if name not in host_words:
+            known = ", ".join(sorted(host_words)) or "none"
+            raise ValueError(
+                f"length given for `{name}`, which is not a storage or uniform buffer of "
+                f"the program (have: {known})"
+            )
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+            raise TypeError(f"length of buffer `{name}` must be an int, got {count!r}")
+        if count < 0:
+            raise ValueError(f"length of buffer `{name}` is negative ({count})")
+    counts: dict[str, int] = {}
+    for name, array in host_words.items():
+        info = infos[name]
+        words = len(array)
+        if info.packed:
+            count = int(given.get(name, 2 * words))
+            if packed_words(count) != words:
+                raise ValueError(
+                    f"buffer `{name}` of {count} {info.element.value} elements needs "
+                    f"{packed_words(count)} words (two elements per word), but {words} "
+                    "words were given"
+                )
+        else:
+            width = info.words_per_element
+            count = words // width  # a ragged word count is reported by storage_memory
+            if name in given and not words % width and int(given[name]) != count:
+                raise ValueError(
+                    f"length {given[name]} given for buffer `{name}`, but its {words} "
+                    f"words hold {count} {info.element.value} elements"
+                )
+        counts[name] = count
+    return counts
 
 
 def _check_workgroup_limits(infos: Sequence[BufferInfo]) -> None:

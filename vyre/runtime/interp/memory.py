@@ -4,6 +4,13 @@ Storage buffers (read_only, read_write, uniform) hold the host words of the
 runtime contract. Workgroup buffers hold one zeroed region per workgroup of
 the current batch; a lane reaches its own region through its workgroup slot.
 
+F16/BF16 storage buffers are packed: two elements per word, element 2k in bits
+0-15 and element 2k+1 in bits 16-31, so n elements take ceil(n/2) words (the
+count n comes with the words: the runtime's `lengths`). A load gives the 16-bit
+pattern in the low half of a word; a store writes only its element's half and
+never disturbs the neighbour half. F16/BF16 workgroup buffers hold one element
+per word (internal memory, not observable).
+
 Out of bounds (index >= logical element count, per workgroup for workgroup
 buffers): Load yields 0 of the element type, Store does nothing, Atomic does
 nothing and yields 0. Conflicting Stores and Atomics of one op are applied in
@@ -20,7 +27,7 @@ import numpy.typing as npt
 
 from vyre.dialects.vyre import AccessKind, AtomicOpKind, DataTypeKind
 from vyre.runtime.interp.errors import InterpError
-from vyre.runtime.interp.values import WORD, Lanes, Truth, words_per_value
+from vyre.runtime.interp.values import HALF_FLOATS, WORD, Lanes, Truth, words_per_value
 
 Index = npt.NDArray[np.int64]
 
@@ -48,6 +55,11 @@ class BufferInfo:
     def is_workgroup(self) -> bool:
         return self.access == AccessKind.WORKGROUP
 
+    @property
+    def packed(self) -> bool:
+        """Two 16-bit float elements per word (F16/BF16 storage and uniform buffers)."""
+        return self.element in HALF_FLOATS and not self.is_workgroup
+
 
 @dataclass
 class Memory:
@@ -63,7 +75,25 @@ class Memory:
         return self.info.words_per_element
 
 
-def storage_memory(info: BufferInfo, words: npt.NDArray[np.uint32]) -> Memory:
+def packed_words(count: int) -> int:
+    """Words of a packed F16/BF16 buffer of `count` elements."""
+    return (count + 1) // 2
+
+
+def storage_memory(
+    info: BufferInfo, words: npt.NDArray[np.uint32], count: int | None = None
+) -> Memory:
+    """The memory of a storage/uniform buffer over its words (shared, not copied).
+    `count` is the element count of a packed buffer (default: 2 x words)."""
+    if info.packed:
+        elements = 2 * len(words) if count is None else count
+        if packed_words(elements) != len(words):
+            raise InterpError(
+                f"buffer `{info.name}` of {elements} {info.element.value} elements needs "
+                f"{packed_words(elements)} words (two elements per word), but "
+                f"{len(words)} words were given"
+            )
+        return Memory(info, words, elements)
     width = info.words_per_element
     if len(words) % width:
         raise InterpError(
@@ -113,6 +143,8 @@ def load(memory: Memory, index: Lanes, slots: Index | None) -> Lanes:
         shape = (lanes,) if width == 1 else (lanes, width)
         return np.zeros(shape, dtype=WORD)
     position, inside = _positions(memory, index, slots)
+    if memory.info.packed:
+        return _load_halves(memory.data, position, inside)
     if inside is None:
         values = np.take(memory.data, position, axis=0)
     else:
@@ -121,6 +153,31 @@ def load(memory: Memory, index: Lanes, slots: Index | None) -> Lanes:
     if memory.info.element == DataTypeKind.BOOL:
         return (values != 0).astype(WORD)
     return values
+
+
+def _load_halves(data: Lanes, position: Index, inside: Truth | None) -> Lanes:
+    """Elements of a packed buffer: the half of word position // 2 that holds
+    each element, in the low half of a value (0 out of bounds)."""
+    if inside is not None:
+        position = np.where(inside, position, 0)
+    words = np.take(data, position >> 1)
+    shift = ((position & 1) << 4).astype(WORD)
+    values = (words >> shift) & WORD(0xFFFF)
+    if inside is not None:
+        values[~inside] = 0
+    return values
+
+
+def _store_halves(data: Lanes, position: Index, value: Lanes) -> None:
+    """Write each element's half of its word; `position` holds distinct elements,
+    so each parity touches distinct words and the other half is kept."""
+    for parity, keep in ((0, 0xFFFF_0000), (1, 0x0000_FFFF)):
+        pick = (position & 1) == parity
+        if not pick.any():
+            continue
+        words = position[pick] >> 1
+        half = (value[pick] & WORD(0xFFFF)) << WORD(16 * parity)
+        data[words] = (data[words] & WORD(keep)) | half
 
 
 def _check_width(memory: Memory, value: Lanes, what: str) -> None:
@@ -164,6 +221,9 @@ def store(
     if not _strictly_monotone(position):
         keep = _last_of_each_position(position)
         position, value = position[keep], value[keep]
+    if memory.info.packed:
+        _store_halves(memory.data, position, value)
+        return
     memory.data[position] = value
 
 

@@ -2,8 +2,13 @@
 
 A value of `n` lanes is a numpy `uint32` array: shape `(n,)` for U32, I32 and
 Bool (Bool holds 0 or 1), `(n, 2)` for U64 and Vec2U32 (low/x first) and
-`(n, 4)` for Vec4U32. Bytes is never a value. Every function here returns a
-fresh array and never writes to its arguments.
+`(n, 4)` for Vec4U32, `(n,)` for the floats: F32 is its bit pattern, F16 and
+BF16 hold their 16-bit pattern in the low half (upper half zero). Bytes is
+never a value. Every function here returns a fresh array and never writes to
+its arguments.
+
+Float semantics come from `floats` (the exact strict-IEEE core on bit patterns);
+this module only picks the function of each op and type.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from vyre.dialects.vyre import BinOpKind, DataTypeKind, UnOpKind
+from vyre.dialects.vyre import BinOpKind, DataTypeKind, UnOpKind, bitcast_defined
+from vyre.runtime.interp import floats
 from vyre.runtime.interp.errors import InterpError
 
 Lanes = npt.NDArray[np.uint32]
@@ -29,9 +35,17 @@ WORDS_PER_VALUE: dict[DataTypeKind, int] = {
     DataTypeKind.U64: 2,
     DataTypeKind.VEC2U32: 2,
     DataTypeKind.VEC4U32: 4,
+    DataTypeKind.F32: 1,
+    DataTypeKind.F16: 1,
+    DataTypeKind.BF16: 1,
 }
 
 SCALARS = frozenset({DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL})
+"""Types usable as indices, conditions, loop bounds and integer operands (floats are not)."""
+
+FLOATS = frozenset({DataTypeKind.F32, DataTypeKind.F16, DataTypeKind.BF16})
+HALF_FLOATS = frozenset({DataTypeKind.F16, DataTypeKind.BF16})
+"""Floats of 16 bits: one value per word, but two elements per word in storage buffers."""
 
 
 def words_per_value(kind: DataTypeKind) -> int:
@@ -108,7 +122,13 @@ _BINOPS: dict[BinOpKind, Callable[[Lanes, Lanes], Lanes]] = {
 
 def binop_function(kind: BinOpKind) -> Callable[[Lanes, Lanes], Lanes]:
     """`lhs <kind> rhs` on the 32-bit patterns of both operands."""
-    return _BINOPS[kind]
+    function = _BINOPS.get(kind)
+    if function is None:
+        raise InterpError(
+            f"`vyre.binop {kind.value}` is not an integer operator: float operators are "
+            "their own ops (`vyre.fadd`, `vyre.fcmp`, ...)"
+        )
+    return function
 
 
 # ---------------------------------------------------------------------------
@@ -161,7 +181,13 @@ _UNOPS: dict[UnOpKind, Callable[[Lanes], Lanes]] = {
 
 def unop_function(kind: UnOpKind) -> Callable[[Lanes], Lanes]:
     """The unary op on the 32-bit pattern of its operand."""
-    return _UNOPS[kind]
+    function = _UNOPS.get(kind)
+    if function is None:
+        raise InterpError(
+            f"`vyre.unop {kind.value}` is not an integer operator: float operators are "
+            "their own ops (`vyre.fneg`, `vyre.fis_nan`, ...)"
+        )
+    return function
 
 
 # ---------------------------------------------------------------------------
@@ -250,6 +276,27 @@ CAST_TABLE: dict[tuple[DataTypeKind, DataTypeKind], Callable[[Lanes], Lanes]] = 
 }
 
 
+def _float_conversion(source: DataTypeKind, target: DataTypeKind) -> Callable[[Lanes], Lanes]:
+    def convert(v: Lanes) -> Lanes:
+        return floats.convert(source.value, target.value, v)
+
+    return convert
+
+
+_FLOAT_PARTNERS = (U32, I32, *sorted(FLOATS, key=lambda kind: kind.value))
+
+CAST_TABLE.update(
+    {
+        (source, target): _float_conversion(source, target)
+        for source in _FLOAT_PARTNERS
+        for target in _FLOAT_PARTNERS
+        if source in FLOATS or target in FLOATS
+    }
+)
+"""Float rows (python-api.md "Floats"): u32/i32 -> float RNE; float -> u32/i32
+truncate and saturate, NaN -> 0; among floats RNE (F16 <-> BF16 through F32)."""
+
+
 def cast_function(
     source: DataTypeKind, target: DataTypeKind
 ) -> Callable[[Lanes], Lanes]:
@@ -262,3 +309,69 @@ def cast_function(
             "Fix: see casts.md for valid conversions"
         )
     return entry
+
+
+# ---------------------------------------------------------------------------
+# Strict floats: every op on the bit patterns through `floats`
+# ---------------------------------------------------------------------------
+
+
+def float_binary_function(kind: BinOpKind, fmt: DataTypeKind) -> Callable[[Lanes, Lanes], Lanes]:
+    """fadd fsub fmul fdiv fmin fmax on two values of float type `fmt`."""
+
+    def apply(a: Lanes, b: Lanes) -> Lanes:
+        return floats.binary(kind.value, fmt.value, a, b)
+
+    return apply
+
+
+def float_compare_function(predicate: str, fmt: DataTypeKind) -> Callable[[Lanes, Lanes], Lanes]:
+    """fcmp `predicate` (eq ne lt le gt ge): a Bool lane (0/1)."""
+
+    def apply(a: Lanes, b: Lanes) -> Lanes:
+        return floats.compare(predicate, fmt.value, a, b)
+
+    return apply
+
+
+_CLASSIFICATIONS = frozenset({UnOpKind.FIS_NAN, UnOpKind.FIS_INF})
+
+
+def float_unary_function(kind: UnOpKind, fmt: DataTypeKind) -> Callable[[Lanes], Lanes]:
+    """fneg fabs fsqrt ffloor fceil fround ftrunc (a float) or fis_nan fis_inf (a Bool)."""
+    if kind in _CLASSIFICATIONS:
+
+        def classify(a: Lanes) -> Lanes:
+            return floats.predicate(kind.value, fmt.value, a)
+
+        return classify
+
+    def apply(a: Lanes) -> Lanes:
+        return floats.unary(kind.value, fmt.value, a)
+
+    return apply
+
+
+def fma_function(fmt: DataTypeKind) -> Callable[[Lanes, Lanes, Lanes], Lanes]:
+    """`a * b + c` with one rounding."""
+
+    def apply(a: Lanes, b: Lanes, c: Lanes) -> Lanes:
+        return floats.fma(fmt.value, a, b, c)
+
+    return apply
+
+
+def bitcast_function(source: DataTypeKind, target: DataTypeKind) -> Callable[[Lanes], Lanes]:
+    """The bits of a value read as `target`: F32 <-> U32/I32 keep all 32 bits,
+    U32/I32 -> F16/BF16 keep the low 16 bits, F16/BF16 -> U32/I32 zero-extend,
+    a type to itself is the identity; other pairs are errors (V142)."""
+    if not bitcast_defined(source, target):
+        raise InterpError(
+            f"bitcast from `{source.value}` to `{target.value}` is not defined (V142): "
+            "bitcasts go between f32, u32 and i32, or between f16/bf16 and u32/i32"
+        )
+
+    def apply(v: Lanes) -> Lanes:
+        return floats.bitcast(source.value, target.value, v)
+
+    return apply
