@@ -22,9 +22,10 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
+from vyre.ir import DataType, Node
 from vyre.ir import Expr as E
-from vyre.ir import Node
 from vyre.ops import laws as L
+from vyre.ops import registry as ops_registry
 
 __all__ = [
     "IRAlgebra",
@@ -317,6 +318,21 @@ def violations_numpy(rels: Sequence[Relation[np.ndarray]], shape: tuple[int, ...
 # ---------------------------------------------------------------------------
 
 
+def word_call(op_id: str, args: Sequence[E]) -> E:
+    """`op_id` called on u32 words, as a u32 word: the proof system works on words,
+    so an F32 input is the word's bits (a bitcast) and an F32 output is read back
+    as its bits. Ops of other signatures are called as they are."""
+    spec = ops_registry.resolve(op_id)
+    if spec is None:
+        return E.call(op_id, list(args))
+    inputs = [
+        E.bitcast(DataType.F32, a) if t is DataType.F32 else a
+        for a, t in zip(args, spec.signature.inputs, strict=False)
+    ]
+    value = E.call(op_id, inputs)
+    return E.bitcast(DataType.U32, value) if spec.signature.output is DataType.F32 else value
+
+
 class IRAlgebra:
     """Terms are vyre `Expr`s; each distinct call becomes one `let` in `statements`."""
 
@@ -337,7 +353,7 @@ class IRAlgebra:
         if cached is not None:
             return cached
         name = f"{self._prefix}{len(self._memo)}"
-        self.statements.append(Node.let(name, E.call(op_id, list(args))))
+        self.statements.append(Node.let(name, word_call(op_id, args)))
         value = E.var(name)
         self._memo[key] = value
         return value

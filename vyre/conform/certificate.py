@@ -303,7 +303,9 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
             }
         )
     regression_count = sum(c.get("regression", {}).get("replayed", 0) for c in checks.values())
-    levels = list(op_levels.values())
+    if data.get("track") == "float":  # conform.md's float track: L1f, L2f
+        op_levels = {op: lv if lv == "none" else lv + "f" for op, lv in op_levels.items()}
+    levels = [lv.removesuffix("f") for lv in op_levels.values()]
     if not levels:
         level = "none"
     elif all(lv == "L2" for lv in levels):
@@ -312,6 +314,8 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         level = "L1"
     else:
         level = "none"
+    if level != "none" and data.get("track") == "float":
+        level += "f"
     ops_out = [
         {
             "id": e["id"],

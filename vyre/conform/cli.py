@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
         help="op ids or globs, comma-separated or repeated (default: primitive.*)",
     )
     certify.add_argument("--strength", default="standard", choices=tuple(STRENGTHS))
+    certify.add_argument(
+        "--track", default="integer", choices=("integer", "float"),
+        help="integer: u32 ops, levels L1/L2; float: strict F32 ops, levels L1f/L2f",
+    )
     certify.add_argument("--out", type=Path, help="write the JSON certificate here")
     certify.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based); merge them later")
     certify.add_argument("--resume", action="store_true", help="continue from the checkpoint file")
@@ -129,7 +133,7 @@ def _certify(args: argparse.Namespace) -> int:
     corpus = None if args.no_corpus else (args.corpus or DEFAULT_CORPUS)
     cert = certify(
         backend=args.backend,
-        ops=_split(args.ops) or ["primitive.*"],
+        ops=_split(args.ops) or (["primitive.float.*"] if args.track == "float" else ["primitive.*"]),
         strength=args.strength,
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         witnesses=args.witnesses,
@@ -142,6 +146,7 @@ def _certify(args: argparse.Namespace) -> int:
         record=not args.no_record and corpus is not None,
         jobs=args.jobs,
         progress=args.progress,
+        track=args.track,
     )
     if args.out is not None:
         cert.write(args.out)

@@ -36,7 +36,7 @@ from vyre.conform.backends import ConformBackend, InterpBackend
 from vyre.conform.corpus import Entry
 from vyre.conform.plan import Plan, Unit, determinism_rows, law_witness_rows, op_input_rows
 from vyre.conform.shrink import shrink
-from vyre.ir import Program
+from vyre.ir import DataType, Program
 from vyre.pipeline import Prepared, prepare
 from vyre.ops import laws as L
 from vyre.ops.spec import OpSpec
@@ -54,8 +54,14 @@ def call_reference(spec: OpSpec, columns: Sequence[np.ndarray]) -> np.ndarray:
     """`spec.reference` on flat uint32 columns, checked: a flat uint32 array of
     the same length."""
     n = len(columns[0]) if columns else 1
-    raw = spec.reference(*columns)
+    inputs = [
+        np.ascontiguousarray(c, dtype=np.uint32).view(np.float32) if t is DataType.F32 else c
+        for c, t in zip(columns, spec.signature.inputs, strict=False)
+    ]
+    raw = spec.reference(*inputs)
     out = np.asarray(raw)
+    if spec.signature.output is DataType.F32 and out.dtype == np.float32:
+        out = np.ascontiguousarray(out).view(np.uint32)
     if out.ndim == 0:
         out = np.broadcast_to(out, (n,))
     out = out.reshape(-1)

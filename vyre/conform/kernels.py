@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vyre.conform.algebra import IRAlgebra, law_relations, violation_ir
+from vyre.conform.algebra import IRAlgebra, law_relations, violation_ir, word_call
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops import laws as L
@@ -108,7 +108,7 @@ def match_program(op_id: str, arity: int) -> Program:
     buffers.append(BufferDecl.read("expected", arity, DataType.U32))
     buffers.append(BufferDecl.read_write("res", arity + 1, DataType.U32))
     i = E.var("i")
-    value = E.call(op_id, [E.load(f"x{j}", i) for j in range(arity)])
+    value = word_call(op_id, [E.load(f"x{j}", i) for j in range(arity)])
     body = [
         Node.let("v", value),
         Node.if_(E.ne(E.var("v"), E.load("expected", i)), _record(0, i)),
@@ -126,7 +126,7 @@ def eval_program(op_id: str, arity: int) -> Program:
     buffers = _inputs(arity)
     buffers.append(BufferDecl.read_write("out", arity, DataType.U32))
     i = E.var("i")
-    value = E.call(op_id, [E.load(f"x{j}", i) for j in range(arity)])
+    value = word_call(op_id, [E.load(f"x{j}", i) for j in range(arity)])
     return Program(
         buffers=buffers,
         workgroup_size=(WORKGROUP, 1, 1),

@@ -220,9 +220,16 @@ def op_cost(spec: OpSpec) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _is_u32_scalar(spec: OpSpec) -> bool:
+TRACKS: dict[str, DataType] = {"integer": DataType.U32, "float": DataType.F32}
+"""conform.md's two tracks, by the one word type of their ops' signatures: the
+integer track (L1, L2) certifies u32 scalar ops, the float track (L1f, L2f) the
+strict F32 ops, compared as bit patterns. A certificate never mixes them."""
+
+
+def in_track(spec: OpSpec, track: str) -> bool:
     sig = spec.signature
-    return sig.arity >= 1 and all(t is DataType.U32 for t in (*sig.inputs, sig.output))
+    word = TRACKS[track]
+    return sig.arity >= 1 and all(t is word for t in (*sig.inputs, sig.output))
 
 
 def _law_entries(spec: OpSpec, law_filter: set[str] | None) -> list[dict[str, Any]]:
@@ -254,6 +261,7 @@ def build_plan(
     corpus_entries: Sequence[Entry],
     oracle_rejections: Mapping[str, str | None],
     reference_probe: Callable[[OpSpec], str | None],
+    track: str = "integer",
 ) -> Plan:
     """The plan of a run. `oracle_rejections` maps op ids with a user oracle to
     None (accepted) or the gate's reason; `reference_probe(spec)` returns the
@@ -297,9 +305,12 @@ def build_plan(
                 f" is not available on backend `{backend.id}` (UnsupportedByBackend)"
             )
             continue
-        if not _is_u32_scalar(spec):
+        if not in_track(spec, track):
             entry["status"] = "unsupported"
-            entry["reason"] = f"signature {spec.signature}: this suite checks u32 scalar ops"
+            entry["reason"] = (
+                f"signature {spec.signature}: the {track} track checks"
+                f" {TRACKS[track]} scalar ops"
+            )
             continue
         specials = gen.special_values(spec)
         entry["specials"] = len(specials)
@@ -345,6 +356,7 @@ def build_plan(
     deps = dependencies(op_ids)
     data: dict[str, Any] = {
         "suite_version": SUITE_VERSION,
+        "track": track,
         "backend": backend.info(),
         "strength": strength.to_json(),
         "seed": seed,

@@ -37,7 +37,16 @@ from vyre.conform.certificate import (
 )
 from vyre.conform.engine import Engine
 from vyre.conform.independence import IndependenceError, check_oracle, runs_function
-from vyre.conform.plan import CHECK_GROUPS, Plan, PlanError, Unit, build_plan, select_ops
+from vyre.conform.plan import (
+    CHECK_GROUPS,
+    TRACKS,
+    Plan,
+    PlanError,
+    Unit,
+    build_plan,
+    in_track,
+    select_ops,
+)
 from vyre.conform.progress import Progress
 from vyre.conform.strength import Strength, strength_named
 from vyre.ops.spec import OpSpec
@@ -280,6 +289,7 @@ def certify(
     oracles: Mapping[str, Callable[..., Any]] | None = None,
     jobs: int = 1,
     progress: bool | None = False,
+    track: str = "integer",
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
 
@@ -291,7 +301,9 @@ def certify(
     to it. `oracles` maps op ids to independent vectorised oracles (the
     independence gate rejects an op's own reference). `jobs` > 1 runs units in
     that many processes (interpreter only). `shard`, `checkpoint`, `resume`:
-    see the module docstring; a sharded run returns a partial certificate."""
+    see the module docstring; a sharded run returns a partial certificate.
+    `track`: "integer" (u32 ops, levels L1/L2) or "float" (strict F32 ops,
+    levels L1f/L2f); the selected ops of the other track are left out."""
     started = time.monotonic()
     engine_backend = backend_named(backend) if isinstance(backend, str) else backend
     if not isinstance(engine_backend, ConformBackend):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -305,7 +317,11 @@ def certify(
         raise PlanError(f"seed must be an int in [0, 2**64), got {seed!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise PlanError(f"jobs must be a positive int, got {jobs!r}")
-    op_ids = select_ops(ops)
+    if track not in TRACKS:
+        raise PlanError(f"unknown track {track!r}; choose one of: {', '.join(TRACKS)}")
+    op_ids = [op_id for op_id in select_ops(ops) if in_track(registry.get(op_id), track)]
+    if not op_ids:
+        raise PlanError(f"no op of the {track} track among the selected ops")
     check_list = _check_names(checks)
     law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
     shard_spec = parse_shard(shard)
@@ -323,6 +339,7 @@ def certify(
         entries,
         rejections,
         _reference_probe(engine_backend),
+        track,
     )
     units = list(plan.units)
     if shard_spec is not None:

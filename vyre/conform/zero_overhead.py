@@ -63,6 +63,15 @@ def problems(spec: OpSpec) -> list[str]:
 _baselines: dict[OpSignature, frozenset[str]] = {}
 
 
+def _word(value: Expr, dtype: DataType) -> Expr:
+    """A loaded value as a u32 word (floats by their bits)."""
+    if dtype is DataType.U32:
+        return value
+    if dtype.is_float:
+        return E.bitcast(DataType.U32, value)
+    return E.cast(DataType.U32, value)
+
+
 def _baseline_functions(signature: OpSignature) -> frozenset[str]:
     """The functions the lowering emits for hand-written code over the same
     buffers that uses every BinOp and UnOp, a Select and casts: the helpers a
@@ -74,16 +83,15 @@ def _baseline_functions(signature: OpSignature) -> frozenset[str]:
     out = BufferDecl.read_write("out", len(inputs), signature.output)
     value: Expr = E.u32(1)
     for decl in inputs:
-        loaded = E.load(decl.name, E.gid_x())
-        if decl.dtype is not DataType.U32:
-            loaded = E.cast(DataType.U32, loaded)
-        value = E.add(value, loaded)
+        value = E.add(value, _word(E.load(decl.name, E.gid_x()), decl.dtype))
     for kind in INT_BINOPS:
-        value = E.binop(kind, value, E.add(E.u32(3), E.load("out", E.gid_x())))
+        value = E.binop(kind, value, E.add(E.u32(3), _word(E.load("out", E.gid_x()), out.dtype)))
     for kind in INT_UNOPS:
         value = E.unop(kind, value)
     value = E.select(value, E.cast(DataType.U32, E.cast(DataType.I32, value)), value)
-    if signature.output is not DataType.U32:
+    if signature.output.is_float:
+        value = E.bitcast(signature.output, value)
+    elif signature.output is not DataType.U32:
         value = E.cast(signature.output, value)
     hand_written = Program(
         buffers=[*inputs, out],

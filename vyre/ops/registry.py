@@ -31,6 +31,7 @@ _BUILTIN_FAMILIES = (
     "vyre.ops.primitive.bitwise",
     "vyre.ops.primitive.compare",
     "vyre.ops.primitive.logical",
+    "vyre.ops.primitive.float",
 )
 
 _builtins: dict[str, OpSpec] | None = None

@@ -17,6 +17,9 @@ from typing import Any, cast
 
 from vyre.ir import (
     BinaryExpr,
+    Bitcast,
+    Fma,
+    LitFloat,
     Call,
     Cast,
     DataType,
@@ -186,12 +189,14 @@ def expr_children(node: Expr) -> tuple[Expr, ...]:
     locals, buffers or invocation ids, and atomics (a composition is a pure
     function of its parameters)."""
     match node:
-        case Param() | LitU32() | LitI32() | LitBool():
+        case Param() | LitU32() | LitI32() | LitBool() | LitFloat():
             return ()
         case BinaryExpr(_, left, right):
             return (left, right)
-        case UnaryExpr(_, operand):
+        case UnaryExpr(_, operand) | Bitcast(_, operand):
             return (operand,)
+        case Fma(a, b, c):
+            return (a, b, c)
         case Select(cond, if_true, if_false):
             return (cond, if_true, if_false)
         case Cast(_, value):
@@ -201,7 +206,7 @@ def expr_children(node: Expr) -> tuple[Expr, ...]:
         case _:
             raise CompositionError(
                 f"a composition may only use its parameters, literals, BinOp, UnOp, Select,"
-                f" Cast and calls of library ops; found {type(node).__name__}"
+                f" Cast, Bitcast, Fma and calls of library ops; found {type(node).__name__}"
             )
 
 

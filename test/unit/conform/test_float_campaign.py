@@ -72,3 +72,20 @@ def test_campaign_arguments_are_checked() -> None:
         Campaign("add", "f32")
     with pytest.raises(ValueError, match="adversarial space is for f32"):
         Campaign("add", "f16", "adversarial", count=10)
+
+
+def test_the_float_track_certifies_l2f_and_never_mixes_tracks(gpu_adapter: object) -> None:
+    from vyre import conform
+
+    cert = conform.certify(
+        backend="wgpu", ops=["primitive.float.add", "primitive.float.neg", "primitive.math.add"],
+        strength="fast", track="float", corpus=None,
+    )
+    assert cert.level == "L2f" and cert.failures == []
+    assert [op["id"] for op in cert.data["ops"]] == ["primitive.float.add", "primitive.float.neg"]
+    integer = conform.certify(
+        backend="interp", ops=["primitive.float.add", "primitive.math.add"], strength="fast", corpus=None,
+    )
+    assert integer.level == "L2" and [op["id"] for op in integer.data["ops"]] == ["primitive.math.add"]
+    with pytest.raises(conform.PlanError, match="no op of the float track"):
+        conform.certify(backend="interp", ops=["primitive.math.add"], track="float", corpus=None)

@@ -91,8 +91,8 @@ def _sqrt(a: Any) -> F32Array:
 def _fma(a: Any, b: Any, c: Any) -> F32Array:
     """a * b + c rounded once: the product is exact in float64 (48 bits); the sum
     is rounded to odd in float64 (53 >= 24 + 2 bits), then to float32 once."""
-    x, y, z = (_f32(v).astype(np.float64) for v in (a, b, c))
     with np.errstate(all="ignore"):
+        x, y, z = (_f32(v).astype(np.float64) for v in (a, b, c))
         p = x * y
         s = p + z
         # TwoSum: the exact error of the float64 sum
@@ -154,12 +154,15 @@ def _op(
     arity: int,
     reference: Callable[..., F32Array],
     composition: Callable[..., Expr],
+    hard_cases: EquivalenceClass,
     laws: tuple[Law, ...] = (),
     summary: str = "",
 ) -> OpSpec:
+    """An F32 op; `hard_cases` is the class of inputs its algorithm finds hardest
+    (and what sets its rule material apart from the other float ops')."""
     classes = tuple(
         EquivalenceClass(c.description, [rep * arity for rep in c.representatives]) for c in _CLASSES
-    )
+    ) + (hard_cases,)
     return OpSpec(
         id=P + name,
         version=1,
@@ -174,25 +177,48 @@ def _op(
     )
 
 
+def _hard(description: str, *representatives: tuple[int, ...]) -> EquivalenceClass:
+    return EquivalenceClass(description, representatives)
+
+
 SPECS: tuple[OpSpec, ...] = (
-    _op("add", 2, _arith(np.add), lambda a, b: E.fadd(a, b), (L.Commutative(),), "a + b, RNE"),
-    _op("sub", 2, _arith(np.subtract), lambda a, b: E.fsub(a, b), summary="a - b, RNE"),
-    _op("mul", 2, _arith(np.multiply), lambda a, b: E.fmul(a, b), (L.Commutative(),), "a * b, RNE"),
-    _op("div", 2, _arith(np.divide), lambda a, b: E.fdiv(a, b), summary="a / b, correctly rounded"),
-    _op("fma", 3, _fma, lambda a, b, c: E.fma(a, b, c), summary="a * b + c, one rounding"),
-    _op("sqrt", 1, _sqrt, lambda a: E.fsqrt(a), summary="sqrt(a), correctly rounded"),
-    _op(
-        "min", 2, _min_max(True), lambda a, b: E.fmin(a, b),
-        (L.Commutative(), L.Associative()), "IEEE 754-2019 minimumNumber",
-    ),
-    _op(
-        "max", 2, _min_max(False), lambda a, b: E.fmax(a, b),
-        (L.Commutative(), L.Associative()), "IEEE 754-2019 maximumNumber",
-    ),
-    _op("neg", 1, _neg, lambda a: E.fneg(a), (L.Involution(),), "sign bit flipped"),
-    _op("abs", 1, _abs, lambda a: E.fabs(a), summary="sign bit cleared"),
-    _op("floor", 1, _integral(np.floor), lambda a: E.ffloor(a), summary="round down"),
-    _op("ceil", 1, _integral(np.ceil), lambda a: E.fceil(a), summary="round up"),
-    _op("round", 1, _integral(np.rint), lambda a: E.fround(a), summary="round half to even"),
-    _op("trunc", 1, _integral(np.trunc), lambda a: E.ftrunc(a), summary="round toward zero"),
+    _op("add", 2, _arith(np.add), lambda a, b: E.fadd(a, b),
+        _hard("cancellation", (0x3F80_0000, 0xBF80_0000), (0x3F80_0001, 0xBF80_0000)),
+        (L.Commutative(),), "a + b, RNE"),
+    _op("sub", 2, _arith(np.subtract), lambda a, b: E.fsub(a, b),
+        _hard("equal operands", (0x3F80_0000, 0x3F80_0000), (0x7F80_0000, 0x7F80_0000)),
+        summary="a - b, RNE"),
+    _op("mul", 2, _arith(np.multiply), lambda a, b: E.fmul(a, b),
+        _hard("overflow and underflow", (0x7F00_0000, 0x4000_0000), (0x0080_0000, 0x3F00_0000)),
+        (L.Commutative(),), "a * b, RNE"),
+    _op("div", 2, _arith(np.divide), lambda a, b: E.fdiv(a, b),
+        _hard("zero divisors", (0x3F80_0000, 0x0000_0000), (0x0000_0000, 0x0000_0000)),
+        summary="a / b, correctly rounded"),
+    _op("fma", 3, _fma, lambda a, b, c: E.fma(a, b, c),
+        _hard("exact product beside a tiny addend", (0x3F80_0001, 0x3F80_0001, 0x0C00_0000)),
+        summary="a * b + c, one rounding"),
+    _op("sqrt", 1, _sqrt, lambda a: E.fsqrt(a),
+        _hard("negative operands", (0xBF80_0000,), (0x8000_0001,)),
+        summary="sqrt(a), correctly rounded"),
+    _op("min", 2, _min_max(True), lambda a, b: E.fmin(a, b),
+        _hard("signed zeros: min is -0", (0x8000_0000, 0x0000_0000), (0x0000_0000, 0x8000_0000)),
+        (L.Commutative(), L.Associative()), "IEEE 754-2019 minimumNumber"),
+    _op("max", 2, _min_max(False), lambda a, b: E.fmax(a, b),
+        _hard("signed zeros: max is +0", (0x8000_0000, 0x0000_0000), (0x0000_0000, 0x8000_0000)),
+        (L.Commutative(), L.Associative()), "IEEE 754-2019 maximumNumber"),
+    _op("neg", 1, _neg, lambda a: E.fneg(a),
+        _hard("NaN payloads keep their bits", (0x7FC0_0001,), (0xFF80_0001,)),
+        (L.Involution(),), "sign bit flipped"),
+    _op("abs", 1, _abs, lambda a: E.fabs(a),
+        _hard("negative NaN payloads", (0xFFC0_0001,), (0x8000_0000,)),
+        summary="sign bit cleared"),
+    _op("floor", 1, _integral(np.floor), lambda a: E.ffloor(a),
+        _hard("negative fractions", (0xBF00_0000,), (0xBF80_0001,)), summary="round down"),
+    _op("ceil", 1, _integral(np.ceil), lambda a: E.fceil(a),
+        _hard("positive fractions", (0x3F00_0000,), (0x3F80_0001,)), summary="round up"),
+    _op("round", 1, _integral(np.rint), lambda a: E.fround(a),
+        _hard("halfway cases", (0x3FC0_0000,), (0x4020_0000,), (0xBEE6_6666,)),
+        summary="round half to even"),
+    _op("trunc", 1, _integral(np.trunc), lambda a: E.ftrunc(a),
+        _hard("magnitudes below one", (0xBF33_3333,), (0x3F7F_FFFF,)), summary="round toward zero"),
 )  # fmt: skip

@@ -1,0 +1,106 @@
+"""The `primitive.float` family: F32 library ops whose compositions are the
+strict float operations. Each op on both backends (interpreter: its own exact
+floats; wgpu: the float-strict soft-float) against its CPU reference, and every
+reference against an oracle that shares no code with it (the interpreter's
+floats module), NaN payloads and signed zeros included."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from vyre import ops
+from vyre.ir import DataType
+from vyre.ops import laws as L
+from vyre.runtime.interp import floats as oracle
+
+FLOAT_IDS = [op_id for op_id in ops.known_op_ids() if op_id.startswith("primitive.float.")]
+
+SPECIALS = np.array(
+    [0x0000_0000, 0x8000_0000, 0x0000_0001, 0x807F_FFFF, 0x0080_0000, 0x3F80_0000, 0xBF80_0000,
+     0x3F00_0000, 0xBFC0_0000, 0x4020_0000, 0x7F7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000,
+     0xFFC0_0001, 0x7F80_0001],
+    dtype=np.uint32,
+)  # fmt: skip
+
+
+def _rows(arity: int, seed: int) -> list[np.ndarray]:
+    """Specials crossed, then random patterns, as uint32 words per input."""
+    grid = np.array(list(itertools.product(SPECIALS, repeat=min(arity, 2))), dtype=np.uint32)
+    rng = np.random.default_rng(seed)
+    random = rng.integers(0, 1 << 32, (4000, arity), dtype=np.uint64).astype(np.uint32)
+    if arity == 3:
+        grid = np.concatenate([grid, grid[:, :1]], axis=1)
+    words = np.concatenate([grid, random])
+    return [np.ascontiguousarray(words[:, j]) for j in range(arity)]
+
+
+def _oracle(op: str, columns: list[np.ndarray]) -> np.ndarray:
+    if op in ("add", "sub", "mul", "div", "min", "max"):
+        return oracle.binary(op, "f32", *columns)
+    if op == "fma":
+        return oracle.fma("f32", *columns)
+    return oracle.unary(op, "f32", *columns)
+
+
+def test_the_family_is_the_python_api_list() -> None:
+    names = {op_id.removeprefix("primitive.float.") for op_id in FLOAT_IDS}
+    assert names == {
+        "add", "sub", "mul", "div", "fma", "sqrt", "min", "max", "neg", "abs", "floor", "ceil",
+        "round", "trunc",
+    }  # fmt: skip
+    for op_id in FLOAT_IDS:
+        spec = ops.get(op_id)
+        assert spec.category == "A" and spec.inlinable
+        assert spec.signature.output is DataType.F32
+        assert set(spec.signature.inputs) == {DataType.F32}
+
+
+@pytest.mark.parametrize("op_id", FLOAT_IDS)
+def test_reference_matches_the_independent_oracle(op_id: str) -> None:
+    spec = ops.get(op_id)
+    columns = _rows(spec.signature.arity, seed=1)
+    got = np.asarray(spec.reference(*(c.view(np.float32) for c in columns))).view(np.uint32)
+    want = _oracle(op_id.removeprefix("primitive.float."), columns)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, [hex(int(c[bad[0]])) for c in columns] + [hex(int(got[bad[0]])), hex(int(want[bad[0]]))]
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+@pytest.mark.parametrize("op_id", FLOAT_IDS)
+def test_op_on_each_backend(op_id: str, backend: str, gpu_adapter: object) -> None:
+    spec = ops.get(op_id)
+    columns = _rows(spec.signature.arity, seed=2)
+    got = ops.evaluate(op_id, [c.view(np.float32) for c in columns], backend=backend)
+    assert got.dtype == np.float32
+    want = np.asarray(spec.reference(*(c.view(np.float32) for c in columns)))
+    bad = np.flatnonzero(got.view(np.uint32) != want.view(np.uint32))
+    assert bad.size == 0, (backend, [hex(int(c[bad[0]])) for c in columns], hex(int(got.view(np.uint32)[bad[0]])))
+
+
+@pytest.mark.parametrize("op_id", FLOAT_IDS)
+def test_declared_laws_hold_bit_for_bit(op_id: str) -> None:
+    spec = ops.get(op_id)
+    ref = spec.reference
+    a, b, c = (x.view(np.float32) for x in _rows(3, seed=3))
+    bits = lambda x: np.asarray(x).view(np.uint32)  # noqa: E731
+    for law in spec.laws:
+        match law:
+            case L.Commutative():
+                assert np.array_equal(bits(ref(a, b)), bits(ref(b, a)))
+            case L.Associative():
+                assert np.array_equal(bits(ref(ref(a, b), c)), bits(ref(a, ref(b, c))))
+            case L.Involution():
+                assert np.array_equal(bits(ref(ref(a))), bits(a))
+            case _:
+                pytest.fail(f"no check for {law}")
+
+
+def test_evaluate_takes_float_arrays() -> None:
+    out = ops.evaluate("primitive.float.add", [[0.1, 3e38], np.array([0.2, 3e38])], backend="interp")
+    assert out.dtype == np.float32
+    assert out.tolist() == [np.float32(0.1) + np.float32(0.2), np.inf]
+    with pytest.raises(TypeError, match="1-D float array"):
+        ops.evaluate("primitive.float.add", [np.arange(2), np.arange(2)], backend="interp")
