@@ -507,6 +507,31 @@ class Expr:
     def fis_inf(a: Expr) -> Expr:
         return Expr.unop(UnOp.FIS_INF, a)
 
+    @staticmethod
+    def fsqrt_approx(a: Expr) -> Expr:
+        """Approximate (native GPU, declared error bound, F32 only)."""
+        return Expr.unop(UnOp.FSQRT_APPROX, a)
+
+    @staticmethod
+    def fexp2_approx(a: Expr) -> Expr:
+        """Approximate (native GPU, declared error bound, F32 only)."""
+        return Expr.unop(UnOp.FEXP2_APPROX, a)
+
+    @staticmethod
+    def flog2_approx(a: Expr) -> Expr:
+        """Approximate (native GPU, declared error bound, F32 only)."""
+        return Expr.unop(UnOp.FLOG2_APPROX, a)
+
+    @staticmethod
+    def fsin_approx(a: Expr) -> Expr:
+        """Approximate (native GPU, declared error bound, F32 only)."""
+        return Expr.unop(UnOp.FSIN_APPROX, a)
+
+    @staticmethod
+    def fcos_approx(a: Expr) -> Expr:
+        """Approximate (native GPU, declared error bound, F32 only)."""
+        return Expr.unop(UnOp.FCOS_APPROX, a)
+
 
 def _expr(value: object) -> Expr:
     if isinstance(value, Expr):

@@ -103,6 +103,11 @@ OP_CODES: tuple[type[Operation], ...] = (
     d.FIsNanOp,
     d.FIsInfOp,
     d.BitcastOp,
+    d.FSqrtApproxOp,
+    d.FExp2ApproxOp,
+    d.FLog2ApproxOp,
+    d.FSinApproxOp,
+    d.FCosApproxOp,
 )
 _OP_CODE: dict[type[Operation], int] = {op_type: code for code, op_type in enumerate(OP_CODES)}
 

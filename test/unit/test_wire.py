@@ -206,6 +206,11 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   %fg = vyre.fis_nan %ff
   %fh = vyre.fis_inf %ff
   %fi = vyre.bitcast %ff to u32
+  %fj = vyre.fsqrt_approx %fa
+  %fk = vyre.fexp2_approx %fj
+  %fl = vyre.flog2_approx %fk
+  %fm = vyre.fsin_approx %fl
+  %fn = vyre.fcos_approx %fm
   vyre.if %b {
     vyre.store @o[%i] = %x
   } else {
@@ -218,7 +223,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   }
 }
 """
-"""One op of each of the 42 kinds in 696 bytes: the sample for exhaustive fault injection."""
+"""One op of each of the 47 kinds in 756 bytes: the sample for exhaustive fault injection."""
 
 
 def sample_programs() -> dict[str, Program]:

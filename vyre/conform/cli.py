@@ -7,6 +7,7 @@
     vyre-conform floats --ops add,mul --formats f16,bf16 --checkpoint floats.jsonl [--shard I/N]
     vyre-conform floats --ops fma --formats f32 --space adversarial --count 1000000000
     vyre-conform floats-summary floats.jsonl
+    vyre-conform approximate [--ops sin_approx,cos_approx] [--range FIRST:COUNT]
 
 Exit status: 0 when everything passed, 1 when a violation was found (or a
 certificate does not verify), 2 for bad arguments or errors, 130 when
@@ -99,6 +100,18 @@ def _parser() -> argparse.ArgumentParser:
     floats.add_argument("--jobs", type=_int, default=0, help="oracle processes (default: all cores)")
     floats.add_argument("--quiet", action="store_true")
 
+    approximate = commands.add_parser(
+        "approximate", help="approximate float ops within their declared error bounds (L1a)"
+    )
+    approximate.add_argument(
+        "--ops", default="sqrt_approx,exp2_approx,log2_approx,sin_approx,cos_approx"
+    )
+    approximate.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
+    approximate.add_argument(
+        "--range", action="append", metavar="FIRST:COUNT", type=_range,
+        help="F32 patterns to run (hex or decimal; default: all 2**32)",
+    )
+
     floats_summary = commands.add_parser("floats-summary", help="summarise a float-campaign checkpoint")
     floats_summary.add_argument("checkpoint", type=Path)
     return parser
@@ -109,6 +122,16 @@ def _int(text: str) -> int:
         return int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _range(text: str) -> tuple[int, int]:
+    first, colon, count = text.partition(":")
+    try:
+        return int(first, 0), int(count, 0)
+    except ValueError:
+        if not colon:
+            raise argparse.ArgumentTypeError(f"expected FIRST:COUNT, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected integers in FIRST:COUNT, got {text!r}") from None
 
 
 def _split(values: Sequence[str] | str | None) -> list[str] | None:
@@ -232,6 +255,36 @@ def _floats(args: argparse.Namespace) -> int:
     return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
 
 
+def _approximate(args: argparse.Namespace) -> int:
+    from vyre.conform.approximate import APPROXIMATE, check_approximate
+
+    ranges: tuple[tuple[int, int], ...] = tuple(args.range or [(0, 1 << 32)])
+    ops = _split(args.ops) or []
+    for op in ops:
+        if op not in APPROXIMATE:
+            raise ValueError(f"unknown approximate op {op!r}; one of {', '.join(APPROXIMATE)}")
+    for first, count in ranges:
+        if count <= 0 or first < 0 or first + count > 1 << 32:
+            raise ValueError(f"--range {first:#x}:{count} must hold at least one pattern within 0..2**32")
+    print("| op | tolerance | inputs judged | outside the domain | violations | max ulp | max absolute |")
+    print("|---|---|---|---|---|---|---|")
+    failed = False
+    for op in ops:
+        report = check_approximate(op, args.backend, ranges=ranges)
+        t = APPROXIMATE[op].TOLERANCE
+        bound = f"{t.ulp:g} ulp" + (f" + {t.ulp_per_magnitude:g}|x|" if t.ulp_per_magnitude else "")
+        bound += f" or {t.absolute:.3g} absolute" if t.absolute else ""
+        print(f"| {op} | {bound} | {report.checked:,} | {report.outside:,} | {report.violations}"
+              f" | {report.max_ulp} | {report.max_absolute:.3g} |")
+        for x, got, exact in report.first:
+            print(f"  VIOLATION {op}({x:#010x}) = {got:#010x}, exact {exact:#010x}", file=sys.stderr)
+        if report.checked == 0:
+            print(f"  {op}: no input of the ranges lies in its domain; nothing was judged", file=sys.stderr)
+        failed = failed or not report.passed
+    print("level L1a (approximate track)" if not failed else "level none: an op exceeded its bound or judged nothing")
+    return EXIT_VIOLATION if failed else EXIT_OK
+
+
 def _floats_summary(args: argparse.Namespace) -> int:
     from vyre.conform.float_campaign import summary
 
@@ -259,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "merge": _merge,
         "verify-cert": _verify,
         "floats": _floats,
+        "approximate": _approximate,
         "floats-summary": _floats_summary,
     }[args.command]
     try:

@@ -75,6 +75,7 @@ CAMPAIGN_OPS: dict[str, tuple[str, int]] = {
     **{op: ("predicate", 1) for op in ("is_nan", "is_inf")},
     **{f"to_{t}": ("convert", 1) for t in ("f32", "f16", "bf16", "u32", "i32")},
     **{f"from_{s}": ("convert_in", 1) for s in ("u32", "i32")},
+    **{op: ("approximate", 1) for op in ("sqrt_approx", "exp2_approx", "log2_approx", "sin_approx", "cos_approx")},
 }
 """Op name -> (family, arity). `to_X` converts the format to X; `from_u32` /
 `from_i32` convert 32-bit integers to the format."""
@@ -87,6 +88,8 @@ _BINARY_EXPR: dict[str, Callable[[Expr, Expr], Expr]] = {
 _UNARY_EXPR: dict[str, Callable[[Expr], Expr]] = {
     "neg": E.fneg, "abs": E.fabs, "sqrt": E.fsqrt, "floor": E.ffloor, "ceil": E.fceil,
     "round": E.fround, "trunc": E.ftrunc, "is_nan": E.fis_nan, "is_inf": E.fis_inf,
+    "sqrt_approx": E.fsqrt_approx, "exp2_approx": E.fexp2_approx, "log2_approx": E.flog2_approx,
+    "sin_approx": E.fsin_approx, "cos_approx": E.fcos_approx,
 }  # fmt: skip
 
 
@@ -236,6 +239,8 @@ def oracle_words(campaign: Campaign, operands: Sequence[U32]) -> U32:
             return oracle.fma(fmt, *operands)
         case "unary":
             return oracle.unary(op, fmt, *operands)
+        case "approximate":
+            return oracle.approximate(op, *operands)
         case "predicate":
             return oracle.predicate(op, fmt, *operands)
         case "convert":
@@ -261,7 +266,7 @@ def op_expr(campaign: Campaign, words: Sequence[Expr]) -> Expr:
             return E.cast(DataType.U32, _BINARY_EXPR[op](value(words[0]), value(words[1])))
         case "fma":
             return E.bitcast(DataType.U32, E.fma(*(value(w) for w in words)))
-        case "unary":
+        case "unary" | "approximate":
             return E.bitcast(DataType.U32, _UNARY_EXPR[op](value(words[0])))
         case "predicate":
             return E.cast(DataType.U32, _UNARY_EXPR[op](value(words[0])))

@@ -17,6 +17,7 @@ are reported at once.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from collections.abc import Sequence
 from enum import Enum
 from typing import ClassVar, Self, TypeVar
@@ -172,11 +173,21 @@ class UnOpKind(str, Enum):
     FTRUNC = "ftrunc"
     FIS_NAN = "fis_nan"
     FIS_INF = "fis_inf"
+    FSQRT_APPROX = "fsqrt_approx"
+    FEXP2_APPROX = "fexp2_approx"
+    FLOG2_APPROX = "flog2_approx"
+    FSIN_APPROX = "fsin_approx"
+    FCOS_APPROX = "fcos_approx"
 
     @property
     def is_float(self) -> bool:
-        """A strict float operation (its own op class, not `vyre.unop`)."""
+        """A float operation (its own op class, not `vyre.unop`)."""
         return self.value[0] == "f"
+
+    @property
+    def is_approximate(self) -> bool:
+        """An approximate float operation: native hardware, a declared error bound."""
+        return self.value.endswith("_approx")
 
 
 class AtomicOpKind(str, Enum):
@@ -1522,12 +1533,79 @@ class FIsInfOp(FloatUnaryOp):
     KIND: ClassVar[UnOpKind] = UnOpKind.FIS_INF
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """The declared error bound of an approximate op (WGSL's accuracy rule for
+    the builtin it lowers to): within `ulp` units in the last place of the exact
+    result, or within `absolute` of it, for finite inputs in [`low`, `high`]
+    (None: unbounded) whose exact result is a normal f32 or zero."""
+
+    ulp: float
+    absolute: float = 0.0
+    low: float | None = None
+    high: float | None = None
+    ulp_per_magnitude: float = 0.0
+    """Extra ULPs per unit of |x| (exp2: 3 + 2|x|)."""
+    builtin: str = ""
+
+
+class ApproximateUnaryOp(FloatUnaryOp):
+    """An approximate float operation: it lowers to the native WGSL builtin (its
+    bits depend on the GPU) and is held to a declared `TOLERANCE`, never to
+    bit-exactness; `float-strict` leaves it alone. F32 only."""
+
+    TOLERANCE: ClassVar[Tolerance]
+
+
+@irdl_op_definition
+class FSqrtApproxOp(ApproximateUnaryOp):
+    name = "vyre.fsqrt_approx"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FSQRT_APPROX
+    TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, low=0.0, builtin="sqrt")
+
+
+@irdl_op_definition
+class FExp2ApproxOp(ApproximateUnaryOp):
+    name = "vyre.fexp2_approx"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FEXP2_APPROX
+    TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, ulp_per_magnitude=2.0, low=-126.0, high=128.0, builtin="exp2")
+
+
+@irdl_op_definition
+class FLog2ApproxOp(ApproximateUnaryOp):
+    name = "vyre.flog2_approx"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FLOG2_APPROX
+    TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, absolute=2.0**-21, low=0.0, builtin="log2")
+
+
+@irdl_op_definition
+class FSinApproxOp(ApproximateUnaryOp):
+    name = "vyre.fsin_approx"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FSIN_APPROX
+    TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="sin")
+
+
+@irdl_op_definition
+class FCosApproxOp(ApproximateUnaryOp):
+    name = "vyre.fcos_approx"
+    KIND: ClassVar[UnOpKind] = UnOpKind.FCOS_APPROX
+    TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="cos")
+
+
+APPROXIMATE_OPS: dict[UnOpKind, type[ApproximateUnaryOp]] = {
+    op.KIND: op for op in (FSqrtApproxOp, FExp2ApproxOp, FLog2ApproxOp, FSinApproxOp, FCosApproxOp)
+}
+
+
 FLOAT_BINARY_OPS: dict[BinOpKind, type[FloatBinaryOp]] = {
     op.KIND: op for op in (FAddOp, FSubOp, FMulOp, FDivOp, FMinOp, FMaxOp)
 }
 FLOAT_UNARY_OPS: dict[UnOpKind, type[FloatUnaryOp]] = {
-    op.KIND: op
-    for op in (FNegOp, FAbsOp, FSqrtOp, FFloorOp, FCeilOp, FRoundOp, FTruncOp, FIsNanOp, FIsInfOp)
+    **{
+        op.KIND: op
+        for op in (FNegOp, FAbsOp, FSqrtOp, FFloorOp, FCeilOp, FRoundOp, FTruncOp, FIsNanOp, FIsInfOp)
+    },
+    **APPROXIMATE_OPS,
 }
 FLOAT_COMPARISONS: dict[BinOpKind, str] = {
     BinOpKind.FEQ: "eq",

@@ -127,8 +127,9 @@ _FLOAT_ARITHMETIC = (d.FloatBinaryOp, d.FCmpOp, d.FmaOp, d.FloatUnaryOp)
 
 
 def _check_no_float_arithmetic(op: Operation) -> None:
-    """Float arithmetic never reaches WGSL (see the module doc)."""
-    if isinstance(op, _FLOAT_ARITHMETIC):
+    """Strict float arithmetic never reaches WGSL (see the module doc); approximate
+    ops do: they are the native builtins by definition."""
+    if isinstance(op, _FLOAT_ARITHMETIC) and not isinstance(op, d.ApproximateUnaryOp):
         raise float_arithmetic_error(f"float operation `{op.name}`")
     if isinstance(op, d.CastOp):
         source, target = _kind(op.value.type), _kind(op.res.type)
@@ -557,10 +558,20 @@ class _Body:
                 return lower_cast(self.take(op.value), op.target.data_kind)
             case d.CallOp():
                 return self.call(op)
+            case d.ApproximateUnaryOp():
+                return self.approximate(op)
             case d.FloatBinaryOp() | d.FCmpOp() | d.FmaOp() | d.FloatUnaryOp():
                 raise float_arithmetic_error(f"float operation `{op.name}`")
             case _:
                 raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
+
+    def approximate(self, op: d.ApproximateUnaryOp) -> Value:
+        """The native f32 builtin on the word's bits: the one place where a float
+        instruction reaches WGSL, for an op declared approximate."""
+        operand = self.take(op.operand)
+        builtin = op.TOLERANCE.builtin
+        text = f"bitcast<u32>({builtin}(bitcast<f32>({operand.operand})))"
+        return Value.derived(text, DataTypeKind.F32, operand, atomic=True)
 
     def var(self, op: d.VarOp) -> Value:
         name = op.var_name.data

@@ -387,6 +387,8 @@ class KernelChecker:
         if isinstance(op, d.FloatUnaryOp) and op.KIND in (UnOp.FIS_NAN, UnOp.FIS_INF):
             self._set_type(op, DataTypeKind.BOOL)
             return
+        if isinstance(op, d.ApproximateUnaryOp) and kind is not None and kind is not DataTypeKind.F32:
+            self._report("V143", m.approximate_operand_not_f32(op.name.removeprefix("vyre."), kind), op)
         self._set_type(op, kind)
 
     def visit_fcmp(self, op: d.FCmpOp) -> None:

@@ -5,7 +5,8 @@ the codes the 0.7 validator emits for the same problems (vyre-anchor.md §7.2):
 V027, V029, V045, V057, V058, V099, V121, V122. The strict-float rules are vyre
 extensions (no 0.7 code exists for them): V140 (a float operation's operand is
 not a float), V141 (a float operation mixes float types), V142 (a bitcast
-between types of different widths). V130 (a result type annotated
+between types of different widths), V143 (an approximate op on a non-F32
+value). V130 (a result type annotated
 in the text that disagrees with the declaration it reads) has no 0.7
 counterpart: the Rust IR infers those types, the textual form spells them.
 """
@@ -315,4 +316,12 @@ def undefined_bitcast(source: DataTypeKind, target: DataTypeKind) -> str:
         f"bitcast from `{source.value}` to `{target.value}` is not defined",
         "bitcast between f32, u32 and i32, or between f16/bf16 and u32/i32 (the low 16"
         " bits); convert values with a cast",
+    )
+
+
+def approximate_operand_not_f32(operation: str, found: DataTypeKind) -> str:
+    """V143."""
+    return _text(
+        f"approximate operation `{operation}` takes `f32`, got `{found.value}`",
+        "cast the operand to f32 (approximate operations run on the native f32 unit)",
     )

@@ -21,7 +21,7 @@ def test_dialect_holds_every_op_of_the_spec() -> None:
     expressions = "lit_u32 lit_i32 lit_bool var load buf_len invocation_id workgroup_id local_id binop unop call select cast atomic"
     floats = (
         "lit_float fadd fsub fmul fdiv fmin fmax fcmp fma fneg fabs fsqrt ffloor fceil fround"
-        " ftrunc fis_nan fis_inf bitcast"
+        " ftrunc fis_nan fis_inf bitcast fsqrt_approx fexp2_approx flog2_approx fsin_approx fcos_approx"
     )
     statements = "let assign store if loop return block barrier"
     assert names == {f"vyre.{n}" for n in f"kernel {expressions} {floats} {statements}".split()}

@@ -499,3 +499,21 @@ def bitcast(src: str | Enum, dst: str | Enum, x: npt.ArrayLike) -> Bits:
     if (s in _FORMATS and _FORMATS[s].width == 16) or (d in _FORMATS and _FORMATS[d].width == 16):
         raw &= np.uint32(0xFFFF)
     return raw
+
+
+_APPROXIMATE: Final = {"sqrt_approx": np.sqrt, "exp2_approx": np.exp2, "log2_approx": np.log2,
+                       "sin_approx": np.sin, "cos_approx": np.cos}  # fmt: skip
+
+
+def approximate(op: str | Enum, a: npt.ArrayLike) -> Bits:
+    """The exact value of an approximate op's function (``sqrt_approx``,
+    ``exp2_approx``, ``log2_approx``, ``sin_approx``, ``cos_approx``; ``f``
+    prefix accepted) on F32 patterns: computed in float64 and rounded once to
+    f32 (NaN results canonical). What an approximate op's tolerance is measured
+    against; the op itself is not bit-exact on any GPU."""
+    f = _fmt("f32")
+    name = _op(op, frozenset(_APPROXIMATE), "approximate")
+    x = _bits(f, a)
+    with np.errstate(all="ignore"):
+        r = _APPROXIMATE[name](x.view(np.float32).astype(np.float64))
+    return _narrow(f, r)

@@ -346,6 +346,13 @@ def float_unary_function(kind: UnOpKind, fmt: DataTypeKind) -> Callable[[Lanes],
 
         return classify
 
+    if kind.is_approximate:
+
+        def approximate(a: Lanes) -> Lanes:
+            return floats.approximate(kind.value, a)
+
+        return approximate
+
     def apply(a: Lanes) -> Lanes:
         return floats.unary(kind.value, fmt.value, a)
 
