@@ -31,6 +31,7 @@ from vyre.ir import (
 )
 from vyre.ops.admission import AdmissionError
 from vyre.runtime import api, evaluate
+from vyre.runtime.device_buffer import DeviceBuffer, to_device
 from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
 
@@ -43,6 +44,7 @@ __all__ = [
     "BufferAccess",
     "BufferDecl",
     "DataType",
+    "DeviceBuffer",
     "Diagnostic",
     "Expr",
     "Node",
@@ -54,6 +56,7 @@ __all__ = [
     "parse_ir",
     "print_ir",
     "run",
+    "to_device",
     "validate",
 ]
 
@@ -70,6 +73,10 @@ def run(
     dispatch: tuple[int, int, int],
     outputs: dict[str, int] | None = None,
     backend: str = "wgpu",
-) -> dict[str, np.ndarray]:
-    """Run the program and return the final contents of every read_write buffer."""
-    return api.run(program, inputs, dispatch=dispatch, outputs=outputs, backend=backend)
+    on_device: bool = False,
+) -> dict[str, Any]:
+    """Run the program and return the final contents of every read_write buffer
+    (numpy arrays; `vyre.DeviceBuffer`s with `on_device=True`)."""
+    return api.run(
+        program, inputs, dispatch=dispatch, outputs=outputs, backend=backend, on_device=on_device
+    )

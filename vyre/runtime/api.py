@@ -26,29 +26,38 @@ from vyre.fingerprint import Fingerprint, LruCache, fingerprint
 from vyre.ir import BufferAccess, BufferDecl, Program
 from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
+from vyre.runtime.device_buffer import DeviceBuffer
 from vyre.runtime.interp import execute as interp_execute
+from vyre.runtime.wgpu_device import Resident
 
 __all__ = ["BACKENDS", "ProgramTable", "prepare_arguments", "run"]
 
+Words = dict[str, "np.ndarray | Resident"]
+"""Host words of every storage/uniform buffer, or words already on the device."""
+
 Backend = Callable[
-    [Prepared, dict[str, np.ndarray], tuple[int, int, int], dict[str, int]],
+    [Prepared, Words, tuple[int, int, int], dict[str, int]],
     dict[str, np.ndarray],
 ]
-"""(prepared program, host words, dispatch, F16/BF16 element counts) -> final words."""
+"""(prepared program, words, dispatch, F16/BF16 element counts) -> final words."""
 
 
 def _interp(
     prepared: Prepared,
-    words: dict[str, np.ndarray],
+    words: Words,
     dispatch: tuple[int, int, int],
     lengths: dict[str, int],
 ) -> dict[str, np.ndarray]:
-    return interp_execute(prepared, words, dispatch, lengths=lengths or None)
+    host_words = {
+        name: value.read() if isinstance(value, Resident) else value
+        for name, value in words.items()
+    }
+    return interp_execute(prepared, host_words, dispatch, lengths=lengths or None)
 
 
 def _wgpu(
     prepared: Prepared,
-    words: dict[str, np.ndarray],
+    words: Words,
     dispatch: tuple[int, int, int],
     lengths: dict[str, int],
 ) -> dict[str, np.ndarray]:
@@ -108,7 +117,7 @@ class Arguments:
     """Checked arguments of one run: host words of every storage/uniform buffer and
     the user element count of every read_write buffer (bytes for `Bytes`)."""
 
-    words: dict[str, np.ndarray]
+    words: Words
     counts: dict[str, int]
     dispatch: tuple[int, int, int]
     lengths: dict[str, int]
@@ -218,13 +227,23 @@ def _prepare(
                 "a read_write input starts with its content and needs no size"
             )
 
-    words: dict[str, np.ndarray] = {}
+    words: Words = {}
     counts: dict[str, int] = {}
     lengths: dict[str, int] = {}
     for decl in table.storage:
         if decl.name in inputs:
-            words[decl.name], count = host.to_words(decl.name, decl.dtype, inputs[decl.name])
-            if decl.access is BufferAccess.UNIFORM and words[decl.name].nbytes > UNIFORM_LIMIT_BYTES:
+            value = inputs[decl.name]
+            if isinstance(value, DeviceBuffer):
+                if value.dtype is not decl.dtype:
+                    raise TypeError(
+                        f"input `{decl.name}` ({decl.dtype}) is a DeviceBuffer of {value.dtype};"
+                        " its element type must match the buffer's"
+                    )
+                words[decl.name], count, nbytes = value.resident, value.count, value.nbytes
+            else:
+                found, count = host.to_words(decl.name, decl.dtype, value)
+                words[decl.name], nbytes = found, found.nbytes
+            if decl.access is BufferAccess.UNIFORM and nbytes > UNIFORM_LIMIT_BYTES:
                 raise ValueError(
                     f"uniform buffer `{decl.name}` holds {words[decl.name].nbytes} bytes; uniform"
                     f" buffers hold at most 64 KiB (types.md). Fix: declare it read_only instead."
@@ -255,7 +274,8 @@ def run(
     dispatch: tuple[int, int, int],
     outputs: Mapping[str, int] | None = None,
     backend: str = "wgpu",
-) -> dict[str, np.ndarray]:
+    on_device: bool = False,
+) -> dict[str, Any]:
     """Run `program` on `backend` ("wgpu" or "interp") and return the final
     contents of every read_write buffer, as numpy arrays in the user dtype/shape.
 
@@ -263,7 +283,12 @@ def run(
     read_write buffer given here starts with that content); `outputs` gives the
     element count of each read_write buffer that is not in `inputs` (it starts
     zeroed). For `Bytes` buffers the element count is the number of bytes.
-    An invalid program raises `vyre.ValidationError` before any backend work."""
+    An invalid program raises `vyre.ValidationError` before any backend work.
+
+    An input may be a `vyre.DeviceBuffer` of the buffer's element type (no
+    upload; never modified). With `on_device=True` (wgpu only) the read_write
+    buffers stay on the device and come back as DeviceBuffers: nothing is read
+    back until `.numpy()`."""
     if not isinstance(program, Program):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"vyre.run expects a vyre.ir.Program, got {type(program).__name__}")
     known = isinstance(backend, str)  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -272,8 +297,24 @@ def run(
         raise ValueError(
             f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}"
         )
+    if not isinstance(on_device, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"on_device must be True or False, got {on_device!r}")
+    if on_device and backend != "wgpu":
+        raise ValueError(
+            f"on_device=True keeps results on the wgpu device; backend {backend!r} has none"
+            " (use backend='wgpu', or read results as arrays)"
+        )
     prepared, table = prepared_table(program, fingerprint(program))
     arguments = _prepare(table, inputs, dispatch, outputs)
+    if on_device:
+        kept = _wgpu_backend().execute(
+            prepared, arguments.words, arguments.dispatch,
+            lengths=arguments.lengths or None, resident=True,
+        )
+        return {
+            name: DeviceBuffer(kept[name], table.decls[name].dtype, count)
+            for name, count in arguments.counts.items()
+        }
     final = execute(prepared, arguments.words, arguments.dispatch, arguments.lengths)
     missing = [name for name in arguments.counts if name not in final]
     if missing:

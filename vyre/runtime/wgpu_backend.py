@@ -49,7 +49,14 @@ from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS, 
 from vyre.lowering.wgsl import LoweredKernel
 from vyre.pipeline import Prepared
 from vyre.runtime.host import is_zero_fill
-from vyre.runtime.wgpu_device import GpuDevice, Pipeline, gpu_device
+from vyre.runtime.wgpu_device import (
+    GpuDevice,
+    Pipeline,
+    Resident,
+    gpu_device,
+    storage_size,
+    storage_usage,
+)
 
 __all__ = ["execute"]
 
@@ -108,17 +115,24 @@ def _plan(prepared: Prepared) -> _Plan:
 
 def execute(
     prepared: Prepared,
-    words: Mapping[str, np.ndarray],
+    words: Mapping[str, np.ndarray | Resident],
     dispatch: Sequence[int],
     *,
     lengths: Mapping[str, int] | None = None,
     max_workgroups_per_axis: int | None = None,
-) -> dict[str, np.ndarray]:
+    resident: bool = False,
+) -> dict[str, Any]:
     """Run a prepared program over `dispatch` workgroups; return every read_write
     buffer's words. `lengths` gives the element count of buffers whose words do
     not tell it (F16/BF16: two elements per word; missing: 2 x words).
     `max_workgroups_per_axis` lowers the split threshold below the device limit
-    (a test hook: it exercises dispatch splitting with few workgroups)."""
+    (a test hook: it exercises dispatch splitting with few workgroups).
+
+    The words of a buffer may already be on the device (a `Resident`): a
+    read-only one is bound as it is, a read_write or uniform one is copied on the
+    device first (a run never changes its inputs). With `resident=True` the
+    read_write buffers stay on the device: the result maps their names to
+    `Resident` words and nothing is read back."""
     if not isinstance(prepared, Prepared):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(
             "execute() takes a prepared program (vyre.pipeline.prepare(program)), got"
@@ -132,12 +146,14 @@ def execute(
         limit = gpu.limits["max-compute-workgroups-per-dimension"]
         if max_workgroups_per_axis is not None:
             limit = min(limit, max(1, int(max_workgroups_per_axis)))
-        if 0 in groups:
+        if 0 in groups and not resident and not any(
+            isinstance(a, Resident) for a in checked.arrays
+        ):
             _check_limits(plan, checked.lengths, gpu)
-            return {name: checked.arrays[k].copy() for name, k in plan.outputs}
+            return {name: cast("np.ndarray", checked.arrays[k]).copy() for name, k in plan.outputs}
         shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts)
         try:
-            return _run(gpu, plan, shape, checked)
+            return _run(gpu, plan, shape, checked, resident)
         except Exception as error:
             import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
@@ -184,8 +200,9 @@ class _Words(NamedTuple):
     """The checked words of every binding, in the kernel's binding order (a
     NamedTuple: built on every run, and cheaper to build than a dataclass)."""
 
-    arrays: tuple[np.ndarray, ...]
-    """Contiguous, except zero fills (which are never read)."""
+    arrays: tuple[np.ndarray | Resident, ...]
+    """Host words (contiguous, except zero fills, which are never read) or words
+    already on the device."""
     zero_fill: tuple[bool, ...]
     """Whether the words are a zero fill: cleared on the device, not uploaded."""
     lengths: tuple[int, ...]
@@ -216,7 +233,9 @@ def _check_lengths(plan: _Plan, lengths: Mapping[str, int] | None) -> Mapping[st
 
 
 def _check_words(
-    plan: _Plan, words: Mapping[str, np.ndarray], lengths: Mapping[str, int] | None = None
+    plan: _Plan,
+    words: Mapping[str, np.ndarray | Resident],
+    lengths: Mapping[str, int] | None = None,
 ) -> _Words:
     known = plan.known
     for name in words:
@@ -226,7 +245,7 @@ def _check_words(
                 f"the program (have: {', '.join(sorted(known)) or 'none'})"
             )
     given = _check_lengths(plan, lengths)
-    arrays: list[np.ndarray] = []
+    arrays: list[np.ndarray | Resident] = []
     zero_fill: list[bool] = []
     word_counts: list[int] = []
     counts: list[int] = []
@@ -235,16 +254,17 @@ def _check_words(
         if name not in words:
             raise ValueError(f"no words given for buffer `{name}`")
         array = words[name]
-        if (
+        on_device = isinstance(array, Resident)
+        if not on_device and (
             not isinstance(array, np.ndarray)  # pyright: ignore[reportUnnecessaryIsInstance]
             or array.dtype != _U32
             or array.ndim != 1
         ):
             raise TypeError(
-                f"words of buffer `{name}` must be a 1-D numpy uint32 array, got "
-                f"{_describe(array)}"
+                f"words of buffer `{name}` must be a 1-D numpy uint32 array"
+                f", got {_describe(array)}"
             )
-        length = array.shape[0]
+        length = array.words if isinstance(array, Resident) else array.shape[0]
         if halves:
             count = int(given.get(name, 2 * length))
             if (count + 1) // 2 != length:
@@ -270,6 +290,14 @@ def _check_words(
                 f"uniform buffer `{name}` holds at most {UNIFORM_CAPACITY_WORDS} "
                 f"words (64 KiB), got {length}. Fix: declare it read_only instead."
             )
+        if isinstance(array, Resident):
+            if array.gpu is not gpu_device():
+                raise ValueError(f"the words of buffer `{name}` live on another device")
+            arrays.append(array)
+            zero_fill.append(False)
+            word_counts.append(length)
+            counts.append(count)
+            continue
         zero = is_zero_fill(array)
         arrays.append(array if zero or array.flags.c_contiguous else np.ascontiguousarray(array))
         zero_fill.append(zero)
@@ -354,11 +382,6 @@ def _slices(groups: tuple[int, int, int], limit: int) -> tuple[Slice, ...]:
     )
 
 
-def _storage_size(nbytes: int) -> int:
-    """Allocation size: at least one vec4 (empty buffers cannot be bound), 16-aligned."""
-    return max(16, -(-nbytes // 16) * 16)
-
-
 @dataclass(frozen=True)
 class _Usages:
     storage: int
@@ -373,7 +396,7 @@ def _usages() -> _Usages:
 
     usage = wgpu.BufferUsage
     return _Usages(
-        storage=usage.STORAGE | usage.COPY_DST | usage.COPY_SRC,
+        storage=storage_usage(),
         uniform=usage.UNIFORM | usage.COPY_DST | usage.COPY_SRC,
         staging=usage.MAP_READ | usage.COPY_DST,
         map_read=wgpu.MapMode.READ,
@@ -433,7 +456,7 @@ def _shape(
     allocations = tuple(
         (usages.uniform, UNIFORM_CAPACITY_VEC4 * 16)
         if binding.is_uniform
-        else (usages.storage, _storage_size(size))
+        else (usages.storage, storage_size(size))
         for binding, size in zip(kernel.buffers, nbytes)
     )
     slices = _slices(groups, limit)
@@ -462,71 +485,97 @@ def _meta_stride(kernel: LoweredKernel, gpu: GpuDevice) -> int:
     return -(-kernel.meta.size_bytes // align) * align
 
 
-def _run(gpu: GpuDevice, plan: _Plan, shape: _Shape, checked: _Words) -> dict[str, np.ndarray]:
-    """Upload (or clear), dispatch every slice, read every read_write buffer back."""
+def _run(
+    gpu: GpuDevice, plan: _Plan, shape: _Shape, checked: _Words, resident: bool = False
+) -> dict[str, Any]:
+    """Upload (or clear, or copy on the device), dispatch every slice, then read
+    every read_write buffer back, or keep it on the device (`resident`)."""
     usages = _usages()
     device = gpu.device
     queue = device.queue
-    buffers: list[Any] = []
+    acquired: list[tuple[int, Any]] = []
+    """(usage, buffer) taken from the pool for this run, in order."""
+    kept: dict[int, Any] = {}
+    """Binding index -> buffer handed to a Resident result (not released)."""
     staging: list[Any] = []
     meta_buffer: Any = None
     try:
-        for usage, size in shape.allocations:
-            buffers.append(gpu.acquire(usage, size))
         encoder = device.create_command_encoder()  # no labels per run: each costs a C string
         entries: list[tuple[int, Any, int, int | None]] = []
-        for binding, buffer, data, zero, nbytes in zip(
-            plan.kernel.buffers, buffers, checked.arrays, checked.zero_fill, shape.nbytes
+        bound: list[Any] = []
+        for binding, data, zero, nbytes, (usage, size) in zip(
+            plan.kernel.buffers, checked.arrays, checked.zero_fill, shape.nbytes, shape.allocations
         ):
-            if nbytes:
-                if zero:
-                    encoder.clear_buffer(buffer, 0, nbytes)
-                else:
-                    queue.write_buffer(buffer, 0, data)
+            if isinstance(data, Resident) and binding.access == AccessKind.READ_ONLY:
+                buffer = data.buffer  # never written by the kernel: bound as it is
+            else:
+                buffer = gpu.acquire(usage, size)
+                acquired.append((usage, buffer))
+                if nbytes:
+                    if isinstance(data, Resident):
+                        encoder.copy_buffer_to_buffer(data.buffer, 0, buffer, 0, nbytes)
+                    elif zero:
+                        encoder.clear_buffer(buffer, 0, nbytes)
+                    else:
+                        queue.write_buffer(buffer, 0, data)
+            bound.append(buffer)
             entries.append((binding.binding, buffer, 0, None))
-        meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
 
-        compute = encoder.begin_compute_pass()
-        pipeline = shape.pipeline
-        compute.set_pipeline(pipeline.pipeline)
-        meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
-        for k, (_, count) in enumerate(shape.slices):
-            meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
-            compute.set_bind_group(0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label))
-            compute.dispatch_workgroups(*count)
-        compute.end()
+        if shape.slices:
+            meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
+            compute = encoder.begin_compute_pass()
+            pipeline = shape.pipeline
+            compute.set_pipeline(pipeline.pipeline)
+            meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
+            for k, (_, count) in enumerate(shape.slices):
+                meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
+                compute.set_bind_group(
+                    0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label)
+                )
+                compute.dispatch_workgroups(*count)
+            compute.end()
+
+        if resident:
+            queue.submit([encoder.finish()])
+            results: dict[str, Any] = {}
+            for name, k, nbytes in shape.readback:
+                kept[k] = bound[k]
+                results[name] = Resident(gpu, bound[k], nbytes // 4)
+            return results
 
         for _, k, nbytes in shape.readback:
             if nbytes:
                 buffer = gpu.acquire(usages.staging, nbytes)
                 staging.append(buffer)
-                encoder.copy_buffer_to_buffer(buffers[k], 0, buffer, 0, nbytes)
+                encoder.copy_buffer_to_buffer(bound[k], 0, buffer, 0, nbytes)
         queue.submit([encoder.finish()])
 
-        results: dict[str, np.ndarray] = {}
+        arrays: dict[str, Any] = {}
         mapped_buffers = iter(staging)
         for name, _, nbytes in shape.readback:
             if not nbytes:
-                results[name] = np.zeros(0, dtype=np.uint32)
+                arrays[name] = np.zeros(0, dtype=np.uint32)
                 continue
             buffer = next(mapped_buffers)
             buffer.map_sync(usages.map_read)
             try:  # one copy: from the mapped memory into the result
-                results[name] = np.frombuffer(
+                arrays[name] = np.frombuffer(
                     buffer.read_mapped(copy=False), dtype=np.uint32
                 ).copy()
             finally:
                 buffer.unmap()
-        if not staging:
+        if not staging and meta_buffer is not None:
             # nothing to read: still wait until the work is done (buffers go back
             # to the pool); on_submitted_work_done_sync raises in wgpu-py 0.32
             queue.read_buffer(meta_buffer, 0, 16)
-        return results
+        return arrays
     finally:
         # reversed: the next run of the same shape gets the same buffer per role
         for buffer in reversed(staging):
             gpu.release(usages.staging, buffer)
-        for (usage, _), buffer in zip(reversed(shape.allocations[: len(buffers)]), reversed(buffers)):
-            gpu.release(usage, buffer)
+        kept_ids = {id(buffer) for buffer in kept.values()}
+        for usage, buffer in reversed(acquired):
+            if id(buffer) not in kept_ids:
+                gpu.release(usage, buffer)
         if meta_buffer is not None:
             gpu.release_written(usages.uniform, meta_buffer, shape.meta)

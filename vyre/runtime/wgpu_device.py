@@ -14,11 +14,14 @@ from __future__ import annotations
 import os
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
+
+import numpy as np
 
 from vyre.dialects.vyre import AccessKind
 from vyre.lowering.layout import BufferBinding
@@ -110,6 +113,26 @@ class GpuDevice:
             for old in buffers:
                 self.release(old_usage, old)
 
+    def read_words(self, buffer: Any, words: int) -> np.ndarray:
+        """The first `words` words of a storage buffer, through a pooled staging buffer."""
+        import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+        usage = int(wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
+        nbytes = words * 4
+        with self.lock:
+            staging = self.acquire(usage, nbytes)
+            try:
+                encoder = self.device.create_command_encoder()
+                encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, nbytes)
+                self.device.queue.submit([encoder.finish()])
+                staging.map_sync(wgpu.MapMode.READ)
+                try:
+                    return np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32).copy()
+                finally:
+                    staging.unmap()
+            finally:
+                self.release(usage, staging)
+
     # -- bind groups ------------------------------------------------------------
 
     def bind_group(
@@ -177,6 +200,51 @@ class GpuDevice:
         compiled = Pipeline(pipeline, layout)
         self.pipelines.put(key, compiled)
         return compiled
+
+
+def storage_usage() -> int:
+    """The usage of every pooled storage buffer (bound, written by copies, read by copies)."""
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    usage = wgpu.BufferUsage
+    return int(usage.STORAGE | usage.COPY_DST | usage.COPY_SRC)
+
+
+def storage_size(nbytes: int) -> int:
+    """Allocation size of a storage buffer: at least one vec4 (empty buffers cannot
+    be bound), 16-aligned, so buffers of nearby sizes share a pool key."""
+    return max(16, -(-nbytes // 16) * 16)
+
+
+class Resident:
+    """Words that live in a storage buffer of the device: the device side of a
+    `vyre.DeviceBuffer`. The buffer comes from the pool and goes back to it when
+    this object is collected (later GPU work on the one queue is ordered after
+    every earlier use of it, so reuse is safe)."""
+
+    __slots__ = ("__weakref__", "buffer", "gpu", "words")
+
+    def __init__(self, gpu: GpuDevice, buffer: Any, words: int):
+        self.gpu = gpu
+        self.buffer = buffer
+        self.words = words
+        """Words of content (the buffer may be larger: `storage_size`)."""
+        weakref.finalize(self, gpu.release, storage_usage(), buffer)
+
+    @classmethod
+    def upload(cls, gpu: GpuDevice, words: np.ndarray) -> Resident:
+        """A pooled storage buffer holding `words` (1-D uint32)."""
+        with gpu.lock:
+            buffer = gpu.acquire(storage_usage(), storage_size(words.nbytes))
+            if words.nbytes:
+                gpu.device.queue.write_buffer(buffer, 0, np.ascontiguousarray(words))
+        return cls(gpu, buffer, int(words.shape[0]))
+
+    def read(self) -> np.ndarray:
+        """The words, copied back to the host (waits for the GPU work that writes them)."""
+        if not self.words:
+            return np.zeros(0, dtype=np.uint32)
+        return self.gpu.read_words(self.buffer, self.words)
 
 
 def _binding_type(binding: BufferBinding) -> str:
