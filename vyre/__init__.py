@@ -36,6 +36,8 @@ from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
 
 ops.evaluate = evaluate.evaluate
+ops.evaluate_raw = evaluate.evaluate_raw
+ops.evaluate_many = evaluate.evaluate_many
 
 __all__ = [
     "AdmissionError",

@@ -15,7 +15,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from vyre.dialects.vyre import KernelOp
-from vyre.ops.registry import resolve
+from vyre.ops.registry import resolve, resolve_kernel
 from vyre.validation.checker import KernelChecker, walk_ops
 from vyre.validation.diagnostic import Diagnostic, ValidationError
 from vyre.validation.registry import OpLookup
@@ -47,6 +47,11 @@ def _kernel_of(program: object) -> KernelOp:
 _MALFORMED = (AttributeError, IndexError, KeyError, TypeError, ValueError)
 
 
+def _registry_lookup(op_id: str) -> object | None:
+    """Scalar ops, and kernel ops (not inlinable: a call to one is V020)."""
+    return resolve(op_id) or resolve_kernel(op_id)
+
+
 def validate(program: object, *, lookup: OpLookup | None = None) -> list[Diagnostic]:
     """Every independent diagnostic of the program, in program order; [] when valid.
 
@@ -55,7 +60,7 @@ def validate(program: object, *, lookup: OpLookup | None = None) -> list[Diagnos
     that is not raises a ValueError naming it and its structural problem."""
     kernel = _kernel_of(program)
     try:
-        return KernelChecker.check(kernel, resolve if lookup is None else lookup)
+        return KernelChecker.check(kernel, _registry_lookup if lookup is None else lookup)
     except _MALFORMED:
         problem = _structural_problem(kernel)
         if problem is None:

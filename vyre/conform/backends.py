@@ -8,13 +8,16 @@ to perturb results and the proof engine must notice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
+from vyre.ops.kernel import KernelSpec
 from vyre.ops.spec import OpSpec
 from vyre.pipeline import Prepared
+from vyre.runtime.kernel_run import evaluate_kernel_many
 
 __all__ = ["BACKEND_NAMES", "ConformBackend", "InterpBackend", "WgpuBackend", "backend_named"]
 
@@ -32,6 +35,15 @@ class ConformBackend:
         self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
     ) -> dict[str, np.ndarray]:
         raise NotImplementedError
+
+    def run_kernel(
+        self, spec: KernelSpec, many: Sequence[Sequence[Any]]
+    ) -> list[tuple[np.ndarray, ...]]:
+        """Every output of kernel op `spec` for each argument list (the kernel
+        track); the interpreter and wgpu run the op's pipeline."""
+        if self.id not in BACKEND_NAMES:
+            raise NotImplementedError(f"backend `{self.id}` does not run kernel ops")
+        return evaluate_kernel_many(spec, many, self.id)
 
     def supports(self, spec: OpSpec) -> bool:
         """False for a Category C op whose intrinsic this backend lacks

@@ -32,6 +32,10 @@ __all__ = [
 FORMAT = "vyre-conform-certificate/1"
 PARTIAL_FORMAT = "vyre-conform-shard/1"
 
+LEVEL_SUFFIX = {"float": "f", "kernel": "k"}
+"""Levels of the tracks other than the integer one carry a suffix (L1f, L2k)."""
+
+
 class CertificateError(ValueError):
     """A certificate that cannot be read, merged or verified."""
 
@@ -128,6 +132,35 @@ class Certificate:
 # ---------------------------------------------------------------------------
 
 
+def _kernel_fix(op_id: str, check: str, target: str, law: str | None, backend: str, detail: str) -> str:
+    if check == "execution":
+        return f"Fix: make backend `{backend}` run the pipeline of `{op_id}`; the error was: {detail}"
+    if check.startswith("law:") and target == "reference":
+        return (
+            f"Fix: the CPU reference of `{op_id}` violates its declared law {law}: remove the law"
+            " if it does not hold, or correct the reference."
+        )
+    if check.startswith("law:"):
+        return (
+            f"Fix: the kernel pipeline of `{op_id}` on `{backend}` violates {law}: correct the"
+            " step programs or the plan (dispatch sizes, scratch, tile boundaries) for this length."
+        )
+    if check == "reference":
+        return (
+            f"Fix: the kernel pipeline of `{op_id}` disagrees with its CPU reference on `{backend}`"
+            " at this length: correct the step programs or the plan (or the reference, if it is wrong)."
+        )
+    if check == "parity":
+        return (
+            f"Fix: `{backend}` and the reference interpreter disagree on the pipeline of `{op_id}`:"
+            " check the lowering of its step programs on this backend."
+        )
+    return (
+        f"Fix: `{backend}` returned different bytes for the same input of `{op_id}`: look for"
+        " races, unzeroed workgroup or scratch memory, or unordered atomics in its steps."
+    )
+
+
 def _fix(op_id: str, check: str, target: str, law: str | None, backend: str, detail: str) -> str:
     if check == "execution":
         return (
@@ -214,7 +247,9 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
                 "violations": sum(d["violations"] for d in totals.values()),
                 "cases": sum(d["cases"] for d in totals.values()),
                 "detail": failure.get("detail") or "",
-                "fix": _fix(op_id, check, target, law, backend_id, failure.get("detail") or ""),
+                "fix": (_kernel_fix if data.get("track") == "kernel" else _fix)(
+                    op_id, check, target, law, backend_id, failure.get("detail") or ""
+                ),
             }
         )
     for op_id, error in errors.items():
@@ -303,9 +338,10 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
             }
         )
     regression_count = sum(c.get("regression", {}).get("replayed", 0) for c in checks.values())
-    if data.get("track") == "float":  # conform.md's float track: L1f, L2f
-        op_levels = {op: lv if lv == "none" else lv + "f" for op, lv in op_levels.items()}
-    levels = [lv.removesuffix("f") for lv in op_levels.values()]
+    suffix = LEVEL_SUFFIX.get(str(data.get("track")), "")  # the float track: L1f, L2f; kernels: L1k, L2k
+    if suffix:
+        op_levels = {op: lv if lv == "none" else lv + suffix for op, lv in op_levels.items()}
+    levels = [lv.removesuffix(suffix) if suffix else lv for lv in op_levels.values()]
     if not levels:
         level = "none"
     elif all(lv == "L2" for lv in levels):
@@ -314,8 +350,8 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         level = "L1"
     else:
         level = "none"
-    if level != "none" and data.get("track") == "float":
-        level += "f"
+    if level != "none":
+        level += suffix
     ops_out = [
         {
             "id": e["id"],
@@ -368,16 +404,27 @@ def finish(content: dict[str, Any], run: Mapping[str, Any]) -> Certificate:
 # ---------------------------------------------------------------------------
 
 
+def _strength_line(data: Mapping[str, Any]) -> str:
+    strength = data["strength"]
+    if data["level"].endswith("k") or any(o.get("category") == "kernel" for o in data["ops"]):
+        return (
+            f"  strength  {strength['name']}: every boundary length x data pattern, and random"
+            " cases (kernel track)"
+        )
+    return (
+        f"  strength  {strength['name']}: {strength['witnesses']:,} witnesses per law/check,"
+        f" u8 exhaustive (u{strength['backend_cube_bits']} cube on the backend,"
+        f" u{strength['reference_cube_bits']} on the reference)"
+    )
+
+
 def human_report(data: Mapping[str, Any]) -> str:
     backend = data["backend"]
     name = backend.get("adapter") or backend.get("implementation") or ""
-    strength = data["strength"]
     lines = [
         f"vyre-conform certificate ({data['suite_version']})",
         f"  backend   {backend.get('id')}" + (f" — {name}" if name else ""),
-        f"  strength  {strength['name']}: {strength['witnesses']:,} witnesses per law/check,"
-        f" u8 exhaustive (u{strength['backend_cube_bits']} cube on the backend,"
-        f" u{strength['reference_cube_bits']} on the reference)",
+        _strength_line(data),
         f"  seed      {data['seeds']['base']}",
         f"  level     {data['level']}",
     ]

@@ -48,12 +48,14 @@ def _parser() -> argparse.ArgumentParser:
     certify.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
     certify.add_argument(
         "--ops", action="append", metavar="PATTERN",
-        help="op ids or globs, comma-separated or repeated (default: primitive.*)",
+        help="op ids or globs, comma-separated or repeated (default: primitive.*, primitive.float.*"
+        " on the float track, every kernel op on the kernel track)",
     )
     certify.add_argument("--strength", default="standard", choices=tuple(STRENGTHS))
     certify.add_argument(
-        "--track", default="integer", choices=("integer", "float"),
-        help="integer: u32 ops, levels L1/L2; float: strict F32 ops, levels L1f/L2f",
+        "--track", default="integer", choices=("integer", "float", "kernel"),
+        help="integer: u32 ops, levels L1/L2; float: strict F32 ops, levels L1f/L2f;"
+        " kernel: kernel ops (reductions, scans, ...), levels L1k/L2k",
     )
     certify.add_argument("--out", type=Path, help="write the JSON certificate here")
     certify.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based); merge them later")
@@ -146,6 +148,13 @@ def _certify(args: argparse.Namespace) -> int:
     from vyre.conform import certify
     from vyre.conform.corpus import DEFAULT_CORPUS
     from vyre.conform.suite import DEFAULT_SEED
+    from vyre.ops.registry import kernel_op_ids
+
+    default_ops = {  # what a track certifies when --ops is not given
+        "integer": ["primitive.*"],
+        "float": ["primitive.float.*"],
+        "kernel": list(kernel_op_ids()),
+    }
 
     checkpoint = args.checkpoint
     if checkpoint is None and args.out is not None:
@@ -156,7 +165,7 @@ def _certify(args: argparse.Namespace) -> int:
     corpus = None if args.no_corpus else (args.corpus or DEFAULT_CORPUS)
     cert = certify(
         backend=args.backend,
-        ops=_split(args.ops) or (["primitive.float.*"] if args.track == "float" else ["primitive.*"]),
+        ops=_split(args.ops) or default_ops[args.track],
         strength=args.strength,
         seed=DEFAULT_SEED if args.seed is None else args.seed,
         witnesses=args.witnesses,

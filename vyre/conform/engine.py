@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from vyre import ops
+from vyre.ops import registry
 from vyre.conform import generate as gen
 from vyre.conform import kernels, zero_overhead
 from vyre.conform.algebra import (
@@ -34,6 +35,8 @@ from vyre.conform.algebra import (
 )
 from vyre.conform.backends import ConformBackend, InterpBackend
 from vyre.conform.corpus import Entry
+from vyre.conform.results import Result
+from vyre.conform.results import result as _result
 from vyre.conform.plan import Plan, Unit, determinism_rows, law_witness_rows, op_input_rows
 from vyre.conform.shrink import shrink
 from vyre.ir import DataType, Program
@@ -43,7 +46,6 @@ from vyre.ops.spec import OpSpec
 
 __all__ = ["Engine", "ReferenceOutputError", "call_reference"]
 
-Result = dict[str, Any]
 
 
 class ReferenceOutputError(RuntimeError):
@@ -76,35 +78,6 @@ def call_reference(spec: OpSpec, columns: Sequence[np.ndarray]) -> np.ndarray:
 
 def _columns(rows: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(rows[:, j], dtype=np.uint32) for j in range(rows.shape[1])]
-
-
-def _result(
-    check: str,
-    target: str,
-    domain: str,
-    cases: int,
-    violations: int,
-    *,
-    law: str | None = None,
-    first: int | None = None,
-    counterexample: Sequence[int] | None = None,
-    raw: Sequence[int] | None = None,
-    detail: str | None = None,
-    error: str | None = None,
-) -> Result:
-    return {
-        "check": check,
-        "law": law,
-        "target": target,
-        "domain": domain,
-        "cases": int(cases),
-        "violations": int(violations),
-        "first": None if first is None else int(first),
-        "counterexample": None if counterexample is None else [int(v) for v in counterexample],
-        "raw": None if raw is None else [int(v) for v in raw],
-        "detail": detail,
-        "error": error,
-    }
 
 
 class Engine:
@@ -205,7 +178,7 @@ class Engine:
     # -- dispatch -------------------------------------------------------------------
 
     def run_unit(self, unit: Unit) -> list[Result]:
-        spec = ops.get(unit.op)
+        spec = registry.get_scalar(unit.op)
         handler = {
             "laws-reference": self._laws_reference,
             "laws-backend": self._laws_backend,
@@ -231,7 +204,7 @@ class Engine:
     # -- laws on the CPU reference -------------------------------------------------------
 
     def _ref_algebra(self) -> NumpyAlgebra:
-        return NumpyAlgebra(lambda op_id, cols: call_reference(ops.get(op_id), cols))
+        return NumpyAlgebra(lambda op_id, cols: call_reference(registry.get_scalar(op_id), cols))
 
     def _laws_reference(self, spec: OpSpec, unit: Unit) -> list[Result]:
         chosen = self._laws_of(spec, unit)
@@ -301,7 +274,7 @@ class Engine:
     def _backend_algebra(self) -> NumpyAlgebra:
         def evaluate(op_id: str, cols: list[np.ndarray]) -> np.ndarray:
             rows = np.stack(cols, axis=1) if cols else np.zeros((1, 0), np.uint32)
-            return self.evaluate(ops.get(op_id), rows)
+            return self.evaluate(registry.get_scalar(op_id), rows)
 
         return NumpyAlgebra(evaluate)
 

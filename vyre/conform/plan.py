@@ -22,12 +22,14 @@ from typing import Any
 import numpy as np
 
 from vyre import ops
+from vyre.ops import registry
 from vyre.conform import generate as gen
 from vyre.conform.algebra import UnsupportedLaw, law_check_name, law_variables
 from vyre.conform.backends import ConformBackend
 from vyre.conform.corpus import Entry
 from vyre.conform.strength import Strength
 from vyre.ir import Call, DataType
+from vyre.ops.kernel import KernelSpec
 from vyre.ops.spec import OpSpec, walk_expr
 from vyre.pipeline import lower_to_wgsl
 from vyre.runtime.evaluate import elementwise_program
@@ -147,9 +149,8 @@ def dependencies(op_ids: Iterable[str]) -> list[str]:
         if op_id in seen:
             continue
         seen.add(op_id)
-        try:
-            spec = ops.get(op_id)
-        except KeyError:
+        spec = registry.resolve(op_id)
+        if spec is None:  # unknown, or a kernel op (it calls no op)
             continue
         stack.extend(spec.callees)
         for law in spec.laws:
@@ -167,9 +168,12 @@ def _wgsl(spec: OpSpec) -> str:
 def spec_fingerprint(op_id: str) -> dict[str, Any]:
     """What the registry hash covers for one op."""
     try:
-        spec = ops.get(op_id)
+        found = registry.get(op_id)
     except KeyError:
         return {"id": op_id, "missing": True}
+    if isinstance(found, KernelSpec):
+        return kernel_fingerprint(found)
+    spec = found
     return {
         "id": spec.id,
         "version": spec.version,
@@ -177,6 +181,41 @@ def spec_fingerprint(op_id: str) -> dict[str, Any]:
         "signature": str(spec.signature),
         "laws": [str(law) for law in spec.laws],
         "wgsl": _wgsl(spec),
+    }
+
+
+KERNEL_FINGERPRINT_LENGTHS = (1, 4097)
+"""Input lengths whose kernel pipelines a kernel op's fingerprint covers."""
+
+
+def kernel_fingerprint(spec: KernelSpec) -> dict[str, Any]:
+    """What the registry hash covers for a kernel op: its identity, ports, laws,
+    boundaries, and the WGSL and dispatch of every step of its pipeline at
+    sample lengths (a changed kernel changes the hash)."""
+    pipelines: list[list[Any]] = []
+    for n in KERNEL_FINGERPRINT_LENGTHS:
+        sizes = {p.name: n for p in spec.array_inputs}
+        scalars = {p.name: 0 for p in spec.scalar_inputs}
+        try:
+            plan = spec.plan(sizes, scalars)
+        except (ValueError, TypeError) as error:  # an op that needs particular scalars
+            pipelines.append([n, f"no plan: {error}"])
+            continue
+        steps = [
+            [hashlib.sha256(lower_to_wgsl(step.program).encode()).hexdigest(), list(step.dispatch), dict(step.bind)]
+            for step in plan.steps
+        ]
+        buffers = [[b.name, str(b.dtype), b.count, b.fill] for b in plan.buffers]
+        pipelines.append([n, steps, buffers])
+    return {
+        "id": spec.id,
+        "version": spec.version,
+        "kind": spec.kind,
+        "signature": str(spec.signature),
+        "laws": [str(law) for law in spec.laws],
+        "boundaries": list(spec.boundaries),
+        "max_length": spec.max_length,
+        "pipelines": pipelines,
     }
 
 
@@ -192,14 +231,14 @@ def registry_hash(op_ids: Iterable[str]) -> str:
 
 @cache
 def _op_cost(op_id: str, version: int) -> float:
-    spec = ops.get(op_id)
+    spec = registry.get_scalar(op_id)
     if spec.intrinsic is not None:
         return 1.0
     total = 0.0
     for node in walk_expr(spec.composition_tree):
         if isinstance(node, Call):
             try:
-                callee = ops.get(node.op_id)
+                callee = registry.get_scalar(node.op_id)
                 total += _op_cost(callee.id, callee.version)
             except KeyError:
                 total += 1.0
@@ -226,7 +265,11 @@ integer track (L1, L2) certifies u32 scalar ops, the float track (L1f, L2f) the
 strict F32 ops, compared as bit patterns. A certificate never mixes them."""
 
 
-def in_track(spec: OpSpec, track: str) -> bool:
+def in_track(spec: OpSpec | KernelSpec, track: str) -> bool:
+    if isinstance(spec, KernelSpec):
+        return track == "kernel"
+    if track not in TRACKS:
+        return False
     sig = spec.signature
     word = TRACKS[track]
     return sig.arity >= 1 and all(t is word for t in (*sig.inputs, sig.output))
@@ -284,7 +327,7 @@ def build_plan(
             }
         )
     for op_id in op_ids:
-        spec = ops.get(op_id)
+        spec = registry.get_scalar(op_id)
         entry: dict[str, Any] = {
             "id": spec.id,
             "version": spec.version,

@@ -25,6 +25,7 @@ from typing import Any, cast
 import numpy as np
 
 from vyre import ops as registry
+from vyre.ops.registry import get_scalar
 from vyre.conform import corpus as corpus_mod
 from vyre.conform.backends import ConformBackend, backend_named
 from vyre.conform.certificate import (
@@ -37,6 +38,7 @@ from vyre.conform.certificate import (
 )
 from vyre.conform.engine import Engine
 from vyre.conform.independence import IndependenceError, check_oracle, runs_function
+from vyre.conform.kernel_ops import KERNEL_CHECKS, KernelEngine, build_kernel_plan, make_case
 from vyre.conform.plan import (
     CHECK_GROUPS,
     TRACKS,
@@ -49,6 +51,7 @@ from vyre.conform.plan import (
 )
 from vyre.conform.progress import Progress
 from vyre.conform.strength import Strength, strength_named
+from vyre.ops.kernel import KernelSpec
 from vyre.ops.spec import OpSpec
 
 __all__ = ["DEFAULT_SEED", "certify", "merge", "parse_shard", "shard_units"]
@@ -124,6 +127,23 @@ def _reference_probe(backend: ConformBackend) -> Callable[[OpSpec], str | None]:
     return probe
 
 
+def _kernel_reference_probe(backend: ConformBackend) -> Callable[[KernelSpec], str | None]:
+    def probe(spec: KernelSpec) -> str | None:
+        case = make_case(spec, np.random.default_rng(0), 5, "random")
+        try:
+            ran = runs_function(lambda: backend.run_kernel(spec, [case]), spec.reference)
+        except Exception:  # noqa: BLE001 - a failing backend is reported by the units
+            return None
+        if ran:
+            return (
+                f"backend `{backend.id}` evaluates `{spec.id}` by running its CPU reference:"
+                " comparing them would be tautological"
+            )
+        return None
+
+    return probe
+
+
 def _oracle_rejections(
     oracles: Mapping[str, Callable[..., Any]], op_ids: Sequence[str]
 ) -> dict[str, str | None]:
@@ -131,7 +151,7 @@ def _oracle_rejections(
     for op_id, oracle in oracles.items():
         if op_id not in op_ids:
             raise PlanError(f"an oracle is given for `{op_id}`, which is not among the selected ops")
-        spec = registry.get(op_id)
+        spec = get_scalar(op_id)
         columns = [np.array([1, 2, 0xFFFF_FFFF], dtype=np.uint32)] * spec.signature.arity
         try:
             check_oracle(op_id, oracle, spec.reference, lambda: oracle(*columns))
@@ -207,10 +227,11 @@ class _Checkpoint:
 # Running units
 # ---------------------------------------------------------------------------
 
-_worker_engine: Engine | None = None
+AnyEngine = Engine | KernelEngine
+_worker_engine: AnyEngine | None = None
 
 
-def _run_one(engine: Engine, unit: Unit) -> list[dict[str, Any]]:
+def _run_one(engine: AnyEngine, unit: Unit) -> list[dict[str, Any]]:
     try:
         return engine.run_unit(unit)
     except Exception as error:  # noqa: BLE001 - a unit that cannot run is a finding
@@ -225,7 +246,7 @@ def _worker(unit: Unit) -> tuple[str, list[dict[str, Any]]]:
 
 
 def _execute(
-    engine: Engine,
+    engine: AnyEngine,
     units: Sequence[Unit],
     jobs: int,
     on_done: Callable[[Unit, list[dict[str, Any]]], None],
@@ -317,11 +338,16 @@ def certify(
         raise PlanError(f"seed must be an int in [0, 2**64), got {seed!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise PlanError(f"jobs must be a positive int, got {jobs!r}")
-    if track not in TRACKS:
-        raise PlanError(f"unknown track {track!r}; choose one of: {', '.join(TRACKS)}")
+    if track not in (*TRACKS, "kernel"):
+        raise PlanError(f"unknown track {track!r}; choose one of: {', '.join((*TRACKS, 'kernel'))}")
     op_ids = [op_id for op_id in select_ops(ops) if in_track(registry.get(op_id), track)]
     if not op_ids:
         raise PlanError(f"no op of the {track} track among the selected ops")
+    if track == "kernel":
+        return _certify_kernels(
+            engine_backend, op_ids, chosen_strength, seed, checks, laws, shard, checkpoint,
+            resume, oracles, jobs, progress, started,
+        )
     check_list = _check_names(checks)
     law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
     shard_spec = parse_shard(shard)
@@ -361,17 +387,7 @@ def certify(
         enabled=sys.stderr.isatty() if progress is None else progress,
     )
     results: UnitResults = dict(done)
-
-    def on_done(unit: Unit, unit_results: list[dict[str, Any]]) -> None:
-        results[unit.key] = unit_results
-        writer.add(unit.key, unit_results)
-        bar.advance(unit)
-
-    try:
-        _execute(engine, todo, jobs, on_done)
-    finally:
-        bar.close()
-        writer.close(delete=False)
+    _run_units(engine, units, todo, done, jobs, writer, bar, results)
     writer.close(delete=checkpoint_path is not None)
 
     run = {
@@ -385,19 +401,120 @@ def certify(
         "shard": None if shard_spec is None else f"{shard_spec[0]}/{shard_spec[1]}",
         "corpus": str(corpus_path) if corpus_path else None,
     }
-    if shard_spec is not None:
-        partial = assemble(Plan(plan.data, tuple(units)), results)
-        partial["format"] = PARTIAL_FORMAT
-        partial["shard"] = {"index": shard_spec[0], "count": shard_spec[1]}
-        partial["plan_full"] = plan.data
-        partial["units"] = {u.key: results[u.key] for u in units}
-        cert = finish(partial, run)
-    else:
-        cert = finish(assemble(plan, results), run)
+    cert = _issue(plan, units, results, shard_spec, run)
     if record and corpus_path is not None:
         added = corpus_mod.append(corpus_path, _corpus_entries(cert, engine_backend.id))
         cert.data["run"]["corpus_added"] = added
     return cert
+
+
+def _run_units(
+    engine: AnyEngine,
+    units: Sequence[Unit],
+    todo: Sequence[Unit],
+    done: UnitResults,
+    jobs: int,
+    writer: _Checkpoint,
+    bar: Progress,
+    results: UnitResults,
+) -> None:
+    def on_done(unit: Unit, unit_results: list[dict[str, Any]]) -> None:
+        results[unit.key] = unit_results
+        writer.add(unit.key, unit_results)
+        bar.advance(unit)
+
+    try:
+        _execute(engine, todo, jobs, on_done)
+    finally:
+        bar.close()
+        writer.close(delete=False)
+
+
+def _issue(
+    plan: Plan,
+    units: Sequence[Unit],
+    results: UnitResults,
+    shard_spec: tuple[int, int] | None,
+    run: dict[str, Any],
+) -> Certificate:
+    if shard_spec is None:
+        return finish(assemble(plan, results), run)
+    partial = assemble(Plan(plan.data, tuple(units)), results)
+    partial["format"] = PARTIAL_FORMAT
+    partial["shard"] = {"index": shard_spec[0], "count": shard_spec[1]}
+    partial["plan_full"] = plan.data
+    partial["units"] = {u.key: results[u.key] for u in units}
+    return finish(partial, run)
+
+
+def _certify_kernels(
+    backend: ConformBackend,
+    op_ids: Sequence[str],
+    strength: Strength,
+    seed: int,
+    checks: Iterable[str] | str | None,
+    laws: Iterable[str] | None,
+    shard: str | tuple[int, int] | None,
+    checkpoint: str | Path | None,
+    resume: bool,
+    oracles: Mapping[str, Callable[..., Any]] | None,
+    jobs: int,
+    progress: bool | None,
+    started: float,
+) -> Certificate:
+    """The kernel track (`vyre.conform.kernel_ops`): cases instead of rows, no
+    regression corpus (kernel counterexamples are whole buffers) and no user oracles."""
+    if oracles:
+        raise PlanError("the kernel track takes no oracles: the CPU reference and the laws are its oracles")
+    if checks is None:
+        check_list = list(KERNEL_CHECKS)
+    else:
+        given = [c.strip() for c in (checks.split(",") if isinstance(checks, str) else checks) if c.strip()]
+        unknown = [c for c in given if c not in KERNEL_CHECKS]
+        if unknown or not given:
+            raise PlanError(
+                f"unknown check(s) {unknown or given!r} for the kernel track; choose among:"
+                f" {', '.join(KERNEL_CHECKS)}"
+            )
+        check_list = given
+    law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
+    shard_spec = parse_shard(shard)
+    plan = build_kernel_plan(
+        backend, op_ids, strength, seed, check_list, law_filter, _kernel_reference_probe(backend)
+    )
+    units = list(plan.units)
+    if shard_spec is not None:
+        units = shard_units(plan.units, shard_spec[1])[shard_spec[0]]
+    checkpoint_path = Path(checkpoint) if checkpoint is not None else None
+    if resume and checkpoint_path is None:
+        raise PlanError("resume=True needs a checkpoint file (checkpoint=PATH)")
+    done: UnitResults = _load_checkpoint(checkpoint_path, plan) if resume and checkpoint_path else {}
+    done = {key: value for key, value in done.items() if key in {u.key for u in units}}
+    todo = [u for u in units if u.key not in done]
+    if not backend.is_reference_interpreter:
+        jobs = 1
+    writer = _Checkpoint(checkpoint_path, plan, keep=resume)
+    bar = Progress(
+        total=sum(u.cost + 1.0 for u in units),
+        done=sum(u.cost + 1.0 for u in units if u.key in done),
+        units=len(units),
+        enabled=sys.stderr.isatty() if progress is None else progress,
+    )
+    results: UnitResults = dict(done)
+    _run_units(KernelEngine(plan, backend), units, todo, done, jobs, writer, bar, results)
+    writer.close(delete=checkpoint_path is not None)
+    run = {
+        "timestamp": _now(),
+        "duration_s": round(time.monotonic() - started, 3),
+        "host": platform.node(),
+        "python": platform.python_version(),
+        "jobs": jobs,
+        "units_run": len(todo),
+        "units_resumed": len(done),
+        "shard": None if shard_spec is None else f"{shard_spec[0]}/{shard_spec[1]}",
+        "corpus": None,
+    }
+    return _issue(plan, units, results, shard_spec, run)
 
 
 def _corpus_entries(cert: Certificate, backend_id: str) -> list[corpus_mod.Entry]:

@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from vyre.ops import laws, registry
 from vyre.ops.admission import AdmissionError, admit, characterization_collisions
+from vyre.ops.kernel import KernelLaw, KernelSpec, Port
+from vyre.ops.kernel_admission import admit_kernel
 from vyre.ops.registry import (
     UnknownOpError,
     builtin_op_ids,
     get,
+    kernel_op_ids,
     known_op_ids,
     unregister,
 )
@@ -42,16 +45,23 @@ __all__ = [
     "AdmissionError",
     "EquivalenceClass",
     "Intrinsic",
+    "KernelLaw",
+    "KernelSpec",
+    "Port",
     "OpSignature",
     "OpSpec",
     "Param",
     "UnknownOpError",
     "UnsupportedByBackend",
     "admit",
+    "admit_kernel",
     "builtin_op_ids",
     "characterization_collisions",
     "evaluate",
+    "evaluate_many",
+    "evaluate_raw",
     "get",
+    "kernel_op_ids",
     "known_op_ids",
     "laws",
     "register",
@@ -59,19 +69,34 @@ __all__ = [
 ]
 
 
-def register(spec: OpSpec) -> OpSpec:
-    """Admit `spec` through the admission gates and add it to the registry.
+def register(spec: OpSpec | KernelSpec) -> OpSpec | KernelSpec:
+    """Admit `spec` (a scalar `OpSpec` or a `KernelSpec`) through the admission
+    gates and add it to the registry.
 
     Raises `vyre.AdmissionError` naming the failed gate."""
+    if isinstance(spec, KernelSpec):
+        return registry.add_kernel(admit_kernel(spec))
     return registry.add(admit(spec))
 
 
 Evaluate = Callable[[str, Sequence[Any], str], "np.ndarray"]
+EvaluateRaw = Callable[[str, Sequence[Any], str], "dict[str, np.ndarray]"]
+EvaluateMany = Callable[[str, Sequence[Sequence[Any]], str], "list[np.ndarray]"]
 
 evaluate: Evaluate
 """`evaluate(op_id, inputs, backend="wgpu")`: apply an op on a backend ("interp"
-or "wgpu"), elementwise over equal-length numpy arrays (one per input).
+or "wgpu"): a scalar op elementwise over equal-length numpy arrays (one per
+input), a kernel op to its inputs (arrays, bytes, ints), giving its primary
+output.
 
 Running an op needs the runtime, which sits above the library; the `vyre`
 package installs `vyre.runtime.evaluate.evaluate` here when it is imported
-(which any `import vyre.ops` does first)."""
+(which any `import vyre.ops` does first), and likewise the two below."""
+
+evaluate_raw: EvaluateRaw
+"""`evaluate_raw(op_id, inputs, backend="wgpu")`: every output of a kernel op,
+by port name (oplib.md C7)."""
+
+evaluate_many: EvaluateMany
+"""`evaluate_many(op_id, [inputs, inputs, ...], backend="wgpu")`: a kernel op's
+primary output for each of many independent inputs, in one submission."""

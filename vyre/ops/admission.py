@@ -36,6 +36,7 @@ from xdsl.ir import Block, Operation, Region
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, Call, DataType, Expr, emit_expr
 from vyre.ops import registry
+from vyre.ops.kernel import KernelSpec
 from vyre.ops.laws import Law
 from vyre.ops.spec import CompositionError, EquivalenceClass, Intrinsic, OpSignature, OpSpec, walk_expr
 from vyre.validation.checker import KernelChecker
@@ -49,6 +50,7 @@ __all__ = [
     "AdmissionError",
     "admit",
     "characterization_collisions",
+    "gate_id",
 ]
 
 GATES: dict[int, str] = {
@@ -59,6 +61,9 @@ GATES: dict[int, str] = {
     4: "deterministic reference",
     5: "observable reference",
     6: "rule material",
+    10: "kernel ports",
+    11: "kernel plan",
+    12: "kernel reference",
 }
 
 WITNESS_U32: tuple[int, ...] = (
@@ -120,7 +125,7 @@ def admit(
         raise TypeError(f"ops.register expects an OpSpec, got {type(spec).__name__}")
     known = set(registry.known_op_ids() if registered is None else registered)
     resolve = registry.resolve if lookup is None else lookup
-    _gate_id(spec, known)
+    gate_id(spec, known)
     _gate_category(spec)
     _gate_signature(spec, resolve)
     _gate_zero_overhead(spec, resolve)
@@ -130,14 +135,15 @@ def admit(
     return spec
 
 
-def _reject(spec: OpSpec, gate: int, problem: str, fix: str) -> AdmissionError:
+def _reject(spec: OpSpec | KernelSpec, gate: int, problem: str, fix: str) -> AdmissionError:
     return AdmissionError(str(spec.id), gate, problem, fix)
 
 
 # -- gate 0 ------------------------------------------------------------------
 
 
-def _gate_id(spec: OpSpec, registered: set[str]) -> None:
+def gate_id(spec: OpSpec | KernelSpec, registered: set[str]) -> None:
+    """Gate 0, for scalar and kernel ops alike."""
     if not isinstance(spec.id, str) or not _ID.fullmatch(spec.id):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(
             spec,
@@ -523,7 +529,7 @@ def characterization_collisions(specs: Iterable[OpSpec] | None = None) -> list[s
     in, the peer's and every equivalence class, boundary and alternate it
     declares is declared by the peer too."""
     if specs is None:
-        specs = [registry.get(op_id) for op_id in registry.known_op_ids()]
+        specs = [registry.get_scalar(op_id) for op_id in registry.scalar_op_ids()]
     by_arity: dict[tuple[tuple[DataType, ...], DataType], list[OpSpec]] = {}
     for spec in specs:
         key = (spec.signature.inputs, spec.signature.output)

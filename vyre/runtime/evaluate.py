@@ -17,11 +17,13 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.registry import get
+from vyre.ops.kernel import KernelSpec
+from vyre.ops.registry import get, get_kernel
 from vyre.ops.spec import OpSpec, OpSignature, UnsupportedByBackend
 from vyre.runtime.api import run
+from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_many
 
-__all__ = ["elementwise_program", "evaluate"]
+__all__ = ["elementwise_program", "evaluate", "evaluate_many", "evaluate_raw"]
 
 WORKGROUP = 64
 MAX_GROUPS_PER_AXIS = 65_535
@@ -66,8 +68,11 @@ def elementwise_program(spec: OpSpec, groups_x: int) -> Program:
 
 
 def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.ndarray:
-    """`op_id` applied elementwise to equal-length arrays on `backend`."""
+    """A scalar op applied elementwise to equal-length arrays on `backend`; a
+    kernel op's primary output for its inputs (python-api.md)."""
     spec = get(op_id)
+    if isinstance(spec, KernelSpec):
+        return evaluate_kernel(spec, inputs, backend)[0]
     intrinsic = spec.intrinsic
     if intrinsic is not None and not intrinsic.available_on(backend):
         raise UnsupportedByBackend(spec.id, backend, intrinsic)
@@ -88,6 +93,22 @@ def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.nda
         backend=backend,
     )
     return np.asarray(result["out"])[:n]
+
+
+def evaluate_raw(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> dict[str, np.ndarray]:
+    """Every output of a kernel op, by port name (oplib.md C7)."""
+    spec = get_kernel(op_id)
+    outputs = evaluate_kernel(spec, inputs, backend)
+    return {port.name: value for port, value in zip(spec.outputs, outputs)}
+
+
+def evaluate_many(
+    op_id: str, many: Sequence[Sequence[Any]], backend: str = "wgpu"
+) -> list[np.ndarray]:
+    """A kernel op's primary output for each of many independent inputs; on wgpu
+    all of them run in one submission and come back in one readback."""
+    spec = get_kernel(op_id)
+    return [outputs[0] for outputs in evaluate_kernel_many(spec, many, backend)]
 
 
 def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:

@@ -58,7 +58,7 @@ from vyre.runtime.wgpu_device import (
     storage_usage,
 )
 
-__all__ = ["execute"]
+__all__ = ["execute", "run_steps"]
 
 _U32 = np.dtype(np.uint32)
 
@@ -579,3 +579,75 @@ def _run(
                 gpu.release(usage, buffer)
         if meta_buffer is not None:
             gpu.release_written(usages.uniform, meta_buffer, shape.meta)
+
+
+# ---------------------------------------------------------------------------
+# Kernel pipelines: many dispatches over device buffers, one submission
+# ---------------------------------------------------------------------------
+
+
+def run_steps(
+    steps: Sequence[tuple[Prepared, Mapping[str, Resident], tuple[int, int, int]]],
+    *,
+    clear: Sequence[Resident] = (),
+) -> None:
+    """Encode every step into one command buffer and submit it once: `clear`
+    zeroes device buffers first, then each step dispatches its program with
+    every storage buffer bound in place (a read_write buffer is written where it
+    is: the caller owns it) and every uniform buffer copied on the device into
+    a pooled uniform buffer. Dispatches run in order (wgpu orders the passes)."""
+    gpu = gpu_device()
+    usages = _usages()
+    with gpu.lock:
+        limit = gpu.limits["max-compute-workgroups-per-dimension"]
+        encoder = gpu.device.create_command_encoder()
+        for resident in clear:
+            if resident.words:
+                encoder.clear_buffer(resident.buffer, 0, resident.words * 4)
+        held: list[tuple[int, Any]] = []
+        metas: list[tuple[Any, bytes]] = []
+        try:
+            for prepared, words, dispatch in steps:
+                plan = _plan(prepared)
+                groups = _check_dispatch(dispatch)
+                checked = _check_words(plan, words)
+                shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts)
+                entries: list[tuple[int, Any, int, int | None]] = []
+                for binding, data, nbytes, (usage, size) in zip(
+                    plan.kernel.buffers, checked.arrays, shape.nbytes, shape.allocations
+                ):
+                    assert isinstance(data, Resident)
+                    buffer = data.buffer
+                    if binding.is_uniform:
+                        buffer = gpu.acquire(usage, size)
+                        held.append((usage, buffer))
+                        if nbytes:
+                            encoder.copy_buffer_to_buffer(data.buffer, 0, buffer, 0, nbytes)
+                    entries.append((binding.binding, buffer, 0, None))
+                if not shape.slices:
+                    continue
+                meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
+                metas.append((meta_buffer, shape.meta))
+                compute = encoder.begin_compute_pass()
+                pipeline = shape.pipeline
+                compute.set_pipeline(pipeline.pipeline)
+                meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
+                for k, (_, count) in enumerate(shape.slices):
+                    meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
+                    compute.set_bind_group(
+                        0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label)
+                    )
+                    compute.dispatch_workgroups(*count)
+                compute.end()
+            gpu.device.queue.submit([encoder.finish()])
+        except Exception as error:
+            import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+            if not isinstance(error, wgpu.GPUError):
+                raise
+            raise RuntimeError(f"vyre wgpu backend: running a kernel pipeline failed: {error}") from None
+        finally:
+            for usage, buffer in reversed(held):
+                gpu.release(usage, buffer)
+            for buffer, content in metas:
+                gpu.release_written(usages.uniform, buffer, content)

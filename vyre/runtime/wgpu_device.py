@@ -113,25 +113,33 @@ class GpuDevice:
             for old in buffers:
                 self.release(old_usage, old)
 
-    def read_words(self, buffer: Any, words: int) -> np.ndarray:
-        """The first `words` words of a storage buffer, through a pooled staging buffer."""
+    def read_many(self, residents: Sequence[Resident]) -> list[np.ndarray]:
+        """The words of device buffers, copied back with one submission (each
+        through a pooled staging buffer); waits for the GPU work that writes them."""
         import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
         usage = int(wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
-        nbytes = words * 4
+        results: list[np.ndarray] = [np.zeros(0, dtype=np.uint32) for _ in residents]
+        wanted = [(k, r) for k, r in enumerate(residents) if r.words]
+        if not wanted:
+            return results
         with self.lock:
-            staging = self.acquire(usage, nbytes)
+            staging = [self.acquire(usage, r.words * 4) for _, r in wanted]
             try:
                 encoder = self.device.create_command_encoder()
-                encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, nbytes)
+                for (_, resident), buffer in zip(wanted, staging):
+                    encoder.copy_buffer_to_buffer(resident.buffer, 0, buffer, 0, resident.words * 4)
                 self.device.queue.submit([encoder.finish()])
-                staging.map_sync(wgpu.MapMode.READ)
-                try:
-                    return np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32).copy()
-                finally:
-                    staging.unmap()
+                for (k, _), buffer in zip(wanted, staging):
+                    buffer.map_sync(wgpu.MapMode.READ)
+                    try:
+                        results[k] = np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
+                    finally:
+                        buffer.unmap()
             finally:
-                self.release(usage, staging)
+                for buffer in reversed(staging):
+                    self.release(usage, buffer)
+        return results
 
     # -- bind groups ------------------------------------------------------------
 
@@ -240,11 +248,17 @@ class Resident:
                 gpu.device.queue.write_buffer(buffer, 0, np.ascontiguousarray(words))
         return cls(gpu, buffer, int(words.shape[0]))
 
+    @classmethod
+    def allocate(cls, gpu: GpuDevice, words: int) -> Resident:
+        """A pooled storage buffer for `words` words; its content is unspecified
+        until a command writes it."""
+        with gpu.lock:
+            buffer = gpu.acquire(storage_usage(), storage_size(words * 4))
+        return cls(gpu, buffer, words)
+
     def read(self) -> np.ndarray:
         """The words, copied back to the host (waits for the GPU work that writes them)."""
-        if not self.words:
-            return np.zeros(0, dtype=np.uint32)
-        return self.gpu.read_words(self.buffer, self.words)
+        return self.gpu.read_many([self])[0]
 
 
 def _binding_type(binding: BufferBinding) -> str:

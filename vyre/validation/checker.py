@@ -436,9 +436,11 @@ class KernelChecker:
         result: DataTypeKind | None = None
         if not registry.is_known(op_id):
             self._report("V016", m.unknown_op(op_id), op)
+        elif not registry.is_inlinable(op_id):
+            # the call itself must go (a kernel op is a whole pipeline): its
+            # arguments and result type would only add noise to V020
+            self._report("V020", m.non_inlinable_call(op_id), op)
         else:
-            if not registry.is_inlinable(op_id):
-                self._report("V020", m.non_inlinable_call(op_id), op)
             self._check_call_arguments(op, op_id)
             output, found = registry.output_kind(op_id), _kind(op.results[0].type)
             if output is not None and found is not None and found != output:

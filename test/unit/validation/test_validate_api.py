@@ -265,7 +265,8 @@ def test_registered_ops_are_known_and_inlinable_as_declared() -> None:
 
     for op_id in ops.known_op_ids():
         spec = ops.get(op_id)
-        args = [E.f32(1.0) if t is DataType.F32 else E.u32(1) for t in spec.signature.inputs]
+        types = [getattr(t, "dtype", t) for t in spec.signature.inputs]  # kernel ops: Ports
+        args = [E.f32(1.0) if t is DataType.F32 else E.u32(1) for t in types]
         prog = Program([], (1, 1, 1), [N.let("r", E.call(op_id, args))])
         expected = [] if spec.inlinable else ["V020"]
         assert [x.rule for x in vyre.validate(prog)] == expected, op_id
