@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import struct
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -590,12 +591,20 @@ def run_steps(
     steps: Sequence[tuple[Prepared, Mapping[str, Resident], tuple[int, int, int]]],
     *,
     clear: Sequence[Resident] = (),
-) -> None:
+    repeat: int = 1,
+) -> float:
     """Encode every step into one command buffer and submit it once: `clear`
     zeroes device buffers first, then each step dispatches its program with
     every storage buffer bound in place (a read_write buffer is written where it
     is: the caller owns it) and every uniform buffer copied on the device into
-    a pooled uniform buffer. Dispatches run in order (wgpu orders the passes)."""
+    a pooled uniform buffer. Dispatches run in order (wgpu orders the passes).
+    `repeat` encodes the steps that many times (benchmarks). Returns
+    `time.perf_counter()` taken just before the submission, so a caller can
+    time the device work apart from the encoding."""
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise ValueError(f"repeat must be a positive int, got {repeat!r}")
+    steps = list(steps) * repeat
+    submitted = 0.0
     gpu = gpu_device()
     usages = _usages()
     with gpu.lock:
@@ -639,7 +648,9 @@ def run_steps(
                     )
                     compute.dispatch_workgroups(*count)
                 compute.end()
-            gpu.device.queue.submit([encoder.finish()])
+            command = encoder.finish()
+            submitted = time.perf_counter()
+            gpu.device.queue.submit([command])
         except Exception as error:
             import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
@@ -651,3 +662,4 @@ def run_steps(
                 gpu.release(usage, buffer)
             for buffer, content in metas:
                 gpu.release_written(usages.uniform, buffer, content)
+    return submitted

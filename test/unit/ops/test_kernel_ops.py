@@ -272,3 +272,19 @@ def test_a_kernel_op_cannot_be_called_inside_a_program() -> None:
 def test_builtin_kernel_ops_cannot_be_unregistered() -> None:
     with pytest.raises(ValueError, match="built-in op"):
         ops.unregister("scan.prefix_sum_inclusive_u32")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scan_of_block_sums_over_several_rounds(backend: str) -> None:
+    """Step 2 of the scans (one workgroup, 2,048 sums per round with a carry)
+    past one round: reached by inputs above 32 Mi elements, run here directly."""
+    from vyre.ops.kernels.scan import scan_sums_program
+
+    rng = np.random.default_rng(5)
+    sums = rng.integers(0, 2**32, 5000, dtype=np.uint64).astype(np.uint32)
+    params = np.array([5000, 3], dtype=np.uint32)
+    out = vyre.run(
+        scan_sums_program(), {"sums": sums, "params": params}, dispatch=(1, 1, 1), backend=backend
+    )["sums"]
+    expected = (np.cumsum(sums.astype(np.uint64)) - sums.astype(np.uint64)) % 2**32
+    assert (out == expected.astype(np.uint32)).all()

@@ -64,30 +64,40 @@ _ATOMIC = {
 _IDENTITY = {"sum": 0, "min": NONE, "max": 0, "count": 0, "any": 0, "all": 1}
 
 
+UNROLL = 4
+"""Independent loads (and accumulators) per loop iteration of a reduction: four
+loads in flight per invocation instead of one (memory-level parallelism)."""
+
+
 @cache
 def atomic_reduce_program(kind: str) -> Program:
     """`out[0] = out[0] op reduce(f(x))` over a grid-stride pass; params = [n,
-    stride, iterations]."""
+    stride, rounds], each round UNROLL strided elements per invocation."""
     combine = _COMBINE[kind]
     local = E.local_id(0)
-    value = E.load("x", E.var("i"))
-    if kind in ("count", "any", "all"):
-        value = E.select(E.ne(value, E.u32(0)), E.u32(1), E.u32(0))
+    identity = E.u32(_IDENTITY[kind])
+    # every load first (the lowering's guard makes a load past n read 0), then
+    # the uses: UNROLL loads are in flight before the first use stalls
+    loop_body: list[Node] = []
+    for u in range(UNROLL):
+        index = E.add(E.var("base"), E.mul(E.add(E.mul(E.var("k"), E.u32(UNROLL)), E.u32(u)), E.var("stride")))
+        loop_body += [Node.let(f"i{u}", index), Node.let(f"v{u}", E.load("x", E.var(f"i{u}")))]
+    for u in range(UNROLL):
+        value = E.var(f"v{u}")
+        if kind in ("count", "any", "all"):
+            value = E.select(E.ne(value, E.u32(0)), E.u32(1), E.u32(0))
+        value = E.select(E.lt(E.var(f"i{u}"), E.var("n")), value, identity)
+        loop_body.append(Node.assign(f"acc{u}", combine(E.var(f"acc{u}"), value)))
+    acc = E.var("acc0")
+    for u in range(1, UNROLL):
+        acc = combine(acc, E.var(f"acc{u}"))
     body = [
-        Node.let("acc", E.u32(_IDENTITY[kind])),
+        *[Node.let(f"acc{u}", identity) for u in range(UNROLL)],
         Node.let("base", E.add(E.mul(E.workgroup_id(0), E.u32(WORKGROUP)), local)),
-        Node.loop(
-            "k",
-            E.u32(0),
-            param(2),
-            [
-                Node.let("i", E.add(E.var("base"), E.mul(E.var("k"), param(1)))),
-                Node.if_(
-                    E.lt(E.var("i"), param(0)), [Node.assign("acc", combine(E.var("acc"), value))]
-                ),
-            ],
-        ),
-        Node.store("sh", local, E.var("acc")),
+        Node.let("n", param(0)),
+        Node.let("stride", param(1)),
+        Node.loop("k", E.u32(0), param(2), loop_body),
+        Node.store("sh", local, acc),
         *tree_reduce(["sh"], lambda a, b: [combine(a[0], b[0])]),
         Node.if_(
             E.eq(local, E.u32(0)),
@@ -115,7 +125,7 @@ def _atomic_plan(kind: str, output: DataType) -> Callable[[Any, Any], KernelPlan
             return KernelPlan((out,), ())
         g = grid(n)
         return KernelPlan(
-            (out, params_buffer("params", [n, g.stride, g.iterations])),
+            (out, params_buffer("params", [n, g.stride, -(-g.iterations // UNROLL)])),
             (Step(atomic_reduce_program(kind), g.dispatch),),
         )
 

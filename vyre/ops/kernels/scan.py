@@ -4,17 +4,24 @@ prefix sums of a U32 array (python-api.md; oplib.md §6).
 Reduce-then-scan in three dispatches (C3: no inter-workgroup communication
 inside a dispatch, so no decoupled look-back):
 
-1. `block_sums`: each workgroup sums one tile of 2048 elements (256
-   invocations x 8) into `sums[tile]`.
-2. `scan_sums`: one workgroup turns `sums` into exclusive tile offsets, 2048 at
-   a time with a running carry (16 Mi elements per 2048 sums: a few rounds).
-3. `scan_tiles`: each workgroup loads its tile into workgroup memory
-   (coalesced), scans it (`common.tile_scan`: 8 per invocation serially, then
-   the 256 invocation totals), adds its tile offset and stores the tile
-   (coalesced). The exclusive form subtracts each input from its inclusive sum.
+1. `block_sums`: each workgroup sums one block of BLOCK = 16,384 elements
+   (SUBTILES = 8 tiles of 2,048: 256 invocations x 8 loads in flight, per tile)
+   into `sums[block]`, with a two-level workgroup sum (three barriers).
+2. `scan_sums`: one workgroup turns `sums` into exclusive block offsets, 2,048
+   at a time with a running carry (32 Mi elements per round).
+3. `scan_tiles`: each workgroup walks its block tile by tile: loads the tile
+   into workgroup memory (coalesced; `skewed` positions, no bank conflicts),
+   scans it (`common.tile_scan`: 8 per invocation serially, then the 256
+   invocation totals in two levels), adds the block offset and the carry of
+   the tiles before, and stores the tile (coalesced). The exclusive form
+   subtracts each input from its inclusive sum.
 
-Traffic: 3 reads + 1 write of n words (oplib.md: about parity with torch.cumsum
-on the H100 at 2^28). Empty input gives empty output.
+Blocks of several tiles keep the number of block sums (and the serial work of
+step 2) small: 4,096 sums at 64 Mi elements. Measured on the H100 (64 Mi
+elements, `bench/kernels.py --profile`) the tile scan's log-step totals scan
+was the bottleneck (16 barriers per tile); the two-level form cut step 3 from
+683 to 400 us. Traffic: 2 reads + 1 write of n words (+ one more read for the
+exclusive form). Empty input gives empty output.
 """
 
 from __future__ import annotations
@@ -25,37 +32,72 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ir import BufferDecl, DataType, Node, Program
+from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops import kernel_laws as K
 from vyre.ops.kernel import Buffer, KernelPlan, KernelSpec, Port, Step
-from vyre.ops.kernels.common import WORKGROUP, param, params_buffer, tile_scan, tree_reduce
+from vyre.ops.kernels.common import (
+    GROUPS,
+    WORKGROUP,
+    param,
+    params_buffer,
+    skewed,
+    skewed_size,
+    tile_scan,
+)
 
-__all__ = ["ITEMS", "KERNELS", "TILE"]
+__all__ = ["BLOCK", "ITEMS", "KERNELS", "TILE", "group_sum"]
 
 ITEMS = 8
 TILE = WORKGROUP * ITEMS
+SUBTILES = 8
+BLOCK = TILE * SUBTILES
+
+
+def group_sum(array: str, groups: str, value: Expr) -> list[Node]:
+    """The sum over the workgroup of each invocation's `value` into variable
+    `_gsum` of invocation 0 (two levels: 16 invocations sum 16 values each,
+    then invocation 0 sums the 16; `array` has WORKGROUP words, `groups` GROUPS)."""
+    local = E.local_id(0)
+    body: list[Node] = [Node.store(array, local, value), Node.barrier()]
+    part: list[Node] = [Node.let("_part", E.u32(0))]
+    for j in range(WORKGROUP // GROUPS):
+        # invocation g reads array[g + 16 j]: 16 consecutive words per step, no bank conflicts
+        part.append(Node.assign("_part", E.add(E.var("_part"), E.load(array, E.add(local, E.u32(j * GROUPS))))))
+    part.append(Node.store(groups, local, E.var("_part")))
+    body.append(Node.if_(E.lt(local, E.u32(GROUPS)), part))
+    body.append(Node.barrier())
+    total: Expr = E.load(groups, E.u32(0))
+    for g in range(1, GROUPS):
+        total = E.add(total, E.load(groups, E.u32(g)))
+    body.append(Node.let("_gsum", total))
+    return body
 
 
 @cache
 def block_sums_program() -> Program:
     local = E.local_id(0)
-    n = E.buf_len("x")
-    base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), local)
+    base = E.add(E.mul(E.workgroup_id(0), E.u32(BLOCK)), local)
+    # the loads read 0 past n (the lowering's guard) and 0 is the sum's
+    # identity: every load is unconditional, so ITEMS loads are in flight at once
     body: list[Node] = [Node.let("acc", E.u32(0))]
-    for k in range(ITEMS):
-        i = E.add(base, E.u32(k * WORKGROUP))
-        body.append(Node.if_(E.lt(i, n), [Node.assign("acc", E.add(E.var("acc"), E.load("x", i)))]))
-    body.append(Node.store("sh", local, E.var("acc")))
-    body += tree_reduce(["sh"], lambda a, b: [E.add(a[0], b[0])])
-    body.append(
-        Node.if_(E.eq(local, E.u32(0)), [Node.store("sums", E.workgroup_id(0), E.load("sh", E.u32(0)))])
-    )
+    loop: list[Node] = [
+        Node.let(f"v{k}", E.load("x", E.add(E.add(base, E.mul(E.var("t"), E.u32(TILE))), E.u32(k * WORKGROUP))))
+        for k in range(ITEMS)
+    ]
+    total = E.var("v0")
+    for k in range(1, ITEMS):
+        total = E.add(total, E.var(f"v{k}"))
+    loop.append(Node.assign("acc", E.add(E.var("acc"), total)))
+    body.append(Node.loop("t", E.u32(0), E.u32(SUBTILES), loop))
+    body += group_sum("sh", "groups", E.var("acc"))
+    body.append(Node.if_(E.eq(local, E.u32(0)), [Node.store("sums", E.workgroup_id(0), E.var("_gsum"))]))
     return Program(
         buffers=[
             BufferDecl.read("x", 0, DataType.U32),
             BufferDecl.read_write("sums", 1, DataType.U32),
             BufferDecl.workgroup("sh", WORKGROUP, DataType.U32),
+            BufferDecl.workgroup("groups", GROUPS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -75,9 +117,9 @@ def scan_sums_program() -> Program:
     for k in range(ITEMS):
         at = E.add(E.u32(k * WORKGROUP), local)
         i = E.add(chunk, at)
-        loads.append(Node.store("tile", at, E.select(E.lt(i, count), E.load("sums", i), E.u32(0))))
+        loads.append(Node.store("tile", skewed(at), E.select(E.lt(i, count), E.load("sums", i), E.u32(0))))
         # exclusive: inclusive - own value, plus the carry of earlier chunks
-        value = E.sub(E.add(E.load("tile", at), E.var("carry")), E.load("sums", i))
+        value = E.sub(E.add(E.load("tile", skewed(at)), E.var("carry")), E.load("sums", i))
         stores.append(Node.if_(E.lt(i, count), [Node.store("sums", i, value)]))
     body: list[Node] = [
         Node.let("carry", E.u32(0)),
@@ -87,7 +129,7 @@ def scan_sums_program() -> Program:
             param(1),
             [
                 *loads,
-                *tile_scan("tile", "totals", ITEMS),
+                *tile_scan("tile", "totals", ITEMS, skew=True, groups="groups"),
                 *stores,
                 Node.assign("carry", E.add(E.var("carry"), E.var("_stotal"))),
                 Node.barrier(),
@@ -98,8 +140,9 @@ def scan_sums_program() -> Program:
         buffers=[
             BufferDecl.read_write("sums", 0, DataType.U32),
             BufferDecl.uniform("params", 1, DataType.U32),
-            BufferDecl.workgroup("tile", TILE, DataType.U32),
-            BufferDecl.workgroup("totals", WORKGROUP, DataType.U32),
+            BufferDecl.workgroup("tile", skewed_size(TILE), DataType.U32),
+            BufferDecl.workgroup("totals", WORKGROUP + GROUPS, DataType.U32),
+            BufferDecl.workgroup("groups", GROUPS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -111,28 +154,33 @@ def scan_sums_program() -> Program:
 def scan_tiles_program(exclusive: bool) -> Program:
     local = E.local_id(0)
     n = E.buf_len("x")
-    tile_base = E.mul(E.workgroup_id(0), E.u32(TILE))
-    body: list[Node] = []
+    block_base = E.mul(E.workgroup_id(0), E.u32(BLOCK))
+    loop: list[Node] = [Node.let("tile_base", E.add(block_base, E.mul(E.var("t"), E.u32(TILE))))]
     for k in range(ITEMS):
         at = E.add(E.u32(k * WORKGROUP), local)
-        i = E.add(tile_base, at)
-        body.append(Node.store("tile", at, E.select(E.lt(i, n), E.load("x", i), E.u32(0))))
-    body += tile_scan("tile", "totals", ITEMS)
-    body.append(Node.let("offset", E.load("offsets", E.workgroup_id(0))))
+        i = E.add(E.var("tile_base"), at)
+        loop.append(Node.store("tile", skewed(at), E.load("x", i)))
+    loop += tile_scan("tile", "totals", ITEMS, skew=True, groups="groups")
     for k in range(ITEMS):
         at = E.add(E.u32(k * WORKGROUP), local)
-        i = E.add(tile_base, at)
-        value = E.add(E.load("tile", at), E.var("offset"))
+        i = E.add(E.var("tile_base"), at)
+        value = E.add(E.load("tile", skewed(at)), E.var("carry"))
         if exclusive:
             value = E.sub(value, E.load("x", i))
-        body.append(Node.if_(E.lt(i, n), [Node.store("out", i, value)]))
+        loop.append(Node.if_(E.lt(i, n), [Node.store("out", i, value)]))
+    loop.append(Node.assign("carry", E.add(E.var("carry"), E.var("_stotal"))))
+    body: list[Node] = [
+        Node.let("carry", E.load("offsets", E.workgroup_id(0))),
+        Node.loop("t", E.u32(0), E.u32(SUBTILES), loop),
+    ]
     return Program(
         buffers=[
             BufferDecl.read("x", 0, DataType.U32),
             BufferDecl.read("offsets", 1, DataType.U32),
             BufferDecl.read_write("out", 2, DataType.U32),
-            BufferDecl.workgroup("tile", TILE, DataType.U32),
-            BufferDecl.workgroup("totals", WORKGROUP, DataType.U32),
+            BufferDecl.workgroup("tile", skewed_size(TILE), DataType.U32),
+            BufferDecl.workgroup("totals", WORKGROUP + GROUPS, DataType.U32),
+            BufferDecl.workgroup("groups", GROUPS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -146,17 +194,17 @@ def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
         out = Buffer("out", DataType.U32, n)
         if n == 0:
             return KernelPlan((out,), ())
-        tiles = -(-n // TILE)
+        blocks = -(-n // BLOCK)
         return KernelPlan(
             (
                 out,
-                Buffer("sums", DataType.U32, tiles),
-                params_buffer("params", [tiles, -(-tiles // TILE)]),
+                Buffer("sums", DataType.U32, blocks),
+                params_buffer("params", [blocks, -(-blocks // TILE)]),
             ),
             (
-                Step(block_sums_program(), (tiles, 1, 1)),
+                Step(block_sums_program(), (blocks, 1, 1)),
                 Step(scan_sums_program(), (1, 1, 1)),
-                Step(scan_tiles_program(exclusive), (tiles, 1, 1), {"offsets": "sums"}),
+                Step(scan_tiles_program(exclusive), (blocks, 1, 1), {"offsets": "sums"}),
             ),
         )
 

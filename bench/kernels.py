@@ -1,0 +1,344 @@
+"""Kernel ops against their peers, same GPU, same run (issue #11; oplib.md §12).
+
+    python bench/kernels.py [--n 67108864] [--sort-n 16777216] [--reps 20] [--trials 5] [--out FILE]
+
+For each kernel op: the op's whole pipeline with its input already on the
+device (a `vyre.DeviceBuffer`), `--reps` evaluations encoded into one command
+buffer; the time is from the submission to the end of a 4-byte readback,
+divided by reps (the encoding, which is host work done once per command buffer,
+is not counted; the upload is not counted). Median of `--trials`. Peers, when
+torch with CUDA is present: `torch.sum`, `torch.cumsum`, `torch.bincount`,
+`torch.sort`, and `copy_` (the bandwidth bound: read + write of n words), each
+timed as `reps` launches and a synchronisation. vyre's own copy kernel (a vyre
+program) is measured too.
+
+GB/s counts the bytes the op must read (and write, for scans and sorts) once.
+"copy share" = the op's GB/s / torch copy GB/s (issue target: >= 0.8 for
+reductions, scan and histogram at 64 Mi elements); sort is reported as keys/s
+against torch.sort's (target >= 0.5 at 16 Mi keys).
+
+The chain row: 10 kernels in sequence through `vyre.run`, once with
+`vyre.DeviceBuffer`s between them (`on_device=True`: no host round trip; one
+upload, one readback at the end) and once through host arrays, every result
+checked.
+
+Every vyre result is checked against numpy before it is timed.
+"""
+
+from __future__ import annotations
+
+import _common  # noqa: F401  (puts the checkout on sys.path)
+
+import argparse
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from _common import gpu_name, median, table
+
+
+def _staged(op_id: str, args: Sequence[Any]) -> tuple[list[Any], list[Any], dict[str, Any], Any]:
+    """The encoded steps of one evaluation of `op_id` with its inputs on the device."""
+    from vyre.ops import registry
+    from vyre.runtime import kernel_run
+
+    spec = registry.get_kernel(op_id)
+    checked = kernel_run.check_args(spec, args)
+    plan = kernel_run._plan(spec, checked)  # pyright: ignore[reportPrivateUsage]
+    steps, clear, state = kernel_run._stage_wgpu(plan, checked)  # pyright: ignore[reportPrivateUsage]
+    return steps, clear, state, plan
+
+
+def vyre_time(op_id: str, args: Sequence[Any], reps: int) -> Callable[[], float]:
+    from vyre.runtime import wgpu_backend
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    steps, clear, _state, _plan = _staged(op_id, args)
+    probe = Resident.allocate(gpu_device(), 1)
+
+    def once() -> float:
+        submitted = wgpu_backend.run_steps(steps, clear=clear, repeat=reps)
+        probe.read()
+        return (time.perf_counter() - submitted) / reps
+
+    return once
+
+
+def step_times(op_id: str, args: Sequence[Any], reps: int, trials: int) -> list[tuple[str, tuple[int, int, int], float]]:
+    """(program name, dispatch, seconds) of each step of the op's plan, each
+    step repeated alone (`--profile`: where a pipeline spends its time)."""
+    from vyre.runtime import wgpu_backend
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    steps, clear, _state, plan = _staged(op_id, args)
+    wgpu_backend.run_steps(steps, clear=clear)
+    probe = Resident.allocate(gpu_device(), 1)
+    out: list[tuple[str, tuple[int, int, int], float]] = []
+    for step, staged in zip(plan.steps, steps):
+
+        def once(staged: Any = staged) -> float:
+            submitted = wgpu_backend.run_steps([staged], repeat=reps)
+            probe.read()
+            return (time.perf_counter() - submitted) / reps
+
+        out.append((step.program.name, step.dispatch, best(once, trials)))
+    return out
+
+
+def sync_cost() -> float:
+    """Submission of an empty command buffer plus the 4-byte readback (subtracted from nothing: reported)."""
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    gpu = gpu_device()
+    probe = Resident.allocate(gpu, 1)
+    samples = []
+    for _ in range(10):
+        start = time.perf_counter()
+        gpu.device.queue.submit([gpu.device.create_command_encoder().finish()])
+        probe.read()
+        samples.append(time.perf_counter() - start)
+    return median(samples)
+
+
+def torch_time(make: Callable[[Any], Callable[[], object]], data: np.ndarray, reps: int) -> Callable[[], float] | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    tensor = torch.from_numpy(data).cuda()
+    fn = make(tensor)
+
+    def once() -> float:
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - start) / reps
+
+    return once
+
+
+def gb(value: float) -> str:
+    """GB/s with 3 significant digits (lavapipe figures are small)."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def best(fn: Callable[[], float], trials: int) -> float:
+    fn()  # warm up (pipelines, caches)
+    return median([fn() for _ in range(trials)])
+
+
+def copy_program(n_groups: int) -> Any:
+    from vyre.ir import BufferDecl, DataType, Program
+    from vyre.ir import Expr as E
+    from vyre.ir import Node as N
+
+    i = E.add(E.mul(E.workgroup_id(0), E.u32(256)), E.local_id(0))
+    return Program(
+        buffers=[BufferDecl.read("x", 0, DataType.U32), BufferDecl.read_write("y", 1, DataType.U32)],
+        workgroup_size=(256, 1, 1),
+        entry=[N.store("y", i, E.load("x", i))],
+        name="copy",
+    )
+
+
+def vyre_copy_time(data: np.ndarray, reps: int) -> Callable[[], float]:
+    from vyre.pipeline import prepare
+    from vyre.runtime import wgpu_backend
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    gpu = gpu_device()
+    groups = -(-len(data) // 256)
+    x = Resident.upload(gpu, data)
+    y = Resident.allocate(gpu, len(data))
+    steps = [(prepare(copy_program(groups)), {"x": x, "y": y}, (groups, 1, 1))]
+    probe = Resident.allocate(gpu, 1)
+    wgpu_backend.run_steps(steps)
+    assert (y.read()[:8] == data[:8]).all()
+
+    def once() -> float:
+        submitted = wgpu_backend.run_steps(steps, repeat=reps)
+        probe.read()
+        return (time.perf_counter() - submitted) / reps
+
+    return once
+
+
+# ---------------------------------------------------------------------------
+# The rows
+# ---------------------------------------------------------------------------
+
+
+def rows(n: int, sort_n: int, reps: int, trials: int) -> tuple[list[list[str]], dict[str, Any]]:
+    import vyre
+    from vyre import ops
+    from vyre.ops import registry
+
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    small = rng.integers(0, 1000, n, dtype=np.uint32)
+    record: dict[str, Any] = {"device": gpu_name(), "n": n, "sort_n": sort_n, "reps": reps, "trials": trials}
+    table_rows: list[list[str]] = []
+
+    copy_peer = torch_time(lambda t: (lambda out=t.clone(): out.copy_(t)), x.view(np.int32), reps)
+    copy_t = best(copy_peer, trials) if copy_peer else None
+    vcopy = best(vyre_copy_time(x, reps), trials)
+    copy_gbs = 8 * n / copy_t / 1e9 if copy_t else None
+    record["copy"] = {"torch_s": copy_t, "vyre_s": vcopy}
+    table_rows.append(
+        ["copy (read + write)", f"{n:,}", gb(8 * n / vcopy / 1e9), gb(copy_gbs) if copy_gbs else "-",
+         f"{(8 * n / vcopy / 1e9) / copy_gbs:.2f}" if copy_gbs else "-", "bound"]
+    )
+
+    def add(label: str, op_id: str, args: list[Any], expected: Callable[[tuple[np.ndarray, ...]], bool],
+            nbytes: int, peer: Callable[[], float] | None, target: str) -> None:
+        if op_id not in registry.kernel_op_ids():
+            table_rows.append([label, "-", "not built", "-", "-", target])
+            return
+        device_args = [vyre.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+        got = tuple(ops.evaluate_raw(op_id, device_args).values())
+        ok = expected(got)
+        t = best(vyre_time(op_id, device_args, reps), trials)
+        pt = best(peer, trials) if peer else None
+        gbs = nbytes / t / 1e9
+        record[op_id] = {"s": t, "peer_s": pt, "checked": ok, "bytes": nbytes}
+        share = f"{gbs / copy_gbs:.2f}" if copy_gbs else "-"
+        vs_peer = f"{pt / t:.2f}" if pt else "-"
+        table_rows.append(
+            [label, f"{len(args[0]):,}", gb(gbs) + ("" if ok else " (WRONG)"),
+             gb(nbytes / pt / 1e9) if pt else "-", share + f" (vs peer {vs_peer})", target]
+        )
+
+    def first(got: tuple[np.ndarray, ...]) -> np.ndarray:
+        return np.asarray(got[0])
+
+    total = int(x.astype(np.uint64).sum()) % 2**32
+    add("reductions.reduce_sum_u32 / torch.sum", "reductions.reduce_sum_u32", [x],
+        lambda g: int(first(g)[0]) == total, 4 * n,
+        torch_time(lambda t: (lambda: t.sum()), x.view(np.int32), reps), ">= 0.8 of copy")
+    add("reductions.reduce_max_u32 / torch.max", "reductions.reduce_max_u32", [x],
+        lambda g: int(first(g)[0]) == int(x.max()), 4 * n,
+        torch_time(lambda t: (lambda: t.max()), small.view(np.int32), reps), ">= 0.8 of copy")
+    add("reductions.argmin_u32 / torch.argmin", "reductions.argmin_u32", [x],
+        lambda g: int(first(g)[0]) == int(np.argmin(x)), 4 * n,
+        torch_time(lambda t: (lambda: t.argmin()), small.view(np.int32), reps), ">= 0.8 of copy")
+    fx = rng.standard_normal(n).astype(np.float32)
+    add("reductions.f32_sum_tree / torch.sum(f32)", "reductions.f32_sum_tree", [fx],
+        lambda g: bool(np.isfinite(first(g)[0])), 4 * n,
+        torch_time(lambda t: (lambda: t.sum()), fx, reps), "reported")
+    expect_scan = np.cumsum(small, dtype=np.uint32)
+    add("scan.prefix_sum_inclusive_u32 / torch.cumsum", "scan.prefix_sum_inclusive_u32", [small],
+        lambda g: bool((first(g) == expect_scan).all()), 8 * n,
+        torch_time(lambda t: (lambda: t.cumsum(0, dtype=t.dtype)), small.view(np.int32), reps), ">= 0.8 of copy")
+    data = rng.integers(0, 256, 4 * n, dtype=np.uint8)
+    add("stats.byte_histogram / torch.bincount", "stats.byte_histogram", [data],
+        lambda g: bool((first(g) == np.bincount(data, minlength=256)).all()), 4 * n,
+        torch_time(lambda t: (lambda: t.bincount(minlength=256)), data, reps), ">= 0.8 of copy")
+    keys = rng.integers(0, 2**32, sort_n, dtype=np.uint64).astype(np.uint32)
+    add("sort.u32 / torch.sort", "sort.u32", [keys],
+        lambda g: bool((first(g) == np.sort(keys)).all()), 8 * sort_n,
+        torch_time(lambda t: (lambda: t.sort()), keys.view(np.int32) ^ np.int32(-(2**31)), reps),
+        ">= 0.5 of torch keys/s")
+    vals = np.arange(sort_n, dtype=np.uint32)
+    order = np.argsort(keys, kind="stable")
+    add("sort.key_value_u32 / torch.sort(stable)", "sort.key_value_u32", [keys, vals],
+        lambda g: bool((first(g) == vals[order]).all()), 16 * sort_n,
+        torch_time(lambda t: (lambda: t.sort(stable=True)), keys.view(np.int32) ^ np.int32(-(2**31)), reps),
+        ">= 0.5 of torch keys/s")
+    return table_rows, record
+
+
+def _step_program(k: int) -> Any:
+    from vyre.ir import BufferDecl, DataType, Program
+    from vyre.ir import Expr as E
+    from vyre.ir import Node as N
+
+    i = E.add(E.mul(E.workgroup_id(0), E.u32(256)), E.local_id(0))
+    value = E.add(E.mul(E.load("x", i), E.u32(3)), E.u32(k))
+    return Program(
+        buffers=[BufferDecl.read("x", 0, DataType.U32), BufferDecl.read_write("y", 1, DataType.U32)],
+        workgroup_size=(256, 1, 1),
+        entry=[N.if_(E.lt(i, E.buf_len("x")), [N.store("y", i, value)])],
+        name=f"chain_step_{k}",
+    )
+
+
+def chain(n: int, trials: int) -> tuple[list[str], dict[str, Any]]:
+    """10 kernels in sequence (y = 3x + k, k = 0..9, through `vyre.run`): the
+    intermediate results stay on the device (`on_device=True`, each output the
+    next input) against the same chain through host arrays."""
+    import vyre
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    programs = [_step_program(k) for k in range(10)]
+    dispatch = (-(-n // 256), 1, 1)
+    want = x.copy()
+    for k in range(10):
+        want = want * np.uint32(3) + np.uint32(k)
+
+    def on_device() -> tuple[float, np.ndarray]:
+        start = time.perf_counter()
+        value: Any = vyre.to_device(x)
+        for prog in programs:
+            value = vyre.run(prog, {"x": value}, dispatch=dispatch, outputs={"y": n}, on_device=True)["y"]
+        result = value.numpy()
+        return time.perf_counter() - start, result
+
+    def on_host() -> tuple[float, np.ndarray]:
+        start = time.perf_counter()
+        value: Any = x
+        for prog in programs:
+            value = vyre.run(prog, {"x": value}, dispatch=dispatch, outputs={"y": n})["y"]
+        return time.perf_counter() - start, value
+
+    dev = [on_device() for _ in range(trials + 1)][1:]
+    host = [on_host() for _ in range(trials + 1)][1:]
+    ok = all(bool((r == want).all()) for _, r in dev + host)
+    td, th = median([t for t, _ in dev]), median([t for t, _ in host])
+    return (
+        [f"{n:,}", f"{td * 1e3:,.1f}", f"{th * 1e3:,.1f}", f"{th / td:.1f}", "yes" if ok else "WRONG"],
+        {"n": n, "device_s": td, "host_s": th, "checked": ok},
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=64 * 2**20)
+    parser.add_argument("--sort-n", type=int, default=16 * 2**20)
+    parser.add_argument("--chain-n", type=int, default=16 * 2**20)
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--out", help="write the figures as JSON here")
+    parser.add_argument("--profile", help="comma-separated U32[] kernel ops: time each step of their plans at --n")
+    args = parser.parse_args()
+    if args.profile:
+        import vyre
+
+        x = vyre.to_device(np.random.default_rng(1).integers(0, 1000, args.n, dtype=np.uint32))
+        for op_id in args.profile.split(","):
+            for name, dispatch, seconds in step_times(op_id, [x], args.reps, args.trials):
+                print(f"{op_id}: {name} {dispatch}: {seconds * 1e6:,.1f} us ({4 * args.n / seconds / 1e9:,.0f} GB/s of n words)")
+        return
+    device = gpu_name()
+    print(f"device: {device}")
+    print(f"submit + 4-byte readback: {sync_cost() * 1e6:,.0f} us (included once per {args.reps} reps)")
+    body, record = rows(args.n, args.sort_n, args.reps, args.trials)
+    print(table(["op / peer", "elements", "vyre GB/s", "peer GB/s", "copy share (vs peer: time ratio)", "target"], body))
+    chain_row, chain_record = chain(args.chain_n, args.trials)
+    print()
+    print(table(["chain elements", "device buffers ms", "host arrays ms", "speed-up", "checked"], [chain_row]))
+    record["chain"] = chain_record
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(record, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()
