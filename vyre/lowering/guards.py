@@ -24,7 +24,15 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
 - `atomic` compare-exchange is strong: `atomicCompareExchangeWeak` in a loop until
   it succeeds or observes a value other than `expected`; it returns the old value.
 - `zero_workgroup_memory`: wgpu-native does not zero workgroup memory; the
-  invocations of each workgroup clear it cooperatively, then `workgroupBarrier()`.
+  invocations of each workgroup clear it cooperatively, then `workgroupBarrier()`
+  (an `array<atomic<u32>, N>` with `atomicStore(&a[k], 0u)`).
+- workgroup atomics: a workgroup buffer that an atomic touches is declared
+  `array<atomic<u32>, N>` (layout.py); the atomic builtins take `&name[i]` there as
+  they do on storage, under the same OOB guard (an index >= N runs nothing and
+  returns 0 - never naga's clamp to the last element, which would count a stray
+  index in the last bin), and its plain loads / stores become `atomicLoad` /
+  `atomicStore` under the load / store guards. All of them are relaxed; a
+  Barrier (`workgroupBarrier()`) makes them visible to the whole workgroup.
 - `intrinsic_call`: Category C ops left as calls map 1:1 to their WGSL builtin;
   `extractBits`/`insertBits` get `offset`/`count` clamped the way WGSL defines
   them (o = min(offset, 32), c = min(count, 32 - o)), folded to literals when both
@@ -136,6 +144,11 @@ class Guards:
             return self.workgroup[buffer].wgsl_name
         return self.storage[buffer].wgsl_name
 
+    def _atomic_workgroup(self, buffer: str) -> bool:
+        """A workgroup buffer declared `array<atomic<u32>, N>`."""
+        array = self.workgroup.get(buffer)
+        return array is not None and array.atomic
+
     def element(self, buffer: str) -> DataTypeKind:
         if buffer in self.workgroup:
             return self.workgroup[buffer].element
@@ -155,6 +168,8 @@ class Guards:
                 word = f"{name}[{i} >> 1u]"
             return f"({word} >> (({i} & 1u) << 4u)) & 0xffffu"
         if binding is not None and binding.atomic:
+            return f"atomicLoad(&{name}[{i}])"
+        if self._atomic_workgroup(buffer):
             return f"atomicLoad(&{name}[{i}])"
         if binding is not None and binding.is_uniform:
             return _uniform_read(name, kind, i)
@@ -189,7 +204,7 @@ class Guards:
         name = self._wgsl_name(buffer)
         value_type = wgsl_type(self.element(buffer))
         binding = self.storage.get(buffer)
-        atomic = binding is not None and binding.atomic
+        atomic = (binding is not None and binding.atomic) or self._atomic_workgroup(buffer)
         if binding is not None and binding.packed_halves:
             return self._store_half(binding, index, value)
 
@@ -342,11 +357,14 @@ class Guards:
             "// the invocations clear it cooperatively, then wait for each other.",
         ]
         for array in self.workgroup.values():
-            zero = storage_zero(array.wgsl_element_type)
+            if array.atomic:
+                clear = f"atomicStore(&{array.wgsl_name}[{counter}], 0u);"
+            else:
+                clear = f"{array.wgsl_name}[{counter}] = {storage_zero(array.wgsl_element_type)};"
             lines += [
                 f"for (var {counter}: u32 = {local_index}; {counter} < {array.count}u; "
                 f"{counter} = {counter} + {invocations}u) {{",
-                f"  {array.wgsl_name}[{counter}] = {zero};",
+                f"  {clear}",
                 "}",
             ]
         lines.append("workgroupBarrier();")

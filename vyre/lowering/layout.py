@@ -24,7 +24,11 @@ All resources live in bind group 0.
   buffers, in declaration order; for F16/BF16 the element count, not the words). Logical counts, not `arrayLength`, bound every
   access, because the runtime allocates at least one element for empty buffers.
 - Workgroup buffers are `var<workgroup>` arrays of their declared count (floats
-  of every width: one element per `u32`).
+  of every width: one element per `u32`). A workgroup buffer that any atomic
+  touches (validation admits atomics only on U32 ones) is
+  `var<workgroup> name: array<atomic<u32>, N>`; every plain load and store of it
+  is then an `atomicLoad` / `atomicStore` (guards.py), and so is the zeroing at
+  kernel start. docs/kernels.md ("Workgroup atomics") gives the semantics.
 """
 
 from __future__ import annotations
@@ -130,15 +134,21 @@ class BufferBinding:
 
 @dataclass(frozen=True)
 class WorkgroupArray:
-    """A workgroup buffer: `var<workgroup> name: array<T, count>`."""
+    """A workgroup buffer: `var<workgroup> name: array<T, count>`, with
+    T = `atomic<u32>` when an atomic touches it (`atomic`)."""
 
     name: str
     wgsl_name: str
     element: DataTypeKind
     count: int
+    atomic: bool = False
+    """Declared `array<atomic<u32>, count>` because an atomic touches it: every
+    access to it is then an atomic builtin (atomicLoad/atomicStore/atomicAdd...)."""
 
     @property
     def wgsl_element_type(self) -> str:
+        if self.atomic:
+            return "atomic<u32>"
         return STORAGE_ELEMENT_TYPES[self.element]
 
     @property

@@ -37,6 +37,8 @@ Emission rules:
   Loop is `for (var i = from; i < to; i = i + 1u)` with `to` evaluated once before
   it (a half-open loop never increments past `to`, so `to == 0xffffffff` is safe);
   Return is `return;`; Barrier is `storageBarrier(); workgroupBarrier();`.
+- A workgroup buffer that an atomic touches is `array<atomic<u32>, N>`; its
+  loads and stores become `atomicLoad` / `atomicStore` (guards.py, layout.py).
 """
 
 from __future__ import annotations
@@ -163,7 +165,13 @@ class _KernelLowering:
             wgsl_name = self.namer.claim(name)
             element = decl.element.data_kind
             if decl.access_kind == AccessKind.WORKGROUP:
-                arrays.append(WorkgroupArray(name, wgsl_name, element, decl.count.data))
+                # an atomic makes the whole array `array<atomic<u32>, N>` (validation
+                # admits atomics only on U32 workgroup buffers, V014/V025)
+                arrays.append(
+                    WorkgroupArray(
+                        name, wgsl_name, element, decl.count.data, name in atomic_buffers
+                    )
+                )
                 continue
             buffers.append(
                 BufferBinding(

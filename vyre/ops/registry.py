@@ -45,6 +45,9 @@ _BUILTIN_KERNEL_FAMILIES = (
     "vyre.ops.kernels.reductions",
     "vyre.ops.kernels.float_sums",
     "vyre.ops.kernels.scan",
+    "vyre.ops.kernels.scan_segmented",
+    "vyre.ops.kernels.sort",
+    "vyre.ops.kernels.stats",
 )
 
 _builtins: dict[str, OpSpec] | None = None

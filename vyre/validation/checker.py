@@ -409,11 +409,16 @@ class KernelChecker:
         decl = self._buffer(name, "atomic on", op)
         if decl is not None:
             access = decl.access.data
+            element = _kind(decl.element)
             if access == AccessKind.WORKGROUP.value:
-                self._report("V025", m.atomic_on_non_writable(name), op)
+                # Workgroup atomics are supported on U32 arrays (docs/kernels.md,
+                # "Workgroup atomics": relaxed, per-workgroup, OOB index = no-op
+                # returning 0). V025 now rejects only the workgroup buffers of other
+                # element types, with its text and beside V014, as before.
+                if element is not None and element != U32:
+                    self._report("V025", m.atomic_on_non_writable(name), op)
             elif access != AccessKind.READ_WRITE.value:
                 self._report("V009", m.atomic_on_non_writable(name), op)
-            element = _kind(decl.element)
             if element == DataTypeKind.BYTES:
                 self._report("V013", m.bytes_buffer_operation(name), op)
             elif element is not None and element != U32:

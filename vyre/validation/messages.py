@@ -80,7 +80,9 @@ def duplicate_local(name: str) -> str:
 
 
 def atomic_on_non_writable(name: str) -> str:
-    """V009 and V025 share this text."""
+    """V009 and V025 share this text. V025 fires only for a workgroup buffer whose
+    element type is not U32 (vyre deviates from validation.md here: atomics on U32
+    workgroup buffers are supported, docs/kernels.md "Workgroup atomics")."""
     return _text(
         f"atomic on non-writable buffer `{name}`", "declare it with BufferAccess::ReadWrite"
     )

@@ -433,11 +433,14 @@ vyre.kernel @main workgroup_size(64, 1, 1) buffers(@tile : workgroup u32) {
 
 // -----
 
-// V025
-vyre.kernel @main workgroup_size(64, 1, 1) buffers(@tile : workgroup u32[64]) {
+// V025: vyre supports atomics on U32 workgroup buffers (docs/kernels.md,
+// "Workgroup atomics"); V025 keeps rejecting workgroup buffers of other element
+// types, with its text and beside V014.
+vyre.kernel @main workgroup_size(64, 1, 1) buffers(@tile : workgroup i32[64]) {
   %0 = vyre.lit_u32 0
   %1 = vyre.atomic add @tile[%0], %0
 }
 
 // CHECK: vyre IR validation: atomic on non-writable buffer `tile`. Fix: declare it with BufferAccess::ReadWrite.
+// CHECK-NEXT: vyre IR validation: atomic on buffer `tile` with non-u32 element type `i32`. Fix: atomics only support U32 elements.
 // CHECK-NOT: {{.}}

@@ -24,14 +24,24 @@ from vyre.ops import registry
 FAST: dict[str, Any] = {"strength": "fast", "corpus": None, "track": "kernel"}
 
 
+SLOW_ON_THE_INTERPRETER = ("sort.",)
+"""Kernel ops whose pipelines take the interpreter about a second per
+evaluation (a sort: 40 dispatches): certified on the GPU machine, and in CI on
+lavapipe without the interpreter (their test files)."""
+
+
+def _interp_ops() -> list[str]:
+    return [op for op in registry.kernel_op_ids() if not op.startswith(SLOW_ON_THE_INTERPRETER)]
+
+
 def test_every_kernel_op_is_L2k_on_the_interpreter() -> None:
-    cert = conform.certify(backend="interp", ops=list(registry.kernel_op_ids()), **FAST)
+    cert = conform.certify(backend="interp", ops=_interp_ops(), **FAST)
     assert cert.passed, [str(f) for f in cert.failures]
     assert cert.level == "L2k"
-    assert {o["id"] for o in cert.data["ops"]} == set(registry.kernel_op_ids())
+    assert {o["id"] for o in cert.data["ops"]} == set(_interp_ops())
     assert all(o["level"] == "L2k" and o["category"] == "kernel" for o in cert.data["ops"])
     # every declared law was witnessed on both targets
-    declared = sum(len(registry.get_kernel(op).laws) for op in registry.kernel_op_ids())
+    declared = sum(len(registry.get_kernel(op).laws) for op in _interp_ops())
     assert len(cert.data["law_results"]) == 2 * declared
     assert verify_certificate(cert) == []
 

@@ -434,12 +434,56 @@ def test_v024_workgroup_buffer_count() -> None:
     ]
 
 
-def test_v025_atomic_on_workgroup_buffer() -> None:
-    shared = BufferDecl.storage("tile", 0, BufferAccess.WORKGROUP, DataType.U32, 8)
-    prog = program([N.let("a", E.atomic(AtomicOp.ADD, "tile", E.u32(0), E.u32(1)))], [INP, OUT, shared])
+def test_v025_atomic_on_workgroup_buffer_of_non_u32_elements() -> None:
+    # vyre deviates from validation.md's V025 (docs/kernels.md, "Workgroup
+    # atomics"): atomics on U32 workgroup buffers are valid; V025 (with its text)
+    # still rejects the other element types, beside V014.
+    signed = BufferDecl.workgroup("tile", 8, DataType.I32)
+    prog = program([N.let("a", E.atomic(AtomicOp.ADD, "tile", E.u32(0), E.u32(1)))], [INP, OUT, signed])
     assert found(prog) == [
-        ("V025", "vyre IR validation: atomic on non-writable buffer `tile`. Fix: declare it with BufferAccess::ReadWrite.")
+        ("V025", "vyre IR validation: atomic on non-writable buffer `tile`. Fix: declare it with BufferAccess::ReadWrite."),
+        ("V014", "vyre IR validation: atomic on buffer `tile` with non-u32 element type `i32`. Fix: atomics only support U32 elements."),
     ]
+
+
+@pytest.mark.parametrize("op", list(AtomicOp), ids=lambda op: op.name)
+def test_atomics_on_u32_workgroup_buffers_are_valid(op: AtomicOp) -> None:
+    shared = BufferDecl.storage("tile", 0, BufferAccess.WORKGROUP, DataType.U32, 8)
+    expected = E.u32(0) if op is AtomicOp.COMPARE_EXCHANGE else None
+    body = [
+        N.let("a", E.atomic(op, "tile", E.local_id(0), E.u32(1), expected)),
+        N.barrier(),
+        N.store("out", E.gid_x(), E.add(E.var("a"), E.load("tile", E.u32(0)))),
+        N.store("tile", E.u32(1), E.u32(5)),
+    ]
+    assert found(program(body, [INP, OUT, shared])) == []
+
+
+def test_atomics_still_rejected_on_read_only_and_uniform_buffers() -> None:
+    uniform = BufferDecl.uniform("u", 2, DataType.U32)
+    prog = program(
+        [
+            N.let("a", E.atomic(AtomicOp.ADD, "inp", E.u32(0), E.u32(1))),
+            N.let("b", E.atomic(AtomicOp.OR, "u", E.u32(0), E.u32(1))),
+        ],
+        [INP, OUT, uniform],
+    )
+    text = "vyre IR validation: atomic on non-writable buffer `{}`. Fix: declare it with BufferAccess::ReadWrite."
+    assert found(prog) == [("V009", text.format("inp")), ("V009", text.format("u"))]
+
+
+def test_workgroup_atomic_value_and_index_type_rules_still_apply() -> None:
+    shared = BufferDecl.workgroup("tile", 8, DataType.U32)
+    bytes_shared = BufferDecl.workgroup("raw", 8, DataType.BYTES)
+    prog = program(
+        [
+            N.let("a", E.atomic(AtomicOp.ADD, "tile", E.i32(0), E.u32(1))),
+            N.let("b", E.atomic(AtomicOp.ADD, "tile", E.u32(0), E.i32(1))),
+            N.let("c", E.atomic(AtomicOp.ADD, "raw", E.u32(0), E.u32(1))),
+        ],
+        [INP, OUT, shared, bytes_shared],
+    )
+    assert [rule for rule, _ in found(prog)] == ["V027", "V057", "V025", "V013"]
 
 
 def test_v018_beyond_the_walk_depth_reports_sizes_without_recursing() -> None:

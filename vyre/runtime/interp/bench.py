@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
+from vyre.pipeline import prepare
 from vyre.runtime.interp.engine import execute
 
 
@@ -75,10 +76,11 @@ def measure(program: Program, invocations: int, loop_trips: int = 1) -> tuple[fl
         "out": np.zeros(invocations, dtype=np.uint32),
     }
     dispatch = (invocations // 64, 1, 1)
+    prepared = prepare(program)
     best = float("inf")
     for _ in range(3):
         start = time.perf_counter()
-        execute(program, words, dispatch)
+        execute(prepared, words, dispatch)
         best = min(best, time.perf_counter() - start)
     ops = _lane_ops_per_invocation(program, loop_trips) * invocations
     return best, ops / best

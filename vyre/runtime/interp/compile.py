@@ -23,7 +23,7 @@ from vyre.dialects import vyre as d
 from vyre.runtime.interp import machine as m
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.intrinsics import INTRINSICS
-from vyre.runtime.interp.memory import BufferInfo
+from vyre.runtime.interp.memory import ATOMIC_ACCESS, BufferInfo
 from vyre.runtime.interp.values import (
     FLOATS,
     SCALARS,
@@ -298,11 +298,11 @@ class Compiler:
 
     def _atomic(self, op: d.AtomicOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
-        if info.access != d.AccessKind.READ_WRITE or info.element != d.DataTypeKind.U32:
+        if info.access not in ATOMIC_ACCESS or info.element != d.DataTypeKind.U32:
             raise InterpError(
                 f"atomic on buffer `{info.name}` ({info.access.value} "
-                f"{info.element.value}): atomics need a read_write buffer of u32 elements "
-                "(V009/V014/V025)"
+                f"{info.element.value}): atomics need a read_write or workgroup buffer of "
+                "u32 elements (V009/V014/V025)"
             )
         kind = d.AtomicOpKind(op.kind.data)
         expected_value = op.expected
@@ -323,6 +323,7 @@ class Compiler:
             self.operand(op.index, op),
             self.operand(op.value, op),
             expected,
+            info.is_workgroup,
         )
 
     def _call(self, op: d.CallOp, slot: int) -> m.Step:

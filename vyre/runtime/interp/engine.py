@@ -236,7 +236,7 @@ def _element_counts(
                 f"length given for `{name}`, which is not a storage or uniform buffer of "
                 f"the program (have: {known})"
             )
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"length of buffer `{name}` must be an int, got {count!r}")
         if count < 0:
             raise ValueError(f"length of buffer `{name}` is negative ({count})")

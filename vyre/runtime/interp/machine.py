@@ -237,6 +237,8 @@ class Atomic:
     index: int
     value: int
     expected: int | None
+    workgroup: bool = False
+    """A workgroup buffer: each lane reaches its own workgroup's region."""
 
     def run(self, batch: Batch, mask: Mask) -> Mask:
         expected = None if self.expected is None else batch.value(self.expected)
@@ -247,6 +249,7 @@ class Atomic:
             batch.value(self.value),
             expected,
             mask,
+            batch.workgroup_slots if self.workgroup else None,
         )
         return mask
 

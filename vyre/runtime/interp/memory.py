@@ -15,6 +15,13 @@ Out of bounds (index >= logical element count, per workgroup for workgroup
 buffers): Load yields 0 of the element type, Store does nothing, Atomic does
 nothing and yields 0. Conflicting Stores and Atomics of one op are applied in
 lane order (the order of the lanes of the batch), so the last lane wins.
+
+Atomics act on read_write storage buffers and on workgroup buffers of u32
+elements (docs/kernels.md, "Workgroup atomics"): on a workgroup buffer a lane
+reaches the element `index` of its own workgroup's region, so workgroups never
+see each other's atomics; the lanes of one workgroup hitting one element are
+applied one after the other in lane order, each seeing the previous one's
+result (one valid order of relaxed atomics).
 """
 
 from __future__ import annotations
@@ -299,6 +306,10 @@ def _compare_exchange(
     return previous, final
 
 
+ATOMIC_ACCESS = frozenset({AccessKind.READ_WRITE, AccessKind.WORKGROUP})
+"""The buffers atomics may target (with u32 elements): V009, V014, V025."""
+
+
 def atomic(
     memory: Memory,
     kind: AtomicOpKind,
@@ -306,13 +317,15 @@ def atomic(
     value: Lanes,
     expected: Lanes | None,
     mask: Truth | None,
+    slots: Index | None = None,
 ) -> Lanes:
-    """Atomic read-modify-write per active in-bounds lane; yields pre-values."""
+    """Atomic read-modify-write per active in-bounds lane; yields pre-values.
+    `slots` (workgroup buffers) gives each lane's workgroup region."""
     info = memory.info
-    if info.element != DataTypeKind.U32 or info.access != AccessKind.READ_WRITE:
+    if info.element != DataTypeKind.U32 or info.access not in ATOMIC_ACCESS:
         raise InterpError(
             f"atomic on buffer `{info.name}` ({info.access.value} {info.element.value}): "
-            "atomics need a read_write buffer of u32 elements (V009/V014/V025)"
+            "atomics need a read_write or workgroup buffer of u32 elements (V009/V014/V025)"
         )
     lanes = len(index)
     result = np.zeros(lanes, dtype=WORD)
@@ -324,7 +337,10 @@ def atomic(
     active_lanes = np.flatnonzero(active)
     if not len(active_lanes):
         return result
-    groups = _group(index[active_lanes].astype(np.int64), active_lanes)
+    position = index[active_lanes].astype(np.int64)
+    if slots is not None:
+        position += slots[active_lanes] * memory.count
+    groups = _group(position, active_lanes)
     operand = value[groups.lanes]
     initial = memory.data[groups.position]
     if kind == AtomicOpKind.COMPARE_EXCHANGE:
