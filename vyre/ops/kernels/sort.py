@@ -6,10 +6,8 @@ dispatches in the reduce-then-scan form (Satish, Harris & Garland 2009; C3: no
 inter-workgroup communication inside a dispatch, so no onesweep look-back):
 
 1. `radix_count`: each workgroup counts the digits of its tile of TILE = 1,024
-   keys and writes the digit-major table `hist[digit * blocks + block]`.
-   Each invocation counts its 4 keys into 8 words holding two 16-bit counters
-   each (digits 2w and 2w+1 in word w); the workgroup adds them up with the
-   two-level workgroup scan below.
+   keys into 16 bins with workgroup atomics (integer adds: deterministic) and
+   writes the digit-major table `hist[digit * blocks + block]`.
 2.-4. the exclusive prefix sum of `hist` (the three programs of
    `vyre/ops/kernels/scan.py`, bound to this pipeline's buffers): `offs[digit *
    blocks + block]` is where the block's keys of that digit start.
@@ -22,8 +20,8 @@ inter-workgroup communication inside a dispatch, so no onesweep look-back):
    `offs[digit, block] + rank`. Equal digits keep their order, so every pass
    is stable and so is the sort.
 
-No atomics: ranks come from prefix sums, so the result is deterministic on every
-device. The plan depends on n only: every pass runs (no data-dependent skipping),
+Ranks come from prefix sums (no atomics in the scatter), so the result is
+deterministic on every device. The plan depends on n only: every pass runs (no data-dependent skipping),
 buffers ping-pong between `ka`/`kb` (and `va`/`vb`), the eighth pass writes `ka`.
 Per invocation: straight-line code over 4 keys, no loop (lavapipe's loop cap).
 
@@ -39,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ir import BufferDecl, DataType, Expr, Node, Program
+from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.kernel import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.ops.kernels.common import WORKGROUP, param, params_buffer, skewed, skewed_size
@@ -134,26 +132,27 @@ def _scan_buffers() -> list[BufferDecl]:
 
 @cache
 def count_program() -> Program:
+    """The tile's digit counts with workgroup atomics (16 bins; docs/kernels.md),
+    written digit-major to `hist`."""
     local = E.local_id(0)
     base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), local)
     body: list[Node] = []
-    digits: list[Expr] = []
     for k in range(ITEMS):
         index = E.add(base, E.u32(k * WORKGROUP))
         body.append(Node.let(f"d{k}", _digit(E.load("keys", index), index)))
-        digits.append(E.var(f"d{k}"))
-    for w, word in enumerate(_packed(digits)):
-        body.append(Node.let(f"p{w}", word))
-    body += _packed_scan([f"p{w}" for w in range(WORDS)])
-    totals = [E.var(f"_tot{w}") for w in range(WORDS)]
+        # INVALID (16) is past the 16 bins: the guarded atomic does nothing there
+        body.append(Node.let(f"_o{k}", E.atomic(AtomicOp.ADD, "bins", E.var(f"d{k}"), E.u32(1))))
+    body.append(Node.barrier())
     at = E.add(E.mul(local, param(1)), E.workgroup_id(0))
-    body.append(Node.if_(E.lt(local, E.u32(BINS)), [Node.store("hist", at, _counter(totals, local))]))
+    body.append(
+        Node.if_(E.lt(local, E.u32(BINS)), [Node.store("hist", at, E.atomic(AtomicOp.ADD, "bins", local, E.u32(0)))])
+    )
     return Program(
         buffers=[
             BufferDecl.read("keys", 0, DataType.U32),
             BufferDecl.read_write("hist", 1, DataType.U32),
             BufferDecl.uniform("params", 2, DataType.U32),
-            *_scan_buffers(),
+            BufferDecl.workgroup("bins", BINS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
