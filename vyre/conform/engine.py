@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from vyre import ops
 from vyre.ops import registry
 from vyre.conform import generate as gen
 from vyre.conform import kernels, zero_overhead

@@ -592,7 +592,7 @@ class KernelEngine:
         op = self._op(spec, target)
         out: list[Result] = []
         for entry in self.plan.op(spec.id)["laws"]:
-            law: KernelLaw = spec.laws[entry["index"]]
+            law: KernelLaw = spec.laws[int(entry["index"])]
             bad: list[int] = []
             why: str | None = None
             for i, case in enumerate(cases):

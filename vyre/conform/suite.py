@@ -275,17 +275,17 @@ def _execute(
 # ---------------------------------------------------------------------------
 
 
-def _check_names(checks: Iterable[str] | None) -> list[str]:
+def _check_names(
+    checks: Iterable[str] | None, groups: Sequence[str] = CHECK_GROUPS, where: str = ""
+) -> list[str]:
     if checks is None:
-        return list(CHECK_GROUPS)
+        return list(groups)
     if isinstance(checks, str):
         checks = [c for c in checks.split(",") if c.strip()]
-    chosen = [c.strip() for c in checks]
-    unknown = [c for c in chosen if c not in CHECK_GROUPS]
+    chosen = [c.strip() for c in checks if c.strip()]
+    unknown = [c for c in chosen if c not in groups]
     if unknown or not chosen:
-        raise PlanError(
-            f"unknown check(s) {unknown or chosen!r}; choose among: {', '.join(CHECK_GROUPS)}"
-        )
+        raise PlanError(f"unknown check(s) {unknown or chosen!r}{where}; choose among: {', '.join(groups)}")
     return chosen
 
 
@@ -367,6 +367,31 @@ def certify(
         _reference_probe(engine_backend),
         track,
     )
+    engine_oracles = {k: v for k, v in (oracles or {}).items() if not rejections.get(k)}
+    cert = _execute_plan(
+        plan, lambda: Engine(plan, engine_backend, engine_oracles), engine_backend,
+        shard_spec, checkpoint, resume, jobs, progress, started, corpus_path,
+    )
+    if record and corpus_path is not None:
+        added = corpus_mod.append(corpus_path, _corpus_entries(cert, engine_backend.id))
+        cert.data["run"]["corpus_added"] = added
+    return cert
+
+
+def _execute_plan(
+    plan: Plan,
+    make_engine: Callable[[], AnyEngine],
+    backend: ConformBackend,
+    shard_spec: tuple[int, int] | None,
+    checkpoint: str | Path | None,
+    resume: bool,
+    jobs: int,
+    progress: bool | None,
+    started: float,
+    corpus_path: Path | None,
+) -> Certificate:
+    """Run the plan's units (this shard's, less those the checkpoint holds when
+    resuming), checkpointing each, and issue the (partial) certificate."""
     units = list(plan.units)
     if shard_spec is not None:
         units = shard_units(plan.units, shard_spec[1])[shard_spec[0]]
@@ -376,9 +401,9 @@ def certify(
     done: UnitResults = _load_checkpoint(checkpoint_path, plan) if resume and checkpoint_path else {}
     done = {key: value for key, value in done.items() if key in {u.key for u in units}}
     todo = [u for u in units if u.key not in done]
-    if not engine_backend.is_reference_interpreter:
+    if not backend.is_reference_interpreter:
         jobs = 1
-    engine = Engine(plan, engine_backend, {k: v for k, v in (oracles or {}).items() if not rejections.get(k)})
+    engine = make_engine()
     writer = _Checkpoint(checkpoint_path, plan, keep=resume)
     bar = Progress(
         total=sum(u.cost + 1.0 for u in units),
@@ -389,7 +414,6 @@ def certify(
     results: UnitResults = dict(done)
     _run_units(engine, units, todo, done, jobs, writer, bar, results)
     writer.close(delete=checkpoint_path is not None)
-
     run = {
         "timestamp": _now(),
         "duration_s": round(time.monotonic() - started, 3),
@@ -401,11 +425,7 @@ def certify(
         "shard": None if shard_spec is None else f"{shard_spec[0]}/{shard_spec[1]}",
         "corpus": str(corpus_path) if corpus_path else None,
     }
-    cert = _issue(plan, units, results, shard_spec, run)
-    if record and corpus_path is not None:
-        added = corpus_mod.append(corpus_path, _corpus_entries(cert, engine_backend.id))
-        cert.data["run"]["corpus_added"] = added
-    return cert
+    return _issue(plan, units, results, shard_spec, run)
 
 
 def _run_units(
@@ -466,55 +486,16 @@ def _certify_kernels(
     regression corpus (kernel counterexamples are whole buffers) and no user oracles."""
     if oracles:
         raise PlanError("the kernel track takes no oracles: the CPU reference and the laws are its oracles")
-    if checks is None:
-        check_list = list(KERNEL_CHECKS)
-    else:
-        given = [c.strip() for c in (checks.split(",") if isinstance(checks, str) else checks) if c.strip()]
-        unknown = [c for c in given if c not in KERNEL_CHECKS]
-        if unknown or not given:
-            raise PlanError(
-                f"unknown check(s) {unknown or given!r} for the kernel track; choose among:"
-                f" {', '.join(KERNEL_CHECKS)}"
-            )
-        check_list = given
+    check_list = _check_names(checks, KERNEL_CHECKS, " for the kernel track")
     law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
     shard_spec = parse_shard(shard)
     plan = build_kernel_plan(
         backend, op_ids, strength, seed, check_list, law_filter, _kernel_reference_probe(backend)
     )
-    units = list(plan.units)
-    if shard_spec is not None:
-        units = shard_units(plan.units, shard_spec[1])[shard_spec[0]]
-    checkpoint_path = Path(checkpoint) if checkpoint is not None else None
-    if resume and checkpoint_path is None:
-        raise PlanError("resume=True needs a checkpoint file (checkpoint=PATH)")
-    done: UnitResults = _load_checkpoint(checkpoint_path, plan) if resume and checkpoint_path else {}
-    done = {key: value for key, value in done.items() if key in {u.key for u in units}}
-    todo = [u for u in units if u.key not in done]
-    if not backend.is_reference_interpreter:
-        jobs = 1
-    writer = _Checkpoint(checkpoint_path, plan, keep=resume)
-    bar = Progress(
-        total=sum(u.cost + 1.0 for u in units),
-        done=sum(u.cost + 1.0 for u in units if u.key in done),
-        units=len(units),
-        enabled=sys.stderr.isatty() if progress is None else progress,
+    return _execute_plan(
+        plan, lambda: KernelEngine(plan, backend), backend,
+        shard_spec, checkpoint, resume, jobs, progress, started, None,
     )
-    results: UnitResults = dict(done)
-    _run_units(KernelEngine(plan, backend), units, todo, done, jobs, writer, bar, results)
-    writer.close(delete=checkpoint_path is not None)
-    run = {
-        "timestamp": _now(),
-        "duration_s": round(time.monotonic() - started, 3),
-        "host": platform.node(),
-        "python": platform.python_version(),
-        "jobs": jobs,
-        "units_run": len(todo),
-        "units_resumed": len(done),
-        "shard": None if shard_spec is None else f"{shard_spec[0]}/{shard_spec[1]}",
-        "corpus": None,
-    }
-    return _issue(plan, units, results, shard_spec, run)
 
 
 def _corpus_entries(cert: Certificate, backend_id: str) -> list[corpus_mod.Entry]:

@@ -245,7 +245,7 @@ def _prepare(
                 words[decl.name], nbytes = found, found.nbytes
             if decl.access is BufferAccess.UNIFORM and nbytes > UNIFORM_LIMIT_BYTES:
                 raise ValueError(
-                    f"uniform buffer `{decl.name}` holds {words[decl.name].nbytes} bytes; uniform"
+                    f"uniform buffer `{decl.name}` holds {nbytes} bytes; uniform"
                     f" buffers hold at most 64 KiB (types.md). Fix: declare it read_only instead."
                 )
         elif decl.name in outputs:

@@ -19,7 +19,7 @@ the device. Its GPU buffer returns to the pool when the object is collected.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -94,10 +94,11 @@ def to_device(array: object, dtype: DataType | None = None) -> DeviceBuffer:
         if isinstance(array, bytes | bytearray | memoryview):
             dtype = DataType.BYTES
         elif isinstance(array, np.ndarray):
-            found = _INFERRED.get(np.dtype(array.dtype).newbyteorder("<"))
+            element: np.dtype[Any] = cast("np.ndarray[Any, np.dtype[Any]]", array).dtype
+            found = _INFERRED.get(element.newbyteorder("<"))
             if found is None:
                 raise TypeError(
-                    f"vyre.to_device: cannot infer the element type of a {array.dtype} array;"
+                    f"vyre.to_device: cannot infer the element type of a {element} array;"
                     " pass dtype=DataType.<type>"
                 )
             dtype = found
@@ -107,7 +108,7 @@ def to_device(array: object, dtype: DataType | None = None) -> DeviceBuffer:
             )
     elif not isinstance(dtype, DataType):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"dtype must be a vyre.ir.DataType, got {dtype!r}")
-    words, count = host.to_words("array", dtype, array)
+    words, count = host.to_words("array", dtype, cast(object, array))
     from vyre.runtime.wgpu_device import Resident, gpu_device
 
     return DeviceBuffer(Resident.upload(gpu_device(), words), dtype, count)

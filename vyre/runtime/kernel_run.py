@@ -22,7 +22,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -132,16 +132,21 @@ def _scalar(where: str, port: Port, value: object) -> int:
     return number
 
 
-def _array(where: str, port: Port, value: object) -> np.ndarray:
+AnyArray = np.ndarray[Any, np.dtype[Any]]
+
+
+def _array(where: str, port: Port, value: object) -> AnyArray:
     if port.dtype is DataType.BYTES:
         if isinstance(value, bytes | bytearray | memoryview):
-            return np.frombuffer(bytes(value), dtype=np.uint8)
-        if isinstance(value, np.ndarray) and value.dtype == np.uint8 and value.ndim == 1:
-            return value
-        raise TypeError(f"{where} (Bytes) must be bytes or a 1-D uint8 array, got {_describe(value)}")
+            return np.frombuffer(bytes(cast("bytes | bytearray | memoryview", value)), dtype=np.uint8)
+        if isinstance(value, np.ndarray):
+            given = cast(AnyArray, value)
+            if given.dtype == np.uint8 and given.ndim == 1:
+                return given
+        raise TypeError(f"{where} (Bytes) must be bytes or a 1-D uint8 array, got {_describe(cast(object, value))}")
     if not isinstance(value, np.ndarray | list | tuple):
         raise TypeError(f"{where} ({port}) must be a 1-D array, got {_describe(value)}")
-    array = np.asarray(value)
+    array: AnyArray = np.asarray(cast(Any, value))
     if array.ndim != 1:
         raise TypeError(f"{where} ({port}) must be a 1-D array, got {_describe(array)}")
     if port.dtype is DataType.F32:
@@ -166,7 +171,8 @@ def _array(where: str, port: Port, value: object) -> np.ndarray:
 
 def _describe(value: object) -> str:
     if isinstance(value, np.ndarray):
-        return f"a {value.ndim}-D {value.dtype} array"
+        array = cast(AnyArray, value)
+        return f"a {array.ndim}-D {array.dtype} array"
     return type(value).__name__
 
 

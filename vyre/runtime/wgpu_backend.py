@@ -226,7 +226,7 @@ def _check_lengths(plan: _Plan, lengths: Mapping[str, int] | None) -> Mapping[st
                 f"length given for `{name}`, which is not a storage or uniform buffer of "
                 f"the program (have: {', '.join(sorted(plan.known)) or 'none'})"
             )
-        if isinstance(count, bool) or not isinstance(count, int | np.integer):
+        if isinstance(count, bool) or not isinstance(count, int | np.integer):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"length of buffer `{name}` must be an int, got {count!r}")
         if count < 0:
             raise ValueError(f"length of buffer `{name}` is negative ({count})")
@@ -524,17 +524,7 @@ def _run(
 
         if shape.slices:
             meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
-            compute = encoder.begin_compute_pass()
-            pipeline = shape.pipeline
-            compute.set_pipeline(pipeline.pipeline)
-            meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
-            for k, (_, count) in enumerate(shape.slices):
-                meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
-                compute.set_bind_group(
-                    0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label)
-                )
-                compute.dispatch_workgroups(*count)
-            compute.end()
+            _encode_pass(gpu, encoder, plan, shape, entries, meta_buffer)
 
         if resident:
             queue.submit([encoder.finish()])
@@ -587,6 +577,23 @@ def _run(
 # ---------------------------------------------------------------------------
 
 
+def _encode_pass(
+    gpu: Any, encoder: Any, plan: _Plan, shape: _Shape, entries: Sequence[tuple[int, Any, int, int | None]],
+    meta_buffer: Any,
+) -> None:
+    """One compute pass of a prepared program: a dispatch per slice of its grid
+    (the per-axis limit), each with its slice's meta words bound."""
+    compute = encoder.begin_compute_pass()
+    pipeline = shape.pipeline
+    compute.set_pipeline(pipeline.pipeline)
+    meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
+    for k, (_, count) in enumerate(shape.slices):
+        meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
+        compute.set_bind_group(0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label))
+        compute.dispatch_workgroups(*count)
+    compute.end()
+
+
 def run_steps(
     steps: Sequence[tuple[Prepared, Mapping[str, Resident], tuple[int, int, int]]],
     *,
@@ -637,17 +644,7 @@ def run_steps(
                     continue
                 meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
                 metas.append((meta_buffer, shape.meta))
-                compute = encoder.begin_compute_pass()
-                pipeline = shape.pipeline
-                compute.set_pipeline(pipeline.pipeline)
-                meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
-                for k, (_, count) in enumerate(shape.slices):
-                    meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
-                    compute.set_bind_group(
-                        0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label)
-                    )
-                    compute.dispatch_workgroups(*count)
-                compute.end()
+                _encode_pass(gpu, encoder, plan, shape, entries, meta_buffer)
             command = encoder.finish()
             submitted = time.perf_counter()
             gpu.device.queue.submit([command])

@@ -149,3 +149,14 @@ def test_errors_name_the_problem() -> None:
         vyre.to_device(np.array([2], dtype=np.uint32), dtype=DataType.BOOL)
     with pytest.raises(TypeError, match="made by vyre.to_device"):
         vyre.DeviceBuffer(object(), DataType.U32, 1)
+
+
+def test_oversized_uniform_device_buffer_is_a_clear_error() -> None:
+    prog = Program(
+        buffers=[BufferDecl.uniform("u", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        workgroup_size=(1, 1, 1),
+        entry=[N.store("out", E.u32(0), E.load("u", E.u32(0)))],
+    )
+    big = vyre.to_device(np.zeros(16_385, dtype=np.uint32))  # 65,540 bytes
+    with pytest.raises(ValueError, match="uniform buffer `u` holds 65540 bytes"):
+        vyre.run(prog, {"u": big}, dispatch=(1, 1, 1), outputs={"out": 1})

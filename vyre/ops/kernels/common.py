@@ -25,8 +25,10 @@ from vyre.ir import Expr as E
 from vyre.ops.kernel import Buffer
 
 __all__ = [
+    "GROUPS",
     "MAX_GROUPS",
     "NONE",
+    "SCAN_WORDS",
     "WORKGROUP",
     "Grid",
     "grid",
@@ -36,8 +38,10 @@ __all__ = [
     "select_min",
     "skewed",
     "skewed_size",
+    "spread",
     "tile_scan",
     "tree_reduce",
+    "workgroup_scan",
 ]
 
 WORKGROUP = 256
@@ -143,110 +147,75 @@ def skewed_size(words: int) -> int:
 
 
 GROUP = 16
-"""Invocation totals per group in the two-level scan of `tile_scan(groups=...)`."""
+"""Invocation values per group in the two-level `workgroup_scan`."""
 GROUPS = WORKGROUP // GROUP
+SCAN_WORDS = WORKGROUP + GROUPS
+"""Words of a `workgroup_scan` array (WORKGROUP entries at `spread` positions)."""
 
 
-def tile_scan(
-    tile: str,
-    totals: str,
-    items: int,
-    prefix: str = "_s",
-    *,
-    skew: bool = False,
-    groups: str | None = None,
-) -> list[Node]:
-    """Turn workgroup array `tile` (WORKGROUP * items u32, already stored) into
-    its inclusive prefix sum (wrapping), in place. Afterwards every invocation
-    holds the tile's total in variable `{prefix}total`. Invocation l scans
-    elements l*items .. l*items + items - 1 serially (`skew`: at `skewed`
-    positions), then the WORKGROUP running totals are scanned, then each
-    invocation adds its offset.
-
-    The totals scan: with `groups` (a GROUPS-word workgroup array; `totals`
-    then has `skewed_size`-like room: WORKGROUP + GROUPS words), two levels and
-    three barriers — invocations 0..GROUPS-1 each scan GROUP consecutive totals
-    serially (at positions t + t / GROUP: no bank conflicts) and publish the
-    group's sum, then every invocation adds the sums of the groups before its
-    own (measured on the H100: 3.4x faster than the log-step form for a
-    2048-element tile). Without `groups`: Hillis-Steele over `totals`
-    (WORKGROUP words), log2(WORKGROUP) rounds of two barriers each."""
-    local = E.local_id(0)
-    first = E.mul(local, E.u32(items))
-    place: Callable[[Expr], Expr] = skewed if skew else (lambda at: at)
-    run = f"{prefix}run"
-    body: list[Node] = [Node.barrier(), Node.let(run, E.u32(0))]
-    for k in range(items):
-        at = place(E.add(first, E.u32(k)))
-        body.append(Node.assign(run, E.add(E.var(run), E.load(tile, at))))
-        body.append(Node.store(tile, at, E.var(run)))
-    offset = f"{prefix}offset"
-    if groups is not None:
-        body += _two_level_offsets(totals, groups, run, offset, prefix)
-    else:
-        body += _log_step_offsets(totals, run, offset, prefix)
-    for k in range(items):
-        at = place(E.add(first, E.u32(k)))
-        body.append(Node.store(tile, at, E.add(E.load(tile, at), E.var(offset))))
-    body.append(Node.barrier())
-    return body
-
-
-def _spread(at: Expr) -> Expr:
+def spread(at: Expr) -> Expr:
+    """Position of entry `at` of a `workgroup_scan` array: one pad word every
+    GROUP, so the GROUPS serial scanners read distinct memory banks."""
     return E.add(at, E.shr(at, E.u32(4)))
 
 
-def _two_level_offsets(totals: str, groups: str, run: str, offset: str, prefix: str) -> list[Node]:
+def workgroup_scan(values: Sequence[str], arrays: Sequence[str], groups: Sequence[str], prefix: str) -> list[Node]:
+    """Exclusive workgroup scans (wrapping, invocation order) of the u32
+    variables `values`, one per name, side by side: afterwards every invocation
+    holds `{prefix}ex{w}` (the sum of value w over the invocations before it) and
+    `{prefix}tot{w}` (over the workgroup). `arrays[w]` has SCAN_WORDS words,
+    `groups[w]` GROUPS words.
+
+    Two levels and two barriers: invocations 0..GROUPS-1 each scan GROUP
+    consecutive values serially and publish the group's sum, then every
+    invocation adds the sums of the groups before its own. Measured on the
+    H100: 3.4x faster than a log-step (Hillis-Steele) scan, whose 16 barriers
+    per tile dominated `tile_scan`."""
     local = E.local_id(0)
-    body: list[Node] = [Node.store(totals, _spread(local), E.var(run)), Node.barrier()]
-    # invocation g < GROUPS: inclusive scan of totals[16g .. 16g+15] in place, group sum
-    g_run = f"{prefix}grun"
-    scan: list[Node] = [Node.let(g_run, E.u32(0))]
-    for j in range(GROUP):
-        at = _spread(E.add(E.mul(local, E.u32(GROUP)), E.u32(j)))
-        scan.append(Node.assign(g_run, E.add(E.var(g_run), E.load(totals, at))))
-        scan.append(Node.store(totals, at, E.var(g_run)))
-    scan.append(Node.store(groups, local, E.var(g_run)))
-    body.append(Node.if_(E.lt(local, E.u32(GROUPS)), scan))
+    body: list[Node] = [Node.store(a, spread(local), E.var(v)) for v, a in zip(values, arrays)]
     body.append(Node.barrier())
-    # offset of invocation l: the sums of the groups before its own, plus its
-    # inclusive total within the group, minus its own run (exclusive)
+    serial: list[Node] = [Node.let(f"{prefix}r{w}", E.u32(0)) for w in range(len(values))]
+    for j in range(GROUP):
+        at = spread(E.add(E.mul(local, E.u32(GROUP)), E.u32(j)))
+        for w, a in enumerate(arrays):
+            serial.append(Node.assign(f"{prefix}r{w}", E.add(E.var(f"{prefix}r{w}"), E.load(a, at))))
+            serial.append(Node.store(a, at, E.var(f"{prefix}r{w}")))
+    serial += [Node.store(g, local, E.var(f"{prefix}r{w}")) for w, g in enumerate(groups)]
+    body.append(Node.if_(E.lt(local, E.u32(GROUPS)), serial))
+    body.append(Node.barrier())
     mine = E.shr(local, E.u32(4))
-    before = f"{prefix}before"
-    body.append(Node.let(before, E.u32(0)))
-    whole = f"{prefix}whole"
-    body.append(Node.let(whole, E.u32(0)))
-    for h in range(GROUPS):
-        value = E.load(groups, E.u32(h))
-        body.append(Node.assign(before, E.add(E.var(before), E.select(E.lt(E.u32(h), mine), value, E.u32(0)))))
-        body.append(Node.assign(whole, E.add(E.var(whole), value)))
-    body.append(
-        Node.let(offset, E.sub(E.add(E.var(before), E.load(totals, _spread(local))), E.var(run)))
-    )
-    body.append(Node.let(f"{prefix}total", E.var(whole)))
+    for w, (value, a, g) in enumerate(zip(values, arrays, groups)):
+        before, whole = f"{prefix}b{w}", f"{prefix}tot{w}"
+        body += [Node.let(before, E.u32(0)), Node.let(whole, E.u32(0))]
+        for h in range(GROUPS):
+            group_sum = E.load(g, E.u32(h))
+            body.append(Node.assign(before, E.add(E.var(before), E.select(E.lt(E.u32(h), mine), group_sum, E.u32(0)))))
+            body.append(Node.assign(whole, E.add(E.var(whole), group_sum)))
+        inclusive = E.load(a, spread(local))
+        body.append(Node.let(f"{prefix}ex{w}", E.sub(E.add(E.var(before), inclusive), E.var(value))))
     return body
 
 
-def _log_step_offsets(totals: str, run: str, offset: str, prefix: str) -> list[Node]:
+def tile_scan(tile: str, totals: str, groups: str, items: int, prefix: str = "_s") -> list[Node]:
+    """Turn workgroup array `tile` (WORKGROUP * items u32 at `skewed` positions,
+    already stored) into its inclusive prefix sum (wrapping), in place.
+    Afterwards every invocation holds the tile's total in variable
+    `{prefix}total`. Invocation l scans elements l*items .. l*items + items - 1
+    serially, the WORKGROUP running totals are scanned by `workgroup_scan`
+    (`totals`: SCAN_WORDS words, `groups`: GROUPS words), then each invocation
+    adds its offset."""
     local = E.local_id(0)
-    body: list[Node] = [Node.store(totals, local, E.var(run)), Node.barrier()]
-    for r in range(LOG_WORKGROUP):
-        step = 1 << r
-        value = f"{prefix}v{r}"
-        earlier = E.load(totals, E.sub(local, E.u32(step)))
-        body.append(
-            Node.let(
-                value,
-                E.add(
-                    E.load(totals, local),
-                    E.select(E.ge(local, E.u32(step)), earlier, E.u32(0)),
-                ),
-            )
-        )
-        body.append(Node.barrier())
-        body.append(Node.store(totals, local, E.var(value)))
-        body.append(Node.barrier())
-    # totals[l] is now the inclusive scan of the invocation totals
-    body.append(Node.let(offset, E.sub(E.load(totals, local), E.var(run))))
-    body.append(Node.let(f"{prefix}total", E.load(totals, E.u32(WORKGROUP - 1))))
+    first = E.mul(local, E.u32(items))
+    run = f"{prefix}run"
+    body: list[Node] = [Node.barrier(), Node.let(run, E.u32(0))]
+    for k in range(items):
+        at = skewed(E.add(first, E.u32(k)))
+        body.append(Node.assign(run, E.add(E.var(run), E.load(tile, at))))
+        body.append(Node.store(tile, at, E.var(run)))
+    body += workgroup_scan([run], [totals], [groups], prefix)
+    body.append(Node.let(f"{prefix}total", E.var(f"{prefix}tot0")))
+    for k in range(items):
+        at = skewed(E.add(first, E.u32(k)))
+        body.append(Node.store(tile, at, E.add(E.load(tile, at), E.var(f"{prefix}ex0"))))
+    body.append(Node.barrier())
     return body

@@ -38,6 +38,7 @@ from vyre.ops import kernel_laws as K
 from vyre.ops.kernel import Buffer, KernelPlan, KernelSpec, Port, Step
 from vyre.ops.kernels.common import (
     GROUPS,
+    SCAN_WORDS,
     WORKGROUP,
     param,
     params_buffer,
@@ -129,7 +130,7 @@ def scan_sums_program() -> Program:
             param(1),
             [
                 *loads,
-                *tile_scan("tile", "totals", ITEMS, skew=True, groups="groups"),
+                *tile_scan("tile", "totals", "groups", ITEMS),
                 *stores,
                 Node.assign("carry", E.add(E.var("carry"), E.var("_stotal"))),
                 Node.barrier(),
@@ -141,7 +142,7 @@ def scan_sums_program() -> Program:
             BufferDecl.read_write("sums", 0, DataType.U32),
             BufferDecl.uniform("params", 1, DataType.U32),
             BufferDecl.workgroup("tile", skewed_size(TILE), DataType.U32),
-            BufferDecl.workgroup("totals", WORKGROUP + GROUPS, DataType.U32),
+            BufferDecl.workgroup("totals", SCAN_WORDS, DataType.U32),
             BufferDecl.workgroup("groups", GROUPS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
@@ -160,7 +161,7 @@ def scan_tiles_program(exclusive: bool) -> Program:
         at = E.add(E.u32(k * WORKGROUP), local)
         i = E.add(E.var("tile_base"), at)
         loop.append(Node.store("tile", skewed(at), E.load("x", i)))
-    loop += tile_scan("tile", "totals", ITEMS, skew=True, groups="groups")
+    loop += tile_scan("tile", "totals", "groups", ITEMS)
     for k in range(ITEMS):
         at = E.add(E.u32(k * WORKGROUP), local)
         i = E.add(E.var("tile_base"), at)
@@ -179,7 +180,7 @@ def scan_tiles_program(exclusive: bool) -> Program:
             BufferDecl.read("offsets", 1, DataType.U32),
             BufferDecl.read_write("out", 2, DataType.U32),
             BufferDecl.workgroup("tile", skewed_size(TILE), DataType.U32),
-            BufferDecl.workgroup("totals", WORKGROUP + GROUPS, DataType.U32),
+            BufferDecl.workgroup("totals", SCAN_WORDS, DataType.U32),
             BufferDecl.workgroup("groups", GROUPS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),

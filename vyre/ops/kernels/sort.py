@@ -40,7 +40,16 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.kernel import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
-from vyre.ops.kernels.common import WORKGROUP, param, params_buffer, skewed, skewed_size
+from vyre.ops.kernels.common import (
+    GROUPS,
+    SCAN_WORDS,
+    WORKGROUP,
+    param,
+    params_buffer,
+    skewed,
+    skewed_size,
+    workgroup_scan,
+)
 from vyre.ops.kernels.scan import BLOCK, block_sums_program, scan_sums_program, scan_tiles_program
 from vyre.ops.kernels.scan import TILE as SCAN_TILE
 
@@ -54,16 +63,8 @@ PASSES = 32 // DIGIT_BITS
 WORDS = BINS // 2
 """Packed counter words per invocation: two 16-bit counters each (a tile holds
 at most 1,024 keys, so no counter overflows)."""
-GROUP = 16
-GROUPS = WORKGROUP // GROUP
-SPREAD = WORKGROUP + GROUPS
 INVALID = BINS
 """The digit of a position past n: it matches no bin."""
-
-
-def _spread(at: Expr) -> Expr:
-    """Position of entry `at` of a GROUP-strided scan array (no bank conflicts)."""
-    return E.add(at, E.shr(at, E.u32(4)))
 
 
 def _packed(digits: Sequence[Expr]) -> list[Expr]:
@@ -80,34 +81,8 @@ def _packed(digits: Sequence[Expr]) -> list[Expr]:
 
 def _packed_scan(values: Sequence[str]) -> list[Node]:
     """Exclusive workgroup scan of the WORDS packed counter words in variables
-    `values` (invocation order): `_ex{w}` (the earlier invocations' counts) and
-    `_tot{w}` (the workgroup's). Two levels, two barriers: invocations
-    0..GROUPS-1 scan GROUP entries each serially, then every invocation adds the
-    group sums before its own."""
-    local = E.local_id(0)
-    body: list[Node] = []
-    for w, value in enumerate(values):
-        body.append(Node.store(f"c{w}", _spread(local), E.var(value)))
-    body.append(Node.barrier())
-    serial: list[Node] = [Node.let(f"_r{w}", E.u32(0)) for w in range(WORDS)]
-    for j in range(GROUP):
-        at = _spread(E.add(E.mul(local, E.u32(GROUP)), E.u32(j)))
-        for w in range(WORDS):
-            serial.append(Node.assign(f"_r{w}", E.add(E.var(f"_r{w}"), E.load(f"c{w}", at))))
-            serial.append(Node.store(f"c{w}", at, E.var(f"_r{w}")))
-    serial += [Node.store(f"g{w}", local, E.var(f"_r{w}")) for w in range(WORDS)]
-    body.append(Node.if_(E.lt(local, E.u32(GROUPS)), serial))
-    body.append(Node.barrier())
-    mine = E.shr(local, E.u32(4))
-    for w in range(WORDS):
-        body += [Node.let(f"_b{w}", E.u32(0)), Node.let(f"_tot{w}", E.u32(0))]
-        for h in range(GROUPS):
-            g = E.load(f"g{w}", E.u32(h))
-            body.append(Node.assign(f"_b{w}", E.add(E.var(f"_b{w}"), E.select(E.lt(E.u32(h), mine), g, E.u32(0)))))
-            body.append(Node.assign(f"_tot{w}", E.add(E.var(f"_tot{w}"), g)))
-        inclusive = E.load(f"c{w}", _spread(local))
-        body.append(Node.let(f"_ex{w}", E.sub(E.add(E.var(f"_b{w}"), inclusive), E.var(values[w]))))
-    return body
+    `values`: `_pex{w}` (the earlier invocations' counts) and `_ptot{w}`."""
+    return workgroup_scan(values, [f"c{w}" for w in range(WORDS)], [f"g{w}" for w in range(WORDS)], "_p")
 
 
 def _counter(words: Sequence[Expr], digit: Expr) -> Expr:
@@ -125,7 +100,7 @@ def _digit(key: Expr, index: Expr) -> Expr:
 
 
 def _scan_buffers() -> list[BufferDecl]:
-    decls = [BufferDecl.workgroup(f"c{w}", SPREAD, DataType.U32) for w in range(WORDS)]
+    decls = [BufferDecl.workgroup(f"c{w}", SCAN_WORDS, DataType.U32) for w in range(WORDS)]
     decls += [BufferDecl.workgroup(f"g{w}", GROUPS, DataType.U32) for w in range(WORDS)]
     return decls
 
@@ -179,7 +154,7 @@ def scatter_program(with_values: bool) -> Program:
     for w, word in enumerate(_packed(digits)):
         body.append(Node.let(f"p{w}", word))
     body += _packed_scan([f"p{w}" for w in range(WORDS)])
-    earlier = [E.var(f"_ex{w}") for w in range(WORDS)]
+    earlier = [E.var(f"_pex{w}") for w in range(WORDS)]
     for j in range(ITEMS):
         d = E.var(f"d{j}")
         rank: Expr = _counter(earlier, d)
