@@ -30,6 +30,7 @@ from vyre.ir import (
     print_ir,
 )
 from vyre.ops.admission import AdmissionError
+from vyre.ops.kernel import OpInputError
 from vyre.runtime import api, evaluate
 from vyre.runtime.device_buffer import DeviceBuffer, to_device
 from vyre.text import VyreParseError
@@ -50,6 +51,7 @@ __all__ = [
     "Diagnostic",
     "Expr",
     "Node",
+    "OpInputError",
     "Program",
     "UnOp",
     "ValidationError",

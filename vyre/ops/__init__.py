@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from vyre.ops import laws, registry
 from vyre.ops.admission import AdmissionError, admit, characterization_collisions
-from vyre.ops.kernel import KernelLaw, KernelSpec, Port
+from vyre.ops.kernel import KernelLaw, KernelSpec, OpInputError, Port
 from vyre.ops.kernel_admission import admit_kernel
 from vyre.ops.registry import (
     UnknownOpError,
@@ -47,6 +47,7 @@ __all__ = [
     "Intrinsic",
     "KernelLaw",
     "KernelSpec",
+    "OpInputError",
     "Port",
     "OpSignature",
     "OpSpec",

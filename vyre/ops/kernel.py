@@ -33,6 +33,8 @@ from vyre.ir import DataType, Program
 
 __all__ = [
     "BOUNDARY_LENGTHS",
+    "NO_ERROR",
+    "OpInputError",
     "KERNEL_KINDS",
     "Buffer",
     "KernelLaw",
@@ -49,6 +51,23 @@ KERNEL_KINDS = ("map", "reduce", "scan-based", "batch", "iterative")
 BOUNDARY_LENGTHS = (0, 1, 2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 4095, 4096, 4097)
 """Input lengths every kernel op is checked on (oplib.md §14): empty, one, the
 workgroup size and tile size +- 1, and lengths that are not multiples of 4."""
+
+
+NO_ERROR = 0xFFFF_FFFF
+"""The value of a kernel op's error output when its input is well formed."""
+
+
+class OpInputError(ValueError):
+    """Malformed input to a kernel op (a decoder given bad bytes): names the op
+    and the byte offset of the first bad byte; nothing is half-decoded
+    (python-api.md "Buffer-level operations", oplib.md C6)."""
+
+    def __init__(self, op_id: str, offset: int, detail: str = ""):
+        self.op_id = op_id
+        self.offset = offset
+        self.detail = detail
+        tail = f": {detail}" if detail else ""
+        super().__init__(f"`{op_id}`: malformed input at byte offset {offset}{tail}")
 
 
 @dataclass(frozen=True)
@@ -190,6 +209,15 @@ class KernelSpec:
     """Valid inputs of size n for ops whose inputs have structure (a graph, a
     bin count): (rng, n, pattern) -> argument tuple. None: the proof system
     draws every input from its element type."""
+    error_from: str | None = None
+    """For ops that can reject their input (decoders): the scalar U32 output
+    holding the byte offset of the first bad byte of the first input, `NO_ERROR`
+    when the input is well formed. `ops.evaluate` raises `OpInputError` for any
+    other value (the reference returns the same offset, so the proof system
+    compares it like any output)."""
+    describe_error: Callable[[tuple[Any, ...], int], str] | None = None
+    """(user inputs, offset) -> a short description of what is wrong there, for
+    the `OpInputError` message."""
 
     def __post_init__(self) -> None:
         if self.kind not in KERNEL_KINDS:
@@ -198,6 +226,11 @@ class KernelSpec:
         if len(set(names)) != len(names):
             raise ValueError(f"kernel op `{self.id}`: port names must be distinct, got {names}")
         scalars = {p.name for p in self.outputs if p.scalar}
+        if self.error_from is not None and self.error_from not in scalars:
+            raise ValueError(
+                f"kernel op `{self.id}`: error_from names `{self.error_from}`, which is not a"
+                " scalar output"
+            )
         for port in self.outputs:
             if port.length_from is not None and port.length_from not in scalars:
                 raise ValueError(

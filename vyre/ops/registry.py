@@ -41,14 +41,23 @@ _BUILTIN_FAMILIES = (
     "vyre.ops.primitive.float",
 )
 
-_BUILTIN_KERNEL_FAMILIES = (
-    "vyre.ops.kernels.reductions",
-    "vyre.ops.kernels.float_sums",
-    "vyre.ops.kernels.scan",
-    "vyre.ops.kernels.scan_segmented",
-    "vyre.ops.kernels.sort",
-    "vyre.ops.kernels.stats",
-)
+def _kernel_family_modules() -> tuple[str, ...]:
+    """Every module of `vyre.ops.kernels` that defines `KERNELS` (shared helpers
+    such as `common.py` define none), sorted: a new family is a new module there,
+    with no list to edit."""
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module("vyre.ops.kernels")
+    names: list[str] = []
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.startswith("_") or info.ispkg:
+            continue
+        name = f"vyre.ops.kernels.{info.name}"
+        if hasattr(importlib.import_module(name), "KERNELS"):
+            names.append(name)
+    return tuple(names)
+
 
 _builtins: dict[str, OpSpec] | None = None
 _user: dict[str, OpSpec] = {}
@@ -99,7 +108,7 @@ def _load_kernels() -> dict[str, KernelSpec]:
         import importlib
 
         specs: dict[str, KernelSpec] = {}
-        for module_name in _BUILTIN_KERNEL_FAMILIES:
+        for module_name in _kernel_family_modules():
             module = importlib.import_module(module_name)
             for spec in module.KERNELS:
                 if spec.id in specs or spec.id in _load_builtins():

@@ -28,7 +28,7 @@ import numpy as np
 
 from vyre.fingerprint import LruCache
 from vyre.ir import BufferAccess, DataType, Program
-from vyre.ops.kernel import Buffer, KernelPlan, KernelSpec, Port
+from vyre.ops.kernel import NO_ERROR, Buffer, KernelPlan, KernelSpec, OpInputError, Port
 from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
 from vyre.runtime.device_buffer import DeviceBuffer
@@ -216,12 +216,26 @@ def _plan(spec: KernelSpec, args: KernelArgs) -> KernelPlan:
     return plan
 
 
-def _outputs(spec: KernelSpec, plan: KernelPlan, final: Mapping[str, np.ndarray]) -> tuple[np.ndarray, ...]:
-    """The user form of every output, trimmed to its length output."""
+def _outputs(
+    spec: KernelSpec,
+    plan: KernelPlan,
+    final: Mapping[str, np.ndarray],
+    args: KernelArgs,
+    raise_errors: bool,
+) -> tuple[np.ndarray, ...]:
+    """The user form of every output, trimmed to its length output; an
+    `OpInputError` when the op's error output reports malformed input."""
     values: dict[str, np.ndarray] = {}
     for port in spec.outputs:
         buffer = plan.buffer(plan.output_buffer(port.name))
         values[port.name] = host.from_words(port.name, port.dtype, final[buffer.name], buffer.count)
+    if raise_errors and spec.error_from is not None:
+        offset = int(values[spec.error_from][0])
+        if offset != NO_ERROR:
+            detail = ""
+            if spec.describe_error is not None:
+                detail = spec.describe_error(host_values(args.user), offset)
+            raise OpInputError(spec.id, offset, detail)
     for port in spec.outputs:
         if port.length_from is not None:
             length = int(values[port.length_from][0])
@@ -286,16 +300,23 @@ def _stage_wgpu(
     return steps, clear, state
 
 
-def evaluate_kernel(spec: KernelSpec, args: Sequence[Any], backend: str = "wgpu") -> tuple[np.ndarray, ...]:
+def evaluate_kernel(
+    spec: KernelSpec, args: Sequence[Any], backend: str = "wgpu", raise_errors: bool = True
+) -> tuple[np.ndarray, ...]:
     """Every output of kernel op `spec` on `args`, in port order."""
-    return evaluate_kernel_many(spec, [args], backend)[0]
+    return evaluate_kernel_many(spec, [args], backend, raise_errors)[0]
 
 
 def evaluate_kernel_many(
-    spec: KernelSpec, many: Sequence[Sequence[Any]], backend: str = "wgpu"
+    spec: KernelSpec,
+    many: Sequence[Sequence[Any]],
+    backend: str = "wgpu",
+    raise_errors: bool = True,
 ) -> list[tuple[np.ndarray, ...]]:
     """The outputs of `spec` for each argument list; on wgpu every evaluation's
-    dispatches go in one submission and every output comes back in one more."""
+    dispatches go in one submission and every output comes back in one more.
+    Malformed input raises `OpInputError` unless `raise_errors` is False (the
+    proof system compares the error output itself)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}")
     if isinstance(many, np.ndarray | bytes | str) or not isinstance(many, Sequence):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -304,7 +325,8 @@ def evaluate_kernel_many(
     plans = [_plan(spec, args) for args in checked]
     if backend == "interp":
         return [
-            _outputs(spec, plan, _run_interp(spec, plan, args)) for plan, args in zip(plans, checked)
+            _outputs(spec, plan, _run_interp(spec, plan, args), args, raise_errors)
+            for plan, args in zip(plans, checked)
         ]
     from vyre.runtime import wgpu_backend
     from vyre.runtime.wgpu_device import gpu_device
@@ -325,7 +347,7 @@ def evaluate_kernel_many(
     ]
     words = iter(gpu_device().read_many(wanted))
     results: list[tuple[np.ndarray, ...]] = []
-    for plan in plans:
+    for plan, args in zip(plans, checked):
         final = {plan.output_buffer(port.name): next(words) for port in spec.outputs}
-        results.append(_outputs(spec, plan, final))
+        results.append(_outputs(spec, plan, final, args, raise_errors))
     return results
