@@ -33,6 +33,7 @@ from vyre.ir import DataType, Program
 
 __all__ = [
     "BOUNDARY_LENGTHS",
+    "ERROR_CODES",
     "NO_ERROR",
     "OpInputError",
     "KERNEL_KINDS",
@@ -57,17 +58,32 @@ NO_ERROR = 0xFFFF_FFFF
 """The value of a kernel op's error output when its input is well formed."""
 
 
-class OpInputError(ValueError):
-    """Malformed input to a kernel op (a decoder given bad bytes): names the op
-    and the byte offset of the first bad byte; nothing is half-decoded
-    (python-api.md "Buffer-level operations", oplib.md C6)."""
+ERROR_CODES = {
+    1: "invalid symbol",
+    2: "bad length",
+    3: "bad padding",
+    4: "non-canonical trailing bits",
+    5: "truncated",
+    6: "overflow",
+    7: "corrupt stream",
+    8: "output too small",
+}
+"""oplib.md C6: what a kernel op's error code output means."""
 
-    def __init__(self, op_id: str, offset: int, detail: str = ""):
+
+class OpInputError(ValueError):
+    """Malformed input to a kernel op (a decoder given bad bytes): names the op,
+    the byte offset of the first bad byte and the C6 error code; nothing is
+    half-decoded (python-api.md "Buffer-level operations", oplib.md C6)."""
+
+    def __init__(self, op_id: str, offset: int, code: int = 1, detail: str = ""):
         self.op_id = op_id
         self.offset = offset
+        self.code = code
         self.detail = detail
+        what = ERROR_CODES.get(code, f"error code {code}")
         tail = f": {detail}" if detail else ""
-        super().__init__(f"`{op_id}`: malformed input at byte offset {offset}{tail}")
+        super().__init__(f"`{op_id}`: malformed input at byte offset {offset} ({what}){tail}")
 
 
 @dataclass(frozen=True)
@@ -215,6 +231,9 @@ class KernelSpec:
     when the input is well formed. `ops.evaluate` raises `OpInputError` for any
     other value (the reference returns the same offset, so the proof system
     compares it like any output)."""
+    code_from: str | None = None
+    """The scalar U32 output holding the C6 error code (`ERROR_CODES`) when
+    `error_from` reports an error; None: code 1 (invalid symbol)."""
     describe_error: Callable[[tuple[Any, ...], int], str] | None = None
     """(user inputs, offset) -> a short description of what is wrong there, for
     the `OpInputError` message."""
@@ -226,11 +245,11 @@ class KernelSpec:
         if len(set(names)) != len(names):
             raise ValueError(f"kernel op `{self.id}`: port names must be distinct, got {names}")
         scalars = {p.name for p in self.outputs if p.scalar}
-        if self.error_from is not None and self.error_from not in scalars:
-            raise ValueError(
-                f"kernel op `{self.id}`: error_from names `{self.error_from}`, which is not a"
-                " scalar output"
-            )
+        for role, name in (("error_from", self.error_from), ("code_from", self.code_from)):
+            if name is not None and name not in scalars:
+                raise ValueError(
+                    f"kernel op `{self.id}`: {role} names `{name}`, which is not a scalar output"
+                )
         for port in self.outputs:
             if port.length_from is not None and port.length_from not in scalars:
                 raise ValueError(

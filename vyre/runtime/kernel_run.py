@@ -235,7 +235,8 @@ def _outputs(
             detail = ""
             if spec.describe_error is not None:
                 detail = spec.describe_error(host_values(args.user), offset)
-            raise OpInputError(spec.id, offset, detail)
+            code = 1 if spec.code_from is None else int(values[spec.code_from][0])
+            raise OpInputError(spec.id, offset, code, detail)
     for port in spec.outputs:
         if port.length_from is not None:
             length = int(values[port.length_from][0])
