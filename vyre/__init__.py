@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from vyre import ops, pipeline
 from vyre.ir import (
     AtomicOp,
