@@ -315,52 +315,43 @@ def _describe(value: object) -> str:
 
 
 def _check_limits(plan: _Plan, lengths: tuple[int, ...], gpu: GpuDevice) -> None:
+    """`DeviceLimitError` (a ValueError) naming the first adapter limit the run
+    would exceed."""
     kernel = plan.kernel
     limits = gpu.limits
-    where = f"on adapter {gpu.adapter_name}"
     for axis, size in zip("xyz", kernel.workgroup_size):
-        cap = limits[f"max-compute-workgroup-size-{axis}"]
-        if size > cap:
-            raise RuntimeError(
-                f"workgroup_size {kernel.workgroup_size} exceeds the {axis} limit {cap} {where}"
-            )
-    cap = limits["max-compute-invocations-per-workgroup"]
-    if kernel.invocations_per_workgroup > cap:
-        raise RuntimeError(
-            f"workgroup_size {kernel.workgroup_size} has {kernel.invocations_per_workgroup} "
-            f"invocations, more than the {cap} allowed {where}"
+        limit = f"max-compute-workgroup-size-{axis}"
+        if size > limits[limit]:
+            raise gpu.limit_error(f"workgroup_size {kernel.workgroup_size} ({axis} = {size})", limit)
+    if kernel.invocations_per_workgroup > limits["max-compute-invocations-per-workgroup"]:
+        raise gpu.limit_error(
+            f"workgroup_size {kernel.workgroup_size} "
+            f"({kernel.invocations_per_workgroup:,} invocations per workgroup)",
+            "max-compute-invocations-per-workgroup",
         )
-    cap = limits["max-compute-workgroup-storage-size"]
-    if kernel.workgroup_bytes > cap:
+    if kernel.workgroup_bytes > limits["max-compute-workgroup-storage-size"]:
         names = ", ".join(f"`{a.name}` ({a.size_bytes} B)" for a in kernel.workgroup_arrays)
-        raise RuntimeError(
-            f"workgroup buffers {names} need {kernel.workgroup_bytes} bytes, more than the "
-            f"{cap} bytes of workgroup memory {where}"
+        raise gpu.limit_error(
+            f"workgroup buffers {names} ({kernel.workgroup_bytes:,} bytes)",
+            "max-compute-workgroup-storage-size",
         )
     storage = plan.storage
     if len(storage) > limits["max-storage-buffers-per-shader-stage"]:
-        raise RuntimeError(
-            f"the program binds {len(storage)} storage buffers, more than the "
-            f"{limits['max-storage-buffers-per-shader-stage']} allowed {where}"
+        raise gpu.limit_error(
+            f"the program's {len(storage)} storage buffers", "max-storage-buffers-per-shader-stage"
         )
     if plan.uniform_count > limits["max-uniform-buffers-per-shader-stage"]:
-        raise RuntimeError(
-            f"the program binds {plan.uniform_count - 1} uniform buffers (+1 internal), more "
-            f"than the {limits['max-uniform-buffers-per-shader-stage']} allowed {where}"
+        raise gpu.limit_error(
+            f"the program's {plan.uniform_count - 1} uniform buffers (+1 internal)",
+            "max-uniform-buffers-per-shader-stage",
         )
     if kernel.meta.binding >= limits["max-bindings-per-bind-group"]:
-        raise RuntimeError(
-            f"binding {kernel.meta.binding - 1} is too high: bindings must stay below "
-            f"{limits['max-bindings-per-bind-group'] - 1} {where} (one slot is internal)"
+        raise gpu.limit_error(
+            f"binding {kernel.meta.binding - 1} (+1 internal binding after the highest)",
+            "max-bindings-per-bind-group",
         )
-    cap = min(limits["max-storage-buffer-binding-size"], limits["max-buffer-size"])
     for binding, k in storage:
-        size = lengths[k] * 4
-        if size > cap:
-            raise RuntimeError(
-                f"buffer `{binding.name}` has {size} bytes, more than the {cap} bytes a "
-                f"storage binding may have {where}"
-            )
+        gpu.check_buffer_size(lengths[k] * 4, f"buffer `{binding.name}`")
 
 
 # ---------------------------------------------------------------------------

@@ -44,6 +44,11 @@ LIMITS_WANTED = (
 )
 """Limits requested at the adapter's own maximum (the defaults are far lower)."""
 
+class DeviceLimitError(ValueError):
+    """A run, or a buffer, that needs more than the adapter allows: the message
+    names the limit (its WebGPU name), the amount asked for, and the adapter."""
+
+
 PIPELINE_CAPACITY = 256
 BIND_GROUP_CAPACITY = 512
 CONTENT_POOL_CAPACITY = 64
@@ -75,6 +80,21 @@ class GpuDevice:
         default_factory=lambda: OrderedDict()
     )
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    # -- limits -----------------------------------------------------------------
+
+    def limit_error(self, what: str, limit: str, detail: str = "") -> DeviceLimitError:
+        """The error for `what` exceeding the adapter limit `limit`."""
+        return DeviceLimitError(
+            f"{what} exceeds the adapter limit {limit} = {self.limits.get(limit, '?'):,}"
+            f" of {self.adapter_name}{detail}"
+        )
+
+    def check_buffer_size(self, nbytes: int, what: str) -> None:
+        """`DeviceLimitError` when `nbytes` cannot be one storage binding here."""
+        for limit in ("max-buffer-size", "max-storage-buffer-binding-size"):
+            if storage_size(nbytes) > self.limits.get(limit, 1 << 62):
+                raise self.limit_error(f"{what} ({nbytes:,} bytes)", limit)
 
     # -- buffers ----------------------------------------------------------------
 
@@ -242,6 +262,7 @@ class Resident:
     @classmethod
     def upload(cls, gpu: GpuDevice, words: np.ndarray) -> Resident:
         """A pooled storage buffer holding `words` (1-D uint32)."""
+        gpu.check_buffer_size(words.nbytes, "vyre.to_device: the array")
         with gpu.lock:
             buffer = gpu.acquire(storage_usage(), storage_size(words.nbytes))
             if words.nbytes:
@@ -252,6 +273,7 @@ class Resident:
     def allocate(cls, gpu: GpuDevice, words: int) -> Resident:
         """A pooled storage buffer for `words` words; its content is unspecified
         until a command writes it."""
+        gpu.check_buffer_size(words * 4, "a device buffer")
         with gpu.lock:
             buffer = gpu.acquire(storage_usage(), storage_size(words * 4))
         return cls(gpu, buffer, words)
