@@ -1,0 +1,240 @@
+"""Compile time across program sizes (issue 14 item 4).
+
+    python bench/compile.py [--nodes 1000,10000,100000] [--repeat 3]
+
+For each size a deterministic map-shaped program of about that many nodes (ops,
+as V019 counts them: lets, assigns, ifs, loops, stores and their expressions)
+is built with the Python builder, then timed step by step (median of
+`--repeat` runs, each on fresh objects so that no cache answers):
+
+- build: `Expr`/`Node` trees -> `Program` (the dialect ops),
+- validate: `vyre.validate`,
+- prepare: the pipeline's passes after validation (inline-calls, canonicalize),
+- lower: `Prepared.wgsl` (float-strict, canonicalize, the WGSL emitter),
+- b+v+l: build + validate + prepare + lower, what a program costs from Python to WGSL,
+- print / parse: `vyre.print_ir` / `vyre.parse_ir` of the custom text,
+- wire enc / dec: `Program.to_wire` / `Program.from_wire`,
+- xdsl arith parse: xDSL's own parser on an `arith` function of the same op count
+  (`%vN = arith.addi %v(N-1), %a : i32`), the reference the issue names.
+
+Each step checks its result against an independent oracle while it measures:
+the parsed and wire-decoded programs must be structurally equal to the built one,
+the printed text must survive a second round trip unchanged, the WGSL must hold
+one store per output and the interpreter's result on a few lanes must equal a
+plain-Python evaluation of the same arithmetic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import _common  # noqa: F401  (puts the checkout first on sys.path)
+import numpy as np
+
+from _common import cpu_name, median, table
+
+T = TypeVar("T")
+
+MASK = 0xFFFF_FFFF
+LANES = 8
+
+
+def _timed(fn: Callable[[], T]) -> tuple[float, T]:
+    gc.collect()
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def _units(target: int) -> int:
+    """Units of about 22.5 nodes each (see `_program`)."""
+    return max(1, round(target / 22.5))
+
+
+def _program(units: int):  # -> tuple[Program, Callable[[int], int]]
+    """A map kernel: `acc` mixes `x = a[gid]` through `units` blocks of lets,
+    an if/else and (every 8th unit) a 4-trip loop; stores `acc` to out[gid].
+    Also returns the plain-Python model of one lane (the oracle)."""
+    from vyre.ir import BufferDecl, DataType
+    from vyre.ir import Expr as E
+    from vyre.ir import Node as N
+    from vyre.ir import Program
+
+    body = [N.let("x", E.load("a", E.gid_x())), N.let("acc", E.u32(0))]
+    for k in range(units):
+        t = f"t{k}"
+        body.append(
+            N.let(
+                t,
+                E.bitxor(
+                    E.add(E.mul(E.var("x"), E.u32(2 * k + 1)), E.u32(k)),
+                    E.shr(E.var("acc"), E.u32(k % 31)),
+                ),
+            )
+        )
+        body.append(
+            N.if_(
+                E.lt(E.var(t), E.u32((k * 2654435761) & MASK)),
+                [N.assign("acc", E.add(E.var("acc"), E.var(t)))],
+                [N.assign("acc", E.bitxor(E.var("acc"), E.var(t)))],
+            )
+        )
+        if k % 8 == 7:
+            body.append(
+                N.loop(
+                    "i",
+                    E.u32(0),
+                    E.u32(4),
+                    [N.assign("acc", E.add(E.mul(E.var("acc"), E.u32(3)), E.var("i")))],
+                )
+            )
+    body.append(N.store("out", E.gid_x(), E.var("acc")))
+    program = Program(
+        [BufferDecl.read("a", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        (64, 1, 1),
+        body,
+    )
+
+    def model(x: int) -> int:
+        acc = 0
+        for k in range(units):
+            t = ((x * (2 * k + 1) + k) & MASK) ^ (acc >> (k % 31))
+            acc = (acc + t) & MASK if t < (k * 2654435761) & MASK else acc ^ t
+            if k % 8 == 7:
+                for i in range(4):
+                    acc = (acc * 3 + i) & MASK
+        return acc
+
+    return program, model
+
+
+def _arith_text(ops: int) -> str:
+    """`ops` ops in all: the function, ops - 2 additions and the return."""
+    lines = ["func.func @f(%a : i32) -> i32 {", "  %v0 = arith.addi %a, %a : i32"]
+    lines += [f"  %v{k} = arith.addi %v{k - 1}, %a : i32" for k in range(1, ops - 2)]
+    lines += [f"  func.return %v{ops - 3} : i32", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _xdsl_arith_parse(text: str) -> int:
+    from xdsl.context import Context
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.parser import Parser
+
+    ctx = Context()
+    for dialect in (Builtin, Func, Arith):
+        ctx.load_dialect(dialect)
+    module = Parser(ctx, text).parse_module()
+    return sum(1 for _ in module.walk()) - 1  # ops below the module
+
+
+def _measure(units: int, repeat: int) -> dict[str, float | int]:
+    import vyre
+    from vyre.ir import Program, parse_ir, print_ir
+    from vyre.pipeline import run_passes
+    from vyre.validation.checker import KernelShape
+    from vyre.lowering.wgsl import lower
+    from vyre.pipeline import Prepared
+
+    times: dict[str, list[float]] = {}
+
+    def record(name: str, seconds: float) -> None:
+        times.setdefault(name, []).append(seconds)
+
+    nodes = 0
+    for _ in range(repeat):
+        build, (program, model) = _timed(lambda: _program(units))
+        nodes = KernelShape.measure(program.kernel).node_count
+        validate, diagnostics = _timed(lambda: vyre.validate(program))
+        assert diagnostics == [], diagnostics[:3]
+
+        def passes():
+            module = program.module.clone()
+            run_passes(module)
+            return Prepared(module, None)
+
+        prepare, prepared = _timed(passes)
+        lower_time, lowered = _timed(lambda: lower(_strict_kernel(prepared)))
+        assert lowered.wgsl.count("out[") >= 1
+        printing, text = _timed(lambda: print_ir(program))
+        parsing, parsed = _timed(lambda: parse_ir(text))
+        assert parsed == program, "parse_ir(print_ir(p)) differs from p"
+        assert print_ir(parsed) == text, "print_ir is not a fixed point of the round trip"
+        encoding, blob = _timed(program.to_wire)
+        decoding, decoded = _timed(lambda: Program.from_wire(blob))
+        assert decoded == program, "from_wire(to_wire(p)) differs from p"
+        record("build", build)
+        record("validate", validate)
+        record("prepare", prepare)
+        record("lower", lower_time)
+        record("b+v+l", build + validate + prepare + lower_time)
+        record("print", printing)
+        record("parse", parsing)
+        record("wire enc", encoding)
+        record("wire dec", decoding)
+        arith = _arith_text(nodes)
+        arith_time, arith_ops = _timed(lambda: _xdsl_arith_parse(arith))
+        assert arith_ops == nodes, (arith_ops, nodes)
+        record("xdsl arith parse", arith_time)
+    _check_semantics(program, model)
+    result: dict[str, float | int] = {"nodes": nodes}
+    result |= {name: median(values) for name, values in times.items()}
+    return result
+
+
+def _strict_kernel(prepared: object):
+    from vyre.dialects import vyre as d
+
+    module = prepared.strict_module  # type: ignore[attr-defined]
+    kernel = module.body.block.first_op
+    assert isinstance(kernel, d.KernelOp)
+    return kernel
+
+
+def _check_semantics(program: object, model: Callable[[int], int]) -> None:
+    """The interpreter on a few lanes against the plain-Python model."""
+    import vyre
+
+    a = np.array([0, 1, 2, 7, 0xFFFF_FFFF, 12345, 0x8000_0000, 99], dtype=np.uint32)[:LANES]
+    out = vyre.run(program, {"a": a}, outputs={"out": LANES}, dispatch=(1, 1, 1), backend="interp")
+    expected = np.array([model(int(x)) for x in a], dtype=np.uint32)
+    got = np.asarray(out["out"])
+    assert np.array_equal(got, expected), (got, expected)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    sizes = [int(n) for n in args.nodes.split(",")]
+    rows: list[list[object]] = []
+    steps = [
+        "build", "validate", "prepare", "lower", "b+v+l", "print", "parse",
+        "wire enc", "wire dec", "xdsl arith parse",
+    ]  # fmt: skip
+    for size in sizes:
+        result = _measure(_units(size), args.repeat)
+        nodes = int(result["nodes"])
+        row: list[object] = [f"{nodes:,}"]
+        row += [f"{1e3 * float(result[step]):.1f}" for step in steps]
+        per_op_vyre = float(result["parse"]) / nodes * 1e6
+        per_op_xdsl = float(result["xdsl arith parse"]) / nodes * 1e6
+        row += [f"{per_op_vyre:.1f} / {per_op_xdsl:.1f}"]
+        rows.append(row)
+        print(f"measured {nodes} nodes", file=sys.stderr, flush=True)
+    header = ["nodes", *(f"{step} ms" for step in steps), "parse µs/op vyre / xdsl"]
+    print(f"compile time on {cpu_name()} (CPU only; median of {args.repeat})\n")
+    print(table(header, rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
