@@ -14,8 +14,8 @@ is cheap.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from vyre.ops import laws, registry
 from vyre.ops.admission import AdmissionError, admit, characterization_collisions
@@ -37,9 +37,6 @@ from vyre.ops.spec import (
     Param,
     UnsupportedByBackend,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
 
 __all__ = [
     "AdmissionError",
@@ -80,9 +77,24 @@ def register(spec: OpSpec | KernelSpec) -> OpSpec | KernelSpec:
     return registry.add(admit(spec))
 
 
-Evaluate = Callable[[str, Sequence[Any], str], "np.ndarray"]
-EvaluateRaw = Callable[[str, Sequence[Any], str], "dict[str, np.ndarray]"]
-EvaluateMany = Callable[[str, Sequence[Sequence[Any]], str], "list[np.ndarray]"]
+class Evaluate(Protocol):
+    """`evaluate`'s signature; with `on_device=True` the result is a `vyre.DeviceBuffer`."""
+
+    def __call__(
+        self, op_id: str, inputs: Sequence[Any], backend: str = "wgpu", on_device: bool = False
+    ) -> Any: ...
+
+
+class EvaluateRaw(Protocol):
+    def __call__(
+        self, op_id: str, inputs: Sequence[Any], backend: str = "wgpu", on_device: bool = False
+    ) -> dict[str, Any]: ...
+
+
+class EvaluateMany(Protocol):
+    def __call__(
+        self, op_id: str, many: Sequence[Sequence[Any]], backend: str = "wgpu", on_device: bool = False
+    ) -> list[Any]: ...
 
 evaluate: Evaluate
 """`evaluate(op_id, inputs, backend="wgpu")`: apply an op on a backend ("interp"

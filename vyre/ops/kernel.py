@@ -19,11 +19,27 @@ is in `sizes` and the plan passes it in a constant buffer when a kernel needs it
 An output whose length depends on the data (unique values, matches) is sized for
 the worst case; `Port.length_from` names the one-element output that holds its
 real length, and the host trims it.
+
+Data-dependent continuation (docs/kernels.md "Iterative and re-planned ops"):
+
+- `Repeat` marks a range of a plan's steps as one *round*, run again while a
+  flag word on the device is non-zero, at most `max_rounds` times (BFS levels,
+  label propagation: oplib.md C2 "iterative"). On wgpu several rounds go into
+  one submission and the flag is read back once per batch, so every round
+  after convergence must leave every buffer unchanged (guard the round by the
+  flag or by an empty frontier).
+- `KernelSpec.replan` lets an op whose output size depends on the data
+  (decompression) look at its scalar outputs after a run and ask for a run
+  with another plan (a larger capacity): a bounded number of times, never a
+  silent truncation.
+- `KernelSpec.plan_many` is a batched plan over many evaluations' inputs laid
+  end to end (`BatchPlan`), so `ops.evaluate_many` of a million small inputs is
+  a few dispatches, not a million.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,16 +50,21 @@ from vyre.ir import DataType, Program
 __all__ = [
     "BOUNDARY_LENGTHS",
     "ERROR_CODES",
+    "MAX_REPLANS",
+    "MAX_ROUNDS_PER_CHECK",
     "NO_ERROR",
     "OpInputError",
     "KERNEL_KINDS",
+    "BatchPlan",
     "Buffer",
     "KernelLaw",
     "KernelPlan",
     "KernelSignature",
     "KernelSpec",
     "Port",
+    "Repeat",
     "Step",
+    "batch_starts",
 ]
 
 KERNEL_KINDS = ("map", "reduce", "scan-based", "batch", "iterative")
@@ -157,6 +178,45 @@ class Step:
         return self.bind.get(program_buffer, program_buffer)
 
 
+MAX_ROUNDS_PER_CHECK = 256
+"""The most rounds of a `Repeat` that wgpu encodes between two flag readbacks."""
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """Steps `start`..`stop - 1` of a plan form one *round*, run again and again
+    while word `word` of plan buffer `until` is non-zero after a round (a
+    do-while: at least one round when `max_rounds` > 0), at most `max_rounds`
+    rounds; if the flag is still set after `max_rounds` rounds the evaluation
+    fails (`RuntimeError`), it is never cut short silently.
+
+    The interpreter reads the flag after every round. wgpu encodes
+    `rounds_per_check` rounds in one submission, reads the flag back, then
+    doubles the batch (up to `MAX_ROUNDS_PER_CHECK`) while it stays set, so a
+    long iteration costs a few readbacks, not one per round. Hence the rule every
+    iterative op keeps: **a round that starts with the flag's work done (an
+    empty frontier, nothing changed) changes no buffer** and leaves the flag 0;
+    then both backends give identical outputs."""
+
+    start: int
+    stop: int
+    until: str
+    """The plan buffer (not an input) holding the flag."""
+    max_rounds: int
+    word: int = 0
+    rounds_per_check: int = 4
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < self.stop:
+            raise ValueError(f"Repeat needs 0 <= start < stop, got steps {self.start}..{self.stop}")
+        if self.max_rounds < 0 or self.word < 0:
+            raise ValueError(f"Repeat over `{self.until}`: max_rounds and word must be >= 0")
+        if not 1 <= self.rounds_per_check <= MAX_ROUNDS_PER_CHECK:
+            raise ValueError(
+                f"Repeat over `{self.until}`: rounds_per_check must be in [1, {MAX_ROUNDS_PER_CHECK}]"
+            )
+
+
 @dataclass(frozen=True)
 class KernelPlan:
     """The buffers and dispatches of one evaluation of a kernel op."""
@@ -164,8 +224,27 @@ class KernelPlan:
     buffers: tuple[Buffer, ...]
     """Constants, scratch and outputs (inputs are named by the op's ports)."""
     steps: tuple[Step, ...]
+    """Every dispatch, in order (the steps of a `Repeat` once each)."""
     outputs: Mapping[str, str] = field(default_factory=lambda: {})
     """Output port -> pipeline buffer holding it, where the names differ."""
+    repeats: tuple[Repeat, ...] = ()
+    """Ranges of `steps` run as rounds until a flag clears (sorted, disjoint)."""
+
+    def __post_init__(self) -> None:
+        end = 0
+        for repeat in self.repeats:
+            if repeat.start < end or repeat.stop > len(self.steps):
+                raise ValueError(
+                    f"Repeat over steps {repeat.start}..{repeat.stop} must lie in the plan's"
+                    f" {len(self.steps)} steps, sorted and disjoint from the others"
+                )
+            end = repeat.stop
+            try:
+                flag = self.buffer(repeat.until)
+            except KeyError:
+                raise ValueError(f"Repeat flag `{repeat.until}` is not a buffer of the plan") from None
+            if repeat.word >= _words(flag.dtype, flag.count):
+                raise ValueError(f"Repeat flag word {repeat.word} is past the end of `{repeat.until}`")
 
     def buffer(self, name: str) -> Buffer:
         for buffer in self.buffers:
@@ -175,6 +254,59 @@ class KernelPlan:
 
     def output_buffer(self, port: str) -> str:
         return self.outputs.get(port, port)
+
+    def segments(self) -> tuple[tuple[Step, ...] | Repeat, ...]:
+        """The plan in execution order: runs of straight steps and repeats."""
+        out: list[tuple[Step, ...] | Repeat] = []
+        at = 0
+        for repeat in self.repeats:
+            if at < repeat.start:
+                out.append(self.steps[at : repeat.start])
+            out.append(repeat)
+            at = repeat.stop
+        if at < len(self.steps):
+            out.append(self.steps[at:])
+        return tuple(out)
+
+
+def _words(dtype: DataType, count: int) -> int:
+    """Host words of `count` elements (vyre.runtime.host's layout, C1)."""
+    if dtype is DataType.BYTES:
+        return (count + 3) // 4
+    if dtype in (DataType.F16, DataType.BF16):
+        return (count + 1) // 2
+    if dtype in (DataType.U64, DataType.VEC2U32):
+        return 2 * count
+    if dtype is DataType.VEC4U32:
+        return 4 * count
+    return count
+
+
+def batch_starts(dtype: DataType, counts: Sequence[int]) -> tuple[int, ...]:
+    """Where each evaluation's words start in a batched input of element type
+    `dtype` (`BatchPlan`): the packed words of the inputs laid end to end, each
+    starting on a word (a Bytes input is padded to a multiple of 4 bytes).
+    One more entry than `counts`: the last is the total word count."""
+    starts = [0]
+    for count in counts:
+        starts.append(starts[-1] + _words(dtype, count))
+    return tuple(starts)
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """The plan of many evaluations at once (`KernelSpec.plan_many`).
+
+    Every array input port of the batched plan is the evaluations' inputs laid
+    end to end, evaluation k's packed words starting at word
+    `batch_starts(dtype, sizes)[k]`; scalar inputs reach the planner as one
+    mapping per evaluation (a plan uploads what its kernels need). Each output
+    buffer holds every evaluation's output: `splits[port][k]` is (first word,
+    element count) of evaluation k's, which the runtime cuts out (and then trims
+    to a `length_from` output as for a single evaluation)."""
+
+    plan: KernelPlan
+    splits: Mapping[str, tuple[tuple[int, int], ...]]
 
 
 Reference = Callable[..., tuple[np.ndarray, ...]]
@@ -186,6 +318,16 @@ Sampler = Callable[[np.random.Generator, int, str], tuple[Any, ...]]
 
 Planner = Callable[[Mapping[str, int], Mapping[str, int]], KernelPlan]
 """(element counts of the array inputs (bytes for Bytes), scalar inputs) -> plan."""
+
+Replanner = Callable[[Mapping[str, int], Mapping[str, int], Mapping[str, int]], "KernelPlan | None"]
+"""(sizes, scalar inputs, the scalar outputs of the run just done) -> the plan of
+another run, or None to keep the outputs."""
+
+BatchPlanner = Callable[[Sequence[Mapping[str, int]], Sequence[Mapping[str, int]]], BatchPlan]
+"""(sizes of each evaluation, scalar inputs of each evaluation) -> batched plan."""
+
+MAX_REPLANS = 3
+"""Runs of an evaluation after its first, at most (`KernelSpec.replan`)."""
 
 
 class KernelLaw:
@@ -237,6 +379,15 @@ class KernelSpec:
     describe_error: Callable[[tuple[Any, ...], int], str] | None = None
     """(user inputs, offset) -> a short description of what is wrong there, for
     the `OpInputError` message."""
+    replan: Replanner | None = None
+    """For ops whose output size depends on the data: after a run, (sizes,
+    scalars, every scalar output by name) -> the plan of a new run (e.g. with
+    the output capacity a size output reported), or None when the outputs are
+    complete. At most `MAX_REPLANS` new runs (then `RuntimeError`); the op makes
+    an incomplete run visible in a scalar output, never by trimming."""
+    plan_many: BatchPlanner | None = None
+    """The batched plan (`BatchPlan`) that `ops.evaluate_many` uses for two or
+    more evaluations given as host arrays; None: one plan per evaluation."""
 
     def __post_init__(self) -> None:
         if self.kind not in KERNEL_KINDS:

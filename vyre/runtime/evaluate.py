@@ -21,6 +21,7 @@ from vyre.ops.kernel import KernelSpec
 from vyre.ops.registry import get, get_kernel
 from vyre.ops.spec import OpSpec, OpSignature, UnsupportedByBackend
 from vyre.runtime.api import run
+from vyre.runtime.device_buffer import to_device
 from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_many
 
 __all__ = ["elementwise_program", "evaluate", "evaluate_many", "evaluate_raw"]
@@ -67,20 +68,31 @@ def elementwise_program(spec: OpSpec, groups_x: int) -> Program:
     return program
 
 
-def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.ndarray:
+def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu", on_device: bool = False) -> Any:
     """A scalar op applied elementwise to equal-length arrays on `backend`; a
-    kernel op's primary output for its inputs (python-api.md)."""
+    kernel op's primary output for its inputs (python-api.md).
+
+    `on_device=True` (wgpu only) keeps the result on the device: a
+    `vyre.DeviceBuffer` of the output's logical length (an output sized by the
+    data is cut to its length there), ready to be an input of another op or of
+    `vyre.run` with no host round trip."""
     spec = get(op_id)
     if isinstance(spec, KernelSpec):
-        return evaluate_kernel(spec, inputs, backend)[0]
+        return evaluate_kernel(spec, inputs, backend, on_device=on_device)[0]
     intrinsic = spec.intrinsic
     if intrinsic is not None and not intrinsic.available_on(backend):
         raise UnsupportedByBackend(spec.id, backend, intrinsic)
+    if on_device and backend != "wgpu":
+        raise ValueError(
+            f"on_device=True keeps outputs on the wgpu device; backend {backend!r} has none"
+            " (use backend='wgpu', or on_device=False)"
+        )
     arrays = _check_inputs(spec, inputs)
     n = len(arrays[0]) if arrays else 1
     output_dtype = _NUMPY_INPUT.get(spec.signature.output, np.uint32)
     if n == 0:
-        return np.zeros(0, dtype=output_dtype)
+        empty = np.zeros(0, dtype=output_dtype)
+        return to_device(empty, dtype=spec.signature.output) if on_device else empty
     groups = -(-n // WORKGROUP)
     groups_x = min(groups, MAX_GROUPS_PER_AXIS)
     groups_y = -(-groups // groups_x)
@@ -91,24 +103,32 @@ def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> np.nda
         dispatch=(groups_x, groups_y, 1),
         outputs={"out": n},
         backend=backend,
+        on_device=on_device,
     )
+    if on_device:
+        return result["out"]
     return np.asarray(result["out"])[:n]
 
 
-def evaluate_raw(op_id: str, inputs: Sequence[Any], backend: str = "wgpu") -> dict[str, np.ndarray]:
-    """Every output of a kernel op, by port name (oplib.md C7)."""
+def evaluate_raw(
+    op_id: str, inputs: Sequence[Any], backend: str = "wgpu", on_device: bool = False
+) -> dict[str, Any]:
+    """Every output of a kernel op, by port name (oplib.md C7); `DeviceBuffer`s
+    with `on_device=True`."""
     spec = get_kernel(op_id)
-    outputs = evaluate_kernel(spec, inputs, backend)
+    outputs = evaluate_kernel(spec, inputs, backend, on_device=on_device)
     return {port.name: value for port, value in zip(spec.outputs, outputs)}
 
 
 def evaluate_many(
-    op_id: str, many: Sequence[Sequence[Any]], backend: str = "wgpu"
-) -> list[np.ndarray]:
+    op_id: str, many: Sequence[Sequence[Any]], backend: str = "wgpu", on_device: bool = False
+) -> list[Any]:
     """A kernel op's primary output for each of many independent inputs; on wgpu
-    all of them run in one submission and come back in one readback."""
+    all of them run in one submission and come back in one readback (an op with
+    a batched plan, `KernelSpec.plan_many`, runs them as one pipeline over the
+    inputs laid end to end). `DeviceBuffer`s with `on_device=True`."""
     spec = get_kernel(op_id)
-    return [outputs[0] for outputs in evaluate_kernel_many(spec, many, backend)]
+    return [outputs[0] for outputs in evaluate_kernel_many(spec, many, backend, on_device=on_device)]
 
 
 def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:

@@ -4,14 +4,22 @@ ops; python-api.md "Buffer-level operations", oplib.md C1-C9).
 
 The arguments are checked against the op's ports (each error names the op and
 the input), packed into host words (`vyre.runtime.host`: Bytes four per word),
-and the plan the op builds for those sizes runs:
+and the plan the op builds for those sizes runs (docs/kernels.md "Running a
+kernel op"):
 
 - on the interpreter, step by step on host words;
 - on wgpu, with every buffer on the device: inputs uploaded once (or taken as
   they are from `vyre.DeviceBuffer`s), constants uploaded, scratch and outputs
   cleared on the device, every step of every evaluation encoded into one
   command buffer and submitted once (`wgpu_backend.run_steps`), and all outputs
-  read back with one more submission.
+  read back with one more submission, or kept on the device as
+  `DeviceBuffer`s (`on_device=True`).
+
+Plans may go on by the data: a `Repeat` runs a range of steps until a flag word
+clears (the interpreter checks it after every round, wgpu after batches of
+rounds, one flag readback for all evaluations per batch); `KernelSpec.replan`
+runs an evaluation again with another plan after looking at its scalar
+outputs; `KernelSpec.plan_many` runs many evaluations as one batched plan.
 
 Each step's program is prepared by the pipeline once per program object (the
 op modules build their programs once per shape and keep them).
@@ -28,7 +36,19 @@ import numpy as np
 
 from vyre.fingerprint import LruCache
 from vyre.ir import BufferAccess, DataType, Program
-from vyre.ops.kernel import NO_ERROR, Buffer, KernelPlan, KernelSpec, OpInputError, Port
+from vyre.ops.kernel import (
+    MAX_REPLANS,
+    MAX_ROUNDS_PER_CHECK,
+    NO_ERROR,
+    BatchPlan,
+    Buffer,
+    KernelPlan,
+    KernelSpec,
+    OpInputError,
+    Port,
+    Repeat,
+    Step,
+)
 from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
 from vyre.runtime.device_buffer import DeviceBuffer
@@ -185,6 +205,9 @@ _PREPARED: LruCache[int, tuple[Program, Prepared]] = LruCache(PREPARED_CAPACITY)
 """Prepared step programs by program identity (the entry keeps the program
 alive, so its id is not reused while it is cached)."""
 
+BATCH_THRESHOLD = 2
+"""`evaluate_many` uses an op's `plan_many` from this many evaluations on."""
+
 
 def _prepared(program: Program) -> Prepared:
     """The prepared form of a step's program, once per program object (the op
@@ -203,9 +226,9 @@ def _buffer_words(buffer: Buffer) -> np.ndarray:
     return np.full(host.word_count(buffer.dtype, buffer.count), buffer.fill, dtype=np.uint32)
 
 
-def _plan(spec: KernelSpec, args: KernelArgs) -> KernelPlan:
-    plan = spec.plan(args.sizes, args.scalars)
-    inputs = set(args.words)
+def _checked_plan(spec: KernelSpec, plan: KernelPlan, inputs: set[str]) -> KernelPlan:
+    """`plan` after the runtime's own checks (a failing one is a library bug)."""
+    names = {b.name for b in plan.buffers}
     for step in plan.steps:
         for decl in step.program.buffers:
             if decl.access is BufferAccess.READ_WRITE and step.source(decl.name) in inputs:
@@ -213,99 +236,381 @@ def _plan(spec: KernelSpec, args: KernelArgs) -> KernelPlan:
                     f"kernel op `{spec.id}` binds its input `{step.source(decl.name)}` read_write"
                     " in a step; inputs are read only (a library bug)"
                 )
+    for port in spec.outputs:
+        if plan.output_buffer(port.name) not in names:
+            raise RuntimeError(
+                f"kernel op `{spec.id}`: its plan has no buffer for output `{port.name}` (a library bug)"
+            )
+    for repeat in plan.repeats:
+        if repeat.until in inputs:
+            raise RuntimeError(f"kernel op `{spec.id}`: a Repeat flag is an input (a library bug)")
     return plan
 
 
-def _outputs(
-    spec: KernelSpec,
-    plan: KernelPlan,
-    final: Mapping[str, np.ndarray],
-    args: KernelArgs,
-    raise_errors: bool,
-) -> tuple[np.ndarray, ...]:
-    """The user form of every output, trimmed to its length output; an
-    `OpInputError` when the op's error output reports malformed input."""
-    values: dict[str, np.ndarray] = {}
-    for port in spec.outputs:
-        buffer = plan.buffer(plan.output_buffer(port.name))
-        values[port.name] = host.from_words(port.name, port.dtype, final[buffer.name], buffer.count)
-    if raise_errors and spec.error_from is not None:
-        offset = int(values[spec.error_from][0])
-        if offset != NO_ERROR:
-            detail = ""
-            if spec.describe_error is not None:
-                detail = spec.describe_error(host_values(args.user), offset)
-            code = 1 if spec.code_from is None else int(values[spec.code_from][0])
-            raise OpInputError(spec.id, offset, code, detail)
-    for port in spec.outputs:
-        if port.length_from is not None:
-            length = int(values[port.length_from][0])
-            if length > len(values[port.name]):
-                raise RuntimeError(
-                    f"kernel op `{spec.id}` reported {length} elements of `{port.name}`, which"
-                    f" holds {len(values[port.name])} (a library bug)"
-                )
-            values[port.name] = values[port.name][:length]
-    return tuple(values[port.name] for port in spec.outputs)
+# -- iteration: the same schedule on both backends ------------------------------
 
 
-def _run_interp(spec: KernelSpec, plan: KernelPlan, args: KernelArgs) -> dict[str, np.ndarray]:
-    state: dict[str, np.ndarray] = {}
-    for name, value in args.words.items():
-        state[name] = value.resident.read() if isinstance(value, DeviceBuffer) else value
-    for buffer in plan.buffers:
-        state[buffer.name] = _buffer_words(buffer)
-    for step in plan.steps:
-        prepared = _prepared(step.program)
-        words = {
-            decl.name: state[step.source(decl.name)]
-            for decl in step.program.buffers
-            if decl.access is not BufferAccess.WORKGROUP
-        }
-        final = interp_execute(prepared, words, step.dispatch)
-        for name, value in final.items():
-            state[step.source(name)] = value
-    return state
+class _Cursor:
+    """Where one evaluation's plan stands: `pending` gives the steps to encode
+    now, up to the next flag check (a `Repeat` batch); `flag` takes the flag's
+    value read after them. The interpreter checks after every round; wgpu after
+    `rounds_per_check` rounds, then twice as many each time (up to
+    MAX_ROUNDS_PER_CHECK)."""
+
+    def __init__(self, spec: KernelSpec, plan: KernelPlan, every_round: bool):
+        self.spec = spec
+        self.plan = plan
+        self.segments = plan.segments()
+        self.every_round = every_round
+        self.index = 0
+        self.rounds = 0
+        self.batch = 0
+        self.total_rounds = 0
+
+    def pending(self) -> tuple[list[Step], Repeat | None]:
+        out: list[Step] = []
+        while self.index < len(self.segments):
+            segment = self.segments[self.index]
+            if not isinstance(segment, Repeat):
+                out.extend(segment)
+                self.index += 1
+                continue
+            if segment.max_rounds == 0:
+                self.index += 1
+                continue
+            if self.batch == 0:
+                self.batch = 1 if self.every_round else segment.rounds_per_check
+            rounds = min(self.batch, segment.max_rounds - self.rounds)
+            out.extend(self.plan.steps[segment.start : segment.stop] * rounds)
+            self.rounds += rounds
+            self.total_rounds += rounds
+            return out, segment
+        return out, None
+
+    def flag(self, repeat: Repeat, value: int) -> None:
+        if value == 0:
+            self.index += 1
+            self.rounds = self.batch = 0
+            return
+        if self.rounds >= repeat.max_rounds:
+            raise RuntimeError(
+                f"kernel op `{self.spec.id}`: the flag `{repeat.until}` is still set after"
+                f" {repeat.max_rounds} rounds, the most its plan allows (a library bug);"
+                " no output is returned"
+            )
+        if not self.every_round:
+            self.batch = min(2 * self.batch, MAX_ROUNDS_PER_CHECK)
 
 
-def _stage_wgpu(
-    plan: KernelPlan, args: KernelArgs
-) -> tuple[list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]], list[Any], dict[str, Any]]:
-    """The device buffers and encoded steps of one evaluation."""
+# -- jobs: one plan over one set of input words ---------------------------------
+
+
+@dataclass
+class _Job:
+    plan: KernelPlan
+    inputs: Mapping[str, np.ndarray | DeviceBuffer]
+    state: dict[str, Any]
+    """Every buffer by name after the run: host words (interp) or `Resident`s."""
+
+
+def _interp_step(state: dict[str, np.ndarray], step: Step) -> None:
+    prepared = _prepared(step.program)
+    words = {
+        decl.name: state[step.source(decl.name)]
+        for decl in step.program.buffers
+        if decl.access is not BufferAccess.WORKGROUP
+    }
+    final = interp_execute(prepared, words, step.dispatch)
+    for name, value in final.items():
+        state[step.source(name)] = value
+
+
+def _run_interp(spec: KernelSpec, jobs: Sequence[_Job]) -> None:
+    """Each job's plan step by step; a Repeat's flag is read after every round."""
+    for job in jobs:
+        state: dict[str, np.ndarray] = {}
+        for name, value in job.inputs.items():
+            state[name] = value.resident.read() if isinstance(value, DeviceBuffer) else value
+        for buffer in job.plan.buffers:
+            state[buffer.name] = _buffer_words(buffer)
+        cursor = _Cursor(spec, job.plan, every_round=True)
+        while True:
+            steps, repeat = cursor.pending()
+            for step in steps:
+                _interp_step(state, step)
+            if repeat is None:
+                break
+            cursor.flag(repeat, int(state[repeat.until][repeat.word]))
+        job.state = dict(state)
+
+
+def _stage_wgpu(job: _Job) -> list[Any]:
+    """Device buffers of one job (in `job.state`); returns those to clear."""
     from vyre.runtime.wgpu_device import Resident, gpu_device
 
     gpu = gpu_device()
-    state: dict[str, Resident] = {}
-    for name, value in args.words.items():
+    state: dict[str, Any] = {}
+    for name, value in job.inputs.items():
         state[name] = value.resident if isinstance(value, DeviceBuffer) else Resident.upload(gpu, value)
     clear: list[Resident] = []
-    for buffer in plan.buffers:
+    for buffer in job.plan.buffers:
         if buffer.words is None and buffer.fill == 0:
             resident = Resident.allocate(gpu, host.word_count(buffer.dtype, buffer.count))
             clear.append(resident)
         else:
             resident = Resident.upload(gpu, _buffer_words(buffer))
         state[buffer.name] = resident
-    steps = [
+    job.state = state
+    return clear
+
+
+def _encoded(job: _Job, steps: Sequence[Step]) -> list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]]:
+    return [
         (
             _prepared(step.program),
             {
-                decl.name: state[step.source(decl.name)]
+                decl.name: job.state[step.source(decl.name)]
                 for decl in step.program.buffers
                 if decl.access is not BufferAccess.WORKGROUP
             },
             step.dispatch,
         )
-        for step in plan.steps
+        for step in steps
     ]
-    return steps, clear, state
+
+
+def _run_wgpu(spec: KernelSpec, jobs: Sequence[_Job]) -> None:
+    """Every job on the device: one submission for every job's steps up to its
+    first flag check, one readback of all the flags checked, and so on until
+    every plan is done (a plan without `Repeat` is one submission)."""
+    from vyre.runtime import wgpu_backend
+    from vyre.runtime.wgpu_device import gpu_device
+
+    clear: list[Any] = []
+    for job in jobs:
+        clear.extend(_stage_wgpu(job))
+    cursors = [_Cursor(spec, job.plan, every_round=False) for job in jobs]
+    active = list(range(len(jobs)))
+    while active:
+        encoded: list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]] = []
+        checks: list[tuple[int, Repeat]] = []
+        for k in active:
+            steps, repeat = cursors[k].pending()
+            encoded.extend(_encoded(jobs[k], steps))
+            if repeat is not None:
+                checks.append((k, repeat))
+        if encoded or clear:
+            wgpu_backend.run_steps(encoded, clear=clear)
+        clear = []
+        if not checks:
+            break
+        flags = gpu_device().read_many([jobs[k].state[repeat.until] for k, repeat in checks])
+        for (k, repeat), words in zip(checks, flags):
+            cursors[k].flag(repeat, int(words[repeat.word]))
+        active = [k for k, _ in checks]
+
+
+def _run(spec: KernelSpec, jobs: Sequence[_Job], backend: str) -> None:
+    if backend == "interp":
+        _run_interp(spec, jobs)
+    else:
+        _run_wgpu(spec, jobs)
+
+
+# -- outputs --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where one evaluation's output lies: `words` words of `holder` (host words
+    or a `Resident`) from word `first`, holding `count` elements."""
+
+    holder: Any
+    first: int
+    words: int
+    count: int
+
+
+def _sources_of(spec: KernelSpec, job: _Job) -> dict[str, _Source]:
+    out: dict[str, _Source] = {}
+    for port in spec.outputs:
+        buffer = job.plan.buffer(job.plan.output_buffer(port.name))
+        words = host.word_count(port.dtype, buffer.count)
+        out[port.name] = _Source(job.state[buffer.name], 0, words, buffer.count)
+    return out
+
+
+def _batch_sources(spec: KernelSpec, batch: BatchPlan, job: _Job, evaluations: int) -> list[dict[str, _Source]]:
+    out: list[dict[str, _Source]] = [{} for _ in range(evaluations)]
+    for port in spec.outputs:
+        buffer = job.plan.buffer(job.plan.output_buffer(port.name))
+        total = host.word_count(buffer.dtype, buffer.count)
+        splits = batch.splits.get(port.name)
+        if splits is None or len(splits) != evaluations:
+            raise RuntimeError(
+                f"kernel op `{spec.id}`: its batched plan splits output `{port.name}` into"
+                f" {0 if splits is None else len(splits)} parts for {evaluations} evaluations (a library bug)"
+            )
+        for k, (first, count) in enumerate(splits):
+            words = host.word_count(port.dtype, count)
+            if first < 0 or count < 0 or first + words > total:
+                raise RuntimeError(
+                    f"kernel op `{spec.id}`: its batched plan puts output `{port.name}` of"
+                    f" evaluation {k} at words {first}..{first + words}, past the buffer's {total}"
+                    " (a library bug)"
+                )
+            out[k][port.name] = _Source(job.state[buffer.name], first, words, count)
+    return out
+
+
+def _read_words(sources: Sequence[_Source]) -> list[np.ndarray]:
+    """The words of each source, with one readback for every device buffer."""
+    from vyre.runtime.wgpu_device import Resident
+
+    residents: dict[int, Any] = {}
+    for source in sources:
+        if isinstance(source.holder, Resident):
+            residents.setdefault(id(source.holder), source.holder)
+    read: dict[int, np.ndarray] = {}
+    if residents:
+        from vyre.runtime.wgpu_device import gpu_device
+
+        keys = list(residents)
+        for key, words in zip(keys, gpu_device().read_many([residents[k] for k in keys])):
+            read[key] = words
+    out: list[np.ndarray] = []
+    for source in sources:
+        whole = read[id(source.holder)] if id(source.holder) in read else source.holder
+        out.append(np.asarray(whole)[source.first : source.first + source.words])
+    return out
+
+
+def _scalar_ports(spec: KernelSpec, on_device: bool) -> tuple[Port, ...]:
+    """The outputs read back before the outputs are handed over: all of them on
+    the host; on the device the scalars that decide errors, lengths and replans."""
+    if not on_device:
+        return spec.outputs
+    wanted = {spec.error_from, spec.code_from} | {p.length_from for p in spec.outputs}
+    return tuple(p for p in spec.outputs if p.scalar and (spec.replan is not None or p.name in wanted))
+
+
+def _values(spec: KernelSpec, ports: Sequence[Port], sources: Sequence[Mapping[str, _Source]]) -> list[dict[str, np.ndarray]]:
+    flat = [evaluation[port.name] for evaluation in sources for port in ports]
+    words = iter(_read_words(flat))
+    out: list[dict[str, np.ndarray]] = []
+    for evaluation in sources:
+        values: dict[str, np.ndarray] = {}
+        for port in ports:
+            source = evaluation[port.name]
+            values[port.name] = host.from_words(port.name, port.dtype, next(words), source.count)
+        out.append(values)
+    return out
+
+
+def _check_error(spec: KernelSpec, values: Mapping[str, np.ndarray], args: KernelArgs) -> None:
+    if spec.error_from is None:
+        return
+    offset = int(values[spec.error_from][0])
+    if offset == NO_ERROR:
+        return
+    detail = ""
+    if spec.describe_error is not None:
+        detail = spec.describe_error(host_values(args.user), offset)
+    code = 1 if spec.code_from is None else int(values[spec.code_from][0])
+    raise OpInputError(spec.id, offset, code, detail)
+
+
+def _length(spec: KernelSpec, port: Port, values: Mapping[str, np.ndarray], capacity: int) -> int:
+    assert port.length_from is not None
+    length = int(values[port.length_from][0])
+    if length > capacity:
+        raise RuntimeError(
+            f"kernel op `{spec.id}` reported {length} elements of `{port.name}`, which"
+            f" holds {capacity} (a library bug)"
+        )
+    return length
+
+
+def _host_outputs(spec: KernelSpec, values: Mapping[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    trimmed = dict(values)
+    for port in spec.outputs:
+        if port.length_from is not None:
+            trimmed[port.name] = values[port.name][: _length(spec, port, values, len(values[port.name]))]
+    return tuple(trimmed[port.name] for port in spec.outputs)
+
+
+def _device_outputs(
+    spec: KernelSpec, sources: Sequence[Mapping[str, _Source]], values: Sequence[Mapping[str, np.ndarray]]
+) -> list[tuple[DeviceBuffer, ...]]:
+    """Every output as a `DeviceBuffer` of its logical length: the plan's buffer
+    itself where it is exactly the output, else a copy of the range made on the
+    device (all copies in one submission, no readback)."""
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    gpu = gpu_device()
+    copies: list[tuple[Any, int, Any, int]] = []
+    results: list[tuple[DeviceBuffer, ...]] = []
+    for evaluation, scalars in zip(sources, values):
+        outputs: list[DeviceBuffer] = []
+        for port in spec.outputs:
+            source = evaluation[port.name]
+            count = source.count
+            if port.length_from is not None:
+                count = _length(spec, port, scalars, count)
+            words = host.word_count(port.dtype, count)
+            resident = source.holder
+            if source.first != 0 or words != resident.words:
+                target = Resident.allocate(gpu, words)
+                if words:
+                    copies.append((resident.buffer, source.first * 4, target.buffer, words * 4))
+                resident = target
+            outputs.append(DeviceBuffer(resident, port.dtype, count))
+        results.append(tuple(outputs))
+    if copies:
+        with gpu.lock:
+            encoder = gpu.device.create_command_encoder()
+            for src, offset, dst, nbytes in copies:
+                encoder.copy_buffer_to_buffer(src, offset, dst, 0, nbytes)
+            gpu.device.queue.submit([encoder.finish()])
+    return results
+
+
+# -- the entry points -----------------------------------------------------------
 
 
 def evaluate_kernel(
-    spec: KernelSpec, args: Sequence[Any], backend: str = "wgpu", raise_errors: bool = True
-) -> tuple[np.ndarray, ...]:
-    """Every output of kernel op `spec` on `args`, in port order."""
-    return evaluate_kernel_many(spec, [args], backend, raise_errors)[0]
+    spec: KernelSpec,
+    args: Sequence[Any],
+    backend: str = "wgpu",
+    raise_errors: bool = True,
+    on_device: bool = False,
+) -> tuple[Any, ...]:
+    """Every output of kernel op `spec` on `args`, in port order (numpy arrays,
+    or `DeviceBuffer`s with `on_device=True`)."""
+    return evaluate_kernel_many(spec, [args], backend, raise_errors, on_device)[0]
+
+
+def _jobs(spec: KernelSpec, checked: Sequence[KernelArgs]) -> tuple[list[_Job], BatchPlan | None]:
+    """One job per evaluation, or one batched job (`KernelSpec.plan_many`) when
+    the op has one, there are at least BATCH_THRESHOLD evaluations and every
+    input is on the host."""
+    batchable = (
+        spec.plan_many is not None
+        and len(checked) >= BATCH_THRESHOLD
+        and not any(isinstance(v, DeviceBuffer) for args in checked for v in args.words.values())
+    )
+    if not batchable:
+        return [
+            _Job(_checked_plan(spec, spec.plan(args.sizes, args.scalars), set(args.words)), args.words, {})
+            for args in checked
+        ], None
+    assert spec.plan_many is not None
+    batch = spec.plan_many([args.sizes for args in checked], [args.scalars for args in checked])
+    inputs: dict[str, np.ndarray | DeviceBuffer] = {}
+    for port in spec.array_inputs:
+        parts = [cast(np.ndarray, args.words[port.name]) for args in checked]
+        inputs[port.name] = np.concatenate(parts).astype(np.uint32, copy=False) if parts else np.zeros(0, np.uint32)
+    return [_Job(_checked_plan(spec, batch.plan, set(inputs)), inputs, {})], batch
 
 
 def evaluate_kernel_many(
@@ -313,42 +618,80 @@ def evaluate_kernel_many(
     many: Sequence[Sequence[Any]],
     backend: str = "wgpu",
     raise_errors: bool = True,
-) -> list[tuple[np.ndarray, ...]]:
-    """The outputs of `spec` for each argument list; on wgpu every evaluation's
-    dispatches go in one submission and every output comes back in one more.
-    Malformed input raises `OpInputError` unless `raise_errors` is False (the
-    proof system compares the error output itself)."""
+    on_device: bool = False,
+) -> list[tuple[Any, ...]]:
+    """The outputs of `spec` for each argument list. On wgpu every evaluation's
+    dispatches go in one submission (per flag check of an iterative op) and
+    every output comes back in one more; with `on_device=True` the outputs stay
+    on the device as `DeviceBuffer`s of their logical lengths (only the scalars
+    that decide errors, lengths and replans are read). Malformed input raises
+    `OpInputError` unless `raise_errors` is False (the proof system compares the
+    error output itself)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}")
+    if not isinstance(on_device, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"on_device must be True or False, got {on_device!r}")
+    if on_device and backend != "wgpu":
+        raise ValueError(
+            f"on_device=True keeps outputs on the wgpu device; backend {backend!r} has none"
+            " (use backend='wgpu', or on_device=False)"
+        )
     if isinstance(many, np.ndarray | bytes | str) or not isinstance(many, Sequence):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"ops.evaluate_many(`{spec.id}`, ...) takes a list of argument lists")
     checked = [check_args(spec, args) for args in many]
-    plans = [_plan(spec, args) for args in checked]
-    if backend == "interp":
-        return [
-            _outputs(spec, plan, _run_interp(spec, plan, args), args, raise_errors)
-            for plan, args in zip(plans, checked)
-        ]
-    from vyre.runtime import wgpu_backend
-    from vyre.runtime.wgpu_device import gpu_device
-
-    all_steps: list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]] = []
-    all_clear: list[Any] = []
-    states: list[dict[str, Any]] = []
-    for plan, args in zip(plans, checked):
-        steps, clear, state = _stage_wgpu(plan, args)
-        all_steps.extend(steps)
-        all_clear.extend(clear)
-        states.append(state)
-    wgpu_backend.run_steps(all_steps, clear=all_clear)
-    wanted = [
-        state[plan.output_buffer(port.name)]
-        for plan, state in zip(plans, states)
-        for port in spec.outputs
-    ]
-    words = iter(gpu_device().read_many(wanted))
-    results: list[tuple[np.ndarray, ...]] = []
-    for plan, args in zip(plans, checked):
-        final = {plan.output_buffer(port.name): next(words) for port in spec.outputs}
-        results.append(_outputs(spec, plan, final, args, raise_errors))
+    if not checked:
+        return []
+    jobs, batch = _jobs(spec, checked)
+    _run(spec, jobs, backend)
+    if batch is not None:
+        sources = _batch_sources(spec, batch, jobs[0], len(checked))
+    else:
+        sources = [_sources_of(spec, job) for job in jobs]
+    ports = _scalar_ports(spec, on_device)
+    values = _values(spec, ports, sources)
+    if spec.replan is not None:
+        _replan(spec, checked, sources, values, ports, backend)
+    results: list[tuple[Any, ...]] = []
+    if raise_errors:
+        for evaluation, args in zip(values, checked):
+            _check_error(spec, evaluation, args)
+    if on_device:
+        results.extend(_device_outputs(spec, sources, values))
+    else:
+        results.extend(_host_outputs(spec, evaluation) for evaluation in values)
     return results
+
+
+def _replan(
+    spec: KernelSpec,
+    checked: Sequence[KernelArgs],
+    sources: list[dict[str, _Source]],
+    values: list[dict[str, np.ndarray]],
+    ports: Sequence[Port],
+    backend: str,
+) -> None:
+    """Run again every evaluation whose scalar outputs make `spec.replan` ask for
+    another plan (all of them together), at most MAX_REPLANS times; replaces
+    their sources and values in place."""
+    assert spec.replan is not None
+    scalar_ports = [p for p in spec.outputs if p.scalar]
+    for attempt in range(MAX_REPLANS + 1):
+        again: list[tuple[int, KernelPlan]] = []
+        for k, (args, evaluation) in enumerate(zip(checked, values)):
+            scalars = {p.name: int(evaluation[p.name][0]) for p in scalar_ports}
+            plan = spec.replan(args.sizes, args.scalars, scalars)
+            if plan is not None:
+                again.append((k, plan))
+        if not again:
+            return
+        if attempt == MAX_REPLANS:
+            raise RuntimeError(
+                f"kernel op `{spec.id}` asked for a new plan after {MAX_REPLANS} re-planned runs"
+                " (a library bug); no output is returned"
+            )
+        jobs = [_Job(_checked_plan(spec, plan, set(checked[k].words)), checked[k].words, {}) for k, plan in again]
+        _run(spec, jobs, backend)
+        fresh = [_sources_of(spec, job) for job in jobs]
+        fresh_values = _values(spec, ports, fresh)
+        for (k, _), source, value in zip(again, fresh, fresh_values):
+            sources[k], values[k] = source, value
