@@ -39,8 +39,12 @@ _PORT_TYPES = frozenset(
 
 
 def sample_args(spec: KernelSpec, n: int, seed: int = 0) -> tuple[Any, ...]:
-    """Inputs of length n for every array port (random, deterministic), 0 for scalars."""
+    """Inputs of length n for every array port (random, deterministic), 0 for
+    scalars; the op's own `sample` (random pattern) for ops whose inputs have
+    structure (a graph)."""
     rng = np.random.default_rng(seed)
+    if spec.sample is not None:
+        return tuple(spec.sample(rng, n, "random"))
     args: list[Any] = []
     for port in spec.inputs:
         if port.scalar:

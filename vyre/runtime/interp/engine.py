@@ -20,6 +20,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 from vyre.dialects import vyre as d
+from vyre.fingerprint import LruCache
 from vyre.pipeline import Prepared
 from vyre.runtime.interp import machine as m
 from vyre.runtime.interp.compile import compile_kernel
@@ -80,7 +81,7 @@ def execute(
     _check_workgroup_limits(workgroup_infos)
     counts = {name: memory.count for name, memory in storage.items()}
     counts |= {info.name: info.declared_count for info in workgroup_infos}
-    body, slot_count = compile_kernel(kernel, infos, counts)
+    body, slot_count = _compiled(program, kernel, infos, counts)
     plan = _Plan(grid, workgroup_size, lane_order == "reversed")
     per_workgroup_bytes = sum(
         info.declared_count * info.words_per_element * 4 for info in workgroup_infos
@@ -96,6 +97,31 @@ def execute(
         for name, info in infos.items()
         if info.access == d.AccessKind.READ_WRITE
     }
+
+
+COMPILED_CAPACITY = 256
+_COMPILED: LruCache[tuple[int, tuple[tuple[str, int], ...]], tuple[Prepared, m.Body, int]] = LruCache(
+    COMPILED_CAPACITY
+)
+"""Compiled bodies of prepared programs by (program identity, buffer element
+counts): a kernel op runs the same few programs many times (a BFS level is
+three dispatches). Machine steps are frozen, so a body is reused as it is; the
+entry keeps the program alive, so its id is not reused while it is cached.
+Bare kernel ops (which a caller may still rewrite) are compiled every time."""
+
+
+def _compiled(
+    program: object, kernel: d.KernelOp, infos: Mapping[str, BufferInfo], counts: Mapping[str, int]
+) -> tuple[m.Body, int]:
+    if not isinstance(program, Prepared):
+        return compile_kernel(kernel, infos, counts)
+    key = (id(program), tuple(sorted(counts.items())))
+    entry = _COMPILED.get(key)
+    if entry is not None and entry[0] is program:
+        return entry[1], entry[2]
+    body, slot_count = compile_kernel(kernel, infos, counts)
+    _COMPILED.put(key, (program, body, slot_count))
+    return body, slot_count
 
 
 # ---------------------------------------------------------------------------
