@@ -54,7 +54,15 @@ from vyre.runtime import host
 from vyre.runtime.device_buffer import DeviceBuffer
 from vyre.runtime.interp import execute as interp_execute
 
-__all__ = ["KernelArgs", "check_args", "evaluate_kernel", "evaluate_kernel_many", "host_values"]
+__all__ = [
+    "KernelArgs",
+    "check_args",
+    "evaluate_kernel",
+    "evaluate_kernel_many",
+    "host_values",
+    "plan_of",
+    "stage_wgpu",
+]
 
 BACKENDS = ("interp", "wgpu")
 
@@ -201,23 +209,26 @@ def _describe(value: object) -> str:
 # ---------------------------------------------------------------------------
 
 PREPARED_CAPACITY = 256
-_PREPARED: LruCache[int, tuple[Program, Prepared]] = LruCache(PREPARED_CAPACITY)
-"""Prepared step programs by program identity (the entry keeps the program
-alive, so its id is not reused while it is cached)."""
+_PREPARED: LruCache[int, tuple[Program, Prepared, tuple[str, ...]]] = LruCache(PREPARED_CAPACITY)
+"""Prepared step programs and the names of their storage and uniform buffers,
+by program identity (the entry keeps the program alive, so its id is not
+reused while it is cached)."""
 
 BATCH_THRESHOLD = 2
 """`evaluate_many` uses an op's `plan_many` from this many evaluations on."""
 
 
-def _prepared(program: Program) -> Prepared:
-    """The prepared form of a step's program, once per program object (the op
-    modules keep their programs, so this skips fingerprinting on every call)."""
+def _prepared_entry(program: Program) -> tuple[Program, Prepared, tuple[str, ...]]:
+    """The prepared form of a step's program and its bound buffer names, once
+    per program object (the op modules keep their programs, so this skips
+    fingerprinting on every call; an iterative op runs a step thousands of times)."""
     entry = _PREPARED.get(id(program))
     if entry is not None and entry[0] is program:
-        return entry[1]
-    prepared = prepare(program)
-    _PREPARED.put(id(program), (program, prepared))
-    return prepared
+        return entry
+    names = tuple(d.name for d in program.buffers if d.access is not BufferAccess.WORKGROUP)
+    entry = (program, prepare(program), names)
+    _PREPARED.put(id(program), entry)
+    return entry
 
 
 def _buffer_words(buffer: Buffer) -> np.ndarray:
@@ -314,12 +325,8 @@ class _Job:
 
 
 def _interp_step(state: dict[str, np.ndarray], step: Step) -> None:
-    prepared = _prepared(step.program)
-    words = {
-        decl.name: state[step.source(decl.name)]
-        for decl in step.program.buffers
-        if decl.access is not BufferAccess.WORKGROUP
-    }
+    _, prepared, names = _prepared_entry(step.program)
+    words = {name: state[step.source(name)] for name in names}
     final = interp_execute(prepared, words, step.dispatch)
     for name, value in final.items():
         state[step.source(name)] = value
@@ -344,7 +351,7 @@ def _run_interp(spec: KernelSpec, jobs: Sequence[_Job]) -> None:
         job.state = dict(state)
 
 
-def _stage_wgpu(job: _Job) -> list[Any]:
+def _stage_job(job: _Job) -> list[Any]:
     """Device buffers of one job (in `job.state`); returns those to clear."""
     from vyre.runtime.wgpu_device import Resident, gpu_device
 
@@ -365,18 +372,11 @@ def _stage_wgpu(job: _Job) -> list[Any]:
 
 
 def _encoded(job: _Job, steps: Sequence[Step]) -> list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]]:
-    return [
-        (
-            _prepared(step.program),
-            {
-                decl.name: job.state[step.source(decl.name)]
-                for decl in step.program.buffers
-                if decl.access is not BufferAccess.WORKGROUP
-            },
-            step.dispatch,
-        )
-        for step in steps
-    ]
+    out: list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]] = []
+    for step in steps:
+        _, prepared, names = _prepared_entry(step.program)
+        out.append((prepared, {name: job.state[step.source(name)] for name in names}, step.dispatch))
+    return out
 
 
 def _run_wgpu(spec: KernelSpec, jobs: Sequence[_Job]) -> None:
@@ -388,7 +388,7 @@ def _run_wgpu(spec: KernelSpec, jobs: Sequence[_Job]) -> None:
 
     clear: list[Any] = []
     for job in jobs:
-        clear.extend(_stage_wgpu(job))
+        clear.extend(_stage_job(job))
     cursors = [_Cursor(spec, job.plan, every_round=False) for job in jobs]
     active = list(range(len(jobs)))
     while active:
@@ -408,6 +408,27 @@ def _run_wgpu(spec: KernelSpec, jobs: Sequence[_Job]) -> None:
         for (k, repeat), words in zip(checks, flags):
             cursors[k].flag(repeat, int(words[repeat.word]))
         active = [k for k, _ in checks]
+
+
+def plan_of(spec: KernelSpec, args: KernelArgs) -> KernelPlan:
+    """The checked plan of one evaluation (benchmarks stage its steps with `stage_wgpu`)."""
+    return _checked_plan(spec, spec.plan(args.sizes, args.scalars), set(args.words))
+
+
+def stage_wgpu(
+    plan: KernelPlan, args: KernelArgs
+) -> tuple[list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]], list[Any], dict[str, Any]]:
+    """(encoded steps, buffers to clear, device buffers by name) of a plan
+    without `Repeat`s, every step once (for benchmarks that time the steps
+    with `wgpu_backend.run_steps`)."""
+    if plan.repeats:
+        raise ValueError("a plan with Repeat rounds runs through evaluate_kernel_many, not step by step")
+    job = _Job(plan, args.words, {})
+    clear = _stage_job(job)
+    return _encoded(job, plan.steps), clear, job.state
+
+
+_plan, _stage_wgpu = plan_of, stage_wgpu  # the names bench/kernels.py uses
 
 
 def _run(spec: KernelSpec, jobs: Sequence[_Job], backend: str) -> None:

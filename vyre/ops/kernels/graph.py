@@ -30,41 +30,43 @@ empty graph is offsets = [0], targets = [].
 BFS, level-synchronous over frontier queues (Merrill, Garland, Grimshaw,
 "Scalable GPU Graph Traversal", PPoPP 2012), an iterative op
 (docs/kernels.md "Repeat"). The init step puts the source in queue A. A level
-is three dispatches:
+is two dispatches:
 
 1. `expand_small`: the invocations walk the current queue grid-stride. A node
    with at most SMALL_DEGREE edges is expanded by its invocation; a larger one
    is appended to the `big` list (one atomic add), so no invocation loops over
    a huge adjacency list (lavapipe's loop cap, load balance).
 2. `expand_big`: each workgroup takes big nodes grid-stride, its 256
-   invocations walk the node's edges together.
-3. `advance` (one invocation): the flag word = the next queue's length; the
-   level grows when the next queue is not empty; the current count and the big
-   count return to 0.
+   invocations walk the node's edges together. Invocation 0 clears the current
+   queue's count and the other level's big count, which nothing reads in this
+   dispatch, so the next level starts from empty lists.
 
-Visiting an edge u -> v at level d: `atomicCompareExchange(depth[v], NONE,
-d + 1)`; the one winner appends v to the next queue (atomic add on its count)
-and every u that saw NONE or d + 1 does `atomicMin(parent[v], u)` — every node
-at level d with an edge to v does so, so parent[v] is the smallest one. Queue
-order varies from run to run; depth and parent do not (C4). A round of the
-`Repeat` is two levels (queue A -> B, then B -> A, so the programs are bound
-with the queues swapped); with an empty current queue a level changes nothing,
-so the rounds wgpu runs past the last level are no-ops. At most n levels: the
-plan allows n // 2 + 2 rounds.
+Visiting an edge u -> v (u at depth d, read from `depth[u]`):
+`atomicCompareExchange(depth[v], NONE, d + 1)`; the one winner appends v to the
+next queue (atomic add on its count) and every u that saw NONE or d + 1 does
+`atomicMin(parent[v], u)` — every node at level d with an edge to v does so, so
+parent[v] is the smallest one. Queue order varies from run to run; depth and
+parent do not (C4). A round of the `Repeat` is two levels (queue A -> B, then
+B -> A: the programs are bound with the queues swapped) and its flag is queue
+A's count, the newest frontier's length; with an empty current queue a level
+changes nothing, so the rounds wgpu runs past the last level are no-ops. At
+most n levels: the plan allows n // 2 + 2 rounds.
 
 Connected components: hooking and pointer jumping to a fixpoint (Shiloach-
 Vishkin; ECL-CC, Jaiganesh & Burtscher, HPDC 2018). `label[v] = v`, and each
-edge's source node is found once by a binary search in offsets. A round:
-`clear` the changed flag; `hook`: for every edge (u, v) with label[u] !=
-label[v], `atomicMin(label[max], min)` of the two labels; `compress`: each node
-follows its label JUMPS times and keeps the result. Labels only fall and stay
-within the component, roots are minima, so the final root of a component is
-its smallest id. The flag is set only when a label falls, so a round after the
-fixpoint changes nothing. Bound: after a round every label is at most the
-labels of the node's neighbours before it (the hook lowers the larger root,
-the compress step follows at least one link), so after D rounds (D the largest
-component diameter, < n) the labels are final and round D + 1 sees no change:
-the plan allows n + 1 rounds.
+edge's source node is found once by a binary search in offsets. An iteration
+is two dispatches: `hook`: for every edge (u, v) with label[u] != label[v],
+`atomicMin(label[max], min)` of the two labels; `compress`: each node follows
+its label JUMPS times and keeps the result. Labels only fall and stay within
+the component, roots are minima, so the final root of a component is its
+smallest id. Each iteration sets its own flag when a label falls (and its hook
+clears the other iteration's flag); a round is two iterations and its flag is
+the second's: clear means the first one reached the fixpoint, and a round after
+it changes nothing. Bound: after an iteration every label is at most the labels
+of the node's neighbours before it (the hook lowers the larger root, the
+compress step follows at least one link), so after D iterations (D the largest
+component diameter, < n) the labels are final and the next one sees no change:
+the plan allows n // 2 + 2 rounds.
 """
 
 from __future__ import annotations
@@ -338,13 +340,13 @@ def _in_degree_plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> Ker
 # ---------------------------------------------------------------------------
 
 
-def _visit(u: Expr, v: Expr, next_level: Expr, prefix: str) -> list[Node]:
-    """Edge u -> v at the current level: claim v (first writer appends it to
-    the next queue) and offer u as its parent."""
-    old = f"{prefix}old"
+def _visit(u: Expr, v: Expr, prefix: str) -> list[Node]:
+    """Edge u -> v from the current level (depth[u] + 1 = `_nl`): claim v (the
+    one winner appends it to the next queue) and offer u as its parent."""
+    old, nl = f"{prefix}old", E.var("_nl")
     return [
         Node.let(f"{prefix}v", v),
-        Node.let(old, E.atomic(AtomicOp.COMPARE_EXCHANGE, "depth", E.var(f"{prefix}v"), next_level, E.u32(NONE))),
+        Node.let(old, E.atomic(AtomicOp.COMPARE_EXCHANGE, "depth", E.var(f"{prefix}v"), nl, E.u32(NONE))),
         Node.if_(
             E.eq(E.var(old), E.u32(NONE)),
             [
@@ -353,7 +355,7 @@ def _visit(u: Expr, v: Expr, next_level: Expr, prefix: str) -> list[Node]:
             ],
         ),
         Node.if_(
-            E.or_(E.eq(E.var(old), E.u32(NONE)), E.eq(E.var(old), next_level)),
+            E.or_(E.eq(E.var(old), E.u32(NONE)), E.eq(E.var(old), nl)),
             [Node.let(f"{prefix}p", E.atomic(AtomicOp.MIN, "parent", E.var(f"{prefix}v"), u))],
         ),
     ]
@@ -367,8 +369,7 @@ def _bfs_buffers(*extra: BufferDecl) -> list[BufferDecl]:
         BufferDecl.read_write("parent", 3, DataType.U32),
         BufferDecl.read_write("next", 4, DataType.U32),
         BufferDecl.read_write("next_count", 5, DataType.U32),
-        BufferDecl.read("state", 6, DataType.U32),
-        BufferDecl.uniform("params", 7, DataType.U32),
+        BufferDecl.read("params", 6, DataType.U32),
         *extra,
     ]
 
@@ -376,12 +377,11 @@ def _bfs_buffers(*extra: BufferDecl) -> list[BufferDecl]:
 @cache
 def bfs_expand_small_program() -> Program:
     """Walk the current queue grid-stride; expand nodes of at most SMALL_DEGREE
-    edges, append the others to `big`. params = [n, m, source, stride]."""
-    level = E.load("state", E.u32(0))
-    count = E.load("cur_count", E.u32(0))
+    edges, append the others to `big`. params = [n, m, source, stride, groups]."""
     u = E.var("u")
     start, end = E.var("start"), E.var("end")
     expand = [
+        Node.let("_nl", E.add(E.load("depth", u), E.u32(1))),
         Node.let("start", E.load("offsets", u)),
         Node.let("end", E.load("offsets", E.add(u, E.u32(1)))),
         Node.if_(
@@ -390,13 +390,12 @@ def bfs_expand_small_program() -> Program:
                 Node.let("slot", E.atomic(AtomicOp.ADD, "big_count", E.u32(0), E.u32(1))),
                 Node.store("big", E.var("slot"), u),
             ],
-            [Node.loop("e", start, end, _visit(u, E.load("targets", E.var("e")), E.var("nl"), "s_"))],
+            [Node.loop("e", start, end, _visit(u, E.load("targets", E.var("e")), "s_"))],
         ),
     ]
     body = [
         Node.let("first", _gid()),
-        Node.let("count", count),
-        Node.let("nl", E.add(level, E.u32(1))),
+        Node.let("count", E.load("cur_count", E.u32(0))),
         Node.loop(
             "k",
             E.u32(0),
@@ -409,10 +408,10 @@ def bfs_expand_small_program() -> Program:
     ]
     return Program(
         buffers=_bfs_buffers(
-            BufferDecl.read("cur", 8, DataType.U32),
-            BufferDecl.read("cur_count", 9, DataType.U32),
-            BufferDecl.read_write("big", 10, DataType.U32),
-            BufferDecl.read_write("big_count", 11, DataType.U32),
+            BufferDecl.read("cur", 7, DataType.U32),
+            BufferDecl.read("cur_count", 8, DataType.U32),
+            BufferDecl.read_write("big", 9, DataType.U32),
+            BufferDecl.read_write("big_count", 10, DataType.U32),
         ),
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -423,13 +422,16 @@ def bfs_expand_small_program() -> Program:
 @cache
 def bfs_expand_big_program() -> Program:
     """Workgroup w expands big nodes w, w + groups, ...; its invocations walk
-    the node's edges together. params = [n, m, source, stride, groups]."""
-    level = E.load("state", E.u32(0))
+    the node's edges together. Invocation 0 also clears the current queue's
+    count and the other level's big count (nothing reads them in this
+    dispatch), so the next level starts from empty lists.
+    params = [n, m, source, stride, groups]."""
     local = E.local_id(0)
     u = E.var("u")
     edge = E.add(E.add(E.var("start"), local), E.mul(E.var("t"), E.u32(WORKGROUP)))
     per_node = [
         Node.let("u", E.load("big", E.var("j"))),
+        Node.let("_nl", E.add(E.load("depth", u), E.u32(1))),
         Node.let("start", E.load("offsets", u)),
         Node.let("end", E.load("offsets", E.add(u, E.u32(1)))),
         Node.loop(
@@ -438,16 +440,12 @@ def bfs_expand_big_program() -> Program:
             _ceil_div(E.sub(E.var("end"), E.var("start")), E.u32(WORKGROUP)),
             [
                 Node.let("edge", edge),
-                Node.if_(
-                    E.lt(E.var("edge"), E.var("end")),
-                    _visit(u, E.load("targets", E.var("edge")), E.var("nl"), "b_"),
-                ),
+                Node.if_(E.lt(E.var("edge"), E.var("end")), _visit(u, E.load("targets", E.var("edge")), "b_")),
             ],
         ),
     ]
     body = [
         Node.let("count", E.load("big_count", E.u32(0))),
-        Node.let("nl", E.add(level, E.u32(1))),
         Node.loop(
             "k",
             E.u32(0),
@@ -457,42 +455,21 @@ def bfs_expand_big_program() -> Program:
                 Node.if_(E.lt(E.var("j"), E.var("count")), per_node),
             ],
         ),
+        Node.if_(
+            E.eq(_gid(), E.u32(0)),
+            [Node.store("cur_count", E.u32(0), E.u32(0)), Node.store("other_big_count", E.u32(0), E.u32(0))],
+        ),
     ]
     return Program(
         buffers=_bfs_buffers(
-            BufferDecl.read("big", 8, DataType.U32),
-            BufferDecl.read("big_count", 9, DataType.U32),
+            BufferDecl.read("big", 7, DataType.U32),
+            BufferDecl.read("big_count", 8, DataType.U32),
+            BufferDecl.read_write("cur_count", 9, DataType.U32),
+            BufferDecl.read_write("other_big_count", 10, DataType.U32),
         ),
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
         name="graph_bfs_expand_big",
-    )
-
-
-@cache
-def bfs_advance_program() -> Program:
-    """One invocation: state[1] (the flag) = the next queue's length; the level
-    grows when it is not empty; the current and big counts return to 0."""
-    zero = E.u32(0)
-    return Program(
-        buffers=[
-            BufferDecl.read_write("state", 0, DataType.U32),
-            BufferDecl.read_write("cur_count", 1, DataType.U32),
-            BufferDecl.read("next_count", 2, DataType.U32),
-            BufferDecl.read_write("big_count", 3, DataType.U32),
-        ],
-        workgroup_size=(1, 1, 1),
-        entry=[
-            Node.let("found", E.load("next_count", zero)),
-            Node.store("state", E.u32(1), E.var("found")),
-            Node.if_(
-                E.ne(E.var("found"), zero),
-                [Node.store("state", zero, E.add(E.load("state", zero), E.u32(1)))],
-            ),
-            Node.store("cur_count", zero, zero),
-            Node.store("big_count", zero, zero),
-        ],
-        name="graph_bfs_advance",
     )
 
 
@@ -506,7 +483,7 @@ def bfs_init_program() -> Program:
             BufferDecl.read_write("depth", 0, DataType.U32),
             BufferDecl.read_write("parent", 1, DataType.U32),
             BufferDecl.read_write("queue", 2, DataType.U32),
-            BufferDecl.uniform("params", 3, DataType.U32),
+            BufferDecl.read("params", 3, DataType.U32),
         ],
         workgroup_size=(1, 1, 1),
         entry=[
@@ -528,6 +505,7 @@ def _bfs_plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> KernelPla
     source = int(scalars["source"])
     small = grid(n)
     big_groups = max(1, min(small.groups, -(-m // BIG_GROUP_EDGES)))
+    params = np.array([n, m, source, small.stride, big_groups], dtype=np.uint32)
     buffers = (
         depth,
         parent,
@@ -536,21 +514,25 @@ def _bfs_plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> KernelPla
         Buffer("count_a", DataType.U32, 1, fill=1),
         Buffer("count_b", DataType.U32, 1),
         Buffer("big", DataType.U32, n),
-        Buffer("big_count", DataType.U32, 1),
-        Buffer("state", DataType.U32, 2, words=np.array([0, 1], dtype=np.uint32)),
-        params_buffer("params", [n, m, source, small.stride, big_groups]),
+        Buffer("big_count_a", DataType.U32, 1),
+        Buffer("big_count_b", DataType.U32, 1),
+        Buffer("params", DataType.U32, len(params), words=params),
     )
 
     def level(cur: str, nxt: str) -> tuple[Step, ...]:
-        swap = {"cur": f"queue_{cur}", "cur_count": f"count_{cur}", "next": f"queue_{nxt}", "next_count": f"count_{nxt}"}
+        queues = {"cur": f"queue_{cur}", "cur_count": f"count_{cur}", "next": f"queue_{nxt}", "next_count": f"count_{nxt}"}
         return (
-            Step(bfs_expand_small_program(), small.dispatch, swap),
-            Step(bfs_expand_big_program(), (big_groups, 1, 1), swap),
-            Step(bfs_advance_program(), (1, 1, 1), swap),
+            Step(bfs_expand_small_program(), small.dispatch, {**queues, "big_count": f"big_count_{cur}"}),
+            Step(
+                bfs_expand_big_program(),
+                (big_groups, 1, 1),
+                {**queues, "big_count": f"big_count_{cur}", "other_big_count": f"big_count_{nxt}"},
+            ),
         )
 
     steps = (Step(bfs_init_program(), (1, 1, 1), {"queue": "queue_a"}), *level("a", "b"), *level("b", "a"))
-    rounds = Repeat(1, len(steps), until="state", word=1, max_rounds=n // 2 + 2, rounds_per_check=4)
+    # a round is two levels; after it, count_a is the length of the newest frontier
+    rounds = Repeat(1, len(steps), until="count_a", max_rounds=n // 2 + 2, rounds_per_check=4)
     return KernelPlan(buffers, steps, repeats=(rounds,))
 
 
@@ -594,7 +576,7 @@ def cc_init_program() -> Program:
             BufferDecl.read("offsets", 0, DataType.U32),
             BufferDecl.read_write("label", 1, DataType.U32),
             BufferDecl.read_write("source", 2, DataType.U32),
-            BufferDecl.uniform("params", 3, DataType.U32),
+            BufferDecl.read("params", 3, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -603,19 +585,10 @@ def cc_init_program() -> Program:
 
 
 @cache
-def cc_clear_program() -> Program:
-    return Program(
-        buffers=[BufferDecl.read_write("changed", 0, DataType.U32)],
-        workgroup_size=(1, 1, 1),
-        entry=[Node.store("changed", E.u32(0), E.u32(0))],
-        name="graph_cc_clear",
-    )
-
-
-@cache
 def cc_hook_program() -> Program:
     """For every edge (u, v) whose labels differ: atomicMin(label[larger],
-    smaller); the flag is set when a label falls. params as cc_init."""
+    smaller); `changed` is set when a label falls. Invocation 0 clears `other`,
+    the flag of the other half-round. params as cc_init."""
     e = E.var("e")
     a, b = E.var("a"), E.var("b")
     hook = [
@@ -642,6 +615,7 @@ def cc_hook_program() -> Program:
                 Node.if_(E.lt(e, param(1)), hook),
             ],
         ),
+        Node.if_(E.eq(E.var("first"), E.u32(0)), [Node.store("other", E.u32(0), E.u32(0))]),
     ]
     return Program(
         buffers=[
@@ -649,7 +623,8 @@ def cc_hook_program() -> Program:
             BufferDecl.read("source", 1, DataType.U32),
             BufferDecl.read_write("label", 2, DataType.U32),
             BufferDecl.read_write("changed", 3, DataType.U32),
-            BufferDecl.uniform("params", 4, DataType.U32),
+            BufferDecl.read_write("other", 4, DataType.U32),
+            BufferDecl.read("params", 5, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -687,7 +662,7 @@ def cc_compress_program() -> Program:
         buffers=[
             BufferDecl.read_write("label", 0, DataType.U32),
             BufferDecl.read_write("changed", 1, DataType.U32),
-            BufferDecl.uniform("params", 2, DataType.U32),
+            BufferDecl.read("params", 2, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -703,16 +678,27 @@ def _cc_plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> KernelPlan
         return KernelPlan((label,), ())
     g = grid(max(n, m))
     rounds_n, rounds_m = -(-n // g.stride), -(-m // g.stride)
-    params = params_buffer("params", [n, m, g.stride, rounds_n, rounds_m, n.bit_length()])
-    buffers = (label, Buffer("source", DataType.U32, m), Buffer("changed", DataType.U32, 1), params)
-    steps = (
-        Step(cc_init_program(), g.dispatch),
-        Step(cc_clear_program(), (1, 1, 1)),
-        Step(cc_hook_program(), g.dispatch),
-        Step(cc_compress_program(), g.dispatch),
+    params = np.array([n, m, g.stride, rounds_n, rounds_m, n.bit_length()], dtype=np.uint32)
+    buffers = (
+        label,
+        Buffer("source", DataType.U32, m),
+        Buffer("changed_1", DataType.U32, 1),
+        Buffer("changed_2", DataType.U32, 1),
+        Buffer("params", DataType.U32, len(params), words=params),
     )
-    # no edge: every node is its own component, no round needed
-    rounds = Repeat(1, 4, until="changed", max_rounds=n + 1 if m else 0, rounds_per_check=4)
+
+    def iteration(mine: str, other: str) -> tuple[Step, ...]:
+        return (
+            Step(cc_hook_program(), g.dispatch, {"changed": mine, "other": other}),
+            Step(cc_compress_program(), g.dispatch, {"changed": mine}),
+        )
+
+    steps = (Step(cc_init_program(), g.dispatch), *iteration("changed_1", "changed_2"), *iteration("changed_2", "changed_1"))
+    # a round is two iterations, each setting its own flag (and clearing the
+    # other's): a clear changed_2 after the round means the second iteration
+    # changed nothing, so the first one's result is the fixpoint. No edge:
+    # every node is its own component, no round needed.
+    rounds = Repeat(1, 5, until="changed_2", max_rounds=n // 2 + 2 if m else 0, rounds_per_check=4)
     return KernelPlan(buffers, steps, repeats=(rounds,))
 
 
