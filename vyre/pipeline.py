@@ -43,6 +43,7 @@ from vyre.context import vyre_context
 from vyre.dialects import vyre as d
 from vyre.fingerprint import Fingerprint, LruCache, fingerprint
 from vyre.ir import BufferDecl, Program
+from vyre.lowering.options import LoweringOptions
 from vyre.lowering.wgsl import LoweredKernel, lower
 from vyre.transforms.float_strict import float_strict
 from vyre.transforms.inline_calls import inline_module
@@ -89,9 +90,23 @@ class Prepared:
     @cached_property
     def wgsl(self) -> LoweredKernel:
         """The WGSL lowering (text and binding layout), computed on first use."""
-        kernel = self.strict_module.body.block.first_op
-        assert isinstance(kernel, d.KernelOp)
-        return lower(kernel)
+        return self.lowered_for(LoweringOptions())
+
+    @cached_property
+    def _lowerings(self) -> dict[LoweringOptions, LoweredKernel]:
+        return {}
+
+    def lowered_for(self, options: LoweringOptions) -> LoweredKernel:
+        """The WGSL lowering for a target's `options` (vyre.lowering.options: the
+        vectorised map entry, loops checked on adapters that stop them), once
+        per distinct options."""
+        lowered = self._lowerings.get(options)
+        if lowered is None:
+            kernel = self.strict_module.body.block.first_op
+            assert isinstance(kernel, d.KernelOp)
+            lowered = lower(kernel, options)
+            self._lowerings[options] = lowered
+        return lowered
 
 
 _PREPARED: LruCache[Fingerprint, Prepared] = LruCache(PREPARED_CAPACITY)

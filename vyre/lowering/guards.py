@@ -73,8 +73,13 @@ class Guards:
     storage: dict[str, BufferBinding]
     workgroup: dict[str, WorkgroupArray]
     meta: MetaLayout
+    status: str | None = None
+    """The WGSL name of the loop status word (`array<atomic<u32>>`, loops.py) on
+    adapters that stop loops silently; None elsewhere."""
     functions: dict[str, tuple[str, str]] = field(default_factory=lambda: {})
     """key -> (helper name, WGSL text), in the order first needed."""
+    status_used: bool = False
+    """Some emitted loop checks its exit and may set the status word."""
 
     def _helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
         if key not in self.functions:
@@ -159,6 +164,8 @@ class Guards:
         name = self._wgsl_name(buffer)
         kind = self.element(buffer)
         binding = self.storage.get(buffer)
+        if binding is not None and binding.vector:
+            return _vector_read(binding, i, raw=False)
         if binding is not None and binding.packed_halves:
             if binding.atomic:
                 word = f"atomicLoad(&{name}[{i} >> 1u])"
@@ -180,6 +187,12 @@ class Guards:
     def load(self, buffer: str, index: Value) -> Value:
         """`buffer[index]`, or the zero of the element type when index >= count."""
         kind = self.element(buffer)
+        loaded = Value.derived(f"{self.load_helper(buffer)}({index.text})", kind, index)
+        return Value(loaded.text, kind, None, loaded.buffers | {buffer}, loaded.locals)
+
+    def load_helper(self, buffer: str) -> str:
+        """The guarded load helper of `buffer`: `f(i)` is element i, 0 when OOB."""
+        kind = self.element(buffer)
         value_type = wgsl_type(kind)
 
         def make(name: str) -> str:
@@ -195,9 +208,32 @@ class Guards:
                 f"}}"
             )
 
-        helper = self._helper(f"load {buffer}", f"vyre_load_{self._wgsl_name(buffer)}", make)
-        loaded = Value.derived(f"{helper}({index.text})", kind, index)
-        return Value(loaded.text, kind, None, loaded.buffers | {buffer}, loaded.locals)
+        return self._helper(f"load {buffer}", f"vyre_load_{self._wgsl_name(buffer)}", make)
+
+    def load_word_helper(self, binding: BufferBinding) -> str:
+        """The guarded helper loading an element of a vector buffer as the
+        vectorised lowering keeps it in a lane variable: as stored (a Bool's word
+        not reduced to 0/1, an F16/BF16's 16 bits), 0 when OOB."""
+        if binding.element != DataTypeKind.BOOL:
+            return self.load_helper(binding.name)
+        kind = binding.element
+
+        def make(name: str) -> str:
+            (i,) = self._params("i")
+            return (
+                f"// OOB guard: the stored word of `{binding.wgsl_name}` (0 at or past its"
+                f" logical length).\n"
+                f"fn {name}({i}: u32) -> u32 {{\n"
+                f"  if ({i} < {self._bound(binding.name)}) {{\n"
+                f"    return {_vector_read(binding, i, raw=True)};\n"
+                f"  }}\n"
+                f"  return {zero_value(kind)};\n"
+                f"}}"
+            )
+
+        return self._helper(
+            f"load word {binding.name}", f"vyre_load_word_{binding.wgsl_name}", make
+        )
 
     def store(self, buffer: str, index: Value, value: Value) -> str:
         """The statement storing `value` at `buffer[index]`, a no-op when OOB."""
@@ -205,6 +241,8 @@ class Guards:
         value_type = wgsl_type(self.element(buffer))
         binding = self.storage.get(buffer)
         atomic = (binding is not None and binding.atomic) or self._atomic_workgroup(buffer)
+        if binding is not None and binding.vector:
+            return f"{self.store_vector_helper(binding)}({index.text}, {value.text});"
         if binding is not None and binding.packed_halves:
             return self._store_half(binding, index, value)
 
@@ -223,6 +261,38 @@ class Guards:
         helper = self._helper(f"store {buffer}", f"vyre_store_{name}", make)
         return f"{helper}({index.text}, {value.text});"
 
+    def store_vector_helper(self, binding: BufferBinding) -> str:
+        """The helper `g(i, v)` storing one element of a vector buffer (the scalar
+        tail of the vectorised lowering), a no-op when OOB. The invocation owns every
+        element of the words it writes, so an F16/BF16 half is replaced by a
+        plain read-modify-write of its word (no atomic)."""
+        name = binding.wgsl_name
+        bound = self._bound(binding.name)
+
+        def make(helper: str) -> str:
+            i, v = self._params("i", "value")
+            if binding.packed_halves:
+                word = f"{name}[{i} >> 3u][({i} >> 1u) & 3u]"
+                shift = f"(({i} & 1u) << 4u)"
+                write = (
+                    f"{word} = ({word} & ~(0xffffu << {shift})) | "
+                    f"(({v} & 0xffffu) << {shift})"
+                )
+                value_type = "u32"
+            else:
+                write = f"{name}[{i} >> 2u][{i} & 3u] = {v}"
+                value_type = wgsl_type(binding.element)
+            return (
+                f"// OOB guard: stores at or past the logical length of `{name}` do nothing.\n"
+                f"fn {helper}({i}: u32, {v}: {value_type}) {{\n"
+                f"  if ({i} < {bound}) {{\n"
+                f"    {write};\n"
+                f"  }}\n"
+                f"}}"
+            )
+
+        return self._helper(f"store {binding.name}", f"vyre_store_{name}", make)
+
     def _store_half(self, binding: BufferBinding, index: Value, value: Value) -> str:
         """The statement storing the 16-bit `value` at element `index` of a packed
         F16/BF16 buffer: only its half of the word changes (strong CAS loop)."""
@@ -231,9 +301,10 @@ class Guards:
         bound = self._bound(binding.name)
 
         def make(helper: str) -> str:
-            i, v, word, shift, bits, mask, old, result = self._params(
-                "i", "value", "word", "shift", "bits", "mask", "old", "result"
+            i, v, word, shift, bits, mask, old, result, done = self._params(
+                "i", "value", "word", "shift", "bits", "mask", "old", "result", "done"
             )
+            declare, mark, check = self._checked_loop_lines(done)
             return (
                 f"// OOB guard + half-word store on `{name}` (two 16-bit elements per word):\n"
                 f"// a compare-exchange loop replaces only half i & 1 of word i >> 1, so a\n"
@@ -247,19 +318,41 @@ class Guards:
                 f"  let {bits} = ({v} & 0xffffu) << {shift};\n"
                 f"  let {mask} = ~(0xffffu << {shift});\n"
                 f"  var {old} = atomicLoad(&{name}[{word}]);\n"
-                f"  loop {{\n"
+                + "".join(line + "\n" for line in declare)
+                + f"  loop {{\n"
                 f"    let {result} = atomicCompareExchangeWeak(&{name}[{word}], {old}, "
                 f"({old} & {mask}) | {bits});\n"
                 f"    if ({result}.exchanged) {{\n"
-                f"      break;\n"
+                f"      {mark}break;\n"
                 f"    }}\n"
                 f"    {old} = {result}.old_value;\n"
                 f"  }}\n"
-                f"}}"
+                + "".join(line + "\n" for line in check)
+                + "}"
             )
 
         helper = self._helper(f"store {binding.name}", f"vyre_store_{name}", make)
         return f"{helper}({index.text}, {value.text});"
+
+    # -- loop exit checks (adapters that stop loops silently) -------------------
+
+    def loop_check(self, truncated: str) -> list[str]:
+        """Lines run right after a loop: when `truncated` (the loop left before its
+        own exit condition held: the driver stopped it), set the status word the
+        runtime turns into an error. Nothing where loops are never stopped."""
+        if self.status is None:
+            return []
+        self.status_used = True
+        return [f"if ({truncated}) {{", f"  atomicMax(&{self.status}[0], 1u);", "}"]
+
+    def _checked_loop_lines(self, done: str) -> tuple[list[str], str, list[str]]:
+        """(declaration, statement marking the exit, check) for a helper's retry
+        loop: empty where loops are never stopped."""
+        if self.status is None:
+            return [], "", []
+        return [f"  var {done} = false;"], f"{done} = true; ", [
+            "  " + line for line in self.loop_check(f"!{done}")
+        ]
 
     # -- atomics ----------------------------------------------------------------
 
@@ -278,7 +371,10 @@ class Guards:
             assert expected is not None
 
             def make_cas(helper: str) -> str:
-                i, e, v, old, result = self._params("i", "expected", "value", "old", "result")
+                i, e, v, old, result, done = self._params(
+                    "i", "expected", "value", "old", "result", "done"
+                )
+                declare, mark, check = self._checked_loop_lines(done)
                 return (
                     f"// OOB guard + strong compare-exchange on `{name}`: retries the weak\n"
                     f"// exchange until it succeeds or observes a value other than expected.\n"
@@ -287,14 +383,16 @@ class Guards:
                     f"    return 0u;\n"
                     f"  }}\n"
                     f"  var {old}: u32;\n"
-                    f"  loop {{\n"
+                    + "".join(line + "\n" for line in declare)
+                    + f"  loop {{\n"
                     f"    let {result} = atomicCompareExchangeWeak(&{name}[{i}], {e}, {v});\n"
                     f"    {old} = {result}.old_value;\n"
                     f"    if ({result}.exchanged || {old} != {e}) {{\n"
-                    f"      break;\n"
+                    f"      {mark}break;\n"
                     f"    }}\n"
                     f"  }}\n"
-                    f"  return {old};\n"
+                    + "".join(line + "\n" for line in check)
+                    + f"  return {old};\n"
                     f"}}"
                 )
 
@@ -361,6 +459,21 @@ class Guards:
                 clear = f"atomicStore(&{array.wgsl_name}[{counter}], 0u);"
             else:
                 clear = f"{array.wgsl_name}[{counter}] = {storage_zero(array.wgsl_element_type)};"
+            if self.status is not None:  # a checked loop (see loop_check)
+                lines += [
+                    "{",
+                    f"  var {counter}: u32 = {local_index};",
+                    "  loop {",
+                    f"    if ({counter} >= {array.count}u) {{",
+                    "      break;",
+                    "    }",
+                    f"    {clear}",
+                    f"    {counter} = {counter} + {invocations}u;",
+                    "  }",
+                    *("  " + line for line in self.loop_check(f"{counter} < {array.count}u")),
+                    "}",
+                ]
+                continue
             lines += [
                 f"for (var {counter}: u32 = {local_index}; {counter} < {array.count}u; "
                 f"{counter} = {counter} + {invocations}u) {{",
@@ -369,6 +482,18 @@ class Guards:
             ]
         lines.append("workgroupBarrier();")
         return lines
+
+
+def _vector_read(binding: BufferBinding, i: str, *, raw: bool) -> str:
+    """WGSL reading element `i` of a vector buffer (layout.py), in bounds: the
+    vyre value, or with `raw` the stored word (a Bool not reduced to 0/1)."""
+    name = binding.wgsl_name
+    if binding.packed_halves:
+        return f"({name}[{i} >> 3u][({i} >> 1u) & 3u] >> (({i} & 1u) << 4u)) & 0xffffu"
+    element = f"{name}[{i} >> 2u][{i} & 3u]"
+    if binding.element == DataTypeKind.BOOL and not raw:
+        return f"u32({element} != 0u)"
+    return element
 
 
 def _uniform_read(name: str, kind: DataTypeKind, i: str) -> str:

@@ -23,6 +23,15 @@ All resources live in bind group 0.
   word 3 + k is the logical element count of `buffers[k]` (storage and uniform
   buffers, in declaration order; for F16/BF16 the element count, not the words). Logical counts, not `arrayLength`, bound every
   access, because the runtime allocates at least one element for empty buffers.
+- The vectorised lowering of an elementwise map (vector.py) declares the buffers
+  it accesses at the element index as `array<vec4<u32>>` (`vec4<i32>` for I32):
+  the same words, read and written four at a time (the runtime allocates every
+  storage buffer in whole 16-byte units, so the binding size is a multiple of
+  16); its meta uniform ends with `virtual_count` and `vector_end`.
+- Where loops are checked (options.py `loop_limit`), a kernel that has a loop
+  binds the loop status word at `meta binding + 1`:
+  `var<storage, read_write> _vyre_status: array<atomic<u32>>` (16 bytes, the
+  device's one status buffer; non-zero after a run: a loop was stopped).
 - Workgroup buffers are `var<workgroup>` arrays of their declared count (floats
   of every width: one element per `u32`). A workgroup buffer that any atomic
   touches (validation admits atomics only on U32 ones) is
@@ -89,6 +98,11 @@ class BufferBinding:
     """Declared `array<atomic<u32>>` because an atomic touches it."""
     meta_word: int
     """Index of its logical element count in the meta uniform."""
+    vector: bool = False
+    """Declared `array<vec4<u32>>` (`vec4<i32>` for I32) by the vectorised
+    lowering of a map kernel (vector.py): element i of a one-word type is lane
+    i % 4 of vec4 i / 4; an F16/BF16 element i is half i % 2 of lane (i / 2) % 4
+    of vec4 i / 8."""
 
     @property
     def words_per_element(self) -> int:
@@ -117,7 +131,14 @@ class BufferBinding:
             return f"array<vec4<u32>, {UNIFORM_CAPACITY_VEC4}>"
         if self.atomic:
             return "array<atomic<u32>>"
+        if self.vector:
+            return f"array<{self.vector_type}>"
         return f"array<{STORAGE_ELEMENT_TYPES[self.element]}>"
+
+    @property
+    def vector_type(self) -> str:
+        """The WGSL type of one vec4 of a `vector` buffer."""
+        return "vec4<i32>" if self.element == DataTypeKind.I32 else "vec4<u32>"
 
     @property
     def wgsl_declaration(self) -> str:
@@ -169,10 +190,13 @@ class MetaLayout:
     struct_name: str
     length_fields: tuple[str, ...]
     """Struct field of each buffer's count, in the order of the kernel's buffers."""
+    extra_fields: tuple[str, ...] = ()
+    """Fields after the counts (the vectorised lowering's `virtual_count` and
+    `vector_end`, vector.py), packed from `pack(..., extra=...)`."""
 
     @property
     def words(self) -> int:
-        return META_OFFSET_WORDS + len(self.length_fields)
+        return META_OFFSET_WORDS + len(self.length_fields) + len(self.extra_fields)
 
     @property
     def size_bytes(self) -> int:
@@ -180,18 +204,28 @@ class MetaLayout:
         return -(-self.words * 4 // 16) * 16
 
     def pack(
-        self, workgroup_offset: tuple[int, int, int], counts: tuple[int, ...]
+        self,
+        workgroup_offset: tuple[int, int, int],
+        counts: tuple[int, ...],
+        extra: tuple[int, ...] = (),
     ) -> list[int]:
-        """The meta words for one dispatch slice (`counts` in buffer order)."""
+        """The meta words for one dispatch slice (`counts` in buffer order, then
+        the `extra_fields`)."""
         if len(counts) != len(self.length_fields):
             raise ValueError(
                 f"meta layout has {len(self.length_fields)} buffer counts, got {len(counts)}"
             )
-        words = [*workgroup_offset, *counts]
+        if len(extra) != len(self.extra_fields):
+            raise ValueError(
+                f"meta layout has {len(self.extra_fields)} extra words, got {len(extra)}"
+            )
+        words = [*workgroup_offset, *counts, *extra]
         return words + [0] * (self.size_bytes // 4 - len(words))
 
     def struct_declaration(self) -> str:
-        fields = ["wg_offset_x", "wg_offset_y", "wg_offset_z", *self.length_fields]
+        fields = [
+            "wg_offset_x", "wg_offset_y", "wg_offset_z", *self.length_fields, *self.extra_fields
+        ]
         body = "".join(f"  {field}: u32,\n" for field in fields)
         return f"struct {self.struct_name} {{\n{body}}}"
 

@@ -39,6 +39,10 @@ Emission rules:
   Return is `return;`; Barrier is `storageBarrier(); workgroupBarrier();`.
 - A workgroup buffer that an atomic touches is `array<atomic<u32>, N>`; its
   loads and stores become `atomicLoad` / `atomicStore` (guards.py, layout.py).
+- `LoweringOptions` (options.py) select the target's variant: `vectorize` emits
+  an elementwise map (map_shape.py) as a lane function run 8 times per
+  invocation with vec4 access (vector.py); `loop_limit` emits loops unrolled
+  and checked for adapters that stop them silently (loops.py).
 """
 
 from __future__ import annotations
@@ -60,7 +64,18 @@ from vyre.lowering.layout import (
     MetaLayout,
     WorkgroupArray,
 )
+from vyre.lowering.loops import unroll_factors
+from vyre.lowering.map_shape import MapShape, map_shape
 from vyre.lowering.names import Namer, comment_safe
+from vyre.lowering.options import LoweringOptions
+from vyre.lowering.vector import (
+    META_FIELDS,
+    WORKGROUP,
+    LaneSignature,
+    VectorLayout,
+    entry_lines,
+    lane_load,
+)
 from vyre.lowering.values import (
     FLOAT_KINDS,
     HALF_KINDS,
@@ -73,7 +88,7 @@ from vyre.lowering.values import (
 )
 from vyre.ops.intrinsics import SCALAR, is_call_intrinsic, wgsl_builtin
 
-__all__ = ["LoweredKernel", "LoweringError", "lower"]
+__all__ = ["LoweredKernel", "LoweringError", "LoweringOptions", "lower"]
 
 U32 = DataTypeKind.U32
 I32 = DataTypeKind.I32
@@ -93,6 +108,13 @@ class LoweredKernel:
     """Storage and uniform buffers, in declaration order."""
     workgroup_arrays: tuple[WorkgroupArray, ...]
     meta: MetaLayout
+    vector: VectorLayout | None = None
+    """Set when this is the vectorised lowering of a map kernel (vector.py):
+    the runtime then dispatches by `vector`, not by the program's grid."""
+    status_binding: int | None = None
+    """Binding of the loop status word (a storage buffer of at least 4 bytes,
+    cleared to 0) when loops check their exit (options.py `loop_limit`): a
+    non-zero word after the run means a loop was stopped by the driver."""
 
     @property
     def workgroup_bytes(self) -> int:
@@ -104,11 +126,12 @@ class LoweredKernel:
         return x * y * z
 
 
-def lower(kernel: d.KernelOp) -> LoweredKernel:
+def lower(kernel: d.KernelOp, options: LoweringOptions = LoweringOptions()) -> LoweredKernel:
     """Lower a prepared kernel (`vyre.pipeline.prepare`) to WGSL plus its binding
-    layout. A call of anything but a Category C intrinsic means the kernel was
-    not prepared, and float arithmetic (or a float value cast) that the
-    float-strict pass did not rewrite: both raise `LoweringError`."""
+    layout, for the target `options` describe (options.py). A call of anything
+    but a Category C intrinsic means the kernel was not prepared, and float
+    arithmetic (or a float value cast) that the float-strict pass did not
+    rewrite: both raise `LoweringError`."""
     if not isinstance(kernel, d.KernelOp):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(
             f"lower expects a prepared vyre.kernel (vyre.pipeline.prepare), got"
@@ -122,7 +145,9 @@ def lower(kernel: d.KernelOp) -> LoweredKernel:
                 " ops may be called, V020)."
             )
         _check_no_float_arithmetic(op)
-    return _KernelLowering(kernel).run()
+    if not isinstance(options, LoweringOptions):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"lower options must be LoweringOptions, got {type(options).__name__}")
+    return _KernelLowering(kernel, options).run()
 
 
 _FLOAT_ARITHMETIC = (d.FloatBinaryOp, d.FCmpOp, d.FmaOp, d.FloatUnaryOp)
@@ -147,11 +172,20 @@ def _check_no_float_arithmetic(op: Operation) -> None:
 
 
 class _KernelLowering:
-    def __init__(self, kernel: d.KernelOp):
+    def __init__(self, kernel: d.KernelOp, options: LoweringOptions):
         self.kernel = kernel
+        self.options = options
         self.namer = Namer()
         x, y, z = kernel.workgroup
         self.workgroup_size = (x, y, z)
+        self.map: MapShape | None = None
+        if options.vectorize:
+            shape = map_shape(kernel)
+            if isinstance(shape, MapShape) and not (
+                shape.has_loops and options.loop_limit is not None
+            ):
+                self.map = shape
+        vector_buffers = set(self.map.vector_buffers) if self.map is not None else set[str]()
         atomic_buffers = {
             op.buffer.data for op in kernel.walk() if isinstance(op, d.AtomicOp)
         }
@@ -181,11 +215,13 @@ class _KernelLowering:
                     decl.access_kind,
                     element,
                     decl.access_kind == AccessKind.READ_WRITE
+                    and name not in vector_buffers
                     and (
                         name in atomic_buffers
                         or (element in HALF_KINDS and name in stored_buffers)
                     ),
                     META_OFFSET_WORDS + len(buffers),
+                    name in vector_buffers,
                 )
             )
         meta_binding = max((b.binding for b in buffers), default=-1) + 1
@@ -202,7 +238,16 @@ class _KernelLowering:
             meta_name,
             struct_name,
             tuple(f"len_{b.wgsl_name}" for b in buffers),
+            META_FIELDS if self.map is not None else (),
         )
+        status = None
+        if options.loop_limit is not None:
+            if meta_binding + 1 > U32_MASK:
+                raise LoweringError(
+                    "vyre lowering: no binding slot is left for the internal loop status word. "
+                    "Fix: use binding numbers below 4294967294."
+                )
+            status = self.namer.claim("_vyre_status")
         self.buffers = tuple(buffers)
         self.arrays = tuple(arrays)
         param_scope = Namer(set(self.namer.taken))
@@ -222,9 +267,15 @@ class _KernelLowering:
             {b.name: b for b in buffers},
             {a.name: a for a in arrays},
             self.meta,
+            status,
+        )
+        self.unroll: dict[Operation, int] = (
+            unroll_factors(kernel) if options.loop_limit is not None else {}
         )
 
     def run(self) -> LoweredKernel:
+        if self.map is not None:
+            return self._run_vector(self.map)
         ops = list(self.kernel.walk())
         uses_invocation = any(isinstance(op, d.InvocationIdOp) for op in ops)
         uses_workgroup = uses_invocation or any(isinstance(op, d.WorkgroupIdOp) for op in ops)
@@ -259,18 +310,73 @@ class _KernelLowering:
 
         body = _Body(self, ids)
         body.block(self.kernel.entry)
+        return self._lowered(self._module_text(params, prologue, body.lines), None)
+
+    def _lowered(self, wgsl: str, vector: VectorLayout | None) -> LoweredKernel:
         return LoweredKernel(
-            self._module_text(params, prologue, body.lines),
+            wgsl,
             self.entry_point,
-            self.workgroup_size,
+            self.workgroup_size if vector is None else (vector.workgroup, 1, 1),
             self.buffers,
             self.arrays,
             self.meta,
+            vector,
+            self._status_binding(),
         )
 
-    def _module_text(self, params: list[str], prologue: list[str], body: list[str]) -> str:
+    def _status_binding(self) -> int | None:
+        return self.meta.binding + 1 if self.guards.status_used else None
+
+    def _run_vector(self, shape: MapShape) -> LoweredKernel:
+        """The vectorised lowering of a map kernel (vector.py)."""
+        lane = LaneSignature.of(self.namer, shape)
+        body = _Body(self, {}, lane=_Lane(shape, lane, {b.name: b for b in self.buffers}))
+        body.depth = 1
+        body.block(self.kernel.entry)
+        bindings = {b.name: b for b in self.buffers}
+        tail_load: dict[str, str] = {}
+        tail_store: dict[str, str] = {}
+        guards = self.guards
+        for name in shape.vector_buffers:
+            binding = bindings[name]
+            if name in lane.values:
+                tail_load[name] = guards.load_helper(name)
+            elif name in lane.pointers:
+                if name not in shape.overwritten:
+                    tail_load[name] = guards.load_word_helper(binding)
+                tail_store[name] = guards.store_vector_helper(binding)
+        params, entry = entry_lines(
+            namer=self.namer,
+            shape=shape,
+            lane=lane,
+            bindings=bindings,
+            meta=self.meta,
+            tail_load=tail_load,
+            tail_store=tail_store,
+        )
+        lane_function = "\n".join(
+            [
+                "// The program's body for one element index (vector.py): the elements at",
+                "// the index come in as values (read) or pointers (written).",
+                lane.header(bindings),
+                *body.lines,
+                "}",
+            ]
+        )
+        layout = VectorLayout(shape.row, self.workgroup_size, shape.vector_buffers)
+        text = self._module_text(params, entry, [], extra=[lane_function], vector=True)
+        return self._lowered(text, layout)
+
+    def _module_text(
+        self,
+        params: list[str],
+        prologue: list[str],
+        body: list[str],
+        extra: list[str] | None = None,
+        vector: bool = False,
+    ) -> str:
         name = self.kernel.sym_name.data
-        x, y, z = self.workgroup_size
+        x, y, z = (WORKGROUP, 1, 1) if vector else self.workgroup_size
         out = [
             f"// vyre kernel @{comment_safe(name)}, lowered by vyre.lowering.wgsl.",
             "// Bind group 0: the program's storage/uniform buffers at their bindings, and",
@@ -282,8 +388,18 @@ class _KernelLowering:
         ]
         out += [b.wgsl_declaration for b in self.buffers]
         out.append(self.meta.declaration())
+        status = self._status_binding()
+        if status is not None:
+            assert self.guards.status is not None
+            out += [
+                "// Loop status (set when the driver stopped a loop; the runtime raises):",
+                f"@group(0) @binding({status}) var<storage, read_write> "
+                f"{self.guards.status}: array<atomic<u32>>;",
+            ]
         out += [a.wgsl_declaration for a in self.arrays]
         for _, text in self.guards.functions.values():
+            out += ["", text]
+        for text in extra or []:
             out += ["", text]
         out += [
             "",
@@ -346,10 +462,20 @@ _BIT_COUNTS = {
 }
 
 
+@dataclass(frozen=True)
+class _Lane:
+    """The body is emitted as the lane function of a vectorised map (vector.py)."""
+
+    shape: MapShape
+    signature: LaneSignature
+    bindings: dict[str, BufferBinding]
+
+
 @dataclass
 class _Body:
     kernel: _KernelLowering
     ids: dict[str, str]
+    lane: _Lane | None = None
     lines: list[str] = field(default_factory=lambda: list[str]())
     depth: int = 1
     values: dict[SSAValue, Value] = field(default_factory=lambda: {})
@@ -425,6 +551,13 @@ class _Body:
             self.op(op)
 
     def op(self, op: Operation) -> None:
+        lane = self.lane
+        if lane is not None:
+            if op in lane.shape.hidden:
+                return  # computes the index only
+            if op in lane.shape.roots:
+                self.define(op.results[0], Value(lane.signature.index, U32, cheap=True))
+                return
         match op:
             case d.AtomicOp():
                 self.atomic(op)
@@ -456,6 +589,7 @@ class _Body:
 
     def let(self, op: d.LetOp) -> None:
         if op in self.declared:
+            self.declared.discard(op)  # an unrolled loop emits the body again
             return
         self.declare(op, self.take(op.value))
 
@@ -476,6 +610,16 @@ class _Body:
         index = _coerce(self.take(op.index), U32)
         value = _coerce(self.take(op.value), self.kernel.guards.element(buffer))
         self.flush(lambda v: buffer in v.buffers)
+        lane = self.lane
+        if lane is not None and buffer in lane.signature.pointers:
+            # the lane's own element (map_shape.py: written buffers only at idx)
+            # (an F16/BF16 value has its upper 16 bits zero, values.py)
+            pointer = lane.signature.pointers[buffer]
+            bound = self.kernel.guards.length(buffer).text
+            self.emit(f"if ({lane.signature.index} < {bound}) {{")
+            self.emit(f"{INDENT}*{pointer} = {value.text};")
+            self.emit("}")
+            return
         self.emit(self.kernel.guards.store(buffer, index, value))
 
     def atomic(self, op: d.AtomicOp) -> None:
@@ -522,6 +666,10 @@ class _Body:
         upper = _coerce(self.take(op.upper), U32)
         self.flush(lambda v: v.reads_memory)
         var = self.local(op.var_name.data)
+        copies = self.kernel.unroll.get(op)
+        if copies is not None:
+            self.checked_loop(op, var, lower, upper, copies)
+            return
         if upper.reads_memory or not upper.cheap:
             # `to` is evaluated once, before the first iteration
             name = self.kernel.namer.temporary(f"{var}_end")
@@ -531,6 +679,32 @@ class _Body:
             f"for (var {var}: u32 = {lower.text}; {var} < {upper.text}; {var} = {var} + 1u) {{"
         )
         self.nested(op.body_block, {op.var_name.data: U32})
+        self.emit("}")
+
+    def checked_loop(self, op: d.LoopOp, var: str, lower: Value, upper: Value, copies: int) -> None:
+        """The loop for an adapter that stops loops silently (loops.py): `copies`
+        bodies per WGSL iteration, each behind the exact exit test, then the
+        check that the loop ended by its own condition."""
+        self.emit("{")
+        self.depth += 1
+        end = self.kernel.namer.temporary(f"{var}_end")
+        self.emit(f"var {var}: u32 = {lower.text};")
+        self.emit(f"let {end}: u32 = {upper.text};")
+        self.emit("loop {")
+        self.depth += 1
+        for _ in range(copies):
+            self.emit(f"if ({var} >= {end}) {{")
+            self.emit(f"{INDENT}break;")
+            self.emit("}")
+            self.emit("{")
+            self.nested(op.body_block, {op.var_name.data: U32})
+            self.emit("}")
+            self.emit(f"{var} = {var} + 1u;")
+        self.depth -= 1
+        self.emit("}")
+        for line in self.kernel.guards.loop_check(f"{var} < {end}"):
+            self.emit(line)
+        self.depth -= 1
         self.emit("}")
 
     # -- expressions ----------------------------------------------------------
@@ -551,7 +725,13 @@ class _Body:
             case d.VarOp():
                 return self.var(op)
             case d.LoadOp():
-                return guards.load(op.buffer.data, _coerce(self.take(op.index), U32))
+                index = _coerce(self.take(op.index), U32)
+                lane = self.lane
+                if lane is not None and op.index in lane.shape.indices:
+                    element = self.lane_element(lane, op.buffer.data)
+                    if element is not None:
+                        return element
+                return guards.load(op.buffer.data, index)
             case d.BufLenOp():
                 return guards.length(op.buffer.data)
             case d.InvocationIdOp() | d.WorkgroupIdOp() | d.LocalIdOp():
@@ -572,6 +752,17 @@ class _Body:
                 raise float_arithmetic_error(f"float operation `{op.name}`")
             case _:
                 raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
+
+    def lane_element(self, lane: _Lane, buffer: str) -> Value | None:
+        """The lane's element of a vector buffer at idx (None: not one)."""
+        signature = lane.signature
+        binding = lane.bindings[buffer]
+        if buffer in signature.values:
+            return Value(signature.values[buffer], binding.element, cheap=True)
+        if buffer in signature.pointers:
+            text = lane_load(binding, signature.pointers[buffer])
+            return Value(text, binding.element, buffers=frozenset({buffer}))
+        return None
 
     def approximate(self, op: d.ApproximateUnaryOp) -> Value:
         """The native f32 builtin on the word's bits: the one place where a float

@@ -47,6 +47,7 @@ import numpy as np
 from vyre.dialects.vyre import AccessKind
 from vyre.fingerprint import LruCache
 from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS, BufferBinding
+from vyre.lowering.options import LoweringOptions
 from vyre.lowering.wgsl import LoweredKernel
 from vyre.pipeline import Prepared
 from vyre.runtime.host import is_zero_fill
@@ -59,7 +60,7 @@ from vyre.runtime.wgpu_device import (
     storage_usage,
 )
 
-__all__ = ["execute", "run_steps"]
+__all__ = ["BoundDispatch", "bind", "execute", "lowering_for", "run_steps"]
 
 _U32 = np.dtype(np.uint32)
 
@@ -75,6 +76,11 @@ class _Plan:
     (compared and hashed by identity: it is a cache key)."""
 
     kernel: LoweredKernel
+    """The lowering as written, for this device (loops checked where the
+    adapter stops them)."""
+    vector: LoweredKernel | None
+    """The vectorised lowering when the program is an elementwise map
+    (vyre/lowering/vector.py); used for the dispatches that cover each index once."""
     label: str
     known: frozenset[str]
     """Names of the storage and uniform buffers (the keys `words` must have)."""
@@ -87,29 +93,40 @@ class _Plan:
     rows: tuple[tuple[BufferBinding, int, bool], ...]
     """(binding, words per element, packs two elements per word) of every storage
     and uniform buffer."""
+    vector_indices: tuple[int, ...]
+    """Binding indices of the vectorised kernel's vector buffers."""
 
 
 _PLANS: LruCache[Prepared, _Plan] = LruCache(PLAN_CAPACITY)
 
 
-def _plan_of(kernel: LoweredKernel, label: str) -> _Plan:
+def _plan_of(kernel: LoweredKernel, label: str, vector: LoweredKernel | None = None) -> _Plan:
     buffers = kernel.buffers
+    layout = vector.vector if vector is not None else None
     return _Plan(
         kernel=kernel,
+        vector=vector,
         label=label,
         known=frozenset(b.name for b in buffers),
         outputs=tuple((b.name, k) for k, b in enumerate(buffers) if b.access == AccessKind.READ_WRITE),
         storage=tuple((b, k) for k, b in enumerate(buffers) if not b.is_uniform),
         uniform_count=sum(1 for b in buffers if b.is_uniform) + 1,
         rows=tuple((b, b.words_per_element, b.packed_halves) for b in buffers),
+        vector_indices=tuple(
+            k for k, b in enumerate(buffers) if layout is not None and b.name in layout.buffers
+        ),
     )
 
 
-def _plan(prepared: Prepared) -> _Plan:
-    """The plan of a prepared program, cached per prepared program."""
+def _plan(prepared: Prepared, gpu: GpuDevice) -> _Plan:
+    """The plan of a prepared program on `gpu`, cached per prepared program."""
     plan = _PLANS.get(prepared)
     if plan is None:
-        plan = _plan_of(prepared.wgsl, f"kernel @{prepared.name}")
+        vector = prepared.lowered_for(
+            LoweringOptions(vectorize=True, loop_limit=gpu.loop_limit)
+        )
+        kernel = prepared.lowered_for(LoweringOptions(loop_limit=gpu.loop_limit))
+        plan = _plan_of(kernel, f"kernel @{prepared.name}", vector if vector.vector else None)
         _PLANS.put(prepared, plan)
     return plan
 
@@ -122,12 +139,15 @@ def execute(
     lengths: Mapping[str, int] | None = None,
     max_workgroups_per_axis: int | None = None,
     resident: bool = False,
+    vectorize: bool = True,
 ) -> dict[str, Any]:
     """Run a prepared program over `dispatch` workgroups; return every read_write
     buffer's words. `lengths` gives the element count of buffers whose words do
     not tell it (F16/BF16: two elements per word; missing: 2 x words).
     `max_workgroups_per_axis` lowers the split threshold below the device limit
-    (a test hook: it exercises dispatch splitting with few workgroups).
+    (a test hook: it exercises dispatch splitting with few workgroups);
+    `vectorize=False` runs the program as written even where it is a map that
+    the runtime would run vectorised (a test hook: vectorised vs scalar).
 
     The words of a buffer may already be on the device (a `Resident`): a
     read-only one is bound as it is, a read_write or uniform one is copied on the
@@ -139,10 +159,10 @@ def execute(
             "execute() takes a prepared program (vyre.pipeline.prepare(program)), got"
             f" {type(prepared).__name__}"
         )
-    plan = _plan(prepared)
+    gpu = gpu_device()
+    plan = _plan(prepared, gpu)
     groups = _check_dispatch(dispatch)
     checked = _check_words(plan, words, lengths)
-    gpu = gpu_device()
     with gpu.lock:
         limit = gpu.limits["max-compute-workgroups-per-dimension"]
         if max_workgroups_per_axis is not None:
@@ -152,9 +172,11 @@ def execute(
         ):
             _check_limits(plan, checked.lengths, gpu)
             return {name: cast("np.ndarray", checked.arrays[k]).copy() for name, k in plan.outputs}
-        shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts)
+        shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts, vectorize)
         try:
-            return _run(gpu, plan, shape, checked, resident)
+            if resident or checked.on_device:
+                return _run(gpu, plan, shape, checked, resident)
+            return _run_bundle(gpu, plan, shape, checked)
         except Exception as error:
             import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
@@ -163,6 +185,97 @@ def execute(
             raise RuntimeError(
                 f"vyre wgpu backend: running {plan.label} failed: {error}"
             ) from None
+
+
+def lowering_for(
+    prepared: Prepared,
+    words: Mapping[str, np.ndarray | Resident],
+    dispatch: Sequence[int],
+    *,
+    lengths: Mapping[str, int] | None = None,
+    vectorize: bool = True,
+) -> LoweredKernel:
+    """The lowering `execute` would run for these arguments: the vectorised map
+    (`.vector` set) or the program as written."""
+    gpu = gpu_device()
+    plan = _plan(prepared, gpu)
+    checked = _check_words(plan, words, lengths)
+    limit = gpu.limits["max-compute-workgroups-per-dimension"]
+    with gpu.lock:
+        shape = _shape(gpu, plan, checked.lengths, _check_dispatch(dispatch), limit, checked.counts, vectorize)
+    return shape.kernel
+
+
+@dataclass(frozen=True)
+class BoundDispatch:
+    """A prepared program bound to device buffers with one dispatch, ready to be
+    recorded into compute passes any number of times (benchmarks record many
+    dispatches per pass; `execute` does one run)."""
+
+    kernel: LoweredKernel
+    """The lowering that runs: the vectorised map, or the program as written."""
+    pipeline: Any
+    bind_groups: tuple[Any, ...]
+    workgroups: tuple[tuple[int, int, int], ...]
+    """Workgroups of each dispatch slice (the per-axis limit splits big grids)."""
+    keep: tuple[Any, ...]
+    """The meta buffer and uniform copies the bind groups use (kept alive)."""
+
+    def record(self, compute_pass: Any) -> None:
+        """Set the pipeline and dispatch every slice into `compute_pass`."""
+        compute_pass.set_pipeline(self.pipeline)
+        for group, count in zip(self.bind_groups, self.workgroups):
+            compute_pass.set_bind_group(0, group)
+            compute_pass.dispatch_workgroups(*count)
+
+
+def bind(
+    prepared: Prepared,
+    words: Mapping[str, Resident],
+    dispatch: Sequence[int],
+    *,
+    lengths: Mapping[str, int] | None = None,
+    vectorize: bool = True,
+) -> BoundDispatch:
+    """Bind `prepared` to device buffers (`Resident`s, bound in place: a
+    read_write one is written where it is) for `dispatch`, exactly as `execute`
+    would dispatch it (vectorised where the program is a map)."""
+    gpu = gpu_device()
+    plan = _plan(prepared, gpu)
+    groups = _check_dispatch(dispatch)
+    checked = _check_words(plan, words, lengths)
+    limit = gpu.limits["max-compute-workgroups-per-dimension"]
+    usages = _usages()
+    with gpu.lock:
+        shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts, vectorize)
+        entries: list[tuple[int, Any, int, int | None]] = []
+        keep: list[Any] = []
+        for binding, data, nbytes, (usage, size) in zip(
+            shape.kernel.buffers, checked.arrays, shape.nbytes, shape.allocations
+        ):
+            if not isinstance(data, Resident):
+                raise TypeError(f"bind() takes device buffers; the words of `{binding.name}` are on the host")
+            buffer = data.buffer
+            if binding.is_uniform:
+                buffer = gpu.device.create_buffer(size=size, usage=usage)
+                if nbytes:
+                    encoder = gpu.device.create_command_encoder()
+                    encoder.copy_buffer_to_buffer(data.buffer, 0, buffer, 0, nbytes)
+                    gpu.device.queue.submit([encoder.finish()])
+                keep.append(buffer)
+            entries.append((binding.binding, buffer, 0, None))
+        meta = gpu.device.create_buffer(size=max(16, len(shape.meta)), usage=usages.uniform)
+        if shape.meta:
+            gpu.device.queue.write_buffer(meta, 0, shape.meta)
+        keep.append(meta)
+        bind_groups = _bind_groups(gpu, shape, entries, meta) if shape.slices else []
+    return BoundDispatch(
+        shape.kernel,
+        shape.pipeline.pipeline,
+        tuple(bind_groups),
+        tuple(count for _, count in shape.slices),
+        tuple(keep),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -210,6 +323,8 @@ class _Words(NamedTuple):
     """Word count of every binding."""
     counts: tuple[int, ...]
     """Logical element count of every binding (the meta uniform's counts)."""
+    on_device: bool
+    """Some words are a `Resident` (then the run binds or copies them)."""
 
 
 _NO_LENGTHS: Mapping[str, int] = {}
@@ -250,6 +365,7 @@ def _check_words(
     zero_fill: list[bool] = []
     word_counts: list[int] = []
     counts: list[int] = []
+    any_on_device = False
     for binding, per_element, halves in plan.rows:
         name = binding.name
         if name not in words:
@@ -294,6 +410,7 @@ def _check_words(
         if isinstance(array, Resident):
             if array.gpu is not gpu_device():
                 raise ValueError(f"the words of buffer `{name}` live on another device")
+            any_on_device = True
             arrays.append(array)
             zero_fill.append(False)
             word_counts.append(length)
@@ -304,7 +421,9 @@ def _check_words(
         zero_fill.append(zero)
         word_counts.append(length)
         counts.append(count)
-    return _Words(tuple(arrays), tuple(zero_fill), tuple(word_counts), tuple(counts))
+    return _Words(
+        tuple(arrays), tuple(zero_fill), tuple(word_counts), tuple(counts), any_on_device
+    )
 
 
 def _describe(value: object) -> str:
@@ -395,12 +514,15 @@ def _usages() -> _Usages:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Shape:
-    """The setup of a run that depends only on (program, word counts, dispatch,
-    split limit) on one device: checked against the device limits once."""
+    """The setup of a run that depends only on (program, element counts,
+    dispatch, split limit) on one device: checked against the device limits
+    once. Compared and hashed by identity (it keys the device's bundles)."""
 
     gpu: GpuDevice
+    kernel: LoweredKernel
+    """The lowering that runs: the program's, or its vectorised map."""
     pipeline: Pipeline
     slices: tuple[Slice, ...]
     allocations: tuple[tuple[int, int], ...]
@@ -412,11 +534,21 @@ class _Shape:
     stride: int
     readback: tuple[tuple[str, int, int], ...]
     """(name, binding index, bytes) of every read_write buffer."""
+    label: str
+    """What an error names: `kernel @name`."""
+
+    @property
+    def checks_loops(self) -> bool:
+        """The kernel's loops set the device's status word when stopped."""
+        return self.kernel.status_binding is not None
 
 
-_SHAPES: LruCache[tuple[_Plan, tuple[int, ...], tuple[int, int, int], int], _Shape] = LruCache(
-    SHAPE_CAPACITY
+_SHAPES: LruCache[tuple[_Plan, tuple[int, ...], tuple[int, int, int], int, bool], _Shape] = (
+    LruCache(SHAPE_CAPACITY)
 )
+
+MAX_VIRTUAL = 0xFFFF_FFFF - 8 * 64
+"""Virtual invocations a vectorised map may have (its ids stay below 2**32)."""
 
 
 def _shape(
@@ -426,6 +558,7 @@ def _shape(
     groups: tuple[int, int, int],
     limit: int,
     counts: tuple[int, ...] | None = None,
+    vectorize: bool = True,
 ) -> _Shape:
     """The run setup for word counts `lengths` and element counts `counts`, as
     `_check_words` gives them (`counts` by default: what the words give, 2 x words
@@ -437,12 +570,15 @@ def _shape(
         )
     # keyed by element counts: they determine the word counts (not the reverse:
     # an F16 buffer of 5 or of 6 elements has 3 words)
-    key = (plan, counts, groups, limit)
+    key = (plan, counts, groups, limit, vectorize)
     shape = _SHAPES.get(key)
     if shape is not None and shape.gpu is gpu:
         return shape
     _check_limits(plan, lengths, gpu)
-    kernel = plan.kernel
+    if vectorize:
+        kernel, run_groups, extra = _variant(plan, groups, counts)
+    else:
+        kernel, run_groups, extra = plan.kernel, groups, ()
     usages = _usages()
     nbytes = tuple(length * 4 for length in lengths)
     allocations = tuple(
@@ -451,14 +587,15 @@ def _shape(
         else (usages.storage, storage_size(size))
         for binding, size in zip(kernel.buffers, nbytes)
     )
-    slices = _slices(groups, limit)
+    slices = _slices(run_groups, limit)
     stride = _meta_stride(kernel, gpu)
     meta = bytearray(stride * len(slices))
     for k, (offset, _) in enumerate(slices):
-        words = kernel.meta.pack(offset, counts)
+        words = kernel.meta.pack(offset, counts, extra)
         struct.pack_into(f"<{len(words)}I", meta, k * stride, *words)
     shape = _Shape(
         gpu=gpu,
+        kernel=kernel,
         pipeline=gpu.pipeline(kernel, plan.label),
         slices=slices,
         allocations=allocations,
@@ -466,9 +603,28 @@ def _shape(
         meta=bytes(meta),
         stride=stride,
         readback=tuple((name, k, nbytes[k]) for name, k in plan.outputs),
+        label=plan.label,
     )
     _SHAPES.put(key, shape)
     return shape
+
+
+def _variant(
+    plan: _Plan, groups: tuple[int, int, int], counts: tuple[int, ...]
+) -> tuple[LoweredKernel, tuple[int, int, int], tuple[int, ...]]:
+    """(lowering, workgroups to dispatch, extra meta words) for this run: the
+    vectorised map when the dispatch gives each of its indices exactly once
+    (its virtual invocations are then exactly the program's), else the program
+    as written over `groups`."""
+    vector = plan.vector
+    layout = vector.vector if vector is not None else None
+    if vector is None or layout is None:
+        return plan.kernel, groups, ()
+    virtual = layout.virtual_count(groups)
+    if virtual is None or not 0 < virtual <= MAX_VIRTUAL:
+        return plan.kernel, groups, ()
+    end = min([virtual, *(counts[k] for k in plan.vector_indices)])
+    return vector, (layout.groups(virtual), 1, 1), (virtual, end)
 
 
 def _meta_stride(kernel: LoweredKernel, gpu: GpuDevice) -> int:
@@ -477,11 +633,159 @@ def _meta_stride(kernel: LoweredKernel, gpu: GpuDevice) -> int:
     return -(-kernel.meta.size_bytes // align) * align
 
 
+def _encode_pass(
+    encoder: Any, shape: _Shape, groups: Sequence[Any]
+) -> None:
+    """One compute pass of a run shape: a dispatch per slice of its grid (the
+    per-axis limit), each with its slice's bind group."""
+    compute = encoder.begin_compute_pass()
+    compute.set_pipeline(shape.pipeline.pipeline)
+    for (_, count), group in zip(shape.slices, groups):
+        compute.set_bind_group(0, group)
+        compute.dispatch_workgroups(*count)
+    compute.end()
+
+
+def _bind_groups(
+    gpu: GpuDevice,
+    shape: _Shape,
+    entries: Sequence[tuple[int, Any, int, int | None]],
+    meta_buffer: Any,
+) -> list[Any]:
+    """The bind group of every slice: `entries`, the slice's meta words, and the
+    device's loop status word when the kernel checks its loops."""
+    kernel = shape.kernel
+    fixed = list(entries)
+    if kernel.status_binding is not None:
+        fixed.append((kernel.status_binding, gpu.status_buffer(), 0, None))
+    meta_binding, meta_size = kernel.meta.binding, kernel.meta.size_bytes
+    return [
+        gpu.bind_group(
+            shape.pipeline, (*fixed, (meta_binding, meta_buffer, k * shape.stride, meta_size)), shape.label
+        )
+        for k in range(len(shape.slices))
+    ]
+
+
+def _read_back(
+    gpu: GpuDevice,
+    shape: _Shape,
+    staging: Sequence[Any],
+    status: Any,
+) -> dict[str, Any]:
+    """Map every staging buffer (after the submission) into a result; then the
+    loop status, when it was copied into `status`."""
+    map_read = _usages().map_read
+    arrays: dict[str, Any] = {}
+    mapped = iter(staging)
+    for name, _, nbytes in shape.readback:
+        if not nbytes:
+            arrays[name] = np.zeros(0, dtype=np.uint32)
+            continue
+        buffer = next(mapped)
+        buffer.map_sync(map_read)
+        try:  # one copy: from the mapped memory into the result
+            arrays[name] = np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
+        finally:
+            buffer.unmap()
+    if status is not None:
+        gpu.check_status(status)
+    return arrays
+
+
+class _Bundle:
+    """Everything a run of one shape binds, made once and kept (the device's
+    bundle cache): a GPU buffer per binding, the meta uniform, the bind group of
+    every slice, a staging buffer per read_write buffer. A run of a cached
+    shape then only uploads (or clears), encodes, submits and reads back."""
+
+    __slots__ = ("allocations", "buffers", "groups", "meta", "nbytes", "staging", "status", "usages")
+
+    def __init__(self, gpu: GpuDevice, shape: _Shape):
+        usages = _usages()
+        self.usages = usages
+        self.allocations = shape.allocations
+        self.buffers = tuple(gpu.acquire(usage, size) for usage, size in shape.allocations)
+        self.meta = gpu.acquire(usages.uniform, len(shape.meta))
+        gpu.device.queue.write_buffer(self.meta, 0, shape.meta)
+        entries = [
+            (binding.binding, buffer, 0, None)
+            for binding, buffer in zip(shape.kernel.buffers, self.buffers)
+        ]
+        self.groups = tuple(_bind_groups(gpu, shape, entries, self.meta)) if shape.slices else ()
+        self.staging = tuple(
+            gpu.acquire(usages.staging, nbytes) for _, _, nbytes in shape.readback if nbytes
+        )
+        self.status = gpu.acquire(usages.staging, 16) if gpu.loop_limit is not None else None
+        self.nbytes = sum(size for _, size in shape.allocations) + len(shape.meta) + sum(
+            nbytes for _, _, nbytes in shape.readback
+        )
+
+    def release(self, gpu: GpuDevice) -> None:
+        """Give every buffer back to the pool (the bundle was evicted)."""
+        usages = self.usages
+        for (usage, _), buffer in zip(self.allocations, self.buffers):
+            gpu.release(usage, buffer)
+        gpu.release(usages.uniform, self.meta)
+        for buffer in self.staging:
+            gpu.release(usages.staging, buffer)
+        if self.status is not None:
+            gpu.release(usages.staging, self.status)
+
+
+def _run_bundle(gpu: GpuDevice, plan: _Plan, shape: _Shape, checked: _Words) -> dict[str, Any]:
+    """A run whose words are all on the host and whose results are read back:
+    through the shape's bundle (made on the first run of the shape)."""
+    bundle = cast("_Bundle | None", gpu.bundle(shape))
+    if bundle is None:
+        bundle = _Bundle(gpu, shape)
+        gpu.keep_bundle(shape, bundle, bundle.nbytes)
+    device = gpu.device
+    queue = device.queue
+    encoder = device.create_command_encoder()  # no labels per run: each costs a C string
+    buffers = bundle.buffers
+    for buffer, data, zero, nbytes in zip(buffers, checked.arrays, checked.zero_fill, shape.nbytes):
+        if not nbytes:
+            continue
+        if zero:
+            encoder.clear_buffer(buffer, 0, nbytes)
+        else:
+            queue.write_buffer(buffer, 0, data)
+    if shape.slices:
+        _encode_pass(encoder, shape, bundle.groups)
+    staging = bundle.staging
+    mapped = iter(staging)
+    for _, k, nbytes in shape.readback:
+        if nbytes:
+            encoder.copy_buffer_to_buffer(buffers[k], 0, next(mapped), 0, nbytes)
+    status = _copy_status(gpu, encoder, shape, bundle.status)
+    if shape.slices and shape.checks_loops:
+        gpu.pending_status.append(plan.label)
+    queue.submit([encoder.finish()])
+    if not staging and status is None and shape.slices:
+        # nothing to read: still wait until the work is done (the bundle's
+        # buffers are written by the next run); on_submitted_work_done_sync
+        # raises in wgpu-py 0.32
+        queue.read_buffer(bundle.meta, 0, 16)
+    return _read_back(gpu, shape, staging, status)
+
+
+def _copy_status(gpu: GpuDevice, encoder: Any, shape: _Shape, staging: Any) -> Any:
+    """Encode the copy of the loop status word into `staging` when some run
+    since the last check (this one included) checks its loops; the staging
+    buffer to map then, else None."""
+    if staging is None or not (gpu.pending_status or (shape.slices and shape.checks_loops)):
+        return None
+    encoder.copy_buffer_to_buffer(gpu.status_buffer(), 0, staging, 0, 16)
+    return staging
+
+
 def _run(
     gpu: GpuDevice, plan: _Plan, shape: _Shape, checked: _Words, resident: bool = False
 ) -> dict[str, Any]:
     """Upload (or clear, or copy on the device), dispatch every slice, then read
-    every read_write buffer back, or keep it on the device (`resident`)."""
+    every read_write buffer back, or keep it on the device (`resident`): the
+    path for words already on the device, buffers from the pool."""
     usages = _usages()
     device = gpu.device
     queue = device.queue
@@ -491,12 +795,13 @@ def _run(
     """Binding index -> buffer handed to a Resident result (not released)."""
     staging: list[Any] = []
     meta_buffer: Any = None
+    status_staging: Any = None
     try:
         encoder = device.create_command_encoder()  # no labels per run: each costs a C string
         entries: list[tuple[int, Any, int, int | None]] = []
         bound: list[Any] = []
         for binding, data, zero, nbytes, (usage, size) in zip(
-            plan.kernel.buffers, checked.arrays, checked.zero_fill, shape.nbytes, shape.allocations
+            shape.kernel.buffers, checked.arrays, checked.zero_fill, shape.nbytes, shape.allocations
         ):
             if isinstance(data, Resident) and binding.access == AccessKind.READ_ONLY:
                 buffer = data.buffer  # never written by the kernel: bound as it is
@@ -515,7 +820,9 @@ def _run(
 
         if shape.slices:
             meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
-            _encode_pass(gpu, encoder, plan, shape, entries, meta_buffer)
+            _encode_pass(encoder, shape, _bind_groups(gpu, shape, entries, meta_buffer))
+            if shape.checks_loops:
+                gpu.pending_status.append(plan.label)
 
         if resident:
             queue.submit([encoder.finish()])
@@ -530,31 +837,21 @@ def _run(
                 buffer = gpu.acquire(usages.staging, nbytes)
                 staging.append(buffer)
                 encoder.copy_buffer_to_buffer(bound[k], 0, buffer, 0, nbytes)
+        if gpu.loop_limit is not None and gpu.pending_status:
+            status_staging = gpu.acquire(usages.staging, 16)
+            _copy_status(gpu, encoder, shape, status_staging)
         queue.submit([encoder.finish()])
-
-        arrays: dict[str, Any] = {}
-        mapped_buffers = iter(staging)
-        for name, _, nbytes in shape.readback:
-            if not nbytes:
-                arrays[name] = np.zeros(0, dtype=np.uint32)
-                continue
-            buffer = next(mapped_buffers)
-            buffer.map_sync(usages.map_read)
-            try:  # one copy: from the mapped memory into the result
-                arrays[name] = np.frombuffer(
-                    buffer.read_mapped(copy=False), dtype=np.uint32
-                ).copy()
-            finally:
-                buffer.unmap()
-        if not staging and meta_buffer is not None:
+        if not staging and status_staging is None and meta_buffer is not None:
             # nothing to read: still wait until the work is done (buffers go back
             # to the pool); on_submitted_work_done_sync raises in wgpu-py 0.32
             queue.read_buffer(meta_buffer, 0, 16)
-        return arrays
+        return _read_back(gpu, shape, staging, status_staging)
     finally:
         # reversed: the next run of the same shape gets the same buffer per role
         for buffer in reversed(staging):
             gpu.release(usages.staging, buffer)
+        if status_staging is not None:
+            gpu.release(usages.staging, status_staging)
         kept_ids = {id(buffer) for buffer in kept.values()}
         for usage, buffer in reversed(acquired):
             if id(buffer) not in kept_ids:
@@ -566,23 +863,6 @@ def _run(
 # ---------------------------------------------------------------------------
 # Kernel pipelines: many dispatches over device buffers, one submission
 # ---------------------------------------------------------------------------
-
-
-def _encode_pass(
-    gpu: Any, encoder: Any, plan: _Plan, shape: _Shape, entries: Sequence[tuple[int, Any, int, int | None]],
-    meta_buffer: Any,
-) -> None:
-    """One compute pass of a prepared program: a dispatch per slice of its grid
-    (the per-axis limit), each with its slice's meta words bound."""
-    compute = encoder.begin_compute_pass()
-    pipeline = shape.pipeline
-    compute.set_pipeline(pipeline.pipeline)
-    meta_binding, meta_size = plan.kernel.meta.binding, plan.kernel.meta.size_bytes
-    for k, (_, count) in enumerate(shape.slices):
-        meta_entry = (meta_binding, meta_buffer, k * shape.stride, meta_size)
-        compute.set_bind_group(0, gpu.bind_group(pipeline, (*entries, meta_entry), plan.label))
-        compute.dispatch_workgroups(*count)
-    compute.end()
 
 
 def run_steps(
@@ -613,15 +893,19 @@ def run_steps(
                 encoder.clear_buffer(resident.buffer, 0, resident.words * 4)
         held: list[tuple[int, Any]] = []
         metas: list[tuple[Any, bytes]] = []
+        shared_metas: dict[bytes, Any] = {}
+        """Meta words -> the uniform buffer holding them in this submission: steps
+        with the same meta share it, so a step repeated (an iterative op's rounds)
+        binds the same buffers and reuses its cached bind group."""
         try:
             for prepared, words, dispatch in steps:
-                plan = _plan(prepared)
+                plan = _plan(prepared, gpu)
                 groups = _check_dispatch(dispatch)
                 checked = _check_words(plan, words)
                 shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts)
                 entries: list[tuple[int, Any, int, int | None]] = []
                 for binding, data, nbytes, (usage, size) in zip(
-                    plan.kernel.buffers, checked.arrays, shape.nbytes, shape.allocations
+                    shape.kernel.buffers, checked.arrays, shape.nbytes, shape.allocations
                 ):
                     assert isinstance(data, Resident)
                     buffer = data.buffer
@@ -633,9 +917,14 @@ def run_steps(
                     entries.append((binding.binding, buffer, 0, None))
                 if not shape.slices:
                     continue
-                meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
-                metas.append((meta_buffer, shape.meta))
-                _encode_pass(gpu, encoder, plan, shape, entries, meta_buffer)
+                meta_buffer = shared_metas.get(shape.meta)
+                if meta_buffer is None:
+                    meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
+                    metas.append((meta_buffer, shape.meta))
+                    shared_metas[shape.meta] = meta_buffer
+                _encode_pass(encoder, shape, _bind_groups(gpu, shape, entries, meta_buffer))
+                if shape.checks_loops:
+                    gpu.pending_status.append(plan.label)
             command = encoder.finish()
             submitted = time.perf_counter()
             gpu.device.queue.submit([command])

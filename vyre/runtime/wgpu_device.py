@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -51,6 +51,21 @@ class DeviceLimitError(ValueError):
 
 PIPELINE_CAPACITY = 256
 BIND_GROUP_CAPACITY = 512
+BUNDLE_CAPACITY = 32
+"""Run shapes whose buffers and bind groups stay made (wgpu_backend `_Bundle`)."""
+BUNDLE_BYTES = 512 << 20
+"""GPU memory the kept bundles may hold together; the least recently used go
+back to the pool first."""
+LLVMPIPE_LOOP_LIMIT = 65_535
+"""Loop back-edges llvmpipe (lavapipe) lets one shader invocation take, in all
+its loops together, before it leaves them silently (Mesa's
+LP_MAX_TGSI_LOOP_ITERATIONS; measured: vyre/lowering/loops.py)."""
+
+
+class Bundle(Protocol):
+    """What the device keeps per run shape (wgpu_backend `_Bundle`)."""
+
+    def release(self, gpu: GpuDevice) -> None: ...
 CONTENT_POOL_CAPACITY = 64
 """Distinct contents kept by the pool of self-written uniform buffers."""
 
@@ -80,6 +95,17 @@ class GpuDevice:
         default_factory=lambda: OrderedDict()
     )
     lock: threading.Lock = field(default_factory=threading.Lock)
+    loop_limit: int | None = None
+    """Loop back-edges per invocation after which the adapter's driver stops
+    loops silently (lavapipe); None where loops run to their end. Kernels are
+    then lowered with checked loops (vyre.lowering.options)."""
+    bundles: OrderedDict[Hashable, Bundle] = field(default_factory=lambda: OrderedDict())
+    bundle_sizes: dict[Hashable, int] = field(default_factory=lambda: {})
+    bundle_bytes: int = 0
+    pending_status: list[str] = field(default_factory=lambda: list[str]())
+    """Labels of the runs submitted since the loop status word was last read
+    whose kernels check their loops."""
+    _status: Any = None
 
     # -- limits -----------------------------------------------------------------
 
@@ -95,6 +121,63 @@ class GpuDevice:
         for limit in ("max-buffer-size", "max-storage-buffer-binding-size"):
             if storage_size(nbytes) > self.limits.get(limit, 1 << 62):
                 raise self.limit_error(f"{what} ({nbytes:,} bytes)", limit)
+
+    # -- loop status ------------------------------------------------------------
+
+    def status_buffer(self) -> Any:
+        """The loop status word every kernel with checked loops binds (16 bytes,
+        zero until a loop is stopped)."""
+        if self._status is None:
+            self._status = self.device.create_buffer(size=16, usage=storage_usage())
+        return self._status
+
+    def check_status(self, staging: Any) -> None:
+        """Read the status word copied into the mappable `staging` buffer (after
+        the submission that copied it); raise `DeviceLimitError` when a loop of
+        one of the runs since the last check was stopped. Call with `lock` held."""
+        import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+        staging.map_sync(wgpu.MapMode.READ)
+        try:
+            word = int(np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32)[0])
+        finally:
+            staging.unmap()
+        labels = list(dict.fromkeys(self.pending_status))
+        self.pending_status.clear()
+        if not word:
+            return
+        self.device.queue.write_buffer(self.status_buffer(), 0, np.zeros(4, dtype=np.uint32))
+        raise DeviceLimitError(
+            f"a loop of {', '.join(labels) or 'a kernel'} was stopped by the driver of "
+            f"{self.adapter_name}, which runs at most {self.loop_limit:,} loop iterations per "
+            "invocation (all loops together; LP_MAX_TGSI_LOOP_ITERATIONS), so the results "
+            "would be wrong; they were discarded. Fix: give each invocation fewer loop "
+            "iterations (split the work over more invocations or dispatches), or run on a "
+            "GPU adapter (VYRE_ADAPTER)."
+        )
+
+    # -- bundles ----------------------------------------------------------------
+
+    def keep_bundle(self, key: Hashable, bundle: Bundle, nbytes: int) -> None:
+        """Keep `bundle` for `key` (a run shape), evicting the least recently used
+        bundles beyond `BUNDLE_CAPACITY` or `BUNDLE_BYTES` (their buffers go back
+        to the pool). Call with `lock` held."""
+        self.bundles[key] = bundle
+        self.bundle_bytes += nbytes
+        self.bundle_sizes[key] = nbytes
+        while len(self.bundles) > 1 and (
+            len(self.bundles) > BUNDLE_CAPACITY or self.bundle_bytes > BUNDLE_BYTES
+        ):
+            old_key, old = self.bundles.popitem(last=False)
+            self.bundle_bytes -= self.bundle_sizes.pop(old_key)
+            old.release(self)
+
+    def bundle(self, key: Hashable) -> Bundle | None:
+        """The bundle kept for `key`, marked most recently used."""
+        bundle = self.bundles.get(key)
+        if bundle is not None:
+            self.bundles.move_to_end(key)
+        return bundle
 
     # -- buffers ----------------------------------------------------------------
 
@@ -145,10 +228,13 @@ class GpuDevice:
             return results
         with self.lock:
             staging = [self.acquire(usage, r.words * 4) for _, r in wanted]
+            status = self.acquire(usage, 16) if self.pending_status else None
             try:
                 encoder = self.device.create_command_encoder()
                 for (_, resident), buffer in zip(wanted, staging):
                     encoder.copy_buffer_to_buffer(resident.buffer, 0, buffer, 0, resident.words * 4)
+                if status is not None:
+                    encoder.copy_buffer_to_buffer(self.status_buffer(), 0, status, 0, 16)
                 self.device.queue.submit([encoder.finish()])
                 for (k, _), buffer in zip(wanted, staging):
                     buffer.map_sync(wgpu.MapMode.READ)
@@ -156,9 +242,13 @@ class GpuDevice:
                         results[k] = np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
                     finally:
                         buffer.unmap()
+                if status is not None:
+                    self.check_status(status)
             finally:
                 for buffer in reversed(staging):
                     self.release(usage, buffer)
+                if status is not None:
+                    self.release(usage, status)
         return results
 
     # -- bind groups ------------------------------------------------------------
@@ -213,6 +303,14 @@ class GpuDevice:
                 "buffer": {"type": wgpu.BufferBindingType.uniform},
             }
         )
+        if kernel.status_binding is not None:
+            entries.append(
+                {
+                    "binding": kernel.status_binding,
+                    "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": wgpu.BufferBindingType.storage},
+                }
+            )
         try:
             module = self.device.create_shader_module(label=label, code=kernel.wgsl)
             layout = self.device.create_bind_group_layout(label=label, entries=entries)
@@ -334,4 +432,6 @@ def gpu_device() -> GpuDevice:
     required = {name: available[name] for name in LIMITS_WANTED if name in available}
     device = adapter.request_device_sync(label="vyre", required_limits=required)
     limits = {name: int(value) for name, value in dict(device.limits).items()}
-    return GpuDevice(adapter, device, limits, str(adapter_info(adapter)))
+    info = adapter_info(adapter)
+    loop_limit = LLVMPIPE_LOOP_LIMIT if "llvmpipe" in info.name.lower() else None
+    return GpuDevice(adapter, device, limits, str(info), loop_limit=loop_limit)

@@ -1,0 +1,67 @@
+"""Loops on adapters that stop them silently (options.py `loop_limit`).
+
+lavapipe (Mesa's llvmpipe) gives every shader invocation one counter of loop
+back-edges, shared by all its loops (nested loops count together, loops in
+sequence too, helper functions are inlined into the same count) and, because
+it runs 8 invocations per SIMD batch, by the whole batch: when 65,535
+back-edges have been taken it leaves every loop, silently, and execution goes
+on after them. Measured (Mesa 22.3.6): one loop of 100,000 stops at 65,535; a
+20 x 4,096 nest at 65,505 inner iterations; two loops of 40,000 in sequence run
+40,000 and 25,534; a loop whose body is written 4 times per iteration runs
+4 x 65,535 iterations; two lanes of one batch whose loops of 60,000 run in
+different iterations of an outer loop stop at 60,000 and 5,533.
+
+So no per-invocation bound makes results correct by itself; the lowering
+therefore does two things:
+
+1. *Fewer back-edges.* A vyre Loop is emitted as a WGSL `loop` whose body holds
+   `u` copies of the vyre body, each preceded by the exact exit test
+   (`if (i >= end) { break; }`): `u` iterations per back-edge. `u` is a power of
+   two up to `MAX_UNROLL` that keeps the emitted body under `BODY_BUDGET` ops
+   (inner loops count with their own copies), so a small loop of 1,000,000
+   iterations takes 31,250 back-edges.
+2. *Detection.* After the loop, `if (i < end)` means it did not end by its own
+   condition (the driver stopped it): the loop sets the status word, which the
+   runtime reads with the results and turns into an error naming the limit. A
+   `return` inside the loop never reaches the check. The lowering's own loops
+   (strong compare-exchange, F16/BF16 stores, workgroup zeroing) check too.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block, Operation
+
+from vyre.dialects import vyre as d
+
+__all__ = ["BODY_BUDGET", "MAX_UNROLL", "unroll_factors"]
+
+MAX_UNROLL = 32
+BODY_BUDGET = 256
+"""Ops of one unrolled loop body (all its copies) the unrolling aims to stay under."""
+
+
+def unroll_factors(kernel: d.KernelOp) -> dict[Operation, int]:
+    """The copies of each Loop's body per WGSL iteration."""
+    factors: dict[Operation, int] = {}
+    _size(kernel.entry, factors)
+    return factors
+
+
+def _size(block: Block, factors: dict[Operation, int]) -> int:
+    """Ops the block emits, counting nested loops with their copies (iteratively
+    deep programs are bounded by validation's nesting limit)."""
+    total = 0
+    for op in block.ops:
+        total += 1
+        if isinstance(op, d.LoopOp):
+            body = _size(op.body_block, factors)
+            copies = 1
+            while copies < MAX_UNROLL and copies * 2 * max(body, 1) <= BODY_BUDGET:
+                copies *= 2
+            factors[op] = copies
+            total += copies * body
+        else:
+            for region in op.regions:
+                for inner in region.blocks:
+                    total += _size(inner, factors)
+    return total

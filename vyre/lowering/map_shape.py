@@ -1,0 +1,278 @@
+"""Is a prepared kernel an elementwise map? (the vectorised lowering's precondition)
+
+A kernel is a *map* when every invocation touches only "its" element of every
+buffer it writes: there is one element index `idx`, computed from the
+invocation id in one of the two forms the builder and `vyre.ops.evaluate` use,
+
+- `idx = invocation_id.x`                                    (`row is None`)
+- `idx = invocation_id.y * row + invocation_id.x`, `row` a literal (either
+  operand order of `+` and `*`),
+
+and
+
+- every load and store of a read_write buffer is at `idx` (the index operand is
+  the `idx` expression itself, or a `vyre.var` of a local that a single `let`
+  binds to `idx` and nothing assigns);
+- loads of read_only and uniform buffers may be at any index (nothing writes
+  them during the run, so a gather reads the same words in any order);
+- no atomic, barrier, workgroup buffer, `workgroup_id` or `local_id`, and the
+  invocation ids appear only inside the `idx` expressions;
+- every buffer accessed at `idx` has an element type the vectorised code can
+  move as whole `vec4<u32>` words: U32, I32, Bool, F32 (one element per word),
+  F16, BF16 (two per word), and is a storage buffer (not uniform).
+
+Which invocations exist is decided at run time: the virtual invocations of a
+dispatch (gx, gy, gz) of a (wx, wy, wz) workgroup must give every `idx` in
+`[0, n)` exactly once, i.e. for `row is None`: gy*wy*gz*wz == 1, n = gx*wx; else
+gz*wz == 1 and row == gx*wx, n = row*gy*wy (`MapShape.virtual_count`). Then
+virtual invocation `idx` may be run by any real invocation, in any grouping:
+it reads and writes only element `idx` of the read_write buffers, so its
+accesses to them behave like a private variable per buffer (loaded once,
+stored once at the end), and the result is byte-identical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeVar
+
+from xdsl.ir import Operation, SSAValue
+
+from vyre.dialects import vyre as d
+from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind
+
+__all__ = ["VECTOR_KINDS", "MapShape", "map_shape"]
+
+_Op = TypeVar("_Op", bound=Operation)
+
+VECTOR_KINDS = frozenset(
+    {
+        DataTypeKind.U32,
+        DataTypeKind.I32,
+        DataTypeKind.BOOL,
+        DataTypeKind.F32,
+        DataTypeKind.F16,
+        DataTypeKind.BF16,
+    }
+)
+"""Element types whose buffers the vectorised lowering moves as `vec4` words."""
+
+
+@dataclass(frozen=True)
+class MapShape:
+    """What the vectorised lowering needs to know about a map kernel."""
+
+    row: int | None
+    """None: `idx = invocation_id.x`; else `idx = invocation_id.y * row + invocation_id.x`."""
+    roots: frozenset[Operation]
+    """Ops whose result is `idx` (an `invocation_id x`, or the `+` of the 2-D form)."""
+    hidden: frozenset[Operation]
+    """Ops used only to compute `idx` (the ids and the `*` of the 2-D form)."""
+    indices: frozenset[SSAValue]
+    """Every SSA value equal to `idx` (roots and `vyre.var`s of locals bound to it)."""
+    vector_buffers: tuple[str, ...]
+    """Storage buffers loaded or stored at `idx`, in declaration order."""
+    written: frozenset[str]
+    """The vector buffers the kernel stores to (all read_write)."""
+    loaded: frozenset[str]
+    """The vector buffers the kernel loads at `idx`."""
+    overwritten: frozenset[str]
+    """Written buffers whose content before the run is never observed: an
+    unconditional top-level store comes before any load of them and before any
+    `return`, so their old words need not be read."""
+    has_loops: bool
+
+    def virtual_count(
+        self, workgroup: tuple[int, int, int], dispatch: tuple[int, int, int]
+    ) -> int | None:
+        """The number of virtual invocations (one per `idx` in `[0, n)`), or None
+        when the dispatch does not give every `idx` exactly once."""
+        wx, wy, wz = workgroup
+        gx, gy, gz = dispatch
+        if self.row is None:
+            return gx * wx if gy * wy * gz * wz == 1 else None
+        if gz * wz != 1 or self.row != gx * wx:
+            return None
+        return self.row * gy * wy
+
+
+def map_shape(kernel: d.KernelOp) -> MapShape | str:
+    """The map shape of a prepared kernel, or why it is not a map."""
+    return _Analysis(kernel).run()
+
+
+class _Analysis:
+    def __init__(self, kernel: d.KernelOp):
+        self.kernel = kernel
+        self.decls = {decl.buffer_name.data: decl for decl in kernel.buffer_decls}
+
+    def run(self) -> MapShape | str:
+        kernel = self.kernel
+        if any(decl.access_kind == AccessKind.WORKGROUP for decl in kernel.buffer_decls):
+            return "it declares workgroup memory"
+        ops = list(kernel.walk())
+        lets: dict[str, list[d.LetOp]] = {}
+        assigned: set[str] = set()
+        loop_vars: set[str] = set()
+        for op in ops:
+            if isinstance(op, d.AtomicOp | d.BarrierOp | d.WorkgroupIdOp | d.LocalIdOp):
+                return f"it uses `{op.name}`"
+            if isinstance(op, d.LetOp):
+                lets.setdefault(op.var_name.data, []).append(op)
+            elif isinstance(op, d.AssignOp):
+                assigned.add(op.var_name.data)
+            elif isinstance(op, d.LoopOp):
+                loop_vars.add(op.var_name.data)
+        found = self._index_roots(ops)
+        if isinstance(found, str):
+            return found
+        row, roots, hidden = found
+        indices: set[SSAValue] = {op.results[0] for op in roots}
+        bound: set[str] = set()
+        changed = True
+        while changed:  # locals bound to idx, and locals bound to those
+            changed = False
+            for name, decls in lets.items():
+                if (
+                    name not in bound
+                    and len(decls) == 1
+                    and name not in assigned
+                    and name not in loop_vars
+                    and decls[0].value in indices
+                ):
+                    bound.add(name)
+                    changed = True
+            for op in ops:
+                if isinstance(op, d.VarOp) and op.var_name.data in bound:
+                    if op.results[0] not in indices:
+                        indices.add(op.results[0])
+                        changed = True
+        return self._accesses(ops, row, roots, hidden, frozenset(indices))
+
+    def _index_roots(
+        self, ops: list[Operation]
+    ) -> tuple[int | None, frozenset[Operation], frozenset[Operation]] | str:
+        """The ops computing `idx`, with the form; every invocation id must be in one."""
+        ids = [op for op in ops if isinstance(op, d.InvocationIdOp)]
+        two_d: list[tuple[Operation, int, Operation, Operation, Operation]] = []
+        for op in ops:
+            if isinstance(op, d.BinOp) and op.op_kind == BinOpKind.ADD:
+                match = _two_d_index(op)
+                if match is not None:
+                    two_d.append((op, *match))
+        rows = {row for _, row, _, _, _ in two_d}
+        if len(rows) > 1:
+            return "its index expressions use different row widths"
+        if not two_d:
+            for op in ids:
+                if op.axis.data != 0:
+                    return "it uses invocation_id y or z other than in `y * row + x`"
+            if not ids:
+                return "it never reads invocation_id"
+            return (None, frozenset(ids), frozenset())
+        roots = frozenset(op for op, _, _, _, _ in two_d)
+        hidden = frozenset(
+            part for _, _, mul, y, x in two_d for part in (mul, y, x)
+        )
+        for op in ids:
+            if op not in hidden:
+                return "it uses an invocation id outside its index expression"
+        return (rows.pop(), roots, hidden)
+
+    def _accesses(
+        self,
+        ops: list[Operation],
+        row: int | None,
+        roots: frozenset[Operation],
+        hidden: frozenset[Operation],
+        indices: frozenset[SSAValue],
+    ) -> MapShape | str:
+        at_index: set[str] = set()
+        written: set[str] = set()
+        loaded: set[str] = set()
+        for op in ops:
+            if isinstance(op, d.LoadOp | d.StoreOp):
+                name = op.buffer.data
+                decl = self.decls.get(name)
+                if decl is None:
+                    return f"it accesses an undeclared buffer `{name}`"
+                read_write = decl.access_kind == AccessKind.READ_WRITE
+                on_index = op.index in indices
+                if read_write and not on_index:
+                    return f"it accesses read_write buffer `{name}` at another index"
+                if not on_index:
+                    continue  # a gather from a buffer nothing writes
+                if decl.access_kind == AccessKind.UNIFORM:
+                    continue  # read through its uniform layout, like a gather
+                if decl.element.data_kind not in VECTOR_KINDS:
+                    if read_write:
+                        return f"buffer `{name}` holds {decl.element.data_kind.value} elements"
+                    continue
+                at_index.add(name)
+                if isinstance(op, d.StoreOp):
+                    written.add(name)
+                else:
+                    loaded.add(name)
+        if not at_index:
+            return "it accesses no buffer at its index"
+        vector = tuple(
+            decl.buffer_name.data
+            for decl in self.kernel.buffer_decls
+            if decl.buffer_name.data in at_index
+        )
+        return MapShape(
+            row=row,
+            roots=roots,
+            hidden=hidden,
+            indices=indices,
+            vector_buffers=vector,
+            written=frozenset(written),
+            loaded=frozenset(loaded),
+            overwritten=self._overwritten(written),
+            has_loops=any(isinstance(op, d.LoopOp) for op in ops),
+        )
+
+    def _overwritten(self, written: set[str]) -> frozenset[str]:
+        """Written buffers stored unconditionally at top level before any load of
+        them and before any statement that may return."""
+        result: set[str] = set()
+        touched: set[str] = set()
+        may_return = False
+        for op in self.kernel.entry.ops:
+            if may_return:
+                break
+            if isinstance(op, d.StoreOp):
+                name = op.buffer.data
+                if name in written and name not in touched:
+                    result.add(name)
+                touched.add(name)
+                continue
+            for inner in op.walk():
+                if isinstance(inner, d.ReturnOp):
+                    may_return = True
+                elif isinstance(inner, d.LoadOp | d.StoreOp):
+                    touched.add(inner.buffer.data)
+        return frozenset(result)
+
+
+def _two_d_index(add: d.BinOp) -> tuple[int, Operation, Operation, Operation] | None:
+    """(row, the `*`, id y, id x) when `add` is `id.y * row + id.x` (any order),
+    each part used only there."""
+    for mul_value, x_value in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        x = _sole_use_owner(x_value, d.InvocationIdOp)
+        mul = _sole_use_owner(mul_value, d.BinOp)
+        if x is None or mul is None or x.axis.data != 0 or mul.op_kind != BinOpKind.MUL:
+            continue
+        for y_value, row_value in ((mul.lhs, mul.rhs), (mul.rhs, mul.lhs)):
+            y = _sole_use_owner(y_value, d.InvocationIdOp)
+            row = d.literal_word(row_value)
+            if y is not None and y.axis.data == 1 and row is not None:
+                return (row, mul, y, x)
+    return None
+
+
+def _sole_use_owner(value: SSAValue, kind: type[_Op]) -> _Op | None:
+    owner = value.owner
+    if isinstance(owner, kind) and value.uses.get_length() == 1:
+        return owner
+    return None

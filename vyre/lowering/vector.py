@@ -1,0 +1,301 @@
+"""The vectorised entry point of an elementwise map kernel (map_shape.py).
+
+A map kernel's body runs once per *virtual* invocation: the element index
+`idx` in `[0, n)` (`n`, the virtual count, comes from the run's dispatch:
+`MapShape.virtual_count`). The vectorised lowering emits the body once, as a
+lane function `fn lane(idx, <the elements at idx>)`, and an entry point in
+which each real invocation runs `ELEMENTS` = 8 consecutive virtual invocations
+`base .. base + 7`, `base = 8 * (real invocation id)`:
+
+- the buffers the body accesses at `idx` (the *vector buffers*) are declared
+  `array<vec4<u32>>` (`vec4<i32>` for I32; layout.py): 8 elements of a
+  one-word type are two vec4 loads, 8 F16/BF16 halves one vec4 load;
+- a read-only element is passed to the lane by value; a written buffer's
+  element lives in a function variable passed by pointer: the lane's loads
+  read it, its stores write it (no-op at or past the buffer's logical length,
+  exactly as a store to memory), and the entry point writes the variables back
+  with whole-vec4 stores after the 8 lanes ran. The variable starts with the
+  element's stored word, unless the buffer is *overwritten* (its old content is
+  never observed: MapShape.overwritten), then its old words are not read;
+- fast path: when `base + 8 <= vector_end` (the host computes
+  `vector_end = min(n, logical length of every vector buffer)`), every one of
+  the 8 elements exists in every vector buffer, so the vec4 accesses are exact;
+- scalar tail: otherwise, each lane `v < n` loads its elements with the OOB
+  guards (0 at or past a buffer's length), runs, and stores each written
+  element with the store guard (an F16/BF16 half by a plain read-modify-write
+  of its word: the invocation owns all of the word's elements).
+
+Byte-identical to the scalar kernel: virtual invocation `idx` reads and writes
+only element `idx` of the written buffers (the map property), so giving each a
+private copy of its elements and writing them back at the end changes nothing;
+every load and store keeps its guard against the logical lengths; elements no
+virtual invocation owns (past `n`) are never touched; F16/BF16 words are owned
+by one invocation (8 is even), so they need no atomics.
+
+The runtime dispatches `ceil(n / (8 * WORKGROUP))` workgroups of `WORKGROUP`
+invocations along x (split at the per-axis limit like any dispatch) and puts
+`n` and `vector_end` in the meta uniform (`virtual_count`, `vector_end`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vyre.dialects.vyre import DataTypeKind
+from vyre.lowering.layout import BufferBinding, MetaLayout
+from vyre.lowering.map_shape import MapShape
+from vyre.lowering.names import Namer
+from vyre.lowering.values import wgsl_type
+
+__all__ = ["ELEMENTS", "META_FIELDS", "WORKGROUP", "LaneSignature", "VectorLayout", "entry_lines"]
+
+ELEMENTS = 8
+"""Virtual invocations (elements) per real invocation: two vec4 of one-word
+elements, or one vec4 of F16/BF16 halves."""
+WORKGROUP = 64
+"""Real invocations per workgroup of a vectorised kernel."""
+META_FIELDS = ("virtual_count", "vector_end")
+"""The extra meta words of a vectorised kernel (layout.py `MetaLayout.extra_fields`)."""
+
+
+@dataclass(frozen=True)
+class VectorLayout:
+    """How the runtime dispatches a vectorised map kernel."""
+
+    row: int | None
+    """The index form (map_shape.py): None for `idx = id.x`, else the row width."""
+    program_workgroup: tuple[int, int, int]
+    """The program's workgroup size (which, with the dispatch, gives n)."""
+    buffers: tuple[str, ...]
+    """The vector buffers (their lengths bound `vector_end`)."""
+    elements: int = ELEMENTS
+    workgroup: int = WORKGROUP
+
+    def virtual_count(self, dispatch: tuple[int, int, int]) -> int | None:
+        """n for this dispatch, or None when the dispatch does not give every
+        index in [0, n) exactly once (then the scalar kernel runs)."""
+        wx, wy, wz = self.program_workgroup
+        gx, gy, gz = dispatch
+        if self.row is None:
+            return gx * wx if gy * wy * gz * wz == 1 else None
+        if gz * wz != 1 or self.row != gx * wx:
+            return None
+        return self.row * gy * wy
+
+    def groups(self, virtual_count: int) -> int:
+        """Real workgroups for n virtual invocations."""
+        per_group = self.elements * self.workgroup
+        return -(-virtual_count // per_group)
+
+
+@dataclass(frozen=True)
+class LaneSignature:
+    """The lane function's parameters."""
+
+    function: str
+    index: str
+    values: dict[str, str]
+    """Buffer -> parameter holding its element at idx (read, never written)."""
+    pointers: dict[str, str]
+    """Buffer -> `ptr<function, T>` parameter of its element (written)."""
+
+    @staticmethod
+    def of(namer: Namer, shape: MapShape) -> LaneSignature:
+        function = namer.claim("vyre_lane")
+        index = namer.claim("idx")
+        values: dict[str, str] = {}
+        pointers: dict[str, str] = {}
+        for name in shape.vector_buffers:
+            if name in shape.written:
+                pointers[name] = namer.claim(f"{name}_element")
+            elif name in shape.loaded:
+                values[name] = namer.claim(f"{name}_element")
+        return LaneSignature(function, index, values, pointers)
+
+    def header(self, bindings: dict[str, BufferBinding]) -> str:
+        params = [f"{self.index}: u32"]
+        for name, param in self.values.items():
+            params.append(f"{param}: {wgsl_type(bindings[name].element)}")
+        for name, param in self.pointers.items():
+            params.append(f"{param}: ptr<function, {_word_type(bindings[name])}>")
+        return f"fn {self.function}({', '.join(params)}) {{"
+
+    def arguments(self, index: str, elements: dict[str, str]) -> str:
+        """The call of the lane with the given index and element texts
+        (values as WGSL expressions, pointers as variable names)."""
+        args = [index]
+        args += [elements[name] for name in self.values]
+        args += [f"&{elements[name]}" for name in self.pointers]
+        return f"{self.function}({', '.join(args)});"
+
+
+def _word_type(binding: BufferBinding) -> str:
+    """The type a lane keeps an element in: as stored (Bool as its word)."""
+    if binding.element == DataTypeKind.I32:
+        return "i32"
+    return "u32"
+
+
+def lane_load(binding: BufferBinding, pointer: str) -> str:
+    """The vyre value of the element behind a lane pointer."""
+    if binding.element == DataTypeKind.BOOL:
+        return f"u32((*{pointer}) != 0u)"
+    return f"(*{pointer})"
+
+
+def entry_lines(
+    *,
+    namer: Namer,
+    shape: MapShape,
+    lane: LaneSignature,
+    bindings: dict[str, BufferBinding],
+    meta: MetaLayout,
+    tail_load: dict[str, str],
+    tail_store: dict[str, str],
+) -> tuple[list[str], list[str]]:
+    """(entry parameters, entry body lines) of the vectorised kernel.
+    `tail_load[b]` / `tail_store[b]` name the guarded element helpers of each
+    vector buffer (`f(i)` returns the element as a lane keeps it; `g(i, v)`
+    stores it)."""
+    m = meta.wgsl_name
+    group = namer.claim("dispatch_workgroup_id")
+    local = namer.claim("local_id")
+    base = namer.claim("base")
+    params = [
+        f"@builtin(workgroup_id) {group}: vec3<u32>",
+        f"@builtin(local_invocation_id) {local}: vec3<u32>",
+    ]
+    lines = [
+        f"let {base} = (({group}.x + {m}.wg_offset_x) * {WORKGROUP}u + {local}.x) * {ELEMENTS}u;",
+        f"if ({base} >= {m}.virtual_count) {{",
+        "  return;",
+        "}",
+        f"if ({base} + {ELEMENTS}u <= {m}.vector_end) {{",
+    ]
+    lines += ["  " + line for line in _fast_path(namer, shape, lane, bindings, base)]
+    lines += ["  return;", "}"]
+    lines += _tail(namer, shape, lane, bindings, meta, base, tail_load, tail_store)
+    return params, lines
+
+
+def _fast_path(
+    namer: Namer,
+    shape: MapShape,
+    lane: LaneSignature,
+    bindings: dict[str, BufferBinding],
+    base: str,
+) -> list[str]:
+    words = namer.claim("word")
+    halves = namer.claim("half_word")
+    used = [bindings[name] for name in (*lane.values, *lane.pointers)]
+    lines: list[str] = []
+    if any(not b.packed_halves for b in used):
+        lines.append(f"let {words} = {base} >> 2u;")
+    if any(b.packed_halves for b in used):
+        lines.append(f"let {halves} = {base} >> 3u;")
+    per_lane: list[dict[str, str]] = [{} for _ in range(ELEMENTS)]
+    stores: list[str] = []
+    for name in shape.vector_buffers:
+        if name not in lane.values and name not in lane.pointers:
+            continue
+        binding = bindings[name]
+        array = binding.wgsl_name
+        loaded = name in lane.values or name not in shape.overwritten
+        lanes = _lane_words(binding, namer, lines, array, words, halves, loaded)
+        if name in lane.values:
+            for k, text in enumerate(lanes):
+                if binding.element == DataTypeKind.BOOL:
+                    text = f"u32({text} != 0u)"
+                per_lane[k][name] = text
+            continue
+        variables = [namer.claim(f"{name}_{k}") for k in range(ELEMENTS)]
+        word_type = _word_type(binding)
+        for k, variable in enumerate(variables):
+            init = f" = {lanes[k]}" if lanes else ""
+            lines.append(f"var {variable}: {word_type}{init};")
+            per_lane[k][name] = variable
+        stores += _write_back(binding, array, words, halves, variables)
+    for k in range(ELEMENTS):
+        index = base if k == 0 else f"{base} + {k}u"
+        lines.append(lane.arguments(index, per_lane[k]))
+    return lines + stores
+
+
+def _lane_words(
+    binding: BufferBinding,
+    namer: Namer,
+    lines: list[str],
+    array: str,
+    words: str,
+    halves: str,
+    loaded: bool,
+) -> list[str]:
+    """Emit the vec4 loads of one buffer's 8 elements; their lane texts (as a
+    lane keeps them), or [] when nothing is loaded."""
+    if not loaded:
+        return []
+    if binding.packed_halves:
+        vec = namer.claim(f"{binding.name}_v")
+        lines.append(f"let {vec} = {array}[{halves}];")
+        texts: list[str] = []
+        for lane in "xyzw":
+            texts += [f"({vec}.{lane} & 0xffffu)", f"({vec}.{lane} >> 16u)"]
+        return texts
+    first, second = namer.claim(f"{binding.name}_v"), namer.claim(f"{binding.name}_w")
+    lines.append(f"let {first} = {array}[{words}];")
+    lines.append(f"let {second} = {array}[{words} + 1u];")
+    return [f"{vec}.{lane}" for vec in (first, second) for lane in "xyzw"]
+
+
+def _write_back(
+    binding: BufferBinding, array: str, words: str, halves: str, variables: list[str]
+) -> list[str]:
+    if binding.packed_halves:
+        pairs = [
+            f"({variables[2 * k]} & 0xffffu) | ({variables[2 * k + 1]} << 16u)" for k in range(4)
+        ]
+        return [f"{array}[{halves}] = vec4<u32>({', '.join(pairs)});"]
+    vec = binding.vector_type
+    return [
+        f"{array}[{words}] = {vec}({', '.join(variables[:4])});",
+        f"{array}[{words} + 1u] = {vec}({', '.join(variables[4:])});",
+    ]
+
+
+def _tail(
+    namer: Namer,
+    shape: MapShape,
+    lane: LaneSignature,
+    bindings: dict[str, BufferBinding],
+    meta: MetaLayout,
+    base: str,
+    tail_load: dict[str, str],
+    tail_store: dict[str, str],
+) -> list[str]:
+    """The 8 lanes one by one, every access guarded (the last, partial vectors)."""
+    j = namer.claim("lane")
+    v = namer.claim("element")
+    body: list[str] = []
+    elements: dict[str, str] = {}
+    for name in lane.values:
+        elements[name] = f"{tail_load[name]}({v})"
+    stores: list[str] = []
+    for name in lane.pointers:
+        variable = namer.claim(f"{name}_lane")
+        word_type = _word_type(bindings[name])
+        if name in shape.overwritten:
+            body.append(f"var {variable}: {word_type};")
+        else:
+            body.append(f"var {variable}: {word_type} = {tail_load[name]}({v});")
+        elements[name] = variable
+        stores.append(f"{tail_store[name]}({v}, {variable});")
+    body.append(lane.arguments(v, elements))
+    body += stores
+    return [
+        f"for (var {j}: u32 = 0u; {j} < {ELEMENTS}u; {j} = {j} + 1u) {{",
+        f"  let {v} = {base} + {j};",
+        f"  if ({v} < {meta.wgsl_name}.virtual_count) {{",
+        *("    " + line for line in body),
+        "  }",
+        "}",
+    ]
