@@ -43,7 +43,8 @@ def run(op: Op, data: bytes, *rest: Any) -> tuple[np.ndarray, ...]:
     entry = _MEMO.get(id(op))
     if entry is None or entry[0] is not op:
         _MEMO.clear()
-        entry = (op, {})
+        fresh: dict[tuple[bytes, ...], tuple[np.ndarray, ...]] = {}
+        entry = (op, fresh)
         _MEMO[id(op)] = entry
     key = (data, *(np.asarray(r).tobytes() if not isinstance(r, int) else str(r).encode() for r in rest))
     memo = entry[1]
