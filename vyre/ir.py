@@ -9,8 +9,8 @@ is not a string).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 import math
 from enum import Enum
 from typing import TypeVar, cast
@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from vyre import text, wire
+from vyre.context import check_nesting, run_deep
 from vyre.dialects import vyre as d
 from vyre.text import VyreParseError
 
@@ -94,7 +95,7 @@ def _check_float_type(what: str, value: object) -> DataType:
 def float_bits(dtype: DataType, value: float) -> int:
     """The bit pattern of `value` rounded to nearest, ties to even, in `dtype`
     (overflow gives an infinity, NaN the canonical quiet NaN)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"a {dtype} literal must be a float, got {type(value).__name__}")
     x = float(value)
     if dtype is DataType.F32:
@@ -198,9 +199,27 @@ class BufferDecl:
 
 
 class Expr:
-    """An expression tree. Build with the static constructors."""
+    """An expression tree. Build with the static constructors.
+
+    Trees compare, hash and print by value, like the frozen dataclasses they
+    are, but without recursion (a 2,000-deep chain is a normal expression);
+    the hash of each node is computed once."""
 
     __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Expr):
+            return NotImplemented
+        return _tree_equal(self, other)
+
+    def __hash__(self) -> int:
+        return _tree_hash(self)
+
+    def __repr__(self) -> str:
+        return _tree_repr(self)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_unflatten, (_flatten(self),))
 
     # -- literals and leaves -------------------------------------------------
     @staticmethod
@@ -539,22 +558,22 @@ def _expr(value: object) -> Expr:
     raise TypeError(f"expected a vyre Expr, got {type(value).__name__}: {value!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LitU32(Expr):
     value: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LitI32(Expr):
     value: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LitBool(Expr):
     value: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LitFloat(Expr):
     """A float literal by its bit pattern."""
 
@@ -562,51 +581,51 @@ class LitFloat(Expr):
     bits: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Var(Expr):
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Load(Expr):
     buffer: str
     index: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BufLen(Expr):
     buffer: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class InvocationId(Expr):
     axis: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class WorkgroupId(Expr):
     axis: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class LocalId(Expr):
     axis: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BinaryExpr(Expr):
     op: BinOp
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class UnaryExpr(Expr):
     op: UnOp
     operand: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Call(Expr):
     """A call of a library op; `result` is its output type, looked up in the op
     library when the program is built if not given."""
@@ -616,33 +635,33 @@ class Call(Expr):
     result: DataType | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Select(Expr):
     cond: Expr
     if_true: Expr
     if_false: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Cast(Expr):
     target: DataType
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Bitcast(Expr):
     target: DataType
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Fma(Expr):
     a: Expr
     b: Expr
     c: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Param(Expr):
     """The `index`-th input of a composition: a leaf bound to a given value."""
 
@@ -650,7 +669,7 @@ class Param(Expr):
     dtype: DataType = DataType.U32
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Atomic(Expr):
     op: AtomicOp
     buffer: str
@@ -665,9 +684,24 @@ class Atomic(Expr):
 
 
 class Node:
-    """A statement. Build with the static constructors."""
+    """A statement. Build with the static constructors. Compared, hashed and
+    printed by value without recursion, like `Expr`."""
 
     __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Node):
+            return NotImplemented
+        return _tree_equal(self, other)
+
+    def __hash__(self) -> int:
+        return _tree_hash(self)
+
+    def __repr__(self) -> str:
+        return _tree_repr(self)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_unflatten, (_flatten(self),))
 
     @staticmethod
     def let(name: str, expr: Expr) -> Node:
@@ -712,33 +746,33 @@ def _nodes(values: Iterable[object]) -> tuple[Node, ...]:
     return cast("tuple[Node, ...]", nodes)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Let(Node):
     name: str
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Assign(Node):
     name: str
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Store(Node):
     buffer: str
     index: Expr
     value: Expr
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class If(Node):
     cond: Expr
     then: tuple[Node, ...]
     otherwise: tuple[Node, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Loop(Node):
     var: str
     from_: Expr
@@ -746,19 +780,200 @@ class Loop(Node):
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Return(Node):
     pass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class BlockNode(Node):
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Barrier(Node):
     pass
+
+
+# ---------------------------------------------------------------------------
+# Value semantics of trees, without recursion
+# ---------------------------------------------------------------------------
+
+_Tree = Expr | Node
+_HASH = "_hash"
+"""Instance-dict key of a node's cached hash (never pickled: str and enum hashes
+differ between processes; `_flatten` stores fields only)."""
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls))
+        _FIELD_NAMES[cls] = names
+    return names
+
+
+@dataclass(frozen=True)
+class _Ref:
+    """A reference to an earlier record of a flattened tree."""
+
+    index: int
+
+
+_Record = tuple[type, tuple[object, ...]]
+
+
+def _flatten(root: _Tree) -> tuple[_Record, ...]:
+    """The distinct nodes of the tree in post-order (root last), each as its class
+    and field values with sub-trees replaced by `_Ref`s: what pickle and copy
+    store, so that neither recurses over a deep tree."""
+    records: list[_Record] = []
+    index: dict[int, int] = {}
+
+    def flat(value: object) -> object:
+        if isinstance(value, _Tree):
+            return _Ref(index[id(value)])
+        if isinstance(value, tuple):
+            return tuple(flat(item) for item in cast("tuple[object, ...]", value))
+        return value
+
+    stack: list[tuple[_Tree, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in index:
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in _tree_children(node) if id(child) not in index)
+            continue
+        values = tuple(flat(getattr(node, name)) for name in _field_names(type(node)))
+        index[id(node)] = len(records)
+        records.append((type(node), values))
+    return tuple(records)
+
+
+def _unflatten(records: tuple[_Record, ...]) -> _Tree:
+    built: list[_Tree] = []
+
+    def rebuilt(value: object) -> object:
+        if isinstance(value, _Ref):
+            return built[value.index]
+        if isinstance(value, tuple):
+            return tuple(rebuilt(item) for item in cast("tuple[object, ...]", value))
+        return value
+
+    for cls, values in records:
+        built.append(cls(*(rebuilt(value) for value in values)))
+    return built[-1]
+
+
+def _tree_equal(first: _Tree, second: _Tree) -> bool:
+    """Same type and equal fields, sub-trees compared pairwise with a stack
+    (each pair of shared sub-trees once, so DAGs compare in linear time)."""
+    stack: list[tuple[object, object]] = [(first, second)]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        a, b = stack.pop()
+        if a is b:
+            continue
+        if type(a) is not type(b):
+            return False
+        pair = (id(a), id(b))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        hash_a, hash_b = vars(a).get(_HASH), vars(b).get(_HASH)
+        if hash_a is not None and hash_b is not None and hash_a != hash_b:
+            return False
+        for name in _field_names(type(a)):
+            x, y = getattr(a, name), getattr(b, name)
+            if isinstance(x, _Tree):
+                stack.append((x, y))
+            elif isinstance(x, tuple):
+                xs = cast("tuple[object, ...]", x)
+                if not isinstance(y, tuple) or len(xs) != len(cast("tuple[object, ...]", y)):
+                    return False
+                for u, v in zip(xs, cast("tuple[object, ...]", y)):
+                    if isinstance(u, _Tree):
+                        stack.append((u, v))
+                    elif u != v:
+                        return False
+            elif x != y:
+                return False
+    return True
+
+
+def _tree_children(node: object) -> Iterator[_Tree]:
+    for name in _field_names(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, _Tree):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:  # pyright: ignore[reportUnknownVariableType]
+                if isinstance(item, _Tree):
+                    yield item
+
+
+def _hash_part(value: object) -> object:
+    if isinstance(value, _Tree):
+        return vars(value)[_HASH]
+    if isinstance(value, tuple):
+        return tuple(_hash_part(item) for item in cast("tuple[object, ...]", value))
+    return value
+
+
+def _tree_hash(root: _Tree) -> int:
+    """The hash of the node's type and fields, children first (post-order with a
+    stack); every node keeps its hash."""
+    cached = vars(root).get(_HASH)
+    if cached is not None:
+        return cached
+    stack: list[tuple[_Tree, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        if _HASH in vars(node):
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in _tree_children(node) if _HASH not in vars(child))
+            continue
+        parts = tuple(_hash_part(getattr(node, name)) for name in _field_names(type(node)))
+        object.__setattr__(node, _HASH, hash((type(node).__name__, parts)))
+    return vars(root)[_HASH]
+
+
+@dataclass(frozen=True)
+class _Text:
+    text: str
+
+
+def _tree_repr(root: _Tree) -> str:
+    """`Name(field=value, ...)` as a dataclass prints, built with a stack."""
+    out: list[str] = []
+    stack: list[object] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Text):
+            out.append(item.text)
+        elif isinstance(item, _Tree):
+            names = _field_names(type(item))
+            pending: list[object] = [_Text(f"{type(item).__qualname__}(")]
+            for k, name in enumerate(names):
+                pending.append(_Text(f"{', ' if k else ''}{name}="))
+                pending.append(getattr(item, name))
+            pending.append(_Text(")"))
+            stack.extend(reversed(pending))
+        elif isinstance(item, tuple) and any(isinstance(v, _Tree) for v in item):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+            items = cast("tuple[object, ...]", item)
+            pending = [_Text("(")]
+            for k, value in enumerate(items):
+                pending.extend((_Text(", ") if k else _Text(""), value))
+            pending.append(_Text(",)" if len(items) == 1 else ")"))
+            stack.extend(reversed(pending))
+        else:
+            out.append(repr(cast(object, item)))
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------
@@ -997,18 +1212,39 @@ class _Emitter:
         return d.U32 if decl is None else decl.dtype.attr
 
     def nodes(self, nodes: Sequence[Node], block: Block) -> Block:
-        for node in nodes:
-            self.node(node, block)
+        """Materialise `nodes` into `block`, nested statement lists included,
+        with a stack: nesting depth is bounded by memory (V018 reports it).
+        Blocks are filled before their op is attached, so no insertion walks
+        up a deep chain of parents."""
+        stack: list[_Frame | Callable[[], None]] = [_Frame(iter(nodes), block, None)]
+        while stack:
+            frame = stack[-1]
+            if not isinstance(frame, _Frame):  # attach a finished statement's op
+                stack.pop()
+                frame()
+                continue
+            if frame.scope is not None and not frame.opened:
+                self.scope.frames.append(dict(frame.scope))
+                frame.opened = True
+            n = next(frame.nodes, None)
+            if n is None:
+                stack.pop()
+                if frame.opened:
+                    self.scope.frames.pop()
+                continue
+            nested = self.node(n, frame.block)
+            if nested is not None:
+                bodies, attach = nested
+                stack.append(attach)
+                stack.extend(
+                    _Frame(iter(body), inner, extra) for body, inner, extra in reversed(bodies)
+                )
         return block
 
-    def _nested(self, nodes: Sequence[Node], extra: Mapping[str, d.DataTypeAttr] = {}) -> Block:
-        self.scope.frames.append(dict(extra))
-        try:
-            return self.nodes(nodes, Block())
-        finally:
-            self.scope.frames.pop()
-
-    def node(self, n: Node, block: Block) -> None:
+    def node(self, n: Node, block: Block) -> _Nested | None:
+        """Add the op of `n` to `block`. For a statement holding statement lists,
+        return them (each with its empty block and the locals its scope starts
+        with) and the function that adds the op once they are filled."""
         match n:
             case Let(name, value):
                 v = self.expr(value, block)
@@ -1022,22 +1258,45 @@ class _Emitter:
                 block.add_op(d.StoreOp(buffer, i, self.expr(value, block)))
             case If(cond, then, otherwise):
                 c = self.expr(cond, block)
-                then_block = self._nested(then)
-                else_block = self._nested(otherwise)
-                block.add_op(d.IfOp(c, Region(then_block), Region(else_block)))
+                then_block, else_block = Block(), Block()
+                return (
+                    [(then, then_block, {}), (otherwise, else_block, {})],
+                    lambda: block.add_op(d.IfOp(c, Region(then_block), Region(else_block))),
+                )
             case Loop(var, from_, to, body):
                 lo = self.expr(from_, block)
                 hi = self.expr(to, block)
-                inner = self._nested(body, {var: d.U32})
-                block.add_op(d.LoopOp(var, lo, hi, Region(inner)))
+                inner = Block()
+                return (
+                    [(body, inner, {var: d.U32})],
+                    lambda: block.add_op(d.LoopOp(var, lo, hi, Region(inner))),
+                )
             case Return():
                 block.add_op(d.ReturnOp())
             case BlockNode(body):
-                block.add_op(d.BlockOp(Region(self._nested(body))))
+                inner = Block()
+                return ([(body, inner, {})], lambda: block.add_op(d.BlockOp(Region(inner))))
             case Barrier():
                 block.add_op(d.BarrierOp())
             case _:
                 raise TypeError(f"not a vyre Node: {n!r}")
+        return None
+
+
+_Nested = tuple[
+    list[tuple[Sequence["Node"], Block, Mapping[str, d.DataTypeAttr]]], Callable[[], None]
+]
+
+
+@dataclass
+class _Frame:
+    """A statement list being materialised: the nodes left, the block they go
+    to, and the scope it opens (None: the kernel's entry, already open)."""
+
+    nodes: Iterator[Node]
+    block: Block
+    scope: Mapping[str, d.DataTypeAttr] | None
+    opened: bool = False
 
 
 # ---------------------------------------------------------------------------
@@ -1124,15 +1383,71 @@ class Program:
         return print_ir(self)
 
     def __eq__(self, other: object) -> bool:
+        """Structural equality: the same ops with the same properties, attributes,
+        result types, operand wiring and region shapes (SSA name hints and
+        locations aside)."""
         if not isinstance(other, Program):
             return NotImplemented
-        return self.module.is_structurally_equivalent(other.module)
+        return self is other or structure(self.module) == structure(other.module)
 
     def __hash__(self) -> int:
-        return hash(str(self))
+        return hash(structure(self.module))
 
     def clone(self) -> Program:
-        return Program.from_module(self.module.clone())
+        """A deep copy (`vyre.context.NestingError` for a program nested deeper
+        than `MAX_NESTING` levels)."""
+        depth = check_nesting(self.module, "Program.clone")
+        return Program.from_module(run_deep(self.module.clone, depth))
+
+
+_END = "}"
+"""Closes a block's ops in a structure key."""
+
+
+def structure(op: Operation) -> tuple[Hashable, ...]:
+    """A flat key of `op`'s structure, equal for two ops exactly when they are
+    structurally equal: op names, properties, attributes, result types, operand
+    wiring (values numbered by definition) and region/block shapes, in pre-order,
+    computed without recursion."""
+    key: list[Hashable] = []
+    numbers: dict[SSAValue, int] = {}
+
+    def number(value: SSAValue) -> int:
+        found = numbers.get(value)
+        if found is None:
+            found = numbers[value] = len(numbers)
+        return found
+
+    stack: list[Iterator[Operation] | None] = [iter((op,))]
+    while stack:
+        top = stack[-1]
+        if top is None:  # the end of a block
+            stack.pop()
+            key.append(_END)
+            continue
+        current = next(top, None)
+        if current is None:
+            stack.pop()
+            continue
+        key.append(current.name)
+        key.append(tuple(sorted(current.properties.items())))
+        key.append(tuple(sorted(current.attributes.items())))
+        key.append(tuple(number(operand) for operand in current.operands))
+        key.append(tuple((number(result), result.type) for result in current.results))
+        key.append(len(current.successors))
+        key.append(tuple(len(region.blocks) for region in current.regions))
+        blocks = [block for region in current.regions for block in region.blocks]
+        for block in reversed(blocks):
+            stack.append(None)
+            stack.append(_block_ops(block, key, number))
+    return tuple(key)
+
+
+def _block_ops(
+    block: Block, key: list[Hashable], number: Callable[[SSAValue], int]
+) -> Iterator[Operation]:
+    key.append(tuple((number(arg), arg.type) for arg in block.args))
+    yield from block.ops
 
 
 def print_ir(program: Program, *, generic: bool = False) -> str:

@@ -14,14 +14,15 @@ Every code below is part of format version 1: append new codes, never renumber.
 The encoding is canonical: `encode(decode(blob)) == blob` for every blob that
 decodes, and `decode` refuses everything else with a `WireError`, checking each
 count against the bytes that remain so that no input makes it allocate more
-than the blob's size or recurse deeper than `MAX_DEPTH`.
+than the blob's size or nest deeper than `MAX_DEPTH` (both directions walk
+the regions with a stack, not recursion).
 """
 
 from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import cast
@@ -29,14 +30,16 @@ from typing import cast
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from vyre.context import MAX_NESTING
 from vyre.dialects import vyre as d
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "MAX_DEPTH", "WireError", "decode", "encode"]
 
 MAGIC = b"VYRE"
 FORMAT_VERSION = 1
-MAX_DEPTH = 128
-"""Deepest region nesting (kernel body = 1) the wire form holds."""
+MAX_DEPTH = MAX_NESTING
+"""Deepest region nesting (kernel body = 1) the wire form holds: the one limit of
+the text form and program equality (`vyre.context.MAX_NESTING`)."""
 
 _HEADER = struct.Struct("<4sHHI")
 _DIGEST_SIZE = 32
@@ -194,6 +197,25 @@ _SHAPES: dict[type[Operation], _Shape] = {
 # ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _OpenRegion:
+    region: Region
+    owner: Operation
+    depth: int
+
+
+@dataclass
+class _WriteOps:
+    ops: Iterator[Operation]
+    mark: int
+    depth: int
+
+
+_WriteStep = _OpenRegion | _WriteOps | SSAValue
+"""Encoding work left: open a region, write a block's next op, or define a
+value (an op's result becomes visible after its regions)."""
+
+
 @dataclass
 class _Writer:
     out: bytearray = field(default_factory=bytearray)
@@ -242,28 +264,49 @@ class _Writer:
         self.index_of[value] = len(self.visible)
         self.visible.append(value)
 
-    def region(self, region: Region, owner: Operation, depth: int) -> None:
-        if depth > MAX_DEPTH:
+    def body(self, kernel: d.KernelOp) -> None:
+        """The kernel's region, nested regions included, with a stack."""
+        stack: list[_WriteStep] = [_OpenRegion(kernel.body, kernel, 1)]
+        while stack:
+            step = stack.pop()
+            if isinstance(step, _OpenRegion):
+                ops = self.open_region(step)
+                if ops is not None:
+                    stack.append(_WriteOps(iter(ops), len(self.visible), step.depth))
+            elif isinstance(step, _WriteOps):
+                op = next(step.ops, None)
+                if op is None:
+                    for value in self.visible[step.mark :]:
+                        del self.index_of[value]
+                    del self.visible[step.mark :]
+                    continue
+                stack.append(step)
+                if self.op(op):
+                    stack.append(op.results[0])  # defined after its regions
+                stack.extend(_OpenRegion(r, op, step.depth + 1) for r in reversed(op.regions))
+            else:
+                self.define(step)
+
+    def open_region(self, step: _OpenRegion) -> list[Operation] | None:
+        """The region's marker and op count; its ops (None: no block)."""
+        if step.depth > MAX_DEPTH:
             raise WireError(f"cannot encode regions nested deeper than {MAX_DEPTH}")
+        region, owner = step.region, step.owner
         if len(region.blocks) > 1:
             raise WireError(f"cannot encode {owner.name}: a region holds several blocks")
         block = region.blocks.first
         if block is None:
             self.u8(0)
-            return
+            return None
         if block.args:
             raise WireError(f"cannot encode {owner.name}: a region block has arguments")
         self.u8(1)
         ops = list(block.ops)
         self.u32(len(ops), "op count")
-        mark = len(self.visible)
-        for op in ops:
-            self.op(op, depth)
-        for value in self.visible[mark:]:
-            del self.index_of[value]
-        del self.visible[mark:]
+        return ops
 
-    def op(self, op: Operation, depth: int) -> None:
+    def op(self, op: Operation) -> bool:
+        """Everything of `op` before its regions; whether it has a result."""
         shape = _SHAPES.get(type(op))
         if shape is None:
             raise WireError(f"cannot encode op {op.name}: not a vyre statement or expression")
@@ -286,10 +329,7 @@ class _Writer:
             result = op.results[0]
             self.data_type(result.type, f"result type of {op.name}")
             self.text(result.name_hint or "", "SSA name hint")
-        for region in op.regions:
-            self.region(region, op, depth + 1)
-        if shape.has_result:
-            self.define(op.results[0])
+        return shape.has_result
 
     def prop(self, op: Operation, f: _Field) -> None:
         attr = op.properties[f.prop]
@@ -358,7 +398,7 @@ def encode(module: ModuleOp) -> bytes:
         writer.code(ACCESS_CODES, decl.access.data, f"access of buffer `{name}`")
         writer.data_type(decl.element, f"element type of buffer `{name}`")
         writer.u32(decl.count.data, f"count of buffer `{name}`")
-    writer.region(kernel.body, kernel, 1)
+    writer.body(kernel)
     body = bytes(writer.out)
     if len(body) > U32_MAX:
         raise WireError(f"program too large: {len(body)} body bytes")
@@ -396,6 +436,33 @@ def _digest(prefix: bytes, body: bytes) -> bytes:
 # ---------------------------------------------------------------------------
 # Decoding
 # ---------------------------------------------------------------------------
+
+
+@dataclass
+class _ReadRegion:
+    """A region being decoded: its block, ops left, the visible values when it
+    opened, its depth, and the list its owner collects regions in."""
+
+    block: Block
+    remaining: int
+    mark: int
+    depth: int
+    into: list[Region]
+
+
+@dataclass
+class _ReadOp:
+    """An op whose regions are being decoded."""
+
+    block: Block
+    depth: int
+    op_type: type[Operation]
+    shape: _Shape
+    properties: dict[str, Attribute]
+    operands: list[SSAValue]
+    result_types: list[Attribute]
+    name_hint: str | None
+    regions: list[Region] = field(default_factory=list[Region])
 
 
 @dataclass
@@ -468,24 +535,45 @@ class _Reader:
             )
         return self.visible[index]
 
-    def region(self, depth: int) -> Region:
+    def body(self) -> Region:
+        """The kernel's region, nested regions included, with a stack."""
+        kernel_regions: list[Region] = []
+        stack: list[_ReadRegion | _ReadOp] = []
+        self.open_region(1, kernel_regions, stack)
+        while stack:
+            top = stack[-1]
+            if isinstance(top, _ReadRegion):
+                if top.remaining == 0:
+                    stack.pop()
+                    del self.visible[top.mark :]
+                    top.into.append(Region(top.block))
+                else:
+                    top.remaining -= 1
+                    self.op(top.block, top.depth, stack)
+            elif len(top.regions) < top.shape.regions:
+                self.open_region(top.depth + 1, top.regions, stack)
+            else:
+                stack.pop()
+                self.finish(top)
+        return kernel_regions[0]
+
+    def open_region(
+        self, depth: int, into: list[Region], stack: list[_ReadRegion | _ReadOp]
+    ) -> None:
         if depth > MAX_DEPTH:
             raise WireError(f"regions nested deeper than {MAX_DEPTH} at byte {self.pos}")
         at = self.pos
         has_block = self.u8()
         if has_block == 0:
-            return Region()
+            into.append(Region())
+            return
         if has_block != 1:
             raise WireError(f"bad region marker {has_block} at byte {at}")
         count = self.count(1, "op count")
-        mark = len(self.visible)
-        block = Block()
-        for _ in range(count):
-            block.add_op(self.op(depth))
-        del self.visible[mark:]
-        return Region(block)
+        stack.append(_ReadRegion(Block(), count, len(self.visible), depth, into))
 
-    def op(self, depth: int) -> Operation:
+    def op(self, block: Block, depth: int, stack: list[_ReadRegion | _ReadOp]) -> None:
+        """Read one op up to its regions: finish it now, or after its regions."""
         at = self.pos
         code = self.u8()
         if code >= len(OP_CODES):
@@ -499,17 +587,23 @@ class _Reader:
         if shape.has_result:
             result_types.append(self.data_type(f"result type of {op_type.name}"))
             name_hint = self.name_hint()
-        regions = [self.region(depth + 1) for _ in range(shape.regions)]
-        op = op_type.create(
-            operands=operands,
-            result_types=result_types,
-            properties=properties,
-            regions=regions,
+        pending = _ReadOp(block, depth, op_type, shape, properties, operands, result_types, name_hint)
+        if shape.regions:
+            stack.append(pending)
+        else:
+            self.finish(pending)
+
+    def finish(self, pending: _ReadOp) -> None:
+        op = pending.op_type.create(
+            operands=pending.operands,
+            result_types=pending.result_types,
+            properties=pending.properties,
+            regions=pending.regions,
         )
-        if shape.has_result:
-            op.results[0].name_hint = name_hint
+        pending.block.add_op(op)
+        if pending.shape.has_result:
+            op.results[0].name_hint = pending.name_hint
             self.visible.append(op.results[0])
-        return op
 
     def name_hint(self) -> str | None:
         at = self.pos
@@ -601,7 +695,7 @@ def _decode_body(reader: _Reader) -> ModuleOp:
     decls: list[d.BufferDeclAttr] = []
     for _ in range(reader.count(14, "buffer count")):
         decls.append(_buffer_decl(reader))
-    body = reader.region(1)
+    body = reader.body()
     if reader.pos != len(reader.blob):
         raise WireError(f"{len(reader.blob) - reader.pos} stray bytes after the program")
     kernel = d.KernelOp.create(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from xdsl.dialects.builtin import FileLineColLoc
 
 import vyre
+from vyre.context import MAX_NESTING
 from vyre.dialects import vyre as d
 from vyre.ir import AtomicOp, BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
 from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
@@ -144,11 +147,60 @@ def test_text_that_is_not_one_kernel_is_refused(text: str, words: str) -> None:
         vyre.parse_ir(text)
 
 
-def test_deep_nesting_is_a_parse_error_not_a_crash() -> None:
-    depth = 400
-    text = "vyre.kernel @k workgroup_size(1, 1, 1) {\n" + "vyre.block {\n" * depth + "}\n" * depth + "}\n"
-    with pytest.raises(vyre.VyreParseError, match="nested too deeply"):
-        vyre.parse_ir(text)
+def _nested_text(depth: int) -> str:
+    return (
+        "vyre.kernel @k workgroup_size(1, 1, 1) {\n"
+        + "vyre.block {\n" * (depth - 1)
+        + "vyre.return\n"
+        + "}\n" * (depth - 1)
+        + "}\n"
+    )
+
+
+def test_deep_nesting_prints_and_parses_up_to_the_cap() -> None:
+    """Issue 16: a program nested past V018 (here 400 levels) is still a program:
+    it parses, prints and round-trips; validation reports V018."""
+    text = vyre.print_ir(vyre.parse_ir(_nested_text(400)))
+    program = vyre.parse_ir(text)
+    assert vyre.print_ir(program) == text
+    assert [diag.rule for diag in vyre.validate(program)] == ["V018"]
+    assert program == program.clone()
+
+
+@pytest.mark.parametrize("depth", [MAX_NESTING + 1, 5_000])
+def test_nesting_beyond_the_cap_is_a_parse_error_not_a_crash(depth: int) -> None:
+    with pytest.raises(vyre.VyreParseError, match=f"more than {MAX_NESTING} levels deep"):
+        vyre.parse_ir(_nested_text(depth))
+
+
+_KERNEL_HEAD = "vyre.kernel @k workgroup_size(1, 1, 1) {\n  vyre.let "
+
+
+@pytest.mark.parametrize(
+    ("tail", "problem"),
+    [
+        ("a" * 10_000, "the file ends before its closing"),
+        ("ab " * 4_000 + "\n}\n", "a string must end on the line it starts"),
+        ("x" * 5_000 + "\\q" + "y" * 5_000 + '"', "unknown escape"),
+        ("\\" * 5_000, "the file ends before its closing"),
+    ],
+)
+def test_unterminated_string_fails_fast_with_a_located_error(tail: str, problem: str) -> None:
+    """Issue 16: xDSL 0.74's string regex backtracks exponentially on an
+    unterminated 10 kB literal (hours); vyre's lexer is linear. The budget is
+    generous for a loaded CI machine: the old lexer needed minutes at 30 chars."""
+    start = time.perf_counter()
+    with pytest.raises(vyre.VyreParseError, match=f"<vyre>:2:12: error: unterminated string literal: {problem}"):
+        vyre.parse_ir(_KERNEL_HEAD + '"' + tail)
+    assert time.perf_counter() - start < 5.0
+
+
+def test_strings_with_every_escape_still_parse() -> None:
+    name = 'a"b\\c\nd\te\x01'
+    program = Program([], (1, 1, 1), [N.let(name, E.u32(1))])
+    text = vyre.print_ir(program)
+    assert vyre.parse_ir(text) == program
+    assert vyre.print_ir(vyre.parse_ir(text)) == text
 
 
 def test_parse_ir_only_parses() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -178,6 +178,9 @@ class KernelChecker:
         for axis, size in enumerate(kernel.workgroup_size.data):
             if size.data == 0:
                 self._report_at(_KERNEL_ORDER, "V003", m.zero_workgroup_axis(axis), kernel)
+            elif size.data > d.U32_MAX:
+                message = m.workgroup_axis_too_large(axis, size.data)
+                self._report_at(_KERNEL_ORDER, "V003", message, kernel)
         bindings: set[int] = set()
         for decl in kernel.buffer_decls:
             name = decl.buffer_name.data
@@ -272,6 +275,9 @@ class KernelChecker:
     # -- expressions ------------------------------------------------------------
     def visit_literal(self, op: d.ExprOp) -> None:
         self._set_type(op, _kind(op.results[0].type))
+        problem = literal_range_problem(op)
+        if problem is not None:
+            self._report("V133", problem, op)
 
     def visit_var(self, op: d.VarOp) -> None:
         name = op.var_name.data
@@ -532,6 +538,30 @@ class KernelChecker:
 
     def visit_return(self, op: d.ReturnOp) -> None:
         pass
+
+
+_LITERAL_RANGES: dict[type[Operation], tuple[str, int, int]] = {
+    d.LitU32Op: ("u32", 0, d.U32_MAX),
+    d.LitI32Op: ("i32", -(2**31), 2**31 - 1),
+    d.LitBoolOp: ("bool", 0, 1),
+}
+
+
+def literal_range_problem(op: Operation) -> str | None:
+    """The V133 message of a literal its type cannot hold, else None."""
+    found = _LITERAL_RANGES.get(type(op))
+    if found is not None:
+        spelling, low, high = found
+        value = cast("d.LitU32Op", op).value.data
+    elif isinstance(op, d.LitFloatOp) and isinstance(ty := op.results[0].type, d.DataTypeAttr):
+        kind = _kind(ty)
+        if kind is None or kind not in d.FLOAT_BITS:
+            return None
+        spelling, low, high = f"{kind.value} bit-pattern", 0, (1 << d.FLOAT_BITS[kind]) - 1
+        value = op.bits.data
+    else:
+        return None
+    return None if low <= value <= high else m.literal_out_of_range(spelling, value, low, high)
 
 
 _Visitor = Callable[[KernelChecker, Any], None]

@@ -6,14 +6,15 @@ V027, V029, V045, V057, V058, V099, V121, V122. The strict-float rules are vyre
 extensions (no 0.7 code exists for them): V140 (a float operation's operand is
 not a float), V141 (a float operation mixes float types), V142 (a bitcast
 between types of different widths), V143 (an approximate op on a non-F32
-value). V130 (a result type annotated
+value), V133 (a literal its type cannot hold: the builder and the text
+parser refuse one, this catches IR made otherwise). V130 (a result type annotated
 in the text that disagrees with the declaration it reads) has no 0.7
 counterpart: the Rust IR infers those types, the textual form spells them.
 """
 
 from __future__ import annotations
 
-from vyre.dialects.vyre import DataTypeKind
+from vyre.dialects.vyre import U32_MAX, DataTypeKind
 
 PREFIX = "vyre IR validation: "
 MAX_CALL_DEPTH = 32
@@ -38,6 +39,23 @@ def duplicate_binding(binding: int, name: str) -> str:
 
 def zero_workgroup_axis(axis: int) -> str:
     return _text(f"workgroup_size[{axis}] is 0", "all workgroup dimensions must be >= 1")
+
+
+def workgroup_axis_too_large(axis: int, size: int) -> str:
+    """V003's other bound: a workgroup dimension is a u32 (the builder, the text
+    parser and the wire form refuse larger values; this catches IR made otherwise)."""
+    return _text(
+        f"workgroup_size[{axis}] is {size}, more than a u32 holds",
+        f"all workgroup dimensions must be in [1, {U32_MAX}]",
+    )
+
+
+def literal_out_of_range(spelling: str, value: int, low: int, high: int) -> str:
+    """V133 (vyre extension): a literal whose value its type cannot hold."""
+    return _text(
+        f"{spelling} literal {value} is out of range",
+        f"a {spelling} literal is in [{low}, {high}]",
+    )
 
 
 def unknown_buffer(use: str, name: str) -> str:
