@@ -89,32 +89,40 @@ def bits_program(name: str, inputs: Sequence[str], flag: Flag, prelude: Sequence
     TILE_WORDS words per tile) and `params` ([P, the op's own words...]).
     `prelude` runs once per invocation before the rounds."""
     local = E.local_id(0)
-    tile_base = E.mul(E.workgroup_id(0), E.u32(TILE))
-    evaluate: list[Node] = []
+    evaluate: list[Node] = [Node.let("_pr", E.add(E.var("_mine"), E.mul(E.var("_r"), E.u32(ROUND))))]
     for k in range(8):
-        at = E.add(E.u32(k * WORKGROUP), local)
+        # position k * 256 + l of the round, stored at skewed(k * 256 + l) = k * 264 + skewed(l)
         p = f"_p{k}"
         nodes, kept = flag(E.var(p))
         evaluate += [
-            Node.let(p, E.add(E.add(tile_base, E.mul(E.var("_r"), E.u32(ROUND))), at)),
+            Node.let(p, E.add(E.var("_pr"), E.u32(k * WORKGROUP))),
             Node.let(f"_f{k}", E.u32(0)),
             Node.if_(E.lt(E.var(p), param(0)), [*nodes, Node.assign(f"_f{k}", E.select(kept, E.u32(1), E.u32(0)))]),
-            Node.store("_fl", skewed(at), E.var(f"_f{k}")),
+            Node.store("_fl", E.add(E.var("_sl"), E.u32(k * (WORKGROUP + WORKGROUP // 32))), E.var(f"_f{k}")),
         ]
     evaluate.append(Node.barrier())
-    # invocation l packs flags 8 (l % 4) .. 8 (l % 4) + 7 of word l / 4 of the round
-    first = E.add(E.mul(E.shr(local, E.u32(2)), E.u32(32)), E.mul(E.bitand(local, E.u32(3)), E.u32(8)))
+    # invocation l packs flags 8l .. 8l + 7 of the round (byte l % 4 of word l / 4);
+    # 8l + t never crosses a multiple of 32, so skewed(8l + t) = skewed(8l) + t
     part: Expr = E.u32(0)
     for t in range(8):
-        part = E.bitor(part, E.shl(E.load("_fl", skewed(E.add(first, E.u32(t)))), E.add(E.bitand(first, E.u32(31)), E.u32(t))))
+        flag_bit = E.load("_fl", E.add(E.var("_pack_at"), E.u32(t)))
+        part = E.bitor(part, E.shl(flag_bit, E.add(E.var("_pack_shift"), E.u32(t))))
     word = E.add(E.mul(E.var("_r"), E.u32(ROUND // 32)), E.shr(local, E.u32(2)))
     evaluate += [
         Node.let("_part", part),
         Node.if_(E.ne(E.var("_part"), E.u32(0)), [Node.let("_old", E.atomic(AtomicOp.OR, "_wb", word, E.var("_part")))]),
         Node.barrier(),
     ]
+    first = E.mul(local, E.u32(8))
+    setup = [
+        Node.let("_mine", E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), local)),
+        Node.let("_sl", skewed(local)),
+        Node.let("_pack_at", skewed(first)),
+        Node.let("_pack_shift", E.bitand(first, E.u32(31))),
+    ]
     out = E.add(E.mul(E.workgroup_id(0), E.u32(TILE_WORDS)), local)
     entry: list[Node] = [
+        *setup,
         *prelude,
         Node.loop("_r", E.u32(0), E.u32(ROUNDS), evaluate),
         Node.store("bits", out, E.load("_wb", local)),
