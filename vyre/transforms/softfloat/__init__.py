@@ -33,12 +33,12 @@ from typing import Any, TypeVar
 
 from vyre.transforms.softfloat import compare, convert, rounding
 from vyre.transforms.softfloat.add import f32_add, f32_sub
-from vyre.transforms.softfloat.div import f32_div
+from vyre.transforms.softfloat.div import fdiv
 from vyre.transforms.softfloat.fma import fma
 from vyre.transforms.softfloat.formats import BF16, F16, F32, FORMATS, Format
 from vyre.transforms.softfloat.machine import ExprMachine, NumpyMachine, W, sel
 from vyre.transforms.softfloat.mul import f32_mul
-from vyre.transforms.softfloat.sqrt import f32_sqrt
+from vyre.transforms.softfloat.sqrt import fsqrt
 
 __all__ = [
     "BF16", "F16", "F32", "FORMATS", "ExprMachine", "Format", "NumpyMachine", "W",
@@ -53,7 +53,6 @@ _F32_ARITHMETIC: dict[str, Binary] = {
     "add": f32_add,
     "sub": f32_sub,
     "mul": f32_mul,
-    "div": f32_div,
 }
 _ORDERING: dict[str, Callable[[Format, W[Any], W[Any]], W[Any]]] = {
     "min": compare.fmin,
@@ -92,6 +91,8 @@ def _through_f32(fmt: Format, op: Callable[..., W[Any]]) -> Callable[..., W[Any]
 
 def binary(op: str, fmt: Format) -> Binary:
     """add, sub, mul, div, min, max of format `fmt`."""
+    if op == "div":
+        return lambda a, b: fdiv(fmt, a, b)
     if op in _F32_ARITHMETIC:
         return _through_f32(fmt, _F32_ARITHMETIC[op])
     ordering = _ORDERING[op]
@@ -107,7 +108,7 @@ def compare_op(op: str, fmt: Format) -> Binary:
 def unary(op: str, fmt: Format) -> Unary:
     """neg, abs, sqrt, floor, ceil, round, trunc, is_nan, is_inf of `fmt`."""
     if op == "sqrt":
-        return _through_f32(fmt, f32_sqrt)
+        return lambda a: fsqrt(fmt, a)
     bit_op = _BIT_OPS[op]
     return lambda a: bit_op(fmt, a)
 

@@ -12,7 +12,7 @@ from typing import TypeVar
 from vyre.transforms.softfloat.formats import EB, F32, Format
 from vyre.transforms.softfloat.machine import W, sel
 
-__all__ = ["round_pack", "to_f32", "unpack"]
+__all__ = ["round_normal", "round_pack", "to_f32", "unpack"]
 
 V = TypeVar("V")
 
@@ -21,20 +21,40 @@ def round_pack(fmt: Format, m: W[V], sign: W[V], eb: W[V]) -> W[V]:
     """The pattern of (-1)**sign * m / 2**31 * 2**(eb - EB - bias), rounded.
 
     `m` has its leading 1 at bit 31 (anything below bit 0 must already be OR-ed
-    into bit 0, "sticky"); `sign` is 0 or 1; `eb` is the biased exponent + EB."""
+    into bit 0, "sticky"); `sign` is 0 or 1; `eb` is the biased exponent + EB.
+    A result below the normal range is first shifted right (at most 31 places,
+    which already leaves only the sticky bit) with the bits shifted out jammed
+    into bit 0, so it rounds once, on the subnormal grid."""
     r = 31 - fmt.fraction
     half = 1 << (r - 1)
-    sub = eb.le(EB)  # biased exponent <= 0: subnormal or zero
-    sh = sel(sub, (EB + 1) - eb, 0)
+    t = sel(eb.lt(EB + 1), EB + 1, eb)  # max(eb, EB + 1)
+    sh = t - eb  # 1 - biased exponent, if that is positive
     sh = sel(sh.gt(31), 31, sh)
-    sticky = (m & ((m.const(1) << sh) - 1)).ne(0)
-    m2 = (m >> sh) | sticky
+    m2 = m >> sh
+    m2 = m2 | (m2 << sh).ne(m)  # jam what was shifted out
     mm = m2 >> r
-    up = ((m2 & ((1 << r) - 1)) + (half - 1) + (mm & 1)) >> r
-    exponent = sel(sub, 0, eb - (EB + 1))
-    res = (exponent << fmt.fraction) + mm + up
+    up = ((m2 & ((1 << r) - 1)) + (half - 1) + (mm & 1)) >> r  # RNE increment
+    res = ((t - (EB + 1)) << fmt.fraction) + mm + up  # the hidden bit adds 1 to the exponent
     res = sel(eb.ge(EB + fmt.emax), fmt.inf, res)
     return res | (sign << (fmt.width - 1))
+
+
+def round_normal(fmt: Format, m: W[V], field: W[V], sign_bit: W[V]) -> W[V]:
+    """The pattern of m / 2**30 * 2**(field + 1 - bias) with the sign bit
+    `sign_bit` (already in place), rounded to nearest even: for results whose
+    significand needs no shift to the subnormal grid.
+
+    Either m is in [2**30, 2**31) (leading 1 at bit 30, biased exponent
+    field + 1), or field == 0 and m < 2**30 (a subnormal, or a result that
+    rounds up to the smallest normal). Bit 31 is headroom, so the rounding
+    increment cannot overflow; a carry out of the significand moves into the
+    exponent (up to infinity). field >= emax - 1 overflows to infinity."""
+    r = 30 - fmt.fraction
+    half = 1 << (r - 1)
+    rounded = (m + (half - 1) + ((m >> r) & 1)) >> r
+    res = (field << fmt.fraction) + rounded
+    res = sel(field.ge(fmt.emax - 1), fmt.inf, res)
+    return res | sign_bit
 
 
 def unpack(fmt: Format, magnitude: W[V]) -> tuple[W[V], W[V]]:

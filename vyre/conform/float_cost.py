@@ -1,0 +1,156 @@
+"""What a strict float op costs on the GPU: the integer operations per element
+of its lowered WGSL.
+
+`wgsl_cost(op, fmt)` lowers the elementwise kernel `out[i] = op(a[i], b[i])`
+(one operand for sqrt, three for fma) through the pipeline (so through
+`float-strict` and the WGSL lowering, exactly as a user's kernel), counts the
+integer operations of the shader's entry point, and subtracts the same count of
+the copy kernel `out[i] = a[i]` of the format (index arithmetic, loads, the
+store: for F16/BF16 the half-word extraction and the compare-exchange store). What
+is left is the op itself, as the GPU's compiler receives it, by kind:
+
+- `arith` (`+ -`), `mul` (`*`), `logic` (`& | ^`), `shift` (`<< >>`),
+  `compare` (`== != < <= > >=`), `select`, `clz` (`countLeadingZeros`),
+  `bool` (`u32(...)` of a comparison);
+- `shift_mask`: the `& 31u` the lowering puts on every shift by a non-literal
+  amount (WGSL masks the amount; the hardware shift clamps it): counted in
+  `logic` too, reported so that a lowering which proves amounts below 32 can
+  see what it would save;
+- `select_test`: the `!= 0u` that turns a u32 condition word back into a bool
+  for `select` (counted in `compare` too).
+
+`ir_ops(op, fmt)` is the count of the soft-float program itself (the integer
+ops `float-strict` builds, before folding and lowering).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+from vyre.ir import BufferDecl, DataType, Expr, Node, Program
+from vyre.ir import Expr as E
+from vyre.ir import Node as N
+from vyre.pipeline import prepare
+from vyre.transforms import softfloat as sf
+
+__all__ = ["KINDS", "OPS", "Cost", "elementwise_program", "ir_ops", "wgsl_cost", "wgsl_counts"]
+
+OPS: dict[str, tuple[int, Callable[..., Expr]]] = {
+    "fadd": (2, E.fadd),
+    "fsub": (2, E.fsub),
+    "fmul": (2, E.fmul),
+    "fdiv": (2, E.fdiv),
+    "fma": (3, E.fma),
+    "fsqrt": (1, E.fsqrt),
+    "fmin": (2, E.fmin),
+    "fmax": (2, E.fmax),
+    "flt": (2, E.flt),
+    "feq": (2, E.feq),
+    "ffloor": (1, E.ffloor),
+    "fround": (1, E.fround),
+}
+"""Op name -> (arity, builder). Comparisons store their 0/1 result as u32."""
+
+KINDS = ("arith", "mul", "logic", "shift", "compare", "select", "clz", "bool")
+_TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
+_TOKEN = re.compile(
+    r"countLeadingZeros\(|select\(|u32\(|<<|>>|<=|>=|==|!=|&&|\|\||[-+*&|^<>]|[A-Za-z_][A-Za-z_0-9]*|0x[0-9a-fA-F]+u?|[0-9]+u?"
+)
+_KIND = {
+    "+": "arith", "-": "arith", "*": "mul", "&": "logic", "|": "logic", "^": "logic",
+    "<<": "shift", ">>": "shift", "==": "compare", "!=": "compare", "<": "compare",
+    "<=": "compare", ">": "compare", ">=": "compare", "select(": "select",
+    "countLeadingZeros(": "clz", "u32(": "bool",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Integer operations per element of one op's lowered WGSL."""
+
+    op: str
+    fmt: str
+    kinds: dict[str, int]
+    shift_mask: int
+    select_test: int
+    ir: int
+    """Operations of the soft-float program (`ir_ops`)."""
+
+    @property
+    def total(self) -> int:
+        return sum(self.kinds.values())
+
+
+def elementwise_program(op: str, fmt: str, name: str | None = None) -> Program:
+    """`out[i] = op(a[i], b[i], ...)` over buffers of format `fmt` ("copy": out[i] = a[i])."""
+    ty = _TYPES[fmt]
+    def identity(x: Expr) -> Expr:
+        return x
+
+    arity, build = (1, identity) if op == "copy" else OPS[op]
+    names = "abc"[:arity]
+    i = E.var("i")
+    value: Expr = build(*(E.load(n, i) for n in names))
+    out_ty = ty
+    if op in ("flt", "feq"):
+        value, out_ty = E.select(value, E.u32(1), E.u32(0)), DataType.U32
+    body: list[Node] = [N.let("i", E.invocation_id(0)), N.store("out", i, value)]
+    buffers = [*(BufferDecl.read(n, k, ty) for k, n in enumerate(names))]
+    buffers.append(BufferDecl.read_write("out", arity, out_ty))
+    return Program(buffers, (64, 1, 1), body, name=name or f"cost_{fmt}_{op}")
+
+
+def _entry_body(wgsl: str) -> str:
+    body = wgsl[wgsl.index("fn main(") :]
+    lines = body.splitlines()[1:]
+    return "\n".join(line for line in lines if "invocation_id =" not in line and "workgroup_id =" not in line)
+
+
+def wgsl_counts(wgsl: str) -> tuple[Counter[str], int, int]:
+    """(operations by kind, shift masks, select tests) of a shader's entry point."""
+    body = _entry_body(wgsl)
+    counts: Counter[str] = Counter()
+    for token in _TOKEN.findall(body):
+        kind = _KIND.get(token)
+        if kind is not None:
+            counts[kind] += 1
+    shift_mask = len(re.findall(r"& 31u\)", body))
+    select_test = len(re.findall(r"!= 0u\)", body))
+    return counts, shift_mask, select_test
+
+
+@cache
+def _counts(op: str, fmt: str) -> tuple[Counter[str], int, int]:
+    return wgsl_counts(prepare(elementwise_program(op, fmt)).wgsl.wgsl)
+
+
+def ir_ops(op: str, fmt: str) -> int:
+    """Integer operations of the soft-float program of `op` (before folding)."""
+    format_ = sf.FORMATS[fmt]
+    params = [E.var(n) for n in "abc"]
+
+    def build(m: sf.ExprMachine) -> object:
+        w = [m.word(p) for p in params]
+        match op:
+            case "fma":
+                return sf.ternary("fma", format_)(*w)
+            case "fsqrt" | "ffloor" | "fround":
+                return sf.unary(op[1:], format_)(w[0])
+            case "flt" | "feq":
+                return sf.compare_op(op[1:], format_)(w[0], w[1])
+            case _:
+                return sf.binary(op[1:], format_)(w[0], w[1])
+
+    return sf.count_ops(build)
+
+
+def wgsl_cost(op: str, fmt: str) -> Cost:
+    """Integer operations per element that `op` of `fmt` adds to a lowered kernel."""
+    counts, masks, tests = _counts(op, fmt)
+    base, base_masks, base_tests = _counts("copy", fmt)
+    kinds = {kind: counts[kind] - base[kind] for kind in KINDS}
+    return Cost(op, fmt, kinds, masks - base_masks, tests - base_tests, ir_ops(op, fmt))
