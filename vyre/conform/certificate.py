@@ -21,6 +21,7 @@ from vyre.conform.plan import Plan, registry_hash, sha256_json
 __all__ = [
     "FORMAT",
     "Certificate",
+    "Obligation",
     "CertificateError",
     "Failure",
     "assemble",
@@ -80,6 +81,31 @@ class Failure:
         return f"{self.op_id}: {what} on {self.target} at ({args}): {self.detail} {self.fix}".strip()
 
 
+STRENGTH_ORDER = ("proved", "exhaustive-u16", "exhaustive-u8", "witnessed")
+"""Obligation strengths, strongest first (python-api.md)."""
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """What was established for one (op, check): `strength` is "proved" (all
+    inputs, SMT), "exhaustive-u16", "exhaustive-u8" or "witnessed"; `detail`
+    names the solver and version, or the cases and the seed; `holds` is False
+    when a violation was found."""
+
+    op_id: str
+    check: str
+    strength: str
+    detail: str
+    holds: bool = True
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Obligation:
+        return cls(
+            op_id=str(data["op_id"]), check=str(data["check"]), strength=str(data["strength"]),
+            detail=str(data.get("detail", "")), holds=bool(data.get("holds", True)),
+        )
+
+
 def content_digest(data: Mapping[str, Any]) -> str:
     body = {k: v for k, v in data.items() if k not in ("run", "content_digest")}
     return sha256_json(body)
@@ -102,6 +128,10 @@ class Certificate:
     @property
     def failures(self) -> list[Failure]:
         return [Failure.from_json(f) for f in self.data["failures"]]
+
+    @property
+    def obligations(self) -> list[Obligation]:
+        return [Obligation.from_json(o) for o in self.data.get("obligations", [])]
 
     @property
     def partial(self) -> bool:
@@ -162,6 +192,16 @@ def _kernel_fix(op_id: str, check: str, target: str, law: str | None, backend: s
 
 
 def _fix(op_id: str, check: str, target: str, law: str | None, backend: str, detail: str) -> str:
+    if target == "proof":
+        if check == "composition":
+            return (
+                f"Fix: the composition of `{op_id}` differs from its reference for some input (an SMT"
+                " counterexample, replayed and shrunk): correct the composition, or the reference."
+            )
+        return (
+            f"Fix: the declared law {law} of `{op_id}` is false for some input (an SMT counterexample,"
+            " replayed through the CPU references and shrunk): remove the law, or correct the reference."
+        )
     if check == "execution":
         return (
             f"Fix: make backend `{backend}` run `{op_id}` (or declare it Category C without"
@@ -227,6 +267,8 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
             domain["violations"] += int(item["violations"])
             if item["violations"] and group["failure"] is None:
                 group["failure"] = dict(item)
+            if item.get("proof") is not None:
+                group["proof"] = item["proof"]
 
     failures: list[dict[str, Any]] = []
     for key in order:
@@ -314,6 +356,13 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
                 "verdict": "violated" if violations else "passed",
             }
             failed_l1 = failed_l1 or violations > 0
+        for (g_op, g_check, _, g_target), group in groups.items():
+            if g_op != op_id or g_target != "proof" or not group["failure"]:
+                continue
+            if g_check == "composition":
+                failed_l1 = True
+            else:
+                failed_l2 = True
         replays = [g["domains"]["regression"] for k, g in groups.items() if k[0] == op_id and "regression" in g["domains"]]
         if replays:
             op_checks["regression"] = {
@@ -378,6 +427,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         "strength": data["strength"],
         "seeds": {"base": data["seed"], "streams": "sha256(seed, stream labels, op id) -> PCG64 blocks of 2**20"},
         "checks_run": data["checks"],
+        "prove": data.get("prove"),
         "law_filter": data["law_filter"],
         "ops": ops_out,
         "unsupported_ops": [e["id"] for e in data["ops"] if e["status"] != "checked"],
@@ -387,9 +437,95 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         "checks": checks,
         "independence": data["independence"],
         "failures": failures,
+        "obligations": obligations(data, groups, law_results, checks),
         "regression_count": regression_count,
         "plan": {"digest": plan.digest, "units": len(plan.units)},
     }
+
+
+def _evidence(domains: Mapping[str, Mapping[str, int]], arity: int | None = None) -> tuple[str, str]:
+    """(strength, detail) of sampled evidence: the exhaustive u8 grid when it
+    ran (a law's "u8" domain, or an op's structured inputs, which hold every u8
+    input for arities 1 and 2), witnessed otherwise."""
+    names = set(domains)
+    parts = [f"{name} {d['cases']:,}" for name, d in sorted(domains.items())]
+    exhaustive = any(n.endswith(":u8") or n == "u8" for n in names) or (
+        arity is not None and arity <= 2 and "structured" in names
+    )
+    return ("exhaustive-u8" if exhaustive else "witnessed"), "cases: " + ", ".join(parts)
+
+
+def obligations(
+    data: Mapping[str, Any],
+    groups: Mapping[tuple[str, str, str | None, str], Mapping[str, Any]],
+    law_results: Sequence[Mapping[str, Any]],
+    checks: Mapping[str, Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """One record per (op, obligation): `check` ("composition", "law:<law>"),
+    `strength` ("proved", "exhaustive-u16", "exhaustive-u8", "witnessed"),
+    `holds` and `detail` (the solver and version, or the cases and the seed).
+    A law is "proved" only when it is proved and the composition is proved
+    equal to the reference (or the law was proved on the composition itself);
+    a solver timeout is never "proved": the obligation keeps its sampled
+    evidence and the detail names the attempts."""
+    seed = f"seed {int(data['seed']):#x}"
+    out: list[dict[str, Any]] = []
+    for entry in data["ops"]:
+        if entry["status"] != "checked":
+            continue
+        op_id = entry["id"]
+        arity = str(entry["signature"]).count(",") + 1 if "()" not in str(entry["signature"]) else 0
+
+        def proof(check: str, law: str | None) -> dict[str, Any] | None:
+            group = groups.get((op_id, check, law, "proof"))
+            if not group:
+                return None
+            failure = group["failure"]
+            return dict(failure["proof"]) if failure else dict(group.get("proof") or {})
+
+        comp_proof = proof("composition", None)
+        reference = checks.get(op_id, {}).get("reference")
+        comp_holds = (reference is None or reference["verdict"] == "passed") and not (
+            comp_proof and comp_proof.get("status") == "counterexample"
+        )
+        if comp_proof and comp_proof.get("status") == "proved":
+            comp_strength, comp_detail = "proved", str(comp_proof['detail'])
+        elif reference is not None:
+            comp_strength, comp_detail = _evidence(reference["domains"], arity)
+            comp_detail += f" ({seed})"
+            if comp_proof:
+                comp_detail = f"not proved ({comp_proof.get('status')}: {comp_proof.get('detail')}); " + comp_detail
+        else:
+            comp_strength, comp_detail = "", "not checked"
+        if comp_strength:
+            out.append({"op_id": op_id, "check": "composition", "strength": comp_strength,
+                        "holds": comp_holds, "detail": comp_detail})
+        for law in entry["laws"]:
+            check = f"law:{law['law']}"
+            lp = proof(law["check"], law["law"])
+            results = [r for r in law_results if r["op"] == op_id and r["law"] == law["law"]]
+            violated = any(r["verdict"] == "violated" for r in results) or bool(
+                lp and lp.get("status") == "counterexample"
+            )
+            on_composition = bool(lp and "law on the compositions of" in str(lp.get("detail")) and op_id in str(lp.get("detail")))
+            if lp and lp.get("status") == "proved" and (comp_strength == "proved" or on_composition):
+                strength, detail = "proved", str(lp['detail'])
+            else:
+                domains: dict[str, dict[str, int]] = {}
+                for r in results:
+                    for name, d in r["domains"].items():
+                        slot = domains.setdefault(f"{r['target']}:{name}", {"cases": 0, "violations": 0})
+                        slot["cases"] += d["cases"]
+                if not domains and not lp:
+                    continue
+                strength, detail = _evidence(domains) if domains else ("witnessed", "no sampled evidence")
+                detail += f" ({seed})"
+                if lp and lp.get("status") == "proved":
+                    detail = "law proved on the models, but the composition is not proved equal to the reference; " + detail
+                elif lp:
+                    detail = f"not proved ({lp.get('status')}: {lp.get('detail')}); " + detail
+            out.append({"op_id": op_id, "check": check, "strength": strength, "holds": not violated, "detail": detail})
+    return out
 
 
 def finish(content: dict[str, Any], run: Mapping[str, Any]) -> Certificate:
@@ -439,6 +575,17 @@ def human_report(data: Mapping[str, Any]) -> str:
         for d in v["domains"].values()
     )
     lines.append(f"  cases     {cases:,} evaluated")
+    obligations_list = data.get("obligations", [])
+    if obligations_list:
+        tally = {name: 0 for name in STRENGTH_ORDER}
+        for ob in obligations_list:
+            tally[ob["strength"]] = tally.get(ob["strength"], 0) + 1
+        summary = ", ".join(f"{count} {name}" for name, count in tally.items() if count)
+        lines.append(f"  obligations {len(obligations_list)}: {summary}")
+        if data.get("prove"):
+            for ob in obligations_list:
+                if ob["strength"] != "proved" and (ob["check"] == "composition" or ob["check"].startswith("law:")):
+                    lines.append(f"  not proved {ob['op_id']} {ob['check']}: {ob['strength']} — {ob['detail'][:240]}")
     lines.append(f"  corpus    {data['regression_count']} regression entries replayed")
     for entry in data["independence"]:
         lines.append(f"  gate      {entry['check']} of {entry['op']} rejected: {entry['reason']}")

@@ -75,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
         "--no-record", action="store_true", help="do not append new counterexamples to the corpus"
     )
     certify.add_argument("--jobs", type=_int, default=1, help="worker processes (interp backend)")
+    certify.add_argument(
+        "--prove", action="store_true",
+        help="prove every integer op's composition and declared laws for all inputs (SMT: z3, cvc5)",
+    )
+    certify.add_argument(
+        "--prove-timeout", type=float, metavar="S", help="seconds per solver attempt (default 10)"
+    )
     progress = certify.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_const", const=True)
     progress.add_argument("--no-progress", dest="progress", action="store_const", const=False)
@@ -179,6 +186,8 @@ def _certify(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         progress=args.progress,
         track=args.track,
+        prove=args.prove,
+        prove_timeout=args.prove_timeout,
     )
     if args.out is not None:
         cert.write(args.out)

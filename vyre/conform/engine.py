@@ -187,6 +187,7 @@ class Engine:
             "determinism": self._determinism,
             "regression": self._regression,
             "zero-overhead": self._zero_overhead,
+            "prove": self._prove,
         }[unit.kind]
         return handler(spec, unit)
 
@@ -425,6 +426,31 @@ class Engine:
         found = zero_overhead.problems(spec)
         detail = f"the lowered WGSL of `{spec.id}` has {', '.join(found)}" if found else None
         return [_result("zero-overhead", "lowering", "wgsl", 1, int(bool(found)), detail=detail)]
+
+    # -- SMT proofs (vyre.conform.smt) ------------------------------------------------------------
+
+    def _prove(self, spec: OpSpec, unit: Unit) -> list[Result]:
+        """Obligation `unit.chunk` of the op (0: its composition, 1 + i: law i)
+        decided by the solver portfolio; the record rides on the result."""
+        from vyre.conform.smt import prove_obligation
+
+        settings: dict[str, Any] = self.plan.data.get("prove") or {}
+        timeout = float(settings.get("timeout_s", 10.0))
+        if unit.chunk == 0:
+            check, law_text, name = "composition", None, "composition"
+        else:
+            law = spec.laws[unit.chunk - 1]
+            check, law_text, name = f"law:{law.name}", str(law), f"law:{law}"
+        record = prove_obligation(spec, name, timeout)
+        failed = record["status"] == "counterexample"
+        out = _result(
+            check, "proof", "smt", 1, int(failed), law=law_text,
+            first=0 if failed else None,
+            counterexample=record.get("counterexample"), raw=record.get("raw"),
+            detail=record.get("description") if failed else None,
+        )
+        out["proof"] = {k: v for k, v in record.items() if k not in ("counterexample", "raw", "description")}
+        return [out]
 
     # -- regression replay ---------------------------------------------------------------------------
 

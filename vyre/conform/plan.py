@@ -305,10 +305,14 @@ def build_plan(
     oracle_rejections: Mapping[str, str | None],
     reference_probe: Callable[[OpSpec], str | None],
     track: str = "integer",
+    prove: float | None = None,
 ) -> Plan:
     """The plan of a run. `oracle_rejections` maps op ids with a user oracle to
     None (accepted) or the gate's reason; `reference_probe(spec)` returns the
-    gate's reason to reject the reference check of an op on this backend."""
+    gate's reason to reject the reference check of an op on this backend.
+    `prove`: the per-attempt solver time limit of the SMT obligations (one
+    unit per obligation: the composition, then each declared law), None for
+    no proofs."""
     selected = set(checks)
     filter_set = set(law_filter) if law_filter is not None else None
     units: list[Unit] = []
@@ -379,6 +383,8 @@ def build_plan(
                 )
             else:
                 units.extend(_input_units("oracle", op_id, len(structured), strength, cost))
+        if prove is not None:
+            units.extend(_proof_units(spec, entry["laws"]))
         if "zero-overhead" in selected and spec.category == "A":
             units.append(Unit("zero-overhead", op_id, "wgsl", 0, 1, cost))
         if "determinism" in selected:
@@ -409,6 +415,7 @@ def build_plan(
         "ops": op_entries,
         "dependencies": deps,
         "registry_hash": registry_hash(deps),
+        "prove": None if prove is None else _proof_settings(prove),
         "regressions": regressions,
         "independence": independence,
         "units": [u.to_json() for u in units],
@@ -416,6 +423,24 @@ def build_plan(
     data["digest"] = sha256_json(data)
     costed = tuple(units)
     return Plan(data, costed)
+
+
+PROOF_COST = 2_000.0
+"""Scheduling cost of one SMT obligation (most take milliseconds, a few the time limit)."""
+
+
+def _proof_units(spec: OpSpec, laws: Sequence[Mapping[str, Any]]) -> list[Unit]:
+    """One unit per obligation: chunk 0 is composition == reference, chunk
+    1 + i the declared law i (those the law filter keeps)."""
+    units = [Unit("prove", spec.id, "smt", 0, 1, PROOF_COST)]
+    units.extend(Unit("prove", spec.id, "smt", 1 + int(law["index"]), 1, PROOF_COST) for law in laws)
+    return units
+
+
+def _proof_settings(timeout: float) -> dict[str, Any]:
+    from vyre.conform.smt import solver_versions
+
+    return {"timeout_s": timeout, "solvers": dict(sorted(solver_versions().items()))}
 
 
 def _replayable(entry: Entry, spec: OpSpec, op_entry: Mapping[str, Any], parity: bool) -> bool:

@@ -311,6 +311,8 @@ def certify(
     jobs: int = 1,
     progress: bool | None = False,
     track: str = "integer",
+    prove: bool = False,
+    prove_timeout: float | None = None,
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
 
@@ -324,7 +326,10 @@ def certify(
     that many processes (interpreter only). `shard`, `checkpoint`, `resume`:
     see the module docstring; a sharded run returns a partial certificate.
     `track`: "integer" (u32 ops, levels L1/L2) or "float" (strict F32 ops,
-    levels L1f/L2f); the selected ops of the other track are left out."""
+    levels L1f/L2f); the selected ops of the other track are left out.
+    `prove=True` adds the SMT obligations of every integer op (composition ==
+    reference and every declared law, for all inputs; `vyre.conform.smt`),
+    `prove_timeout` seconds per solver attempt (default 10)."""
     started = time.monotonic()
     engine_backend = backend_named(backend) if isinstance(backend, str) else backend
     if not isinstance(engine_backend, ConformBackend):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -351,6 +356,7 @@ def certify(
     check_list = _check_names(checks)
     law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
     shard_spec = parse_shard(shard)
+    proof_timeout = _proof_timeout(prove, prove_timeout, track)
     corpus_path = Path(corpus) if corpus is not None else None
     entries = corpus_mod.load(corpus_path)
     rejections = _oracle_rejections(dict(oracles or {}), op_ids)
@@ -366,6 +372,7 @@ def certify(
         rejections,
         _reference_probe(engine_backend),
         track,
+        proof_timeout,
     )
     engine_oracles = {k: v for k, v in (oracles or {}).items() if not rejections.get(k)}
     cert = _execute_plan(
@@ -376,6 +383,20 @@ def certify(
         added = corpus_mod.append(corpus_path, _corpus_entries(cert, engine_backend.id))
         cert.data["run"]["corpus_added"] = added
     return cert
+
+
+def _proof_timeout(prove: object, timeout: object, track: str) -> float | None:
+    if not isinstance(prove, bool):
+        raise PlanError(f"prove must be True or False, got {prove!r}")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600
+    ):
+        raise PlanError(f"prove_timeout must be a number of seconds in (0, 3600], got {timeout!r}")
+    if not prove:
+        return None
+    if track != "integer":
+        raise PlanError(f"prove=True proves integer ops; the {track} track has no SMT obligations")
+    return float(timeout) if timeout is not None else 10.0
 
 
 def _execute_plan(
