@@ -203,6 +203,52 @@ def _snapshot(module: ModuleOp) -> list[object]:
     return items
 
 
+def _unchanged(module: ModuleOp, snapshot: list[object]) -> bool:
+    """`_snapshot(module) == snapshot`, decided while walking: nothing is copied
+    or built, and the walk stops at the first difference (this is what a
+    repeated `vyre.run` of an unchanged program pays)."""
+    items = iter(snapshot)
+    end = _END
+
+    def bodies(regions: tuple[Region, ...]) -> bool:
+        for region in regions:
+            block = region._first_block  # pyright: ignore[reportPrivateUsage]
+            while block is not None:
+                args = block._args  # pyright: ignore[reportPrivateUsage]
+                if next(items, end) != args:
+                    return False
+                for arg in args:
+                    if next(items, end) != _value_fields(arg):
+                        return False
+                op = block._first_op  # pyright: ignore[reportPrivateUsage]
+                while op is not None:
+                    fields = _op_fields(op)
+                    if next(items, end) != fields or next(items, end) != op.properties:
+                        return False
+                    attributes = op.attributes
+                    if next(items, end) != (attributes if attributes else None):
+                        return False
+                    for result in fields[2]:
+                        if next(items, end) != _value_fields(result):
+                            return False
+                    if fields[4] and not bodies(fields[4]):
+                        return False
+                    op = op._next_op  # pyright: ignore[reportPrivateUsage]
+                if next(items, end) is not end:
+                    return False
+                block = block._next_block  # pyright: ignore[reportPrivateUsage]
+            if next(items, end) is not end:
+                return False
+        return True
+
+    fields = _op_fields(module)
+    if next(items, end) != fields or next(items, end) != module.properties:
+        return False
+    if next(items, end) != (module.attributes if module.attributes else None):
+        return False
+    return bodies(fields[4]) and next(items, None) is None
+
+
 @dataclass(frozen=True)
 class _Known:
     """The fingerprint of a module at the time of `snapshot`."""
@@ -213,8 +259,10 @@ class _Known:
     specs: tuple[tuple[str, object], ...]
     """(op id, spec) of every op called: the registry must still give these."""
 
-    def still_valid(self, snapshot: list[object]) -> bool:
-        if snapshot != self.snapshot:
+    def still_valid(self) -> bool:
+        """The module is what it was when the fingerprint was taken, and the
+        registry still gives the same spec for every op it calls."""
+        if not _unchanged(self.module, self.snapshot):
             return False
         if not self.specs:
             return True
@@ -239,13 +287,13 @@ def fingerprint(program: HasModule | ModuleOp) -> Fingerprint | None:
     """The structural fingerprint of a program (or its module); None when it
     cannot be exact (the caller must then not cache anything for it)."""
     module = program if isinstance(program, ModuleOp) else program.module
+    known = _KNOWN.get(id(module))
     try:
+        if known is not None and known.module is module and known.still_valid():
+            return known.fingerprint
         snapshot = _snapshot(module)
     except RecursionError:
         return None
-    known = _KNOWN.get(id(module))
-    if known is not None and known.module is module and known.still_valid(snapshot):
-        return known.fingerprint
     walk = _Walk()
     try:
         walk.op(module)

@@ -23,7 +23,7 @@ from typing import Any, SupportsIndex, cast
 import numpy as np
 
 from vyre.fingerprint import Fingerprint, LruCache, fingerprint
-from vyre.ir import BufferAccess, BufferDecl, Program
+from vyre.ir import BufferAccess, BufferDecl, DataType, Program
 from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
 from vyre.runtime.device_buffer import DeviceBuffer
@@ -78,6 +78,15 @@ BACKENDS: dict[str, Backend] = {"interp": _interp, "wgpu": _wgpu}
 
 
 @dataclass(frozen=True)
+class _FastRow:
+    name: str
+    dtype: DataType
+    words: np.dtype[Any]
+    """The numpy dtype whose arrays are this buffer's words as they are."""
+    read_write: bool
+
+
+@dataclass(frozen=True)
 class ProgramTable:
     """The buffers of a program as the argument checks use them."""
 
@@ -85,13 +94,23 @@ class ProgramTable:
     """Every buffer by name (for a repeated name, the last declaration)."""
     storage: tuple[BufferDecl, ...]
     """The storage and uniform buffers, in declaration order."""
+    fast: tuple[_FastRow, ...] | None = None
+    """Set when every storage buffer holds one-word elements whose native
+    arrays are their words (U32, I32, F32) and none is uniform: `vyre.run` on
+    wgpu then checks the common arguments inline (`_run_fast`)."""
 
     @classmethod
     def of(cls, buffers: tuple[BufferDecl, ...]) -> ProgramTable:
-        return cls(
-            {decl.name: decl for decl in buffers},
-            tuple(decl for decl in buffers if decl.access is not BufferAccess.WORKGROUP),
-        )
+        storage = tuple(decl for decl in buffers if decl.access is not BufferAccess.WORKGROUP)
+        rows: list[_FastRow] = []
+        for decl in storage:
+            words = host.word_dtype(decl.dtype)
+            if words is None or decl.access is BufferAccess.UNIFORM:
+                break
+            rows.append(_FastRow(decl.name, decl.dtype, words, decl.access is BufferAccess.READ_WRITE))
+        names = [decl.name for decl in storage]
+        fast = tuple(rows) if len(rows) == len(storage) and len(set(names)) == len(names) else None
+        return cls({decl.name: decl for decl in buffers}, storage, fast)
 
 
 TABLE_CAPACITY = 256
@@ -267,6 +286,59 @@ def _prepare(
     return Arguments(words, counts, checked_dispatch, lengths)
 
 
+def _run_fast(
+    prepared: Prepared,
+    rows: tuple[_FastRow, ...],
+    inputs: object,
+    dispatch: object,
+    outputs: object,
+) -> dict[str, Any] | None:
+    """`run` on wgpu when the arguments take the common shape: plain dicts,
+    contiguous 1-D arrays of the buffers' word dtypes, int sizes, a tuple of
+    three positive ints; every buffer named exactly once. The checks are the
+    general path's for such arguments (a buffer of the program for each name,
+    sizes >= 0, dispatch >= 1); anything else returns None and takes the general
+    path, which reports what is wrong."""
+    if dispatch.__class__ is not tuple or type(inputs) is not dict or type(outputs) is not dict:
+        return None
+    grid = cast("tuple[object, ...]", dispatch)
+    if len(grid) != 3:
+        return None
+    x, y, z = grid
+    if type(x) is not int or type(y) is not int or type(z) is not int or min(x, y, z) < 1:
+        return None
+    given = cast("dict[str, object]", inputs)
+    sizes = cast("dict[str, object]", outputs)
+    if len(given) + len(sizes) != len(rows):
+        return None
+    arrays: list[np.ndarray | None] = []
+    counts: list[int] = []
+    for row in rows:
+        if row.read_write and row.name in sizes:
+            size = sizes[row.name]
+            if type(size) is not int or size < 0:
+                return None
+            arrays.append(None)
+            counts.append(size)
+            continue
+        value = given.get(row.name)
+        if (
+            type(value) is not np.ndarray
+            or value.dtype is not row.words
+            or value.ndim != 1
+            or not value.flags.c_contiguous
+        ):
+            return None
+        arrays.append(value)
+        counts.append(value.shape[0])
+    final = _wgpu_backend().run_host_words(prepared, tuple(arrays), tuple(counts), (x, y, z))
+    return {
+        row.name: host.from_words(row.name, row.dtype, final[row.name], count)
+        for row, count in zip(rows, counts)
+        if row.read_write
+    }
+
+
 def run(
     program: Program,
     inputs: Mapping[str, Any],
@@ -305,6 +377,10 @@ def run(
             " (use backend='wgpu', or read results as arrays)"
         )
     prepared, table = prepared_table(program, fingerprint(program))
+    if table.fast is not None and backend == "wgpu" and not on_device:
+        result = _run_fast(prepared, table.fast, inputs, dispatch, outputs)
+        if result is not None:
+            return result
     arguments = _prepare(table, inputs, dispatch, outputs)
     if on_device:
         kept = _wgpu_backend().execute(

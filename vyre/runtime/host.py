@@ -114,6 +114,12 @@ _WORD_DTYPES: dict[DataType, np.dtype[np.generic]] = (
 """Element types whose native 1-D arrays are their words as they are."""
 
 
+def word_dtype(dtype: DataType) -> np.dtype[np.generic] | None:
+    """The numpy dtype whose contiguous 1-D arrays ARE the host words of a
+    `dtype` buffer (uint32, int32, float32 on a little-endian host), or None."""
+    return _WORD_DTYPES.get(dtype)
+
+
 def layout(dtype: DataType) -> HostLayout:
     """The host layout of an element type."""
     found = _LAYOUTS.get(dtype)

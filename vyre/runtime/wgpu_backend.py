@@ -60,7 +60,7 @@ from vyre.runtime.wgpu_device import (
     storage_usage,
 )
 
-__all__ = ["BoundDispatch", "bind", "execute", "lowering_for", "run_steps"]
+__all__ = ["BoundDispatch", "bind", "execute", "lowering_for", "run_host_words", "run_steps"]
 
 _U32 = np.dtype(np.uint32)
 
@@ -176,7 +176,11 @@ def execute(
         try:
             if resident or checked.on_device:
                 return _run(gpu, plan, shape, checked, resident)
-            return _run_bundle(gpu, plan, shape, checked)
+            arrays = tuple(
+                None if zero else cast("np.ndarray", data)
+                for data, zero in zip(checked.arrays, checked.zero_fill)
+            )
+            return _run_bundle(gpu, plan, shape, arrays)
         except Exception as error:
             import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
@@ -185,6 +189,33 @@ def execute(
             raise RuntimeError(
                 f"vyre wgpu backend: running {plan.label} failed: {error}"
             ) from None
+
+
+def run_host_words(
+    prepared: Prepared,
+    arrays: tuple[np.ndarray | None, ...],
+    counts: tuple[int, ...],
+    dispatch: tuple[int, int, int],
+) -> dict[str, Any]:
+    """`execute` for arguments the caller has checked already (`vyre.run`'s fast
+    path): every buffer of the program holds one-word elements and is a storage
+    buffer; `arrays` are their words in binding order as contiguous 1-D arrays
+    of 4-byte elements (None: a fresh output, zeroed on the device), `counts`
+    their element counts, `dispatch` three positive ints. Returns the final
+    words of every read_write buffer."""
+    gpu = gpu_device()
+    plan = _plan(prepared, gpu)
+    with gpu.lock:
+        limit = gpu.limits["max-compute-workgroups-per-dimension"]
+        shape = _shape(gpu, plan, counts, dispatch, limit, counts)
+        try:
+            return _run_bundle(gpu, plan, shape, arrays)
+        except Exception as error:
+            import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+            if not isinstance(error, wgpu.GPUError):
+                raise
+            raise RuntimeError(f"vyre wgpu backend: running {plan.label} failed: {error}") from None
 
 
 def lowering_for(
@@ -733,9 +764,12 @@ class _Bundle:
             gpu.release(usages.staging, self.status)
 
 
-def _run_bundle(gpu: GpuDevice, plan: _Plan, shape: _Shape, checked: _Words) -> dict[str, Any]:
-    """A run whose words are all on the host and whose results are read back:
-    through the shape's bundle (made on the first run of the shape)."""
+def _run_bundle(
+    gpu: GpuDevice, plan: _Plan, shape: _Shape, arrays: Sequence[np.ndarray | None]
+) -> dict[str, Any]:
+    """A run whose words are all on the host (`arrays` in binding order; None:
+    zeroed on the device) and whose results are read back: through the shape's
+    bundle (made on the first run of the shape). Call with `gpu.lock` held."""
     bundle = cast("_Bundle | None", gpu.bundle(shape))
     if bundle is None:
         bundle = _Bundle(gpu, shape)
@@ -744,10 +778,10 @@ def _run_bundle(gpu: GpuDevice, plan: _Plan, shape: _Shape, checked: _Words) -> 
     queue = device.queue
     encoder = device.create_command_encoder()  # no labels per run: each costs a C string
     buffers = bundle.buffers
-    for buffer, data, zero, nbytes in zip(buffers, checked.arrays, checked.zero_fill, shape.nbytes):
+    for buffer, data, nbytes in zip(buffers, arrays, shape.nbytes):
         if not nbytes:
             continue
-        if zero:
+        if data is None:
             encoder.clear_buffer(buffer, 0, nbytes)
         else:
             queue.write_buffer(buffer, 0, data)

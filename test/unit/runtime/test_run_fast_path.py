@@ -1,0 +1,121 @@
+"""`vyre.run`'s fast path on wgpu (api.py `_run_fast`): arguments of the common
+shape skip the general checks and go straight to the run shape's bundle. The
+results must equal the general path's and the interpreter's, and every other
+argument shape must still get the general path's checks and errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import vyre
+from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
+from vyre.runtime import api
+
+I = E.var("i")
+
+
+def _program() -> Program:
+    return Program(
+        [
+            BufferDecl.read("a", 0, DataType.U32),
+            BufferDecl.read("f", 1, DataType.F32),
+            BufferDecl.read_write("acc", 2, DataType.I32),
+            BufferDecl.read_write("out", 3, DataType.U32),
+        ],
+        (64, 1, 1),
+        [
+            N.let("i", E.gid_x()),
+            N.store("out", I, E.bitxor(E.load("a", I), E.bitcast(DataType.U32, E.load("f", I)))),
+            N.store("acc", I, E.cast(DataType.I32, E.add(E.cast(DataType.U32, E.load("acc", I)), E.u32(1)))),
+        ],
+        name="fast",
+    )
+
+
+def _arguments(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    rng = np.random.default_rng(n)
+    inputs = {
+        "a": rng.integers(0, 2**32, n, dtype=np.uint32),
+        "f": rng.standard_normal(n).astype(np.float32),
+        "acc": rng.integers(-(2**31), 2**31, n + 3, dtype=np.int32),
+    }
+    return inputs, {"out": n + 1}
+
+
+def test_the_fast_path_agrees_with_the_general_path_and_the_interpreter(
+    gpu_adapter: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = _program()
+    for n in (0, 1, 9, 64, 1000):
+        inputs, outputs = _arguments(n)
+        dispatch = (max(1, -(-n // 64)), 1, 1)
+        want = vyre.run(program, inputs, dispatch=dispatch, outputs=outputs, backend="interp")
+        general = vyre.run(program, inputs, dispatch=list(dispatch), outputs=outputs)  # pyright: ignore[reportArgumentType]  # a list: general path
+        with monkeypatch.context() as patch:  # the fast path must not need the general checks
+            patch.setattr(api, "_prepare", _fail)
+            fast = vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)
+        assert sorted(fast) == sorted(want) == ["acc", "out"]
+        for name in want:
+            assert fast[name].dtype == want[name].dtype == general[name].dtype
+            assert np.array_equal(fast[name], want[name]) and np.array_equal(general[name], want[name])
+
+
+def _fail(*_: object) -> None:
+    raise AssertionError("the general argument checks ran")
+
+
+def _change(case: str, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+    match case:
+        case "int64 input":
+            inputs["a"] = inputs["a"].astype(np.int64)
+        case "strided input":
+            inputs["a"] = inputs["a"][::2]
+        case "unknown input":
+            inputs["zzz"] = inputs.pop("a")
+        case "negative size":
+            outputs["out"] = -1
+        case "bool size":
+            outputs["out"] = True
+        case "read-only output":
+            outputs["a"] = 3
+        case "input and output":
+            outputs["acc"] = 4
+        case _:
+            inputs.pop("f")
+
+
+@pytest.mark.parametrize(
+    ("case", "error", "match"),
+    [
+        ("int64 input", TypeError, "input `a`"),
+        ("strided input", None, None),  # not contiguous: the general path, fine
+        ("unknown input", ValueError, "input `zzz` is not a buffer"),
+        ("negative size", ValueError, "size of output `out` is negative"),
+        ("bool size", TypeError, "size of output `out` must be an int"),
+        ("read-only output", ValueError, "output `a` is a read_only buffer"),
+        ("input and output", ValueError, "given both as an input and as an output size"),
+        ("missing input", ValueError, "missing input for read_only buffer `f`"),
+    ],
+)
+def test_other_arguments_take_the_general_path(
+    case: str, error: type[Exception] | None, match: str | None, gpu_adapter: Any
+) -> None:
+    inputs, outputs = _arguments(16)
+    _change(case, inputs, outputs)
+    if error is None:
+        got = vyre.run(_program(), inputs, dispatch=(1, 1, 1), outputs=outputs)
+        want = vyre.run(_program(), inputs, dispatch=(1, 1, 1), outputs=outputs, backend="interp")
+        assert all(np.array_equal(got[k], want[k]) for k in want)
+        return
+    with pytest.raises(error, match=match):
+        vyre.run(_program(), inputs, dispatch=(1, 1, 1), outputs=outputs)
+
+
+@pytest.mark.parametrize("dispatch", [(0, 1, 1), (1, 1), (1.0, 1, 1), (True, 1, 1)])
+def test_bad_dispatches_are_the_general_paths_errors(dispatch: Any, gpu_adapter: Any) -> None:
+    inputs, outputs = _arguments(4)
+    with pytest.raises(ValueError, match="dispatch must be 3 positive ints"):
+        vyre.run(_program(), inputs, dispatch=dispatch, outputs=outputs)
