@@ -25,16 +25,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from itertools import count
 
 import numpy as np
 
-from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node
+from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelPlan, Port, Step
-from vyre.ops.kernels.common import WORKGROUP, params_buffer
+from vyre.ops.kernels.common import GROUPS, SCAN_WORDS, WORKGROUP, params_buffer, workgroup_scan
 from vyre.ops.kernels.scan import BLOCK, TILE, block_sums_program, scan_sums_program, scan_tiles_program
 
 __all__ = [
@@ -43,7 +43,9 @@ __all__ = [
     "DECODER_OUTPUTS",
     "ERROR_WORKGROUP",
     "JOB_BUFFERS",
+    "SMALL_CHUNKS",
     "ByteWriter",
+    "ScanKernel",
     "between",
     "byte_at",
     "byte_of",
@@ -309,6 +311,129 @@ def word_starts(counts: Sequence[int]) -> list[int]:
     for c in counts:
         starts.append(starts[-1] + -(-c // 4))
     return starts
+
+
+# ---------------------------------------------------------------------------
+# Scan-based byte kernels: count per chunk, exclusive scan, scatter, finish
+# ---------------------------------------------------------------------------
+
+SMALL_CHUNKS = WORKGROUP * 16
+"""Inputs of at most this many chunks run as one workgroup in one dispatch
+(each invocation counts and then scatters up to 16 consecutive chunks, with a
+workgroup scan between); larger ones take the count, scan and scatter passes."""
+
+Count = Callable[[Expr], tuple[list[Node], Expr]]
+Scatter = Callable[[Expr, str], list[Node]]
+Finish = Callable[[Expr], list[Node]]
+
+
+@dataclass(frozen=True)
+class ScanKernel:
+    """A byte kernel whose output positions come from a prefix sum of per-chunk
+    counts. `count(c)` gives the nodes and the count of chunk c; `scatter(c, r)`
+    writes chunk c's output from index variable `r` (advancing it); `finish(total)`
+    runs once with the total. `buffers` are the op's own (inputs, outputs,
+    `params`, whose words 0..2 are [n, chunks, chunks per invocation of the
+    one-workgroup form]), without `counts` and `offsets`."""
+
+    name: str
+    buffers: tuple[BufferDecl, ...]
+    count: Count
+    scatter: Scatter
+    finish: Finish
+
+    def programs(self) -> tuple[Program, Program, Program, Program]:
+        """(one workgroup, count, scatter, finish)."""
+        return _scan_programs(self)
+
+    def plan(self, n: int, m: int, buffers: Sequence[Buffer], params: Sequence[int]) -> KernelPlan:
+        """The plan over n elements in m chunks with the op's `buffers` and
+        `params` words from index 3 on."""
+        per = max(1, -(-m // WORKGROUP))
+        small, count, scatter, finish = self.programs()
+        words = params_buffer("params", [n, m, per, *params])
+        if m <= SMALL_CHUNKS:
+            return KernelPlan((*buffers, words), (Step(small, (1, 1, 1)),))
+        scan_buffers, scan_steps = exclusive_scan_steps("counts", "offsets", m, self.name)
+        grid = (groups_for(m), 1, 1)
+        return KernelPlan(
+            (*buffers, words, Buffer("counts", DataType.U32, m), Buffer("offsets", DataType.U32, m), *scan_buffers),
+            (Step(count, grid), *scan_steps, Step(scatter, grid), Step(finish, (1, 1, 1))),
+        )
+
+
+_SCAN_PROGRAMS: dict[str, tuple[Program, Program, Program, Program]] = {}
+
+
+def _scan_programs(kernel: ScanKernel) -> tuple[Program, Program, Program, Program]:
+    cached = _SCAN_PROGRAMS.get(kernel.name)
+    if cached is not None:
+        return cached
+    local = E.local_id(0)
+    m, per = E.load("params", E.u32(1)), E.load("params", E.u32(2))
+    count_nodes, count = kernel.count(E.var("c"))
+    small_body: list[Node] = [
+        Node.let("run", E.u32(0)),
+        Node.loop(
+            "i",
+            E.u32(0),
+            per,
+            [
+                Node.let("c", E.add(E.mul(local, per), E.var("i"))),
+                Node.if_(E.lt(E.var("c"), m), [*count_nodes, Node.assign("run", E.add(E.var("run"), count))]),
+            ],
+        ),
+        *workgroup_scan(["run"], ["scan_values"], ["scan_groups"], "_w"),
+        Node.let("r", E.var("_wex0")),
+        Node.loop(
+            "j",
+            E.u32(0),
+            per,
+            [
+                Node.let("c", E.add(E.mul(local, per), E.var("j"))),
+                Node.if_(E.lt(E.var("c"), m), kernel.scatter(E.var("c"), "r")),
+            ],
+        ),
+        Node.if_(E.eq(local, E.u32(0)), kernel.finish(E.var("_wtot0"))),
+    ]
+    small = Program(
+        buffers=[
+            *kernel.buffers,
+            BufferDecl.workgroup("scan_values", SCAN_WORDS, DataType.U32),
+            BufferDecl.workgroup("scan_groups", GROUPS, DataType.U32),
+        ],
+        workgroup_size=(WORKGROUP, 1, 1),
+        entry=small_body,
+        name=f"{kernel.name}_one_workgroup",
+    )
+    c = E.invocation_id(0)
+    count_nodes, count = kernel.count(c)
+    counter = Program(
+        buffers=[*kernel.buffers, BufferDecl.read_write("counts", 20, DataType.U32)],
+        workgroup_size=(WORKGROUP, 1, 1),
+        entry=[Node.if_(E.lt(c, m), [*count_nodes, Node.store("counts", c, count)])],
+        name=f"{kernel.name}_count",
+    )
+    scatter = Program(
+        buffers=[*kernel.buffers, BufferDecl.read("offsets", 21, DataType.U32)],
+        workgroup_size=(WORKGROUP, 1, 1),
+        entry=[Node.if_(E.lt(c, m), [Node.let("r", E.load("offsets", c)), *kernel.scatter(c, "r")])],
+        name=f"{kernel.name}_scatter",
+    )
+    last = E.sub(m, E.u32(1))
+    total = E.select(E.eq(m, E.u32(0)), E.u32(0), E.add(E.load("offsets", last), E.load("counts", last)))
+    finish = Program(
+        buffers=[
+            *kernel.buffers,
+            BufferDecl.read("counts", 20, DataType.U32),
+            BufferDecl.read("offsets", 21, DataType.U32),
+        ],
+        workgroup_size=(1, 1, 1),
+        entry=[Node.let("total", total), *kernel.finish(E.var("total"))],
+        name=f"{kernel.name}_finish",
+    )
+    _SCAN_PROGRAMS[kernel.name] = (small, counter, scatter, finish)
+    return small, counter, scatter, finish
 
 
 def select_first(flags: Sequence[tuple[Expr, Expr]]) -> Expr:
