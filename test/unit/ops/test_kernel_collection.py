@@ -1,0 +1,144 @@
+"""collection.unique_u32 and collection.contains_u32 against Python sets and
+numpy (`sorted(set(x))`, `q in set(s)`; never the op's reference nor vyre
+code), on wgpu at every boundary length and on adversarial data (all equal,
+all 0xFFFFFFFF, sorted, reversed, few distinct values, queries next to the
+members), on the interpreter on a few cases (each runs the 40 dispatches of
+the radix sort), large inputs on wgpu, the laws, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vyre import ops
+from vyre.ops.kernel import BOUNDARY_LENGTHS, KernelSpec
+
+pytestmark = pytest.mark.usefixtures("gpu_adapter")
+
+MAX = 0xFFFF_FFFF
+
+
+def values(n: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        "random words": rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32),
+        "duplicates": rng.integers(0, max(1, n // 4), n).astype(np.uint32),
+        "all equal": np.full(n, 0xDEAD_BEEF, dtype=np.uint32),
+        "all 0xFFFFFFFF": np.full(n, MAX, dtype=np.uint32),
+        "sorted": np.sort(rng.integers(0, 50, n).astype(np.uint32)),
+        "reversed": np.arange(n, 0, -1, dtype=np.uint32),
+        "few": rng.choice(np.array([0, 1, 0x8000_0000, MAX], dtype=np.uint32), n),
+    }
+
+
+def queries(keys: np.ndarray, seed: int) -> np.ndarray:
+    """Members, their neighbours (+-1, wrapping), the extremes and random words."""
+    rng = np.random.default_rng(seed)
+    q = [0, 1, MAX - 1, MAX, *rng.integers(0, 2**32, 8, dtype=np.uint64).tolist()]
+    for k in keys[:: max(1, len(keys) // 40)].tolist():
+        q += [k, (k + 1) % 2**32, (k - 1) % 2**32]
+    return np.array(q, dtype=np.uint32)
+
+
+def test_unique_on_wgpu() -> None:
+    # each case runs the 40 dispatches of the sort: the head flags and the
+    # compaction (what unique adds) see every length, the other patterns some
+    cases: list[np.ndarray] = []
+    for n in BOUNDARY_LENGTHS:
+        data = values(n, n)
+        labels = list(data) if n in (5, 4097) else ["duplicates", "all equal"]
+        cases += [data[label] for label in labels]
+    got = ops.evaluate_many("collection.unique_u32", [[x] for x in cases])
+    for x, out in zip(cases, got):
+        assert out.dtype == np.uint32 and out.tolist() == sorted(set(x.tolist())), len(x)
+
+
+def test_contains_on_wgpu() -> None:
+    cases: list[tuple[np.ndarray, np.ndarray]] = []
+    for n in BOUNDARY_LENGTHS:
+        data = values(n, 7 + n)
+        for label in ("random words", "duplicates", "all 0xFFFFFFFF", "sorted", "few"):
+            cases.append((data[label], queries(data[label], n)))
+    cases.append((np.zeros(0, np.uint32), np.array([0, 5, MAX], np.uint32)))  # empty set: all false
+    cases.append((np.arange(9, dtype=np.uint32), np.zeros(0, np.uint32)))  # no queries
+    got = ops.evaluate_many("collection.contains_u32", [[s, q] for s, q in cases])
+    for (keys, q), out in zip(cases, got):
+        members = set(keys.tolist())
+        assert out.dtype == np.uint32 and out.tolist() == [int(v in members) for v in q.tolist()], len(keys)
+
+
+def test_both_on_the_interpreter_and_raw_outputs() -> None:
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.integers(0, 40, 300), [MAX, 0, MAX]]).astype(np.uint32)
+    assert ops.evaluate("collection.unique_u32", [x], backend="interp").tolist() == sorted(set(x.tolist()))
+    q = queries(x, 2)
+    got = ops.evaluate("collection.contains_u32", [x, q], backend="interp")
+    assert got.tolist() == [int(v in set(x.tolist())) for v in q.tolist()]
+    raw = ops.evaluate_raw("collection.unique_u32", [np.array([3, 1, 3, 2, 1], np.uint32)])
+    assert raw["out"].tolist() == [1, 2, 3] and raw["count"].tolist() == [3]
+
+
+def test_large_inputs_on_wgpu() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 100_000, 400_001).astype(np.uint32)  # 49 compaction tiles of sorted keys
+    assert ops.evaluate("collection.unique_u32", [x]).tolist() == sorted(set(x.tolist()))
+    keys = rng.integers(0, 2**32, 100_003, dtype=np.uint64).astype(np.uint32)
+    q = np.concatenate([keys[::3], keys[::5] + np.uint32(1), rng.integers(0, 2**32, 50_000, dtype=np.uint64)]).astype(np.uint32)
+    members = set(keys.tolist())
+    assert ops.evaluate("collection.contains_u32", [keys, q]).tolist() == [int(v in members) for v in q.tolist()]
+
+
+def test_empty_inputs() -> None:
+    empty = np.zeros(0, dtype=np.uint32)
+    for backend in ("interp", "wgpu"):
+        assert ops.evaluate("collection.unique_u32", [empty], backend=backend).tolist() == []
+        assert ops.evaluate("collection.contains_u32", [empty, empty], backend=backend).tolist() == []
+        assert ops.evaluate("collection.contains_u32", [empty, np.array([0], np.uint32)], backend=backend).tolist() == [0]
+
+
+def test_bad_arguments_are_clear_errors() -> None:
+    with pytest.raises(TypeError, match="input `x` of `collection.unique_u32`"):
+        ops.evaluate("collection.unique_u32", [np.zeros(3, np.float32)])
+    with pytest.raises(ValueError, match="input `queries` of `collection.contains_u32`"):
+        ops.evaluate("collection.contains_u32", [np.zeros(3, np.uint32), [2**32]])
+    with pytest.raises(ValueError, match="takes 2 input"):
+        ops.evaluate("collection.contains_u32", [np.zeros(3, np.uint32)])
+
+
+def test_laws_hold_and_catch_planted_bugs() -> None:
+    def unique(x: Any) -> tuple[np.ndarray, np.ndarray]:
+        out = np.array(sorted(set(np.asarray(x).tolist())), dtype=np.uint32)
+        return out, np.array([len(out)], dtype=np.uint32)
+
+    def unique_keeps_a_duplicate(x: Any) -> tuple[np.ndarray, np.ndarray]:
+        out, _ = unique(x)
+        out = np.concatenate([out[:1], out]).astype(np.uint32)
+        return out, np.array([len(out)], dtype=np.uint32)
+
+    def contains(keys: Any, q: Any) -> tuple[np.ndarray]:
+        members = set(np.asarray(keys).tolist())
+        return (np.array([int(v in members) for v in np.asarray(q).tolist()], dtype=np.uint32),)
+
+    def contains_misses_the_largest(keys: Any, q: Any) -> tuple[np.ndarray]:
+        out = contains(keys, q)[0]
+        if len(keys):
+            out[np.asarray(q) == np.asarray(keys).max()] = 0  # an off-by-one upper bound
+        return (out,)
+
+    rng = np.random.default_rng(5)
+    for op_id, right, wrong in (
+        ("collection.unique_u32", unique, unique_keeps_a_duplicate),
+        ("collection.contains_u32", contains, contains_misses_the_largest),
+    ):
+        spec = ops.get(op_id)
+        assert isinstance(spec, KernelSpec) and spec.sample is not None
+        caught = False
+        for n in (0, 1, 5, 64, 300):
+            for pattern in ("random", "few", "ones", "ascending", "descending", "wrap"):
+                args = spec.sample(rng, n, pattern)
+                for law in spec.laws:
+                    assert law.check(right, args) is None, (op_id, law.name, n, pattern)
+                    caught = caught or law.check(wrong, args) is not None
+        assert caught, op_id
