@@ -500,6 +500,24 @@ def build_kernel_plan(
 # ---------------------------------------------------------------------------
 
 
+class _LawOp:
+    """The op a law checks: called with one case's inputs it evaluates them
+    alone; `many(cases)` evaluates a list of cases together (on a backend: one
+    `evaluate_many`, the batched plan of ops that have one), for laws such as
+    batch(i) = single(i)."""
+
+    def __init__(
+        self,
+        one: OpFn,
+        many: Callable[[Sequence[Case]], list[tuple[np.ndarray, ...]]],
+    ):
+        self._one = one
+        self.many = many
+
+    def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
+        return self._one(*args)
+
+
 class KernelEngine:
     """Runs the units of a kernel-track plan on a backend."""
 
@@ -585,8 +603,8 @@ class KernelEngine:
 
     def _op(self, spec: KernelSpec, target: str) -> OpFn:
         if target == "reference":
-            return lambda *args: tuple(spec.reference(*args))
-        return lambda *args: self._backend(spec, [args])[0]
+            return _LawOp(lambda *args: tuple(spec.reference(*args)), lambda many: self._reference(spec, many))
+        return _LawOp(lambda *args: self._backend(spec, [args])[0], lambda many: self._backend(spec, many))
 
     def _laws(self, spec: KernelSpec, cases: Sequence[Case], domain: str, target: str) -> list[Result]:
         op = self._op(spec, target)

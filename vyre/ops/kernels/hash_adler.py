@@ -27,12 +27,20 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.ops import kernel_laws as K
-from vyre.ops.kernel import KernelLaw, KernelPlan, KernelSpec, Port
+from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port
 from vyre.ops.kernels.common import param
-from vyre.ops.kernels.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan
-from vyre.ops.kernels.hash_crc import CheckValue
+from vyre.ops.kernels.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan, merged_plan
+from vyre.ops.kernels.hash_crc import STREAM_BLOCKS, STREAM_LIMIT, CheckValue
+from vyre.ops.kernels.hash_stream import (
+    BatchEqualsSingle,
+    Message,
+    StreamHash,
+    batch_plan,
+    block_words,
+    tail_nodes,
+)
 
-__all__ = ["ADLER", "KERNELS", "MAX_CHUNK", "MOD", "AdlerConcat", "adler_plan", "combine"]
+__all__ = ["ADLER", "KERNELS", "MAX_CHUNK", "MOD", "STREAM", "AdlerConcat", "adler_plan", "combine"]
 
 MOD = 65521
 """The largest prime below 2^16."""
@@ -106,6 +114,66 @@ ADLER = LinearChecksum(
 )
 
 
+def _stream_block(st: Sequence[str], msg: Message, blk: Expr) -> list[Node]:
+    """16 bytes: B += 16 A + Σ (16 - i) b_i; A += Σ b_i; both mod M (every term
+    is below 2^32: 16 A < 2^20, Σ (16 - i) b_i <= 34,680)."""
+    a, b = E.var(st[0]), E.var(st[1])
+    total: Expr = E.u32(0)
+    weighted: Expr = E.u32(0)
+    nodes: list[Node] = []
+    for j, word in enumerate(block_words(msg, blk)):
+        nodes.append(Node.let(f"_w{j}", word))
+        for q in range(4):
+            byte = E.bitand(E.shr(E.var(f"_w{j}"), E.u32(8 * q)), E.u32(0xFF)) if q else E.bitand(E.var(f"_w{j}"), E.u32(0xFF))
+            i = 4 * j + q
+            total = E.add(total, byte)
+            weighted = E.add(weighted, E.mul(byte, E.u32(16 - i)) if i < 15 else byte)
+    nodes += [
+        Node.assign(st[1], _mod(E.add(E.add(b, E.shl(a, E.u32(4))), weighted))),
+        Node.assign(st[0], _mod(E.add(a, total))),
+    ]
+    return nodes
+
+
+def _stream_finish(st: Sequence[str], msg: Message) -> tuple[list[Node], list[Expr]]:
+    a, b = E.var(st[0]), E.var(st[1])
+
+    def word(w: Expr) -> list[Node]:
+        bytes_ = [E.bitand(E.shr(E.var("_tw"), E.u32(8 * q)), E.u32(0xFF)) for q in range(4)]
+        weighted = E.add(E.add(E.mul(bytes_[0], E.u32(4)), E.mul(bytes_[1], E.u32(3))), E.add(E.mul(bytes_[2], E.u32(2)), bytes_[3]))
+        total = E.add(E.add(bytes_[0], bytes_[1]), E.add(bytes_[2], bytes_[3]))
+        return [
+            Node.let("_tw", w),
+            Node.assign(st[1], _mod(E.add(E.add(b, E.shl(a, E.u32(2))), weighted))),
+            Node.assign(st[0], _mod(E.add(a, total))),
+        ]
+
+    def tail_bytes(tail: Expr, count: Expr) -> list[Node]:
+        nodes: list[Node] = [Node.let("_tb", tail)]
+        for q in range(3):
+            byte = E.bitand(E.shr(E.var("_tb"), E.u32(8 * q)), E.u32(0xFF))
+            step = [Node.assign(st[0], _mod(E.add(a, byte))), Node.assign(st[1], _mod(E.add(b, a)))]
+            nodes.append(Node.if_(E.lt(E.u32(q), count), step))
+        return nodes
+
+    return tail_nodes(msg, lambda w: [Node.block(word(w))], tail_bytes), [E.bitor(E.shl(b, E.u32(16)), a)]
+
+
+STREAM = StreamHash(
+    name="adler32_stream",
+    state_words=2,
+    out_words=1,
+    init=lambda n: [E.u32(1), E.u32(0)],
+    blocks=lambda n: E.shr(n, E.u32(4)),
+    host_blocks=lambda n: n >> 4,
+    block=_stream_block,
+    finish=_stream_finish,
+    per_dispatch=STREAM_BLOCKS,
+)
+"""Adler-32 walked by one invocation per message (the batched plan of many
+short inputs): (A, B) reduced mod M after every 16-byte block."""
+
+
 def adler_plan(chunk: int = CHUNK) -> Callable[[Any, Any], KernelPlan]:
     """The planner with `chunk` bytes per invocation (a multiple of 4, at most MAX_CHUNK)."""
 
@@ -113,6 +181,15 @@ def adler_plan(chunk: int = CHUNK) -> Callable[[Any, Any], KernelPlan]:
         return chunk_plan(ADLER, int(sizes["data"]), chunk)
 
     return plan
+
+
+def _plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
+    """One invocation per input when every input is at most STREAM_LIMIT bytes,
+    else every input's own chunk tree in one plan."""
+    lengths = [int(s["data"]) for s in sizes]
+    if max(lengths, default=0) <= STREAM_LIMIT:
+        return batch_plan(STREAM, lengths, DataType.U32)
+    return merged_plan(ADLER, lengths)
 
 
 def _reference(data: np.ndarray) -> tuple[np.ndarray]:
@@ -158,7 +235,8 @@ KERNELS = (
         kind="reduce",
         reference=_reference,
         plan=adler_plan(),
+        plan_many=_plan_many,
         summary="Adler-32 of the bytes (zlib.adler32)",
-        laws=(AdlerConcat(), CheckValue(ADLER_VECTORS), K.EmptyIs(1)),
+        laws=(AdlerConcat(), CheckValue(ADLER_VECTORS), BatchEqualsSingle(), K.EmptyIs(1)),
     ),
 )

@@ -53,7 +53,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import Buffer, KernelPlan, Step
+from vyre.ops.kernel import BatchPlan, Buffer, KernelPlan, Step, batch_starts
 from vyre.ops.kernels.common import LOG_WORKGROUP, WORKGROUP, param, params_buffer
 
 __all__ = [
@@ -64,20 +64,24 @@ __all__ = [
     "chunk_plan",
     "chunk_program",
     "combine_program",
+    "merged_plan",
 ]
 
 CHUNK = 256
 """Bytes per invocation of the first pass."""
 
-HEADER = 8
+HEADER = 10
 """Parameter words of a pass: [n, slots in use, empty slots on the left z,
-chunk bytes C, final (0/1), finish words (3)]."""
-N, COUNT, EMPTY, CHUNK_BYTES, FINAL, FINISH = 0, 1, 2, 3, 4, 5
+chunk bytes C, final (0/1), the message's first word in `data`, the output
+word of the final pass, finish words (3)]."""
+N, COUNT, EMPTY, CHUNK_BYTES, FINAL, BASE, OUT, FINISH = 0, 1, 2, 3, 4, 5, 6, 7
 
 
-def byte_at(buffer: str, index: Expr) -> Expr:
-    """Byte `index` of a Bytes buffer bound as packed little-endian words (C1)."""
-    word = E.load(buffer, E.shr(index, E.u32(2)))
+def byte_at(buffer: str, index: Expr, base: Expr | None = None) -> Expr:
+    """Byte `index` of a Bytes buffer bound as packed little-endian words (C1),
+    counted from word `base`."""
+    at = E.shr(index, E.u32(2))
+    word = E.load(buffer, at if base is None else E.add(base, at))
     return E.bitand(E.shr(word, E.shl(E.bitand(index, E.u32(3)), E.u32(3))), E.u32(0xFF))
 
 
@@ -145,13 +149,13 @@ def _tree(c: LinearChecksum) -> list[Node]:
 
 def _root(c: LinearChecksum) -> list[Node]:
     """Invocation 0: the workgroup's root to `dst` (its slot), or, in the final
-    pass, the checksum word to dst[0]."""
+    pass, the checksum word to dst[params[OUT]]."""
     root = [E.load(f"sh{w}", E.u32(0)) for w in range(c.words)]
     slot = [
         Node.store("dst", E.add(E.mul(E.workgroup_id(0), E.u32(c.words)), E.u32(w)), root[w])
         for w in range(c.words)
     ]
-    final = [Node.store("dst", E.u32(0), c.finish(root))]
+    final = [Node.store("dst", param(OUT), c.finish(root))]
     return [
         Node.if_(
             E.eq(E.local_id(0), E.u32(0)),
@@ -173,10 +177,13 @@ def _chunk_state(c: LinearChecksum) -> list[Node]:
         # leading bytes up to a word boundary, whole words, trailing bytes
         Node.let("a", E.select(E.lt(hi, E.bitand(E.add(lo, E.u32(3)), E.u32(0xFFFF_FFFC))), hi,
                                E.bitand(E.add(lo, E.u32(3)), E.u32(0xFFFF_FFFC)))),
-        Node.loop("i", lo, a, c.byte_step(st, byte_at("data", E.var("i")))),
-        Node.loop("wi", E.shr(a, E.u32(2)), E.shr(hi, E.u32(2)), c.word_step(st, E.load("data", E.var("wi")))),
+        Node.loop("i", lo, a, c.byte_step(st, byte_at("data", E.var("i"), param(BASE)))),
+        Node.loop(
+            "wi", E.shr(a, E.u32(2)), E.shr(hi, E.u32(2)),
+            c.word_step(st, E.load("data", E.add(param(BASE), E.var("wi")))),
+        ),
         Node.let("b", E.select(E.gt(a, E.bitand(hi, E.u32(0xFFFF_FFFC))), a, E.bitand(hi, E.u32(0xFFFF_FFFC)))),
-        Node.loop("k", E.var("b"), hi, c.byte_step(st, byte_at("data", E.var("k")))),
+        Node.loop("k", E.var("b"), hi, c.byte_step(st, byte_at("data", E.var("k"), param(BASE)))),
         *c.chunk_end(st),
     ]
     return [*[Node.let(s, E.u32(0)) for s in st], Node.if_(E.ge(E.var("t"), empty), bytes_of)]
@@ -251,39 +258,74 @@ def _groups(slots: int) -> int:
     return max(1, -(-slots // WORKGROUP))
 
 
-def chunk_plan(c: LinearChecksum, n: int, chunk: int = CHUNK) -> KernelPlan:
-    """The passes over an input of n bytes (a function of n and `chunk` only)."""
+def _check_chunk(c: LinearChecksum, chunk: int) -> None:
     if chunk <= 0 or chunk % 4 or chunk > c.max_chunk:
         raise ValueError(
             f"`{c.name}`: the chunk size must be a positive multiple of 4 up to {c.max_chunk}, got {chunk}"
         )
-    out = Buffer("out", DataType.U32, 1, fill=c.empty)
+
+
+def _table(c: LinearChecksum) -> list[Buffer]:
+    if not c.table:
+        return []
+    return [Buffer("table", DataType.U32, len(c.table), words=np.array(c.table, dtype=np.uint32))]
+
+
+def _passes(
+    c: LinearChecksum, n: int, chunk: int, base: int, out_index: int, prefix: str
+) -> tuple[list[Buffer], list[Step]]:
+    """The passes over the n bytes from word `base` of `data`, the checksum to
+    out[out_index]; their buffers' names start with `prefix`."""
     if n == 0:
-        return KernelPlan((out,), ())
+        return [], []
     finish = (c.finish_params(n) + [0, 0, 0])[:3]
-    buffers: list[Buffer] = [out]
+    buffers: list[Buffer] = []
     steps: list[Step] = []
     slots, unit, src, p = -(-n // chunk), chunk, "data", 0
     while True:
         groups = _groups(slots)
         final = groups == 1
         levels = np.concatenate([c.level_params(unit << r) for r in range(LOG_WORKGROUP)]).astype(np.uint32)
-        words = [n, slots, groups * WORKGROUP - slots, chunk, int(final), *finish]
-        params = f"p{p}"
+        words = [n, slots, groups * WORKGROUP - slots, chunk, int(final), base, out_index, *finish]
+        params, level = f"{prefix}p{p}", f"{prefix}l{p}"
         buffers.append(params_buffer(params, words))
-        buffers.append(Buffer(f"l{p}", DataType.U32, len(levels), words=levels))
-        dst = "out" if final else f"s{p}"
+        buffers.append(Buffer(level, DataType.U32, len(levels), words=levels))
+        dst = "out" if final else f"{prefix}s{p}"
         if not final:
             buffers.append(Buffer(dst, DataType.U32, groups * c.words))
-        bind = {"params": params, "dst": dst, "levels": f"l{p}"}
+        bind = {"params": params, "dst": dst, "levels": level}
         if p == 0:
             if c.table:
                 bind["table"] = "table"
-                buffers.append(Buffer("table", DataType.U32, len(c.table), words=np.array(c.table, dtype=np.uint32)))
             steps.append(Step(chunk_program(c), (groups, 1, 1), bind))
         else:
             bind["src"] = src
             steps.append(Step(combine_program(c), (groups, 1, 1), bind))
         if final:
-            return KernelPlan(tuple(buffers), tuple(steps))
+            return buffers, steps
         slots, unit, src, p = groups, unit * WORKGROUP, dst, p + 1
+
+
+def chunk_plan(c: LinearChecksum, n: int, chunk: int = CHUNK) -> KernelPlan:
+    """The passes over an input of n bytes (a function of n and `chunk` only)."""
+    _check_chunk(c, chunk)
+    out = Buffer("out", DataType.U32, 1, fill=c.empty)
+    buffers, steps = _passes(c, n, chunk, 0, 0, "")
+    return KernelPlan((out, *(_table(c) if steps else []), *buffers), tuple(steps))
+
+
+def merged_plan(c: LinearChecksum, sizes: Sequence[int], chunk: int = CHUNK) -> BatchPlan:
+    """Many inputs laid end to end (`batch_starts`), each with its own passes
+    (the batched plan for inputs too long to walk in one invocation):
+    evaluation k's checksum is out[k]."""
+    _check_chunk(c, chunk)
+    starts = batch_starts(DataType.BYTES, sizes)
+    buffers: list[Buffer] = [Buffer("out", DataType.U32, len(sizes), fill=c.empty)]
+    steps: list[Step] = []
+    for k, n in enumerate(sizes):
+        more, passes = _passes(c, n, chunk, starts[k], k, f"e{k}_")
+        buffers += more
+        steps += passes
+    if steps:
+        buffers += _table(c)
+    return BatchPlan(KernelPlan(tuple(buffers), tuple(steps)), {"out": tuple((k, 1) for k in range(len(sizes)))})

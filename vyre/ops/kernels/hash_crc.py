@@ -32,9 +32,17 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.ops import kernel_laws as K
-from vyre.ops.kernel import KernelLaw, KernelPlan, KernelSpec, Port
+from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port
 from vyre.ops.kernels.common import param
-from vyre.ops.kernels.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan
+from vyre.ops.kernels.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan, merged_plan
+from vyre.ops.kernels.hash_stream import (
+    BatchEqualsSingle,
+    Message,
+    StreamHash,
+    batch_plan,
+    block_words,
+    tail_nodes,
+)
 
 __all__ = [
     "CRC32",
@@ -42,7 +50,10 @@ __all__ = [
     "KERNELS",
     "CrcConcat",
     "combine",
+    "crc_plan",
+    "crc_plan_many",
     "crc_raw",
+    "stream_crc",
     "multmodp",
     "shift",
     "shift_expr",
@@ -56,6 +67,10 @@ CRC32 = 0xEDB8_8320
 CRC32C = 0x82F6_3B78
 """CRC-32C (Castagnoli), reflected."""
 M32 = 0xFFFF_FFFF
+STREAM_LIMIT = 1 << 16
+"""The longest input of a batch that `plan_many` walks in one invocation."""
+STREAM_BLOCKS = 2048
+"""16-byte blocks per invocation and dispatch of the one-invocation walk (32 KiB)."""
 
 
 # ---------------------------------------------------------------------------
@@ -189,20 +204,20 @@ def shift_expr(c: Expr, level: Expr) -> Expr:
     return total
 
 
-def _tab(k: int, index: Expr) -> Expr:
-    return E.load("tab", E.add(index, E.u32(256 * k)) if k else index)
+def _tab(k: int, index: Expr, table: str) -> Expr:
+    return E.load(table, E.add(index, E.u32(256 * k)) if k else index)
 
 
-def _byte_step(st: Sequence[str], byte: Expr) -> list[Node]:
+def _byte_step(st: Sequence[str], byte: Expr, table: str = "tab") -> list[Node]:
     c = E.var(st[0])
-    return [Node.assign(st[0], E.bitxor(_tab(0, E.bitand(E.bitxor(c, byte), E.u32(0xFF))), E.shr(c, E.u32(8))))]
+    return [Node.assign(st[0], E.bitxor(_tab(0, E.bitand(E.bitxor(c, byte), E.u32(0xFF)), table), E.shr(c, E.u32(8))))]
 
 
-def _word_step(st: Sequence[str], word: Expr) -> list[Node]:
+def _word_step(st: Sequence[str], word: Expr, table: str = "tab") -> list[Node]:
     x = E.var("_x")
     looked = E.bitxor(
-        E.bitxor(_tab(3, E.bitand(x, E.u32(0xFF))), _tab(2, E.bitand(E.shr(x, E.u32(8)), E.u32(0xFF)))),
-        E.bitxor(_tab(1, E.bitand(E.shr(x, E.u32(16)), E.u32(0xFF))), _tab(0, E.shr(x, E.u32(24)))),
+        E.bitxor(_tab(3, E.bitand(x, E.u32(0xFF)), table), _tab(2, E.bitand(E.shr(x, E.u32(8)), E.u32(0xFF)), table)),
+        E.bitxor(_tab(1, E.bitand(E.shr(x, E.u32(16)), E.u32(0xFF)), table), _tab(0, E.shr(x, E.u32(24)), table)),
     )
     return [Node.let("_x", E.bitxor(E.var(st[0]), word)), Node.assign(st[0], looked)]
 
@@ -235,6 +250,42 @@ def checksum(name: str, poly: int) -> LinearChecksum:
 _CHECKSUMS = {CRC32: checksum("crc32", CRC32), CRC32C: checksum("crc32c", CRC32C)}
 
 
+def stream_crc(name: str, poly: int) -> StreamHash:
+    """The CRC walked by one invocation per message (the batched plan of many
+    short inputs): slicing-by-4 over 16-byte blocks, the tables in the constant
+    buffer `k`; the tail's words and bytes, then the xorout."""
+
+    def block(st: Sequence[str], msg: Message, blk: Expr) -> list[Node]:
+        return [Node.block(_word_step(st, word, "k")) for word in block_words(msg, blk)]
+
+    def finish(st: Sequence[str], msg: Message) -> tuple[list[Node], list[Expr]]:
+        def tail_bytes(word: Expr, count: Expr) -> list[Node]:
+            nodes = [Node.let("_tb", word)]
+            for k in range(3):
+                byte = E.bitand(E.shr(E.var("_tb"), E.u32(8 * k)), E.u32(0xFF))
+                nodes.append(Node.if_(E.lt(E.u32(k), count), _byte_step(st, byte, "k")))
+            return nodes
+
+        nodes = tail_nodes(msg, lambda word: [Node.block(_word_step(st, word, "k"))], tail_bytes)
+        return nodes, [E.bitxor(E.var(st[0]), E.u32(M32))]
+
+    return StreamHash(
+        name=f"{name}_stream",
+        state_words=1,
+        out_words=1,
+        init=lambda n: [E.u32(M32)],
+        blocks=lambda n: E.shr(n, E.u32(4)),
+        host_blocks=lambda n: n >> 4,
+        block=block,
+        finish=finish,
+        per_dispatch=STREAM_BLOCKS,
+        constants=tuple(tables(poly)),
+    )
+
+
+_STREAMS = {CRC32: stream_crc("crc32", CRC32), CRC32C: stream_crc("crc32c", CRC32C)}
+
+
 def crc_plan(poly: int, chunk: int = CHUNK) -> Callable[[Any, Any], KernelPlan]:
     """The planner of the CRC with `poly` and `chunk` bytes per invocation."""
     c = _CHECKSUMS[poly]
@@ -243,6 +294,21 @@ def crc_plan(poly: int, chunk: int = CHUNK) -> Callable[[Any, Any], KernelPlan]:
         return chunk_plan(c, int(sizes["data"]), chunk)
 
     return plan
+
+
+def crc_plan_many(poly: int) -> Callable[[Sequence[Any], Sequence[Any]], BatchPlan]:
+    """The batched planner: one invocation per input when every input is at
+    most STREAM_LIMIT bytes (one or two dispatches for any number of inputs),
+    else every input's own chunk tree in one plan."""
+    c, stream = _CHECKSUMS[poly], _STREAMS[poly]
+
+    def plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
+        lengths = [int(s["data"]) for s in sizes]
+        if max(lengths, default=0) <= STREAM_LIMIT:
+            return batch_plan(stream, lengths, DataType.U32)
+        return merged_plan(c, lengths)
+
+    return plan_many
 
 
 # ---------------------------------------------------------------------------
@@ -325,8 +391,9 @@ def _spec(op_id: str, poly: int, summary: str, vectors: Sequence[tuple[bytes, in
         kind="reduce",
         reference=_reference(poly),
         plan=crc_plan(poly),
+        plan_many=crc_plan_many(poly),
         summary=summary,
-        laws=(CrcConcat(poly), CheckValue(vectors), K.EmptyIs(0)),
+        laws=(CrcConcat(poly), CheckValue(vectors), BatchEqualsSingle(), K.EmptyIs(0)),
     )
 
 
