@@ -2,6 +2,7 @@
 
     vyre-run k.mlir --input a=a.npy --input b=b.npy --output out=1024 \\
         --dispatch 16,1,1 [--backend wgpu|interp] [--save out=out.npy] [--print]
+        [--interp-budget UNITS|unlimited]
 
 Parses the kernel (the dialect's textual form), validates it, runs it through
 `vyre.run` and prints the final contents of the read_write buffers (numpy's
@@ -11,7 +12,9 @@ read_write buffer not saved with --save is printed; --print prints all.
 Inputs are .npy files; a `Bytes` buffer may also be given a raw file (any
 other extension), read as its bytes. --output NAME=COUNT sizes a read_write
 buffer that has no input (COUNT elements; bytes for a `Bytes` buffer).
---dispatch takes 1 to 3 workgroup counts (missing ones are 1).
+--dispatch takes 1 to 3 workgroup counts (missing ones are 1). The interp
+backend refuses work beyond its budget (vyre/runtime/interp/budget.py); set it
+with --interp-budget or VYRE_INTERP_BUDGET.
 
 Exit status: 0 success; 1 the kernel does not parse or is invalid (messages
 on stderr, with file:line:col); 2 bad command line or input files; 3 the
@@ -21,6 +24,7 @@ backend failed (for instance, no Vulkan adapter).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,6 +33,7 @@ import numpy as np
 
 from vyre.ir import DataType, Program, parse_ir
 from vyre.runtime.api import BACKENDS, run
+from vyre.runtime.interp.budget import DEFAULT_BUDGET, ENV_VAR, resolve_budget
 from vyre.text import VyreParseError
 from vyre.tools.vyre_opt import DiagnosticsError, check_module
 
@@ -132,6 +137,11 @@ def _argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--backend", choices=sorted(BACKENDS), default="wgpu")
     parser.add_argument(
+        "--interp-budget", metavar="UNITS|unlimited",
+        help=f"work budget of the interp backend (default: ${ENV_VAR}, else {DEFAULT_BUDGET:.2g}"
+        " units, about 15 s); more work is refused",
+    )
+    parser.add_argument(
         "--save", action="append", default=[], metavar="NAME=FILE.npy",
         help="save a read_write buffer's final content as .npy",
     )
@@ -144,6 +154,12 @@ def _argument_parser() -> argparse.ArgumentParser:
 
 def _execute(args: argparse.Namespace) -> int:
     dispatch = _parse_dispatch(args.dispatch)
+    if args.interp_budget is not None:
+        os.environ[ENV_VAR] = args.interp_budget
+        try:
+            resolve_budget(None)
+        except ValueError as error:
+            raise UsageError(f"--interp-budget: {error}") from None
     try:
         program = load_kernel(args.kernel)
     except InvalidKernel as error:

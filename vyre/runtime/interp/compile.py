@@ -100,6 +100,8 @@ class Compiler:
     counts: Mapping[str, int]
     slots: dict[int, int] = field(default_factory=lambda: {})
     visible: set[int] = field(default_factory=lambda: set[int]())
+    constants: dict[int, int] = field(default_factory=lambda: {})
+    """Slot -> value of the integer literals (static loop trip counts)."""
 
     # -- blocks ---------------------------------------------------------------
     def body(self, block: IRBlock) -> m.Body:
@@ -178,7 +180,9 @@ class Compiler:
 
     # -- expressions ------------------------------------------------------------
     def _literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp, slot: int) -> m.Step:
-        return m.Constant(slot, (op.value.data & 0xFFFF_FFFF,))
+        word = op.value.data & 0xFFFF_FFFF
+        self.constants[slot] = word
+        return m.Constant(slot, (word,))
 
     def _buf_len(self, op: d.BufLenOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
@@ -392,12 +396,10 @@ class Compiler:
         lower, upper = op.operands
         _scalar_operand(lower, op, "lower bound", "V015")
         _scalar_operand(upper, op, "upper bound", "V015")
-        return m.Loop(
-            op.var_name.data,
-            self.operand(lower, op),
-            self.operand(upper, op),
-            self.body(op.body_block),
-        )
+        lower_slot, upper_slot = self.operand(lower, op), self.operand(upper, op)
+        first, end = self.constants.get(lower_slot), self.constants.get(upper_slot)
+        trips = None if first is None or end is None else max(0, end - first)
+        return m.Loop(op.var_name.data, lower_slot, upper_slot, self.body(op.body_block), trips)
 
     def _block(self, op: d.BlockOp) -> m.Step:
         return m.Block(self.body(op.body_block))

@@ -19,10 +19,13 @@ from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
+
+from vyre.context import nesting_depth
 from vyre.dialects import vyre as d
 from vyre.fingerprint import LruCache
 from vyre.pipeline import Prepared
 from vyre.runtime.interp import machine as m
+from vyre.runtime.interp.budget import BATCH_COST, WorkBudget, resolve_budget
 from vyre.runtime.interp.compile import compile_kernel
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.memory import (
@@ -55,6 +58,7 @@ def execute(
     *,
     lane_order: str = "forward",
     lengths: Mapping[str, int] | None = None,
+    budget: int | None = None,
 ) -> dict[str, npt.NDArray[np.uint32]]:
     """Run a prepared program (or its kernel) over `dispatch` workgroups; return
     the final words of every read_write buffer. `words` holds the initial words
@@ -65,10 +69,18 @@ def execute(
     elements take ceil(n/2) words, and one missing from `lengths` has 2 x words
     elements. An entry for any other buffer must equal the count its words give
     (words / words per element). The result of a read_write F16/BF16 buffer is
-    its ceil(n/2) words."""
+    its ceil(n/2) words.
+
+    `budget` bounds the work of the run in units (budget.py; default: the
+    `VYRE_INTERP_BUDGET` environment variable, else 1.5e10, about 15 s of work):
+    work that would pass it raises `InterpBudgetError` (a ValueError), before
+    running where it can be predicted."""
     if lane_order not in LANE_ORDERS:
         raise ValueError(f"lane_order must be 'forward' or 'reversed', got {lane_order!r}")
+    work = WorkBudget(resolve_budget(budget))
     kernel = _kernel_of(program)
+    if not isinstance(program, Prepared):  # a prepared kernel is validated: V018 holds
+        _check_nesting(kernel)
     grid = _grid(dispatch)
     workgroup_size = _workgroup_size(kernel)
     infos = _buffer_infos(kernel)
@@ -86,11 +98,20 @@ def execute(
     per_workgroup_bytes = sum(
         info.declared_count * info.words_per_element * 4 for info in workgroup_infos
     )
-    for start, stop in plan.batches(slot_count, per_workgroup_bytes):
+    per_batch = plan.workgroups_per_batch(slot_count, per_workgroup_bytes)
+    lanes, batches = prod(grid) * prod(workgroup_size), -(-prod(grid) // per_batch)
+    lane_cost, fixed_cost = body.certain
+    work.predict(
+        int((lane_cost + BATCH_COST[0]) * lanes) + (fixed_cost + BATCH_COST[1]) * batches,
+        f"a dispatch of {grid} workgroups of {workgroup_size} invocations ({lanes} invocations)",
+    )
+    for start, stop in plan.batches(per_batch):
         memories = dict(storage)
         for info in workgroup_infos:
             memories[info.name] = workgroup_memory(info, stop - start)
         batch = plan.batch(start, stop, memories, slot_count)
+        batch.budget = work
+        work.charge(int(BATCH_COST[0] * batch.lanes) + BATCH_COST[1])
         body.run(batch, None)
     return {
         name: host_words[name]
@@ -161,6 +182,20 @@ def _grid(dispatch: Sequence[int] | int) -> tuple[int, int, int]:
         )
     x, y, z = [*counts, 1, 1][:3]
     return (x, y, z)
+
+
+def _check_nesting(kernel: d.KernelOp) -> None:
+    """The interpreter recurses once per statement level: a kernel given directly
+    must be within V018's limit."""
+    depth = nesting_depth(kernel) - 1
+    if depth > MAX_NESTING_DEPTH:
+        raise InterpError(
+            f"program nesting depth {depth} exceeds max {MAX_NESTING_DEPTH} (V018): the"
+            " reference interpreter runs validated programs (vyre.pipeline.prepare)"
+        )
+
+
+MAX_NESTING_DEPTH = 64
 
 
 def _workgroup_size(kernel: d.KernelOp) -> tuple[int, int, int]:
@@ -328,13 +363,17 @@ class _Plan:
     workgroup_size: tuple[int, int, int]
     reversed: bool
 
-    def batches(self, slot_count: int, per_workgroup_bytes: int) -> Iterator[tuple[int, int]]:
-        """(first, end) linear workgroup ranges, in execution order."""
-        total = prod(self.grid)
+    def workgroups_per_batch(self, slot_count: int, per_workgroup_bytes: int) -> int:
         lanes = min(LANES_PER_BATCH, LANE_VALUES_PER_BATCH // max(1, slot_count))
         per_batch = max(1, lanes // prod(self.workgroup_size))
         if per_workgroup_bytes:
             per_batch = min(per_batch, max(1, WORKGROUP_BYTES_PER_BATCH // per_workgroup_bytes))
+        return per_batch
+
+    def batches(self, per_batch: int) -> Iterator[tuple[int, int]]:
+        """(first, end) linear workgroup ranges of `per_batch` workgroups, in
+        execution order."""
+        total = prod(self.grid)
         starts = range(0, total, per_batch)
         for start in reversed(starts) if self.reversed else starts:
             yield start, min(start + per_batch, total)

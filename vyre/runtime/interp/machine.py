@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
 from vyre.dialects.vyre import AtomicOpKind
+from vyre.runtime.interp.budget import WorkBudget
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.memory import Index, Memory, atomic, load, store
 from vyre.runtime.interp.values import WORD, Lanes, Truth, lane_width, truth
@@ -44,6 +45,8 @@ class Batch:
     scopes: list[list[tuple[str, Lanes | None]]] = field(default_factory=lambda: [])
     alive: Truth | None = None
     constants: dict[tuple[int, ...], Lanes] = field(default_factory=lambda: {})
+    budget: WorkBudget = field(default_factory=lambda: WorkBudget(None))
+    """The run's work budget, shared by its batches (budget.py)."""
 
     def __post_init__(self) -> None:
         self.values = [None] * self.slot_count
@@ -93,6 +96,10 @@ def _select_lanes(mask: Truth, new: Lanes, old: Lanes) -> Lanes:
 
 
 class Step(Protocol):
+    COST: ClassVar[tuple[float, int]]
+    """Nanoseconds one run of the step costs per lane and in all (measured on a
+    2-core host over random programs; budget.py): the interpreter's work units."""
+
     def run(self, batch: Batch, mask: Mask) -> Mask: ...
 
 
@@ -103,8 +110,40 @@ class Body:
 
     steps: tuple[Step, ...]
     frees: tuple[tuple[int, ...], ...]
+    may_return: bool = field(init=False)
+    """Whether a Return may run in it (nested lists included)."""
+    cost: tuple[float, int] = field(init=False)
+    """(per lane, fixed) work units of one run of its own steps."""
+    certain: tuple[float, int] = field(init=False)
+    """The work every run certainly costs: its own steps, plus the blocks and
+    literal-bound loops before its first statement that may return."""
+
+    def __post_init__(self) -> None:
+        lane = sum(step.COST[0] for step in self.steps)
+        fixed = sum(step.COST[1] for step in self.steps)
+        object.__setattr__(self, "cost", (lane, fixed))
+        may_return = False
+        for step in self.steps:
+            nested: tuple[float, int] = (0.0, 0)
+            if isinstance(step, Loop):
+                if step.trips is not None and not step.body.may_return:
+                    nested = (step.trips * step.body.certain[0], step.trips * step.body.certain[1])
+                may_return = step.body.may_return
+            elif isinstance(step, Block):
+                nested = step.body.certain
+                may_return = step.body.may_return
+            elif isinstance(step, If):
+                may_return = step.then_body.may_return or step.else_body.may_return
+            elif isinstance(step, Return):
+                may_return = True
+            lane, fixed = lane + nested[0], fixed + nested[1]
+            if may_return:
+                break
+        object.__setattr__(self, "may_return", may_return)
+        object.__setattr__(self, "certain", (lane, fixed))
 
     def run(self, batch: Batch, mask: Mask) -> Mask:
+        batch.budget.charge(int(self.cost[0] * batch.lanes) + self.cost[1])
         batch.scopes.append([])
         try:
             for step, frees in zip(self.steps, self.frees):
@@ -127,6 +166,7 @@ class Body:
 
 @dataclass(frozen=True)
 class Constant:
+    COST: ClassVar[tuple[float, int]] = (1.5, 5_000)
     slot: int
     words: tuple[int, ...]
 
@@ -137,6 +177,7 @@ class Constant:
 
 @dataclass(frozen=True)
 class Identity:
+    COST: ClassVar[tuple[float, int]] = (24, 45_000)
     slot: int
     family: str
     axis: int
@@ -148,6 +189,7 @@ class Identity:
 
 @dataclass(frozen=True)
 class ReadVar:
+    COST: ClassVar[tuple[float, int]] = (0.1, 700)
     slot: int
     name: str
     width: int
@@ -167,6 +209,7 @@ class ReadVar:
 
 @dataclass(frozen=True)
 class Load:
+    COST: ClassVar[tuple[float, int]] = (20, 40_000)
     slot: int
     buffer: str
     workgroup: bool
@@ -181,6 +224,7 @@ class Load:
 
 @dataclass(frozen=True)
 class Apply1:
+    COST: ClassVar[tuple[float, int]] = (33, 55_000)
     slot: int
     function: Callable[[Lanes], Lanes]
     operand: int
@@ -192,6 +236,7 @@ class Apply1:
 
 @dataclass(frozen=True)
 class Apply2:
+    COST: ClassVar[tuple[float, int]] = (8, 21_000)
     slot: int
     function: Callable[[Lanes, Lanes], Lanes]
     lhs: int
@@ -204,6 +249,7 @@ class Apply2:
 
 @dataclass(frozen=True)
 class ApplyN:
+    COST: ClassVar[tuple[float, int]] = (240, 600_000)
     slot: int
     function: Callable[..., Lanes]
     operands: tuple[int, ...]
@@ -215,6 +261,7 @@ class ApplyN:
 
 @dataclass(frozen=True)
 class Select:
+    COST: ClassVar[tuple[float, int]] = (13, 3_500)
     slot: int
     cond: int
     if_true: int
@@ -231,6 +278,7 @@ class Select:
 
 @dataclass(frozen=True)
 class Atomic:
+    COST: ClassVar[tuple[float, int]] = (175, 250_000)
     slot: int
     kind: AtomicOpKind
     buffer: str
@@ -261,6 +309,7 @@ class Atomic:
 
 @dataclass(frozen=True)
 class Let:
+    COST: ClassVar[tuple[float, int]] = (0.1, 1_200)
     name: str
     value: int
 
@@ -271,6 +320,7 @@ class Let:
 
 @dataclass(frozen=True)
 class Assign:
+    COST: ClassVar[tuple[float, int]] = (0.5, 2_800)
     name: str
     value: int
 
@@ -290,6 +340,7 @@ class Assign:
 
 @dataclass(frozen=True)
 class Store:
+    COST: ClassVar[tuple[float, int]] = (6.5, 120_000)
     buffer: str
     workgroup: bool
     index: int
@@ -309,6 +360,7 @@ class Store:
 
 @dataclass(frozen=True)
 class If:
+    COST: ClassVar[tuple[float, int]] = (3, 6_000)
     cond: int
     then_body: Body
     else_body: Body
@@ -327,16 +379,24 @@ class If:
 
 @dataclass(frozen=True)
 class Loop:
+    COST: ClassVar[tuple[float, int]] = (3, 6_000)
     var: str
     lower: int
     upper: int
     body: Body
+    trips: int | None = None
+    """The trip count when both bounds are literals."""
 
     def run(self, batch: Batch, mask: Mask) -> Mask:
         counter = batch.value(self.lower)
         upper = batch.value(self.upper)
         in_range = counter < upper
         active = in_range if mask is None else mask & in_range
+        if batch.budget.limit is not None and not self.body.may_return and active.any():
+            trips = int(np.max(upper[active].astype(np.int64) - counter[active]))
+            lane, fixed = self.body.certain
+            units = trips * (int(lane * batch.lanes) + fixed)
+            batch.budget.predict(units, f"a loop of {trips} iterations (over `{self.var}`)")
         returned: Truth | None = None
         batch.scopes.append([])
         try:
@@ -359,6 +419,7 @@ class Loop:
 
 @dataclass(frozen=True)
 class Block:
+    COST: ClassVar[tuple[float, int]] = (0, 500)
     body: Body
 
     def run(self, batch: Batch, mask: Mask) -> Mask:
@@ -367,6 +428,7 @@ class Block:
 
 @dataclass(frozen=True)
 class Return:
+    COST: ClassVar[tuple[float, int]] = (0.7, 6_000)
     def run(self, batch: Batch, mask: Mask) -> Mask:
         if mask is None:
             batch.alive = np.zeros(batch.lanes, dtype=np.bool_)
@@ -380,6 +442,7 @@ class Barrier:
     """Lockstep makes the barrier a synchronisation point; this checks that it
     is reached by all live lanes of each workgroup or by none of them (V010)."""
 
+    COST: ClassVar[tuple[float, int]] = (3.6, 6_400)
     def run(self, batch: Batch, mask: Mask) -> Mask:
         if mask is None:
             return mask
