@@ -32,12 +32,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from vyre.transforms.softfloat import compare, convert, rounding
-from vyre.transforms.softfloat.add import f32_add, f32_sub
+from vyre.transforms.softfloat.add import fadd, fsub
 from vyre.transforms.softfloat.div import fdiv
 from vyre.transforms.softfloat.fma import fma
 from vyre.transforms.softfloat.formats import BF16, F16, F32, FORMATS, Format
 from vyre.transforms.softfloat.machine import ExprMachine, NumpyMachine, W, sel
-from vyre.transforms.softfloat.mul import f32_mul
+from vyre.transforms.softfloat.mul import fmul
 from vyre.transforms.softfloat.sqrt import fsqrt
 
 __all__ = [
@@ -49,12 +49,11 @@ V = TypeVar("V")
 Binary = Callable[[W[Any], W[Any]], W[Any]]
 Unary = Callable[[W[Any]], W[Any]]
 
-_F32_ARITHMETIC: dict[str, Binary] = {
-    "add": f32_add,
-    "sub": f32_sub,
-    "mul": f32_mul,
-}
-_ORDERING: dict[str, Callable[[Format, W[Any], W[Any]], W[Any]]] = {
+_BINARY: dict[str, Callable[[Format, W[Any], W[Any]], W[Any]]] = {
+    "add": fadd,
+    "sub": fsub,
+    "mul": fmul,
+    "div": fdiv,
     "min": compare.fmin,
     "max": compare.fmax,
 }
@@ -78,25 +77,10 @@ _BIT_OPS: dict[str, Callable[[Format, W[Any]], W[Any]]] = {
 }
 
 
-def _through_f32(fmt: Format, op: Callable[..., W[Any]]) -> Callable[..., W[Any]]:
-    """`op` of F32 applied to exactly widened operands, rounded once to `fmt`."""
-    if fmt is F32:
-        return op
-
-    def narrow(*operands: W[Any]) -> W[Any]:
-        return convert.from_f32(fmt, op(*(convert.to_f32(fmt, x) for x in operands)))
-
-    return narrow
-
-
 def binary(op: str, fmt: Format) -> Binary:
     """add, sub, mul, div, min, max of format `fmt`."""
-    if op == "div":
-        return lambda a, b: fdiv(fmt, a, b)
-    if op in _F32_ARITHMETIC:
-        return _through_f32(fmt, _F32_ARITHMETIC[op])
-    ordering = _ORDERING[op]
-    return lambda a, b: ordering(fmt, a, b)
+    algorithm = _BINARY[op]
+    return lambda a, b: algorithm(fmt, a, b)
 
 
 def compare_op(op: str, fmt: Format) -> Binary:

@@ -1,5 +1,5 @@
-"""Wide arithmetic on u32 words: the high word of a 32x32 product, and 64-bit
-values as (hi, lo) pairs for the fused multiply-add."""
+"""Wide arithmetic on u32 words: 64-bit values as (hi, lo) pairs, for the F32
+fused multiply-add."""
 
 from __future__ import annotations
 
@@ -7,19 +7,10 @@ from typing import TypeVar
 
 from vyre.transforms.softfloat.machine import W, sel
 
-__all__ = ["add64", "clz64", "mul_hi", "neg64", "shl64", "shr_jam64", "sub64"]
+__all__ = ["add64", "neg64", "normalize64", "shr_jam64", "sub64"]
 
 V = TypeVar("V")
 Pair = tuple[W[V], W[V]]
-
-
-def mul_hi(a: W[V], b: W[V]) -> W[V]:
-    """The high 32 bits of a * b, from 16-bit limbs (no partial sum overflows)."""
-    al, ah = a & 0xFFFF, a >> 16
-    bl, bh = b & 0xFFFF, b >> 16
-    ll, lh, hl, hh = al * bl, al * bh, ah * bl, ah * bh
-    mid = (ll >> 16) + (lh & 0xFFFF) + (hl & 0xFFFF)
-    return hh + (lh >> 16) + (hl >> 16) + (mid >> 16)
 
 
 def add64(a: Pair[V], b: Pair[V]) -> Pair[V]:
@@ -37,31 +28,29 @@ def neg64(a: Pair[V]) -> Pair[V]:
     return (0 - a[0]) - a[1].ne(0), lo
 
 
-def clz64(a: Pair[V]) -> W[V]:
-    """Leading zeros of the 64-bit value (64 for zero)."""
-    return sel(a[0].eq(0), a[1].clz() + 32, a[0].clz())
-
-
-def shl64(a: Pair[V], n: W[V]) -> Pair[V]:
-    """a << n for n in [0, 63]."""
-    hi, lo = a
-    small_hi = sel(n.eq(0), hi, (hi << n) | (lo >> (32 - n)))
-    big = n.ge(32)
-    return sel(big, lo << (n - 32), small_hi), sel(big, 0, lo << n)
-
-
 def shr_jam64(a: Pair[V], d: W[V]) -> Pair[V]:
-    """a >> d for any d, with every bit shifted out OR-ed into bit 0 ("jam")."""
+    """a >> d for any d, every bit shifted out OR-ed into bit 0 ("jam"), for
+    a < 2**63: first a whole word if d >= 32, then d mod 32 places. A shift of
+    n places is written (x << (31 - n)) << 1 where 32 - n places are wanted, so
+    that n = 0 needs no special case."""
     hi, lo = a
-    # d < 32
-    spill = 32 - d
-    lo1 = (lo >> d) | sel(d.eq(0), 0, hi << spill)
-    lost1 = sel(d.eq(0), 0, lo << spill).ne(0)
-    # 32 <= d < 64
-    dd = d - 32
-    lo2 = hi >> dd
-    lost2 = sel(dd.eq(0), 0, hi << (32 - dd)).ne(0) | lo.ne(0)
-    small, mid = d.lt(32), d.lt(64)
-    new_hi = sel(small, hi >> d, 0)
-    new_lo = sel(small, lo1 | lost1, sel(mid, lo2 | lost2, (hi | lo).ne(0)))
-    return new_hi, new_lo
+    d = sel(d.gt(63), 63, d)  # a < 2**63: 63 places leave only the jam bit, as any more do
+    word = d.ge(32)
+    jam = word & lo.ne(0)
+    hi, lo = sel(word, 0, hi), sel(word, hi, lo)
+    n = d & 31
+    back = 31 - n
+    lost = (lo << back) << 1  # the bits of lo shifted out (0 when n == 0)
+    new_lo = (lo >> n) | ((hi << back) << 1)
+    return hi >> n, new_lo | (jam | lost.ne(0))
+
+
+def normalize64(a: Pair[V]) -> tuple[W[V], W[V]]:
+    """(m, lz): lz = leading zeros of the nonzero 64-bit value a, and the top
+    32 bits of a << lz with the bits below OR-ed into bit 0 (sticky)."""
+    hi, lo = a
+    z = hi.eq(0)
+    hi, lo = sel(z, lo, hi), sel(z, 0, lo)  # a word up if the high word is empty
+    n = hi.clz()
+    top = (hi << n) | ((lo >> 1) >> (31 - n))
+    return top | (lo << n).ne(0), n + (z << 5)
