@@ -1,16 +1,19 @@
 """Benchmark (b): a cached `vyre.run` against raw wgpu-py doing the same work.
 
-    python bench/run_overhead.py [--sizes 1024,1048576] [--calls N] [--breakdown]
+    python bench/run_overhead.py [--sizes 1024,1048576] [--calls N] [--runs R] [--breakdown]
 
 The kernel is out[i] = a[i] ^ b[i] (64 invocations per workgroup). The raw
-path is what a careful wgpu-py user writes for the same shader (vyre's own
-lowered WGSL) and sizes: pipeline, buffers and bind group made once; per call
-it uploads a and b, records one dispatch and a copy of `out` into a mappable
-buffer, submits, maps it and copies the result into a numpy array. The vyre
-path is `vyre.run(program, {"a": a, "b": b}, dispatch=..., outputs={"out": n})`
-after a first call has filled its caches. Both results are checked against
-numpy. Calls alternate between the two paths; medians are reported, and the
-ratio vyre/raw (1.0 = no overhead).
+path is what a careful wgpu-py user writes for the same shader (the lowering
+vyre runs for these arguments: the vectorised map) and sizes: pipeline,
+buffers and bind group(s) made once; per call it uploads a and b, records the
+dispatch (split along x past 65,535 workgroups, one meta block per slice) and a
+copy of `out` into a mappable buffer, submits, maps it and copies the result
+into a numpy array. It does not clear `out` (the kernel writes every element);
+vyre does, as fresh outputs start zeroed. The vyre path is
+`vyre.run(program, {"a": a, "b": b}, dispatch=..., outputs={"out": n})` after a
+first call has filled its caches. Both results are checked against numpy before
+and after timing. Calls alternate between the two paths; each run reports the
+ratio of the medians, and `--runs` separate runs give the median ratio.
 
 `--breakdown` adds, for the first size, where the time of a cached call goes:
 each part of `vyre.run` timed on its own (interleaved with the whole call and
@@ -47,38 +50,60 @@ def xor_program() -> Program:
 
 
 class Raw:
-    """Hand-written wgpu-py for the same shader and sizes."""
+    """Hand-written wgpu-py for the same shader, dispatch and sizes as vyre's run.
+
+    The shader is the lowering vyre runs for these arguments (for this map
+    kernel: the vectorised one, 8 elements per invocation, whose meta words
+    carry the element count); the raw path computes its dispatch itself and,
+    past the per-axis limit (65,535 workgroups), splits it along x with one
+    meta block per slice, as a careful user would."""
 
     def __init__(self, program: Program, n: int):
         import wgpu
 
-        from vyre.pipeline import lowered
+        from vyre.pipeline import prepare
+        from vyre.runtime.wgpu_backend import lowering_for
         from vyre.runtime.wgpu_device import gpu_device
 
         self.wgpu = wgpu
         self.n = n
-        device = self.device = gpu_device().device
-        low = lowered(program)
+        gpu = gpu_device()
+        device = self.device = gpu.device
+        dispatch = (-(-n // WORKGROUP), 1, 1)
+        words = {"a": np.zeros(n, np.uint32), "b": np.zeros(n, np.uint32), "out": np.zeros(n, np.uint32)}
+        low = lowering_for(prepare(program), words, dispatch)
+        if low.status_binding is not None:
+            raise SystemExit("the xor kernel has no loop: it binds no status word")
         module = device.create_shader_module(code=low.wgsl)
         self.pipeline = device.create_compute_pipeline(
             layout="auto", compute={"module": module, "entry_point": low.entry_point}
         )
         usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC
-        self.buffers = {name: device.create_buffer(size=n * 4, usage=usage) for name in ("a", "b", "out")}
+        size = max(16, -(-n * 4 // 16) * 16)
+        self.buffers = {name: device.create_buffer(size=size, usage=usage) for name in ("a", "b", "out")}
         self.staging = device.create_buffer(
-            size=n * 4, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+            size=max(4, n * 4), usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
         )
-        meta = np.array(low.meta.pack((0, 0, 0), (n, n, n)), dtype=np.uint32)
-        meta_buffer = device.create_buffer(
-            size=meta.nbytes, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
-        )
-        device.queue.write_buffer(meta_buffer, 0, meta)
-        entries = [{"binding": b.binding, "resource": {"buffer": self.buffers[b.name]}} for b in low.buffers]
-        entries.append({"binding": low.meta.binding, "resource": {"buffer": meta_buffer}})
-        self.bind_group = device.create_bind_group(
-            layout=self.pipeline.get_bind_group_layout(0), entries=entries
-        )
-        self.groups = -(-n // WORKGROUP)
+        if low.vector is not None:
+            virtual = low.vector.virtual_count(dispatch)
+            assert virtual is not None
+            total, extra = low.vector.groups(virtual), (virtual, min(virtual, n))
+        else:
+            total, extra = dispatch[0], ()
+        limit = gpu.limits["max-compute-workgroups-per-dimension"]
+        self.slices: list[tuple[object, int]] = []
+        self.keep: list[object] = []
+        for start in range(0, total, limit):
+            meta = np.array(low.meta.pack((start, 0, 0), (n, n, n), extra), dtype=np.uint32)
+            meta_buffer = device.create_buffer(
+                size=meta.nbytes, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+            )
+            device.queue.write_buffer(meta_buffer, 0, meta)
+            entries = [{"binding": b.binding, "resource": {"buffer": self.buffers[b.name]}} for b in low.buffers]
+            entries.append({"binding": low.meta.binding, "resource": {"buffer": meta_buffer}})
+            group = device.create_bind_group(layout=self.pipeline.get_bind_group_layout(0), entries=entries)
+            self.keep.append(meta_buffer)
+            self.slices.append((group, min(limit, total - start)))
 
     def run(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         queue = self.device.queue
@@ -87,8 +112,9 @@ class Raw:
         encoder = self.device.create_command_encoder()
         compute = encoder.begin_compute_pass()
         compute.set_pipeline(self.pipeline)
-        compute.set_bind_group(0, self.bind_group)
-        compute.dispatch_workgroups(self.groups, 1, 1)
+        for group, count in self.slices:
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(count, 1, 1)
         compute.end()
         encoder.copy_buffer_to_buffer(self.buffers["out"], 0, self.staging, 0, self.n * 4)
         queue.submit([encoder.finish()])
@@ -144,58 +170,63 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
     inputs, outputs = {"a": a, "b": b}, {"out": n}
     key = fingerprint(program)
     compiled, table = api.prepared_table(program, key)
+    assert table.fast is not None
     prepared = api._prepare(table, inputs, dispatch, outputs)  # noqa: SLF001
-    plan = wgpu_backend._plan(compiled)  # noqa: SLF001
-    checked = wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
     gpu = gpu_device()
+    plan = wgpu_backend._plan(compiled, gpu)  # noqa: SLF001
+    checked = wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
     limit = gpu.limits["max-compute-workgroups-per-dimension"]
-    shape = wgpu_backend._shape(gpu, plan, checked.lengths, dispatch, limit)  # noqa: SLF001
-    final = wgpu_backend._run(gpu, plan, shape, checked)  # noqa: SLF001
+    shape = wgpu_backend._shape(gpu, plan, checked.lengths, dispatch, limit, checked.counts)  # noqa: SLF001
+    arrays = (a, b, None)
+    with gpu.lock:
+        final = wgpu_backend._run_bundle(gpu, plan, shape, arrays)  # noqa: SLF001
 
     def gpu_work() -> object:
         with gpu.lock:
-            return wgpu_backend._run(gpu, plan, shape, checked)  # noqa: SLF001
+            return wgpu_backend._run_bundle(gpu, plan, shape, arrays)  # noqa: SLF001
 
     def stub_run(*_: object) -> dict[str, np.ndarray]:
         return {"out": final["out"].copy()}
 
     def without_gpu_work() -> object:
-        real = wgpu_backend._run  # noqa: SLF001
-        wgpu_backend._run = stub_run  # noqa: SLF001
+        real = wgpu_backend._run_bundle  # noqa: SLF001
+        wgpu_backend._run_bundle = stub_run  # noqa: SLF001
         try:
             return vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)
         finally:
-            wgpu_backend._run = real  # noqa: SLF001
+            wgpu_backend._run_bundle = real  # noqa: SLF001
 
-    def backend_checks() -> object:
-        wgpu_backend._plan(compiled)  # noqa: SLF001
-        wgpu_backend._check_dispatch(prepared.dispatch)  # noqa: SLF001
-        return wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
+    def fast_checks() -> object:
+        real = wgpu_backend.run_host_words
+        wgpu_backend.run_host_words = stub_run  # pyright: ignore[reportAttributeAccessIssue]
+        try:
+            return api._run_fast(compiled, table.fast, inputs, dispatch, outputs)  # noqa: SLF001
+        finally:
+            wgpu_backend.run_host_words = real
 
     parts: dict[str, Callable[[], object]] = {
         "whole `vyre.run`": lambda: vyre.run(program, inputs, dispatch=dispatch, outputs=outputs),
         "raw wgpu-py, whole call": lambda: raw.run(a, b),
         "`vyre.run` with its GPU work stubbed out (all of vyre's Python)": without_gpu_work,
-        "`fingerprint(program)` (snapshot unchanged)": lambda: fingerprint(program),
+        "`fingerprint(program)` (program unchanged)": lambda: fingerprint(program),
         "prepared program, cached (`api.prepared_table`)": lambda: api.prepared_table(program, key),
-        "argument checks and host words (`api._prepare`)": lambda: api._prepare(  # noqa: SLF001
+        "fast-path argument checks and outputs (`api._run_fast`, backend stubbed)": fast_checks,
+        "backend: plan and run-shape lookups": lambda: wgpu_backend._shape(  # noqa: SLF001
+            gpu, wgpu_backend._plan(compiled, gpu), checked.counts, dispatch, limit, checked.counts  # noqa: SLF001
+        ),
+        "backend: GPU work through the bundle (upload/clear, encode, submit, wait, read back)": gpu_work,
+        "for reference: general argument checks (`api._prepare`)": lambda: api._prepare(  # noqa: SLF001
             table, inputs, dispatch, outputs
         ),
-        "backend: plan lookup, dispatch and word checks": backend_checks,
-        "backend: run-shape lookup": lambda: wgpu_backend._shape(  # noqa: SLF001
-            gpu, plan, checked.lengths, dispatch, limit
-        ),
-        "backend: GPU work (upload/clear, encode, submit, wait, read back)": gpu_work,
-        "outputs to user arrays (`host.from_words`)": lambda: host.from_words(
+        "for reference: outputs to user arrays (`host.from_words`)": lambda: host.from_words(
             "out", table.decls["out"].dtype, final["out"], n
         ),
         "for reference: `validate(program)` (uncached)": lambda: validate(program),
-        "for reference: `str(program)` (the old lowering-cache key)": lambda: str(program),
     }
     best = {name: float("inf") for name in parts}
     for _ in range(30):
         for name, part in parts.items():
-            reps = 5 if "str(" in name else 20
+            reps = 20
             start = time.perf_counter()
             for _ in range(reps):
                 part()
@@ -208,21 +239,45 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
     return rows
 
 
+def measure(program: Program, n: int, calls: int, raw: Raw, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """(median raw s/call, median vyre s/call) over `calls` alternating calls."""
+    import vyre
+
+    dispatch = (-(-n // WORKGROUP), 1, 1)
+    t_vyre: list[float] = []
+    t_raw: list[float] = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        vyre.run(program, {"a": a, "b": b}, dispatch=dispatch, outputs={"out": n}, backend="wgpu")
+        middle = time.perf_counter()
+        raw.run(a, b)
+        t_vyre.append(middle - start)
+        t_raw.append(time.perf_counter() - middle)
+    from _common import median
+
+    return median(t_raw), median(t_vyre)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", help="comma-separated element counts (default: 1024,1Mi; GPU adds 16Mi)")
-    parser.add_argument("--calls", type=int, help="timed calls per path and size (default: by size)")
+    parser.add_argument(
+        "--sizes", help="comma-separated element counts (default: 1Ki,1Mi; on a GPU 1Ki,64Ki,1Mi,4Mi,16Mi)"
+    )
+    parser.add_argument("--calls", type=int, help="timed calls per path, size and run (default: by size)")
+    parser.add_argument("--runs", type=int, help="separate interleaved runs per size (default: 3 on a GPU, 1 on a CPU)")
     parser.add_argument("--breakdown", action="store_true", help="time each part of a cached call")
     args = parser.parse_args()
 
     import vyre
     from _common import gpu_is_cpu, gpu_name, median, table
 
+    cpu = gpu_is_cpu()
     sizes = (
         [int(s) for s in args.sizes.split(",")]
         if args.sizes
-        else [1 << 10, 1 << 20] + ([] if gpu_is_cpu() else [1 << 24])
+        else ([1 << 10, 1 << 20] if cpu else [1 << 10, 1 << 16, 1 << 20, 1 << 22, 1 << 24])
     )
+    runs = args.runs or (1 if cpu else 3)
     program = xor_program()
     rng = np.random.default_rng(2)
     rows = []
@@ -237,24 +292,33 @@ def main() -> None:
         def through_vyre() -> np.ndarray:
             return vyre.run(program, {"a": a, "b": b}, dispatch=dispatch, outputs={"out": n}, backend="wgpu")["out"]
 
-        for path in (through_vyre, lambda: raw.run(a, b)):  # warm up, check
+        for path in (through_vyre, lambda: raw.run(a, b)):  # warm up, check against numpy
             if not np.array_equal(path(), expected):
-                raise SystemExit("wrong result")
+                raise SystemExit(f"wrong result at n={n}")
         calls = args.calls or max(5, min(300, (1 << 26) // max(n, 1) // 4))
-        t_vyre, t_raw = [], []
-        for _ in range(calls):
-            start = time.perf_counter()
-            through_vyre()
-            middle = time.perf_counter()
-            raw.run(a, b)
-            t_vyre.append(middle - start)
-            t_raw.append(time.perf_counter() - middle)
-        v, r = median(t_vyre), median(t_raw)
-        rows.append([gpu_name(), f"{n:,}", calls, f"{r * 1e6:,.0f}", f"{v * 1e6:,.0f}", f"{v / r:.3f}"])
+        ratios: list[str] = []
+        measured: list[tuple[float, float]] = []
+        for _ in range(runs):
+            r, v = measure(program, n, calls, raw, a, b)
+            measured.append((r, v))
+            ratios.append(f"{v / r:.3f}")
+        r = median([m[0] for m in measured])
+        v = median([m[1] for m in measured])
+        ratio = median([m[1] / m[0] for m in measured])
+        if not np.array_equal(through_vyre(), expected):  # checked again after timing
+            raise SystemExit(f"wrong result at n={n}")
+        rows.append([
+            gpu_name(), f"{n:,}", f"{runs} x {calls}", f"{r * 1e6:,.0f}", f"{v * 1e6:,.0f}",
+            ", ".join(ratios), f"{ratio:.3f}",
+        ])
         if args.breakdown and not parts:
             parts = breakdown(program, n, raw, a, b)
             parts.insert(0, ["device, elements", f"{gpu_name()}, {n:,}"])
-    print(table(["device", "elements", "calls", "raw wgpu-py µs/call", "vyre.run µs/call", "vyre/raw"], rows))
+    print(table(
+        ["device", "elements", "runs x calls", "raw wgpu-py µs/call", "vyre.run µs/call",
+         "vyre/raw per run", "vyre/raw (median)"],
+        rows,
+    ))
     if parts:
         print()
         print(table(["part of a cached call", "µs (best of 30 batches)"], parts))

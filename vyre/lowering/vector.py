@@ -68,6 +68,11 @@ class VectorLayout:
     """The program's workgroup size (which, with the dispatch, gives n)."""
     buffers: tuple[str, ...]
     """The vector buffers (their lengths bound `vector_end`)."""
+    overwritten: tuple[str, ...] = ()
+    """Outputs every virtual invocation stores unconditionally before reading
+    them (MapShape.overwritten): with n >= their length, every element is
+    written and their old content is never observed (the runtime need not
+    clear a fresh one)."""
     elements: int = ELEMENTS
     workgroup: int = WORKGROUP
 

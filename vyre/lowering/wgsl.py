@@ -363,7 +363,12 @@ class _KernelLowering:
                 "}",
             ]
         )
-        layout = VectorLayout(shape.row, self.workgroup_size, shape.vector_buffers)
+        layout = VectorLayout(
+            shape.row,
+            self.workgroup_size,
+            shape.vector_buffers,
+            tuple(name for name in shape.vector_buffers if name in shape.overwritten),
+        )
         text = self._module_text(params, entry, [], extra=[lane_function], vector=True)
         return self._lowered(text, layout)
 

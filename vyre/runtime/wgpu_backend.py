@@ -567,6 +567,9 @@ class _Shape:
     """(name, binding index, bytes) of every read_write buffer."""
     label: str
     """What an error names: `kernel @name`."""
+    keep_fresh: tuple[bool, ...] = ()
+    """Per binding: a fresh (zero-filled) output need not be cleared, because
+    the vectorised map writes every element of it before reading it."""
 
     @property
     def checks_loops(self) -> bool:
@@ -619,6 +622,11 @@ def _shape(
         for binding, size in zip(kernel.buffers, nbytes)
     )
     slices = _slices(run_groups, limit)
+    layout = kernel.vector
+    keep_fresh = tuple(
+        layout is not None and binding.name in layout.overwritten and extra[0] >= count
+        for binding, count in zip(kernel.buffers, counts)
+    )
     stride = _meta_stride(kernel, gpu)
     meta = bytearray(stride * len(slices))
     for k, (offset, _) in enumerate(slices):
@@ -635,6 +643,7 @@ def _shape(
         stride=stride,
         readback=tuple((name, k, nbytes[k]) for name, k in plan.outputs),
         label=plan.label,
+        keep_fresh=keep_fresh,
     )
     _SHAPES.put(key, shape)
     return shape
@@ -778,13 +787,13 @@ def _run_bundle(
     queue = device.queue
     encoder = device.create_command_encoder()  # no labels per run: each costs a C string
     buffers = bundle.buffers
-    for buffer, data, nbytes in zip(buffers, arrays, shape.nbytes):
+    for buffer, data, nbytes, fresh in zip(buffers, arrays, shape.nbytes, shape.keep_fresh):
         if not nbytes:
             continue
-        if data is None:
-            encoder.clear_buffer(buffer, 0, nbytes)
-        else:
+        if data is not None:
             queue.write_buffer(buffer, 0, data)
+        elif not fresh:  # a fresh output starts zeroed, unless every word is written first
+            encoder.clear_buffer(buffer, 0, nbytes)
     if shape.slices:
         _encode_pass(encoder, shape, bundle.groups)
     staging = bundle.staging

@@ -150,3 +150,29 @@ def test_split_dispatches_of_a_vectorised_kernel(gpu_adapter: Any) -> None:
     got = execute(prepare(program), words, (-(-n // 32), 1, 1), max_workgroups_per_axis=3)
     assert np.array_equal(got["out"], np.arange(n, dtype=np.uint32) + 1)
     assert np.array_equal(got["mark"], np.ones(n, dtype=np.uint32))
+
+
+def test_fresh_outputs_read_zero_wherever_the_kernel_does_not_write(gpu_adapter: Any) -> None:
+    """A fresh output is left uncleared only when the vectorised map writes
+    every element of it before reading it. A run shape keeps its buffers
+    between calls, so each case runs twice with different inputs: what the
+    first call wrote must not show through in the second."""
+    overwrite = Program(
+        [BufferDecl.read("a", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        (64, 1, 1),
+        [N.let("i", E.gid_x()), N.store("out", I, E.load("a", I))],
+        name="overwrite",
+    )
+    conditional = Program(
+        [BufferDecl.read("a", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        (64, 1, 1),
+        [N.let("i", E.gid_x()), N.if_(E.bitand(E.load("a", I), E.u32(1)), [N.store("out", I, E.load("a", I))])],
+        name="conditional",
+    )
+    first = np.arange(1, 301, dtype=np.uint32) | 1
+    second = np.arange(0, 600, 2, dtype=np.uint32)
+    for program, size, groups in ((overwrite, 256, 4), (overwrite, 300, 4), (conditional, 256, 4)):
+        for a in (first, second):
+            got = vyre.run(program, {"a": a}, dispatch=(groups, 1, 1), outputs={"out": size})["out"]
+            want = vyre.run(program, {"a": a}, dispatch=(groups, 1, 1), outputs={"out": size}, backend="interp")["out"]
+            assert np.array_equal(got, want), (program.name, size)
