@@ -609,10 +609,10 @@ def _shape(
     if shape is not None and shape.gpu is gpu:
         return shape
     _check_limits(plan, lengths, gpu)
+    extra: tuple[int, ...] = ()
+    kernel, run_groups = plan.kernel, groups
     if vectorize:
         kernel, run_groups, extra = _variant(plan, groups, counts)
-    else:
-        kernel, run_groups, extra = plan.kernel, groups, ()
     usages = _usages()
     nbytes = tuple(length * 4 for length in lengths)
     allocations = tuple(
@@ -623,8 +623,9 @@ def _shape(
     )
     slices = _slices(run_groups, limit)
     layout = kernel.vector
+    virtual = extra[0] if extra else 0
     keep_fresh = tuple(
-        layout is not None and binding.name in layout.overwritten and extra[0] >= count
+        layout is not None and binding.name in layout.overwritten and virtual >= count
         for binding, count in zip(kernel.buffers, counts)
     )
     stride = _meta_stride(kernel, gpu)
