@@ -27,6 +27,7 @@ FAST: dict[str, Any] = {"strength": "fast", "corpus": None, "track": "kernel"}
 SLOW_ON_THE_INTERPRETER = (
     "sort.",
     "hash.fnv1a32", "hash.murmur3_32", "hash.xxhash32", "hash.md5", "hash.sha1", "hash.sha256",
+    "collection.",  # unique_u32 / contains_u32 run the sort's 40 dispatches
 )
 """Kernel ops whose pipelines take the interpreter about a second per
 evaluation (a sort: 40 dispatches; a sequential hash: one invocation walking a
