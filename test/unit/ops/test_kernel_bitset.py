@@ -173,3 +173,13 @@ def test_errors_name_the_argument() -> None:
     spec = ops.get("bitset.popcount")
     assert isinstance(spec, KernelSpec)
     assert spec.max_length == MAX_POPCOUNT_WORDS and 32 * MAX_POPCOUNT_WORDS < 2**32
+
+
+def test_certificate_on_wgpu() -> None:
+    """The kernel track on lavapipe with parity for one op (all bitset ops are
+    certified on the interpreter by test/unit/conform/test_kernel_track.py)."""
+    from vyre import conform
+
+    cert = conform.certify(backend="wgpu", ops=["bitset.and_not"], strength="fast", corpus=None, track="kernel")
+    assert cert.passed, [str(f) for f in cert.failures]
+    assert cert.level == "L2k"

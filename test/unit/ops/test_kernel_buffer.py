@@ -406,3 +406,16 @@ def test_samplers_make_valid_and_interesting_inputs() -> None:
     assert isinstance(swap, KernelSpec) and swap.sample is not None
     swap_input: np.ndarray = swap.sample(rng, 7, "random")[0]
     assert len(swap_input) == 28
+
+
+def test_certificate_on_wgpu() -> None:
+    """The kernel track on lavapipe, with parity against the interpreter, for
+    one op (every buffer op is certified on the interpreter by
+    test/unit/conform/test_kernel_track.py, and on lavapipe/the GPU machine by
+    `vyre-conform certify --track kernel --backend wgpu --ops 'buffer.*'`)."""
+    from vyre import conform
+
+    cert = conform.certify(backend="wgpu", ops=["buffer.memchr"], strength="fast", corpus=None, track="kernel")
+    assert cert.passed, [str(f) for f in cert.failures]
+    assert cert.level == "L2k"
+    assert set(cert.data["checks"]["buffer.memchr"]) == {"reference", "parity", "determinism"}
