@@ -46,6 +46,7 @@ class IntBits(Bits):
 
     def __init__(self) -> None:
         self.constraints: list[Any] = []
+        self._splits: dict[tuple[int, int], tuple[Any, IV, IV]] = {}
 
     def variable(self, name: str, bits: int = 32) -> IV:
         x = z3.Int(name)
@@ -60,12 +61,24 @@ class IntBits(Bits):
         return r
 
     def _divmod(self, x: IV, k: int) -> tuple[IV, IV]:
-        """Fresh (q, r) with x = q * 2**k + r, 0 <= r < 2**k."""
+        """Fresh (q, r) with x = q * 2**k + r, 0 <= r < 2**k (one pair per term and k)."""
+        if x.const is not None:
+            return self.const(x.const >> k, max(1, x.bits - k)), self.const(x.const & ((1 << k) - 1), k)
+        key = (int(x.term.get_id()), k)
+        cached = self._splits.get(key)
+        if cached is not None and cached[0].eq(x.term):
+            return cached[1], cached[2]
         n = next(_fresh)
         q, r = z3.Int(f"_q{n}"), z3.Int(f"_r{n}")
         self.constraints.extend([x.term == q * 2**k + r, r >= 0, r < 2**k, q >= 0])
         q_bound = (x.bound - 1) // 2**k + 1
-        return IV(q, q_bound, max(1, x.bits - k)), IV(r, min(2**k, x.bound), k)
+        quotient, remainder = IV(q, q_bound, max(1, x.bits - k)), IV(r, min(2**k, x.bound), k)
+        self._splits[key] = (x.term, quotient, remainder)  # the term kept alive: z3 reuses freed ids
+        return quotient, remainder
+
+    @staticmethod
+    def _both(x: IV, y: IV) -> tuple[int, int] | None:
+        return (x.const, y.const) if x.const is not None and y.const is not None else None
 
     def const(self, value: int, width: int = 32) -> IV:
         v = value & ((1 << width) - 1)
@@ -75,9 +88,15 @@ class IntBits(Bits):
         return x.bits
 
     def add(self, x: IV, y: IV) -> IV:
+        if self._both(x, y) is not None:
+            assert x.const is not None and y.const is not None
+            return self.const(x.const + y.const, x.bits)
         return self._wrap(x.term + y.term, x.bound + y.bound - 1, x.bits)
 
     def sub(self, x: IV, y: IV) -> IV:
+        if self._both(x, y) is not None:
+            assert x.const is not None and y.const is not None
+            return self.const(x.const - y.const, x.bits)
         n = 2**x.bits
         return self._wrap(x.term - y.term + n, x.bound + n, x.bits)
 
@@ -87,31 +106,50 @@ class IntBits(Bits):
         return self._wrap(x.term * y.term, (x.bound - 1) * (y.bound - 1) + 1, x.bits)
 
     def udiv(self, x: IV, y: IV) -> IV:
+        if self._both(x, y) is not None:
+            assert x.const is not None and y.const is not None
+            return self.const((x.const // y.const) if y.const else 0, x.bits)
         if y.const is not None and y.const and y.const & (y.const - 1) == 0:
-            return self._divmod(x, y.const.bit_length() - 1)[0]
+            q = self._divmod(x, y.const.bit_length() - 1)[0]
+            return IV(q.term, q.bound, x.bits)
         return IV(z3.If(y.term == 0, 0, x.term / y.term), x.bound, x.bits)
 
     def urem(self, x: IV, y: IV) -> IV:
+        if self._both(x, y) is not None:
+            assert x.const is not None and y.const is not None
+            return self.const((x.const % y.const) if y.const else 0, x.bits)
         if y.const is not None and y.const and y.const & (y.const - 1) == 0:
-            return self._divmod(x, y.const.bit_length() - 1)[1]
+            r = self._divmod(x, y.const.bit_length() - 1)[1]
+            return IV(r.term, r.bound, x.bits)
         return IV(z3.If(y.term == 0, 0, x.term % y.term), min(x.bound, y.bound), x.bits)
 
     def band(self, x: IV, y: IV) -> IV:
+        if self._both(x, y) is not None:
+            assert x.const is not None and y.const is not None
+            return self.const(x.const & y.const, x.bits)
         for value, mask in ((x, y), (y, x)):
             if mask.const is not None and mask.const & (mask.const + 1) == 0:
                 return self.urem(value, self.const(mask.const + 1, value.bits + 1)) if mask.const else self.const(0, x.bits)
         raise Unliftable("bitwise and of two non-mask values")
 
     def bor(self, x: IV, y: IV) -> IV:
+        if self._both(x, y) is not None:
+            assert x.const is not None and y.const is not None
+            return self.const(x.const | y.const, x.bits)
         raise Unliftable("bitwise or")
 
     def bxor(self, x: IV, y: IV) -> IV:
+        if self._both(x, y) is not None:
+            assert x.const is not None and y.const is not None
+            return self.const(x.const ^ y.const, x.bits)
         raise Unliftable("bitwise xor")
 
     def bnot(self, x: IV) -> IV:
         return IV(2**x.bits - 1 - x.term, 2**x.bits, x.bits)
 
     def shl(self, x: IV, amount: IV) -> IV:
+        if x.const is not None and amount.const is not None:
+            return self.const(x.const << amount.const if amount.const < x.bits else 0, x.bits)
         if amount.const is None:
             raise Unliftable("shift by a variable amount")
         if amount.const >= x.bits:
@@ -120,6 +158,8 @@ class IntBits(Bits):
         return self._wrap(x.term * factor, (x.bound - 1) * factor + 1, x.bits)
 
     def lshr(self, x: IV, amount: IV) -> IV:
+        if x.const is not None and amount.const is not None:
+            return self.const(x.const >> amount.const if amount.const < x.bits else 0, x.bits)
         if amount.const is None:
             raise Unliftable("shift by a variable amount")
         if amount.const >= x.bits:
