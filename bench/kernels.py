@@ -1,6 +1,6 @@
 """Kernel ops against their peers, same GPU, same run (issue #11; oplib.md §12).
 
-    python bench/kernels.py [--n 67108864] [--sort-n 16777216] [--reps 20] [--trials 5] [--out FILE]
+    python bench/kernels.py [--n 67108864] [--sort-n 16777216] [--reps 20] [--trials 5] [--only PREFIXES] [--out FILE]
 
 For each kernel op: the op's whole pipeline with its input already on the
 device (a `vyre.DeviceBuffer`), `--reps` evaluations encoded into one command
@@ -22,18 +22,26 @@ The chain row: 10 kernels in sequence through `vyre.run`, once with
 upload, one readback at the end) and once through host arrays, every result
 checked.
 
-Every vyre result is checked against numpy before it is timed.
+The library rows (issue 11: buffer.*, bitset.*, collection.*, match.find_all)
+compare with the copy bound and with the torch op that computes the same
+thing where one exists: `argmax(t == b)` for memchr, `(t == b).sum()` for
+byte_count, `bitwise_xor`, `masked_select` for compact (the values; torch's
+`nonzero` gives the indices), `index_select` for gather, `torch.unique` and
+`torch.isin` (their inputs at --sort-n keys). Bytes ops run over 4n bytes.
+
+Every vyre result is checked against numpy (or CPython's bytes/re) before it
+is timed.
 """
 
 from __future__ import annotations
 
-import _common  # noqa: F401  (puts the checkout on sys.path)
+import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the checkout on sys.path)
 
 import argparse
 import json
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -47,8 +55,8 @@ def _staged(op_id: str, args: Sequence[Any]) -> tuple[list[Any], list[Any], dict
 
     spec = registry.get_kernel(op_id)
     checked = kernel_run.check_args(spec, args)
-    plan = kernel_run._plan(spec, checked)  # pyright: ignore[reportPrivateUsage]
-    steps, clear, state = kernel_run._stage_wgpu(plan, checked)  # pyright: ignore[reportPrivateUsage]
+    plan = kernel_run.plan_of(spec, checked)
+    steps, clear, state = kernel_run.stage_wgpu(plan, checked)
     return steps, clear, state, plan
 
 
@@ -94,7 +102,7 @@ def sync_cost() -> float:
 
     gpu = gpu_device()
     probe = Resident.allocate(gpu, 1)
-    samples = []
+    samples: list[float] = []
     for _ in range(10):
         start = time.perf_counter()
         gpu.device.queue.submit([gpu.device.create_command_encoder().finish()])
@@ -104,14 +112,21 @@ def sync_cost() -> float:
 
 
 def torch_time(make: Callable[[Any], Callable[[], object]], data: np.ndarray, reps: int) -> Callable[[], float] | None:
+    return torch_many(make, [data], reps)
+
+
+def torch_many(make: Callable[..., Callable[[], object]], arrays: Sequence[np.ndarray], reps: int) -> Callable[[], float] | None:
+    """`reps` launches of `make(*tensors)()` on the CUDA copies of `arrays`, and a
+    synchronisation (None without torch and CUDA)."""
+    import importlib
+
     try:
-        import torch
+        torch: Any = importlib.import_module("torch")
     except ImportError:
         return None
     if not torch.cuda.is_available():
         return None
-    tensor = torch.from_numpy(data).cuda()
-    fn = make(tensor)
+    fn = make(*[torch.from_numpy(np.ascontiguousarray(a)).cuda() for a in arrays])
 
     def once() -> float:
         torch.cuda.synchronize()
@@ -175,7 +190,7 @@ def vyre_copy_time(data: np.ndarray, reps: int) -> Callable[[], float]:
 # ---------------------------------------------------------------------------
 
 
-def rows(n: int, sort_n: int, reps: int, trials: int) -> tuple[list[list[str]], dict[str, Any]]:
+def rows(n: int, sort_n: int, reps: int, trials: int, only: Sequence[str] = ()) -> tuple[list[list[str]], dict[str, Any]]:
     import vyre
     from vyre import ops
     from vyre.ops import registry
@@ -198,14 +213,20 @@ def rows(n: int, sort_n: int, reps: int, trials: int) -> tuple[list[list[str]], 
 
     def add(label: str, op_id: str, args: list[Any], expected: Callable[[tuple[np.ndarray, ...]], bool],
             nbytes: int, peer: Callable[[], float] | None, target: str) -> None:
+        if only and not op_id.startswith(tuple(only)):
+            return
         if op_id not in registry.kernel_op_ids():
             table_rows.append([label, "-", "not built", "-", "-", target])
             return
-        device_args = [vyre.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
+        device_args: list[Any] = [vyre.to_device(cast(np.ndarray, a)) if isinstance(a, np.ndarray) else a for a in args]
         got = tuple(ops.evaluate_raw(op_id, device_args).values())
         ok = expected(got)
         t = best(vyre_time(op_id, device_args, reps), trials)
-        pt = best(peer, trials) if peer else None
+        try:
+            pt = best(peer, trials) if peer else None
+        except Exception as error:  # noqa: BLE001 - a peer torch lacks is reported, not fatal
+            print(f"peer of {op_id} failed: {type(error).__name__}: {error}")
+            pt = None
         gbs = nbytes / t / 1e9
         record[op_id] = {"s": t, "peer_s": pt, "checked": ok, "bytes": nbytes}
         share = f"{gbs / copy_gbs:.2f}" if copy_gbs else "-"
@@ -251,7 +272,90 @@ def rows(n: int, sort_n: int, reps: int, trials: int) -> tuple[list[list[str]], 
         lambda g: bool((first(g) == vals[order]).all()), 16 * sort_n,
         torch_time(lambda t: (lambda: t.sort(stable=True)), keys.view(np.int32) ^ np.int32(-(2**31)), reps),
         ">= 0.5 of torch keys/s")
+    library_rows(add, rng, n, sort_n, reps)
     return table_rows, record
+
+
+def _peer(op: Callable[[Any, Any], object]) -> Callable[[Any, Any], Callable[[], object]]:
+    """A torch peer of two tensors as `torch_many` takes it."""
+
+    def make(a: Any, b: Any) -> Callable[[], object]:
+        return lambda: op(a, b)
+
+    return make
+
+
+Add = Callable[[str, str, list[Any], Callable[[tuple[np.ndarray, ...]], bool], int, Callable[[], float] | None, str], None]
+
+
+def library_rows(add: Add, rng: np.random.Generator, n: int, sort_n: int, reps: int) -> None:
+    """buffer.*, bitset.*, collection.*, match.find_all (issue 11) against the
+    copy bound and the torch op that computes the same thing, where there is one."""
+    import re
+
+    def first(got: tuple[np.ndarray, ...]) -> np.ndarray:
+        return np.asarray(got[0])
+
+    # 4n bytes of lowercase text: byte searches scan all of it (the byte is absent or last)
+    text = rng.integers(0x61, 0x7B, 4 * n, dtype=np.uint8)
+    text[-1] = ord("!")
+    raw = text.tobytes()
+    add("buffer.memchr (last byte) / argmax(t == b)", "buffer.memchr", [text, ord("!")],
+        lambda g: int(first(g)[0]) == len(raw) - 1, 4 * n,
+        torch_time(lambda t: (lambda: (t == ord("!")).to(dtype=t.dtype).argmax()), text, reps), ">= 0.85 of copy")
+    add("buffer.byte_count / (t == b).sum()", "buffer.byte_count", [text, ord("e")],
+        lambda g: int(first(g)[0]) == raw.count(b"e"), 4 * n,
+        torch_time(lambda t: (lambda: (t == ord("e")).sum()), text, reps), ">= 0.85 of copy")
+    x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    y = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    add("bitset.xor / torch.bitwise_xor", "bitset.xor", [x, y],
+        lambda g: bool((first(g) == (x ^ y)).all()), 12 * n,
+        torch_many(_peer(lambda a, b: a ^ b), [x.view(np.int32), y.view(np.int32)], reps), ">= 0.85 of copy")
+    add("bitset.popcount (no torch op)", "bitset.popcount", [x],
+        lambda g: int(first(g)[0]) == int(np.bitwise_count(x).sum(dtype=np.uint64)) % 2**32, 4 * n, None,
+        ">= 0.85 of copy")
+    mask = (rng.random(n) < 0.5).astype(np.uint32)
+    kept = x[mask != 0]
+    add("buffer.compact (half kept) / torch.masked_select", "buffer.compact", [x, mask],
+        lambda g: bool(np.array_equal(first(g), kept)), 8 * n + 4 * len(kept),
+        torch_many(_peer(lambda v, m: v.masked_select(m != 0)), [x.view(np.int32), mask.view(np.int32)], reps),
+        "reported")
+    idx = rng.integers(0, n, n, dtype=np.uint32)
+    add("buffer.gather (random) / torch.index_select", "buffer.gather", [x, idx],
+        lambda g: bool((first(g) == x[idx]).all()), 12 * n,
+        torch_many(_peer(lambda s, i: s.index_select(0, i)), [x.view(np.int32), idx.view(np.int32)], reps),
+        "reported")
+    values = np.arange(n, dtype=np.uint32)
+    expect_scatter = x.copy()
+    expect_scatter[idx] = values  # numpy: distinct targets are exact; duplicates checked below
+    order = np.argsort(idx, kind="stable")
+    last = np.ones(n, dtype=bool)
+    last[:-1] = idx[order][1:] != idx[order][:-1]
+    expect_scatter[idx[order][last]] = values[order][last]  # the largest i of each index
+    add("buffer.scatter (random, duplicates) (no deterministic torch op)", "buffer.scatter", [x, idx, values],
+        lambda g: bool((first(g) == expect_scatter).all()), 16 * n, None, "reported")
+    keys = rng.integers(0, sort_n // 4, sort_n, dtype=np.uint32)
+    expect_unique = np.unique(keys)
+    add("collection.unique_u32 / torch.unique", "collection.unique_u32", [keys],
+        lambda g: bool(np.array_equal(first(g), expect_unique)), 8 * sort_n,
+        torch_time(lambda t: (lambda: t.unique(sorted=True)), keys.view(np.int32), reps), "vs peer")
+    queries = rng.integers(0, sort_n // 2, n, dtype=np.uint32)
+    expect_isin = np.isin(queries, keys)
+    add("collection.contains_u32 (set sort_n, n queries) / torch.isin", "collection.contains_u32", [keys, queries],
+        lambda g: bool((first(g) == expect_isin).all()), 4 * sort_n + 8 * n,
+        torch_many(_peer(lambda s, q: q.isin(s)), [keys.view(np.int32), queries.view(np.int32)], reps),
+        "vs peer")
+    hay = bytearray(raw)
+    hay[-1] = ord("q")
+    for at in range(0, len(hay) - 64, max(1, len(hay) // 1000)):
+        hay[at : at + 8] = b"needle!!"
+    hay_bytes = bytes(hay)
+    hay_array = np.frombuffer(hay_bytes, dtype=np.uint8)
+    for needle in (b"needle!!", hay_bytes[len(hay_bytes) // 2 : len(hay_bytes) // 2 + 1000]):
+        expect_starts = [m.start() for m in re.finditer(b"(?=" + re.escape(needle) + b")", hay_bytes)]
+        add(f"match.find_all ({len(needle)}-byte needle) (no torch op)", "match.find_all",
+            [hay_array, np.frombuffer(needle, dtype=np.uint8)],
+            lambda g, e=expect_starts: first(g).tolist() == e, 4 * n, None, "reported")
 
 
 def _step_program(k: int) -> Any:
@@ -309,7 +413,7 @@ def chain(n: int, trials: int) -> tuple[list[str], dict[str, Any]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, default=64 * 2**20)
     parser.add_argument("--sort-n", type=int, default=16 * 2**20)
     parser.add_argument("--chain-n", type=int, default=16 * 2**20)
@@ -317,11 +421,13 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--out", help="write the figures as JSON here")
     parser.add_argument("--profile", help="comma-separated U32[] kernel ops: time each step of their plans at --n")
+    parser.add_argument("--only", help="comma-separated op id prefixes: only these rows (and copy), e.g. buffer.,bitset.")
     args = parser.parse_args()
     if args.profile:
         import vyre
 
-        x = vyre.to_device(np.random.default_rng(1).integers(0, 1000, args.n, dtype=np.uint32))
+        n_profile = int(args.n)
+        x = vyre.to_device(np.random.default_rng(1).integers(0, 1000, n_profile, dtype=np.uint32))
         for op_id in args.profile.split(","):
             for name, dispatch, seconds in step_times(op_id, [x], args.reps, args.trials):
                 print(f"{op_id}: {name} {dispatch}: {seconds * 1e6:,.1f} us ({4 * args.n / seconds / 1e9:,.0f} GB/s of n words)")
@@ -329,11 +435,12 @@ def main() -> None:
     device = gpu_name()
     print(f"device: {device}")
     print(f"submit + 4-byte readback: {sync_cost() * 1e6:,.0f} us (included once per {args.reps} reps)")
-    body, record = rows(args.n, args.sort_n, args.reps, args.trials)
-    print(table(["op / peer", "elements", "vyre GB/s", "peer GB/s", "copy share (vs peer: time ratio)", "target"], body))
+    body, record = rows(args.n, args.sort_n, args.reps, args.trials, args.only.split(",") if args.only else ())
+    body = [[device, *row] for row in body]
+    print(table(["device", "op / peer", "elements", "vyre GB/s", "peer GB/s", "copy share (vs peer: time ratio)", "target"], body))
     chain_row, chain_record = chain(args.chain_n, args.trials)
     print()
-    print(table(["chain elements", "device buffers ms", "host arrays ms", "speed-up", "checked"], [chain_row]))
+    print(table(["device", "chain elements", "device buffers ms", "host arrays ms", "speed-up", "checked"], [[device, *chain_row]]))
     record["chain"] = chain_record
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
