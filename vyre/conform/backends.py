@@ -36,6 +36,13 @@ class ConformBackend:
     ) -> dict[str, np.ndarray]:
         raise NotImplementedError
 
+    def run_scheduled(
+        self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+    ) -> dict[str, np.ndarray]:
+        """`run` under another schedule of the same workgroups (the
+        WorkgroupInvariant check compares the two); the same as `run` here."""
+        return self.run(program, words, dispatch)
+
     def run_kernel(
         self, spec: KernelSpec, many: Sequence[Sequence[Any]]
     ) -> list[tuple[np.ndarray, ...]]:
@@ -77,6 +84,14 @@ class InterpBackend(ConformBackend):
 
         return execute(program, words, dispatch)
 
+    def run_scheduled(
+        self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+    ) -> dict[str, np.ndarray]:
+        """Workgroups, lane batches and lanes in reversed order."""
+        from vyre.runtime.interp import execute
+
+        return execute(program, words, dispatch, lane_order="reversed")
+
     @property
     def is_reference_interpreter(self) -> bool:
         return True
@@ -117,6 +132,15 @@ class WgpuBackend(ConformBackend):
         from vyre.runtime.wgpu_backend import execute
 
         return execute(program, words, dispatch)
+
+    def run_scheduled(
+        self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
+    ) -> dict[str, np.ndarray]:
+        """The dispatch split into rows of one workgroup (workgroup ids offset per
+        row through the meta uniform), scalar code."""
+        from vyre.runtime.wgpu_backend import execute
+
+        return execute(program, words, dispatch, max_workgroups_per_axis=1, vectorize=False)
 
 
 BACKEND_NAMES = ("interp", "wgpu")

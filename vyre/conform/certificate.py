@@ -192,6 +192,12 @@ def _kernel_fix(op_id: str, check: str, target: str, law: str | None, backend: s
 
 
 def _fix(op_id: str, check: str, target: str, law: str | None, backend: str, detail: str) -> str:
+    if check.startswith("invariant:"):
+        return (
+            f"Fix: backend `{backend}` breaks the engine invariant {check[10:]} on the program shown"
+            " (shrunk, vyre text): find the lowering or runtime step that loses, repeats, reorders"
+            " or races on its memory, and compare with the reference interpreter."
+        )
     if target == "proof":
         if check == "composition":
             return (
@@ -399,6 +405,12 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         level = "L1"
     else:
         level = "none"
+    wanted = str(data.get("level") or "L2")
+    engine_groups = {k: g for k, g in groups.items() if k[0] == "engine"}
+    if level == "L2" and wanted in ("L3", "L4") and engine_groups:
+        engine_ok = not any(g["failure"] for g in engine_groups.values()) and "engine" not in errors
+        if engine_ok:
+            level = "L3"
     if level != "none":
         level += suffix
     ops_out = [
@@ -437,7 +449,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         "checks": checks,
         "independence": data["independence"],
         "failures": failures,
-        "obligations": obligations(data, groups, law_results, checks),
+        "obligations": obligations(data, groups, law_results, checks) + engine_obligations(data, groups),
         "regression_count": regression_count,
         "plan": {"digest": plan.digest, "units": len(plan.units)},
     }
@@ -525,6 +537,23 @@ def obligations(
                 elif lp:
                     detail = f"not proved ({lp.get('status')}: {lp.get('detail')}); " + detail
             out.append({"op_id": op_id, "check": check, "strength": strength, "holds": not violated, "detail": detail})
+    return out
+
+
+def engine_obligations(
+    data: Mapping[str, Any], groups: Mapping[tuple[str, str, str | None, str], Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """`invariant:<Name>` obligations (op_id "engine"): witnessed over generated programs."""
+    out: list[dict[str, Any]] = []
+    for (op_id, check, _, _), group in groups.items():
+        if op_id != "engine":
+            continue
+        cases = sum(d["cases"] for d in group["domains"].values())
+        failure = group["failure"]
+        detail = f"{cases} generated and targeted programs on {data['backend'].get('id')} (seed {int(data['seed']):#x})"
+        if failure:
+            detail = f"violated: {str(failure.get('detail') or '').splitlines()[0]}; " + detail
+        out.append({"op_id": "engine", "check": check, "strength": "witnessed", "holds": not failure, "detail": detail})
     return out
 
 

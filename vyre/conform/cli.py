@@ -80,6 +80,10 @@ def _parser() -> argparse.ArgumentParser:
         help="prove every integer op's composition and declared laws for all inputs (SMT: z3, cvc5)",
     )
     certify.add_argument(
+        "--level", default="L2", choices=("L1", "L2", "L3", "L4"),
+        help="L3 adds the engine invariants over generated programs; L4 compositional proofs and perf baselines",
+    )
+    certify.add_argument(
         "--prove-timeout", type=float, metavar="S", help="seconds per solver attempt (default 10)"
     )
     progress = certify.add_mutually_exclusive_group()
@@ -188,6 +192,7 @@ def _certify(args: argparse.Namespace) -> int:
         track=args.track,
         prove=args.prove,
         prove_timeout=args.prove_timeout,
+        level=args.level,
     )
     if args.out is not None:
         cert.write(args.out)

@@ -177,6 +177,10 @@ class Engine:
     # -- dispatch -------------------------------------------------------------------
 
     def run_unit(self, unit: Unit) -> list[Result]:
+        if unit.kind == "invariant":
+            from vyre.conform.invariants import InvariantChecker
+
+            return InvariantChecker(self.backend, self.seed).check_chunk(unit.part, unit.chunk, unit.lanes)
         spec = registry.get_scalar(unit.op)
         handler = {
             "laws-reference": self._laws_reference,

@@ -306,6 +306,7 @@ def build_plan(
     reference_probe: Callable[[OpSpec], str | None],
     track: str = "integer",
     prove: float | None = None,
+    level: str = "L2",
 ) -> Plan:
     """The plan of a run. `oracle_rejections` maps op ids with a user oracle to
     None (accepted) or the gate's reason; `reference_probe(spec)` returns the
@@ -402,6 +403,8 @@ def build_plan(
                     [e.op, e.check, e.law, e.target, list(e.inputs)] for e in mine
                 )
                 units.append(Unit("regression", op_id, "corpus", 0, len(mine), len(mine) * cost))
+    if level in ("L3", "L4"):
+        units.extend(_invariant_units(strength))
     deps = dependencies(op_ids)
     data: dict[str, Any] = {
         "suite_version": SUITE_VERSION,
@@ -416,6 +419,7 @@ def build_plan(
         "dependencies": deps,
         "registry_hash": registry_hash(deps),
         "prove": None if prove is None else _proof_settings(prove),
+        "level": level,
         "regressions": regressions,
         "independence": independence,
         "units": [u.to_json() for u in units],
@@ -423,6 +427,22 @@ def build_plan(
     data["digest"] = sha256_json(data)
     costed = tuple(units)
     return Plan(data, costed)
+
+
+INVARIANT_COST = 50_000.0
+"""Scheduling cost of one chunk of generated programs (both backends, several runs each)."""
+
+
+def _invariant_units(strength: Strength) -> list[Unit]:
+    """L3: one unit per (engine check, chunk of generated programs)."""
+    from vyre.conform.invariants import INVARIANTS, programs_per_chunk
+
+    chunks, programs = programs_per_chunk(strength.name)
+    return [
+        Unit("invariant", "engine", name, chunk, programs, INVARIANT_COST * programs)
+        for name in INVARIANTS
+        for chunk in range(chunks)
+    ]
 
 
 PROOF_COST = 2_000.0

@@ -313,6 +313,7 @@ def certify(
     track: str = "integer",
     prove: bool = False,
     prove_timeout: float | None = None,
+    level: str = "L2",
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
 
@@ -329,7 +330,10 @@ def certify(
     levels L1f/L2f); the selected ops of the other track are left out.
     `prove=True` adds the SMT obligations of every integer op (composition ==
     reference and every declared law, for all inputs; `vyre.conform.smt`),
-    `prove_timeout` seconds per solver attempt (default 10)."""
+    `prove_timeout` seconds per solver attempt (default 10). `level`: "L2"
+    (laws), "L3" (adds the engine invariants, I4 and the data-race detector
+    over generated programs: `vyre.conform.invariants`) or "L4" (adds the
+    compositional proofs and performance baselines)."""
     started = time.monotonic()
     engine_backend = backend_named(backend) if isinstance(backend, str) else backend
     if not isinstance(engine_backend, ConformBackend):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -357,6 +361,8 @@ def certify(
     law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
     shard_spec = parse_shard(shard)
     proof_timeout = _proof_timeout(prove, prove_timeout, track)
+    if level not in ("L1", "L2", "L3", "L4"):
+        raise PlanError(f"level must be one of L1, L2, L3, L4, got {level!r}")
     corpus_path = Path(corpus) if corpus is not None else None
     entries = corpus_mod.load(corpus_path)
     rejections = _oracle_rejections(dict(oracles or {}), op_ids)
@@ -373,6 +379,7 @@ def certify(
         _reference_probe(engine_backend),
         track,
         proof_timeout,
+        level,
     )
     engine_oracles = {k: v for k, v in (oracles or {}).items() if not rejections.get(k)}
     cert = _execute_plan(
