@@ -25,9 +25,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import count
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,10 @@ __all__ = [
     "DECODER_OUTPUTS",
     "ERROR_WORKGROUP",
     "JOB_BUFFERS",
+    "SCAN_BOUNDARIES",
     "SMALL_CHUNKS",
+    "SCAN_ROW",
+    "ArrayOutput",
     "ByteWriter",
     "ScanKernel",
     "between",
@@ -62,7 +66,7 @@ __all__ = [
     "word_starts",
 ]
 
-CHUNK_WORDS = 4
+CHUNK_WORDS = 1
 CHUNK = 4 * CHUNK_WORDS
 """Bytes one invocation of a scan-based byte kernel reads (its chunk)."""
 
@@ -229,11 +233,11 @@ def exclusive_scan_steps(source: str, target: str, m: int, tag: str) -> tuple[tu
 # ---------------------------------------------------------------------------
 
 JOB_BUFFERS = (
-    BufferDecl.read("starts", 10, DataType.U32),
+    BufferDecl.read("job_starts", 10, DataType.U32),
     BufferDecl.read("jobs", 11, DataType.U32),
     BufferDecl.uniform("job_params", 12, DataType.U32),
 )
-"""Declared by every program that serves batched evaluations: `starts[k]` is
+"""Declared by every program that serves batched evaluations: `job_starts[k]` is
 the first unit (invocation or workgroup) of evaluation k (K + 1 entries, the
 last the total), `jobs` holds a row of u32 fields per evaluation,
 `job_params` = [K, binary-search steps]."""
@@ -257,7 +261,7 @@ def locate(key: Expr, job: str = "job") -> list[Node]:
                     E.gt(E.sub(E.var(hi), E.var(lo)), E.u32(1)),
                     [
                         Node.if_(
-                            E.le(E.load("starts", E.var(mid)), key),
+                            E.le(E.load("job_starts", E.var(mid)), key),
                             [Node.assign(lo, E.var(mid))],
                             [Node.assign(hi, E.var(mid))],
                         )
@@ -280,7 +284,7 @@ def job_buffers(starts: Sequence[int], rows: Sequence[Sequence[int]]) -> tuple[B
     count_ = len(rows)
     flat = [int(v) for row in rows for v in row]
     return (
-        Buffer("starts", DataType.U32, len(starts), words=_words(starts)),
+        Buffer("job_starts", DataType.U32, len(starts), words=_words(starts)),
         Buffer("jobs", DataType.U32, len(flat), words=_words(flat)),
         params_buffer("job_params", [count_, max(0, (count_ - 1).bit_length())]),
     )
@@ -322,47 +326,152 @@ SMALL_CHUNKS = WORKGROUP * 16
 (each invocation counts and then scatters up to 16 consecutive chunks, with a
 workgroup scan between); larger ones take the count, scan and scatter passes."""
 
+SCAN_BOUNDARIES = (0, 1, 2, 3, 4, 5, 63, 64, 65, 1023, 1024, 1025, 4097)
+"""Kernel-track lengths of the scan-based byte ops: empty, one word +- 1, one
+workgroup of chunks +- 1 (where an invocation of the one-workgroup form takes a
+second chunk), and a tile past 4,096."""
+
 Count = Callable[[Expr], tuple[list[Node], Expr]]
 Scatter = Callable[[Expr, str], list[Node]]
 Finish = Callable[[Expr], list[Node]]
+
+SCAN_ROW = 8
+"""Job row of a scan kernel: [n, chunks, chunks per invocation of the
+one-workgroup form, first input word, first word of array output 0, of array
+output 1, extra 0, extra 1]. The programs bind them to the locals `n`, `m`,
+`per`, `in0`, `out0`, `out1`, `x0`, `x1`, and `job` to the evaluation's index
+(where its scalar outputs live)."""
+_ROW_NAMES = ("n", "m", "per", "in0", "out0", "out1", "x0", "x1")
+
+
+@dataclass(frozen=True)
+class ArrayOutput:
+    """An array output of a scan kernel: its element type and its capacity for
+    an input of n elements (the worst case; the host trims it to its length)."""
+
+    name: str
+    dtype: DataType
+    capacity: Callable[[int], int]
 
 
 @dataclass(frozen=True)
 class ScanKernel:
     """A byte kernel whose output positions come from a prefix sum of per-chunk
-    counts. `count(c)` gives the nodes and the count of chunk c; `scatter(c, r)`
-    writes chunk c's output from index variable `r` (advancing it); `finish(total)`
-    runs once with the total. `buffers` are the op's own (inputs, outputs,
-    `params`, whose words 0..2 are [n, chunks, chunks per invocation of the
-    one-workgroup form]), without `counts` and `offsets`."""
+    counts, for one evaluation or a batch (`plan_many`).
+
+    `count(c)` gives the nodes and the count of chunk c; `scatter(c, r)` writes
+    chunk c's output from index variable `r` (relative to the evaluation's
+    output, advancing it); `finish(total)` runs once per evaluation with its
+    total. They read the row locals (SCAN_ROW) and index inputs from `in0`,
+    array outputs from `out0`/`out1`, scalar outputs at `job`. `buffers` are the
+    op's own: the input, the outputs, constants.
+
+    An evaluation of at most SMALL_CHUNKS chunks is one workgroup of the
+    one-workgroup program (all of a batch's small evaluations in one dispatch);
+    a larger one gets its own count, scan (three passes), scatter and finish
+    steps."""
 
     name: str
     buffers: tuple[BufferDecl, ...]
     count: Count
     scatter: Scatter
     finish: Finish
+    input: str = "data"
+    input_dtype: DataType = DataType.BYTES
+    chunk: int = CHUNK
+    """Input elements a chunk holds."""
+    arrays: tuple[ArrayOutput, ...] = ()
+    scalars: tuple[tuple[str, int], ...] = ()
+    """Scalar outputs and their initial value."""
+    constants: tuple[Buffer, ...] = ()
+    """Constant buffers the programs read (tables)."""
 
     def programs(self) -> tuple[Program, Program, Program, Program]:
         """(one workgroup, count, scatter, finish)."""
         return _scan_programs(self)
 
-    def plan(self, n: int, m: int, buffers: Sequence[Buffer], params: Sequence[int]) -> KernelPlan:
-        """The plan over n elements in m chunks with the op's `buffers` and
-        `params` words from index 3 on."""
-        per = max(1, -(-m // WORKGROUP))
-        small, count, scatter, finish = self.programs()
-        words = params_buffer("params", [n, m, per, *params])
-        if m <= SMALL_CHUNKS:
-            return KernelPlan((*buffers, words), (Step(small, (1, 1, 1)),))
-        scan_buffers, scan_steps = exclusive_scan_steps("counts", "offsets", m, self.name)
-        grid = (groups_for(m), 1, 1)
-        return KernelPlan(
-            (*buffers, words, Buffer("counts", DataType.U32, m), Buffer("offsets", DataType.U32, m), *scan_buffers),
-            (Step(count, grid), *scan_steps, Step(scatter, grid), Step(finish, (1, 1, 1))),
-        )
+    def batch(self, ns: Sequence[int], extras: Sequence[Sequence[int]] = ()) -> BatchPlan:
+        """The plan of evaluations with inputs of ns elements (extras: up to two
+        words of each evaluation's row)."""
+        count = len(ns)
+        unit = 4 if self.input_dtype is DataType.BYTES else 1
+        ins = [0]
+        for n in ns:
+            ins.append(ins[-1] + -(-n // unit))
+        outs: list[list[int]] = []
+        buffers: list[Buffer] = []
+        splits: dict[str, tuple[tuple[int, int], ...]] = {}
+        for array in self.arrays:
+            sizes = [array.capacity(n) for n in ns]
+            starts = [0]
+            for size in sizes:
+                starts.append(starts[-1] + host_words(array.dtype, size))
+            outs.append(starts)
+            buffers.append(Buffer(array.name, array.dtype, _elements(array.dtype, starts[-1])))
+            splits[array.name] = tuple((starts[k], sizes[k]) for k in range(count))
+        for name, fill in self.scalars:
+            buffers.append(Buffer(name, DataType.U32, count, fill=fill))
+            splits[name] = tuple((k, 1) for k in range(count))
+        ms = [-(-n // self.chunk) for n in ns]
+        rows: list[list[int]] = []
+        small_starts = [0]
+        for k, (n, m) in enumerate(zip(ns, ms)):
+            out = [outs[i][k] if i < len(outs) else 0 for i in range(2)]
+            extra = [*(extras[k] if extras else ()), 0, 0][:2]
+            rows.append([n, m, max(1, -(-m // WORKGROUP)), ins[k], *out, *extra])
+            small_starts.append(small_starts[-1] + (1 if m <= SMALL_CHUNKS else 0))
+        buffers += job_buffers(small_starts, rows)
+        buffers += self.constants
+        small, counter, scatter, finish = self.programs()
+        steps: list[Step] = []
+        if small_starts[-1]:
+            steps.append(Step(small, (small_starts[-1], 1, 1)))
+        for k, m in enumerate(ms):
+            if m <= SMALL_CHUNKS:
+                continue
+            tag = f"{self.name}_{k}"
+            counts, offsets, index = f"{tag}_counts", f"{tag}_offsets", f"{tag}_job"
+            scan_buffers, scan_steps = exclusive_scan_steps(counts, offsets, m, tag)
+            buffers += [
+                Buffer(counts, DataType.U32, m),
+                Buffer(offsets, DataType.U32, m),
+                params_buffer(index, [k]),
+                *scan_buffers,
+            ]
+            bind = {"counts": counts, "offsets": offsets, "job_index": index}
+            grid = (groups_for(m), 1, 1)
+            steps += [Step(counter, grid, bind), *scan_steps, Step(scatter, grid, bind), Step(finish, (1, 1, 1), bind)]
+        return BatchPlan(KernelPlan(tuple(buffers), tuple(steps)), splits)
+
+    def planners(
+        self, extras: Callable[[Mapping[str, int]], Sequence[int]] | None = None
+    ) -> tuple[Callable[[Any, Any], KernelPlan], Callable[[Any, Any], BatchPlan]]:
+        """(plan, plan_many) for a KernelSpec; `extras(scalars)` gives the row's
+        extra words of an evaluation from its scalar inputs."""
+
+        def plan_many(sizes: Sequence[Mapping[str, int]], scalars: Sequence[Mapping[str, int]]) -> BatchPlan:
+            rows = [list(extras(s)) for s in scalars] if extras is not None else []
+            return self.batch([int(s[self.input]) for s in sizes], rows)
+
+        def plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> KernelPlan:
+            return single(plan_many([sizes], [scalars]))
+
+        return plan, plan_many
+
+
+def host_words(dtype: DataType, count: int) -> int:
+    return -(-count // 4) if dtype is DataType.BYTES else count
+
+
+def _elements(dtype: DataType, words: int) -> int:
+    return 4 * words if dtype is DataType.BYTES else words
 
 
 _SCAN_PROGRAMS: dict[str, tuple[Program, Program, Program, Program]] = {}
+
+
+def _row(job: Expr) -> list[Node]:
+    return [Node.let(name, field(job, i, SCAN_ROW)) for i, name in enumerate(_ROW_NAMES)]
 
 
 def _scan_programs(kernel: ScanKernel) -> tuple[Program, Program, Program, Program]:
@@ -370,9 +479,11 @@ def _scan_programs(kernel: ScanKernel) -> tuple[Program, Program, Program, Progr
     if cached is not None:
         return cached
     local = E.local_id(0)
-    m, per = E.load("params", E.u32(1)), E.load("params", E.u32(2))
+    m, per = E.var("m"), E.var("per")
     count_nodes, count = kernel.count(E.var("c"))
     small_body: list[Node] = [
+        *locate(E.workgroup_id(0)),
+        *_row(E.var("job")),
         Node.let("run", E.u32(0)),
         Node.loop(
             "i",
@@ -399,6 +510,7 @@ def _scan_programs(kernel: ScanKernel) -> tuple[Program, Program, Program, Progr
     small = Program(
         buffers=[
             *kernel.buffers,
+            *JOB_BUFFERS,
             BufferDecl.workgroup("scan_values", SCAN_WORDS, DataType.U32),
             BufferDecl.workgroup("scan_groups", GROUPS, DataType.U32),
         ],
@@ -406,30 +518,28 @@ def _scan_programs(kernel: ScanKernel) -> tuple[Program, Program, Program, Progr
         entry=small_body,
         name=f"{kernel.name}_one_workgroup",
     )
+    large = [*kernel.buffers, *JOB_BUFFERS, BufferDecl.uniform("job_index", 22, DataType.U32)]
+    prologue = [Node.let("job", E.load("job_index", E.u32(0))), *_row(E.var("job"))]
     c = E.invocation_id(0)
     count_nodes, count = kernel.count(c)
     counter = Program(
-        buffers=[*kernel.buffers, BufferDecl.read_write("counts", 20, DataType.U32)],
+        buffers=[*large, BufferDecl.read_write("counts", 20, DataType.U32)],
         workgroup_size=(WORKGROUP, 1, 1),
-        entry=[Node.if_(E.lt(c, m), [*count_nodes, Node.store("counts", c, count)])],
+        entry=[*prologue, Node.if_(E.lt(c, m), [*count_nodes, Node.store("counts", c, count)])],
         name=f"{kernel.name}_count",
     )
     scatter = Program(
-        buffers=[*kernel.buffers, BufferDecl.read("offsets", 21, DataType.U32)],
+        buffers=[*large, BufferDecl.read("offsets", 21, DataType.U32)],
         workgroup_size=(WORKGROUP, 1, 1),
-        entry=[Node.if_(E.lt(c, m), [Node.let("r", E.load("offsets", c)), *kernel.scatter(c, "r")])],
+        entry=[*prologue, Node.if_(E.lt(c, m), [Node.let("r", E.load("offsets", c)), *kernel.scatter(c, "r")])],
         name=f"{kernel.name}_scatter",
     )
     last = E.sub(m, E.u32(1))
-    total = E.select(E.eq(m, E.u32(0)), E.u32(0), E.add(E.load("offsets", last), E.load("counts", last)))
+    total = E.add(E.load("offsets", last), E.load("counts", last))
     finish = Program(
-        buffers=[
-            *kernel.buffers,
-            BufferDecl.read("counts", 20, DataType.U32),
-            BufferDecl.read("offsets", 21, DataType.U32),
-        ],
+        buffers=[*large, BufferDecl.read("counts", 20, DataType.U32), BufferDecl.read("offsets", 21, DataType.U32)],
         workgroup_size=(1, 1, 1),
-        entry=[Node.let("total", total), *kernel.finish(E.var("total"))],
+        entry=[*prologue, Node.let("total", total), *kernel.finish(E.var("total"))],
         name=f"{kernel.name}_finish",
     )
     _SCAN_PROGRAMS[kernel.name] = (small, counter, scatter, finish)

@@ -281,7 +281,7 @@ def decode_program(codec: Radix) -> Program:
         *_load_table(256),
         *locate(E.workgroup_id(0)),
         *_job_row(E.var("job")),
-        Node.let("inv", E.add(E.mul(E.sub(E.workgroup_id(0), E.load("starts", E.var("job"))), E.u32(WORKGROUP)), E.local_id(0))),
+        Node.let("inv", E.add(E.mul(E.sub(E.workgroup_id(0), E.load("job_starts", E.var("job"))), E.u32(WORKGROUP)), E.local_id(0))),
         Node.let("q0", E.mul(inv, E.u32(symbols))),
         *_load_words(inv, words_in),
     ]
@@ -401,7 +401,7 @@ def encode_program(codec: Radix) -> Program:
         *_load_table(len(codec.alphabet)),
         *locate(E.invocation_id(0)),
         *_job_row(E.var("job")),
-        Node.let("inv", E.sub(E.invocation_id(0), E.load("starts", E.var("job")))),
+        Node.let("inv", E.sub(E.invocation_id(0), E.load("job_starts", E.var("job")))),
         Node.let("base", E.mul(inv, E.u32(in_bytes))),
         *_load_words(inv, in_bytes // 4),
     ]

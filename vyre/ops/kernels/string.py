@@ -29,7 +29,7 @@ string.split_offsets (oplib.md §9, §14 rows 21, 31, 32).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -42,8 +42,9 @@ from vyre.ops.kernels import codec_laws as L
 from vyre.ops.kernels.codec_common import (
     CHUNK_WORDS,
     JOB_BUFFERS,
+    SCAN_BOUNDARIES,
+    ArrayOutput,
     ScanKernel,
-    chunks,
     field,
     groups_for,
     job_buffers,
@@ -52,7 +53,7 @@ from vyre.ops.kernels.codec_common import (
     word_starts,
 )
 from vyre.ops.kernels.codec_host import as_bytes, raw_bytes
-from vyre.ops.kernels.common import WORKGROUP, param
+from vyre.ops.kernels.common import WORKGROUP
 
 __all__ = ["KERNELS", "ascii_case_program", "byte_class_program", "split_programs"]
 
@@ -101,7 +102,7 @@ def ascii_case_program(upper: bool) -> Program:
     body: list[Node] = [
         *locate(E.invocation_id(0)),
         *_row(E.var("job")),
-        Node.let("w", E.sub(E.invocation_id(0), E.load("starts", E.var("job")))),
+        Node.let("w", E.sub(E.invocation_id(0), E.load("job_starts", E.var("job")))),
         Node.if_(
             E.lt(w, E.var("out_words")),
             [
@@ -160,7 +161,7 @@ def byte_class_program() -> Program:
             [Node.store("tbl", local, E.load("table", E.add(E.mul(job, E.u32(64)), local)))],
         ),
         Node.barrier(),
-        Node.let("base", E.mul(E.sub(E.workgroup_id(0), E.load("starts", job)), E.u32(WORKGROUP * CLASS_WORDS))),
+        Node.let("base", E.mul(E.sub(E.workgroup_id(0), E.load("job_starts", job)), E.u32(WORKGROUP * CLASS_WORDS))),
     ]
     for r in range(CLASS_WORDS):
         w = f"w{r}"
@@ -209,9 +210,9 @@ def _check_table(args: tuple[Any, ...]) -> None:
 
 def _delimiter_masks(c: Expr) -> list[Node]:
     """`z{k}` := the top bits of the delimiter bytes of chunk c's word k (the
-    bytes at or past n masked off). params = [n, chunks, per, delim]."""
-    n, delim = param(0), param(3)
-    nodes: list[Node] = [Node.let("c0", E.mul(c, E.u32(CHUNK_WORDS))), Node.let("pattern", E.mul(delim, E.u32(LANES)))]
+    bytes at or past n masked off); the delimiter is the row's extra word."""
+    n = E.var("n")
+    nodes: list[Node] = [Node.let("c0", E.mul(c, E.u32(CHUNK_WORDS))), Node.let("pattern", E.mul(E.var("x0"), E.u32(LANES)))]
     for k in range(CHUNK_WORDS):
         at = E.add(E.var("c0"), E.u32(k)) if k else E.var("c0")
         start = E.shl(at, E.u32(2))
@@ -222,11 +223,9 @@ def _delimiter_masks(c: Expr) -> list[Node]:
             E.u32(0),
             E.select(E.ge(left, E.u32(4)), E.u32(HIGH), E.shr(E.u32(0xFF_FFFF), E.shl(E.sub(E.u32(3), left), E.u32(3)))),
         )
+        word = E.load("data", E.add(E.var("in0"), at))
         nodes.append(
-            Node.let(
-                f"z{k}",
-                E.bitand(zero_bytes(E.bitxor(E.load("data", at), E.var("pattern"))), E.bitand(present, E.u32(HIGH))),
-            )
+            Node.let(f"z{k}", E.bitand(zero_bytes(E.bitxor(word, E.var("pattern"))), E.bitand(present, E.u32(HIGH))))
         )
     return nodes
 
@@ -254,8 +253,10 @@ def _split_scatter(c: Expr, r: str) -> list[Node]:
                         E.ne(E.var(z), E.u32(0)),
                         [
                             Node.let(f"p{k}", E.add(base, E.shr(E.ctz(E.var(z)), E.u32(3)))),
-                            Node.store("ends", E.var(r), E.var(f"p{k}")),
-                            Node.store("starts", E.add(E.var(r), E.u32(1)), E.add(E.var(f"p{k}"), E.u32(1))),
+                            Node.store("ends", E.add(E.var("out1"), E.var(r)), E.var(f"p{k}")),
+                            Node.store(
+                                "starts", E.add(E.var("out0"), E.add(E.var(r), E.u32(1))), E.add(E.var(f"p{k}"), E.u32(1))
+                            ),
                             Node.assign(r, E.add(E.var(r), E.u32(1))),
                             Node.assign(z, E.bitand(E.var(z), E.sub(E.var(z), E.u32(1)))),
                         ],
@@ -269,9 +270,9 @@ def _split_scatter(c: Expr, r: str) -> list[Node]:
 def _split_finish(total: Expr) -> list[Node]:
     """starts[0] = 0, ends[k-1] = n, k = delimiters + 1."""
     return [
-        Node.store("starts", E.u32(0), E.u32(0)),
-        Node.store("ends", total, param(0)),
-        Node.store("k", E.u32(0), E.add(total, E.u32(1))),
+        Node.store("starts", E.var("out0"), E.u32(0)),
+        Node.store("ends", E.add(E.var("out1"), total), E.var("n")),
+        Node.store("k", E.var("job"), E.add(total, E.u32(1))),
     ]
 
 
@@ -282,11 +283,15 @@ SPLIT = ScanKernel(
         BufferDecl.read_write("starts", 1, DataType.U32),
         BufferDecl.read_write("ends", 2, DataType.U32),
         BufferDecl.read_write("k", 3, DataType.U32),
-        BufferDecl.uniform("params", 4, DataType.U32),
     ),
     _split_count,
     _split_scatter,
     _split_finish,
+    arrays=(
+        ArrayOutput("starts", DataType.U32, lambda n: n + 1),
+        ArrayOutput("ends", DataType.U32, lambda n: n + 1),
+    ),
+    scalars=(("k", 0),),
 )
 
 
@@ -294,11 +299,13 @@ def split_programs() -> tuple[Program, Program, Program, Program]:
     return SPLIT.programs()
 
 
-def _split_plan(sizes: Any, scalars: Any) -> KernelPlan:
-    n, delim = int(sizes["data"]), int(scalars["delim"])
+def _split_extras(scalars: Mapping[str, int]) -> list[int]:
+    delim = int(scalars["delim"])
     _check_delim(delim)
-    outputs = (Buffer("starts", DataType.U32, n + 1), Buffer("ends", DataType.U32, n + 1), Buffer("k", DataType.U32, 1))
-    return SPLIT.plan(n, chunks(n), outputs, [delim])
+    return [delim]
+
+
+_split_plan, _split_plan_many = SPLIT.planners(_split_extras)
 
 
 def _check_delim(delim: int) -> None:
@@ -494,8 +501,10 @@ KERNELS = (
         kind="scan-based",
         reference=_split,
         plan=_split_plan,
+        plan_many=_split_plan_many,
         summary="tokens of bytes.split(bytes([delim])) as [starts[j], ends[j]); k = count + 1",
         laws=(SplitLaws(),),
+        boundaries=SCAN_BOUNDARIES,
         check_args=_check_split,
         sample=_sample_split,
     ),

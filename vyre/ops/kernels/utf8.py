@@ -167,7 +167,7 @@ def validate_program() -> Program:
         *locate(E.workgroup_id(0)),
         Node.let("n", field(E.var("job"), 0, ROW)),
         Node.let("in0", field(E.var("job"), 1, ROW)),
-        Node.let("w", E.add(E.mul(E.sub(E.workgroup_id(0), E.load("starts", E.var("job"))), E.u32(WORKGROUP)), local)),
+        Node.let("w", E.add(E.mul(E.sub(E.workgroup_id(0), E.load("job_starts", E.var("job"))), E.u32(WORKGROUP)), local)),
         Node.let("at", E.mul(w, E.u32(4))),
         Node.let("bad", E.u32(NO_ERROR)),
         Node.if_(
