@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
         help="prove every integer op's composition and declared laws for all inputs (SMT: z3, cvc5)",
     )
     certify.add_argument(
+        "--dask", metavar="SCHEDULER",
+        help="run the units on a Dask cluster: a scheduler address, or 'local' for a LocalCluster"
+        " of --jobs workers (pip install 'vyre[dask]')",
+    )
+    certify.add_argument(
         "--level", default="L2", choices=("L1", "L2", "L3", "L4"),
         help="L3 adds the engine invariants over generated programs; L4 compositional proofs and perf baselines",
     )
@@ -111,6 +116,10 @@ def _parser() -> argparse.ArgumentParser:
     floats.add_argument("--checkpoint", type=Path, help="append-only JSONL of finished chunks")
     floats.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based)")
     floats.add_argument("--jobs", type=_int, default=0, help="oracle processes (default: all cores)")
+    floats.add_argument(
+        "--dask", metavar="SCHEDULER",
+        help="one Dask task per chunk on this scheduler ('local': a LocalCluster of --jobs workers)",
+    )
     floats.add_argument("--quiet", action="store_true")
 
     approximate = commands.add_parser(
@@ -193,6 +202,7 @@ def _certify(args: argparse.Namespace) -> int:
         prove=args.prove,
         prove_timeout=args.prove_timeout,
         level=args.level,
+        dask=args.dask,
     )
     if args.out is not None:
         cert.write(args.out)
@@ -266,6 +276,20 @@ def _floats(args: argparse.Namespace) -> int:
             )
 
     mismatches = 0
+    if args.dask:
+        from vyre.conform.executors import run_campaign_dask
+
+        for campaign in campaigns:
+            records = run_campaign_dask(
+                campaign, args.backend, args.dask, checkpoint=args.checkpoint, jobs=args.jobs or 2,
+                progress=lambda r: report(ChunkResult(**{k: r[k] for k in ("campaign", "start", "length", "mismatches", "first", "seconds")})),
+            )
+            for record in records:
+                mismatches += int(record["mismatches"])
+                for row in record["first"]:
+                    print(f"  MISMATCH {campaign.name}: inputs {[hex(v) for v in row[:-2]]} got"
+                          f" {row[-2]:#x} want {row[-1]:#x}", file=sys.stderr)
+        return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
     for campaign in campaigns:
         for result in run_campaign(
             campaign, args.backend, checkpoint=args.checkpoint, shard=_shard(args.shard),

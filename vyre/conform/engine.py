@@ -453,7 +453,8 @@ class Engine:
             counterexample=record.get("counterexample"), raw=record.get("raw"),
             detail=record.get("description") if failed else None,
         )
-        out["proof"] = {k: v for k, v in record.items() if k not in ("counterexample", "raw", "description")}
+        keep = ("status", "solver", "detail")  # no timings: the certificate content is reproducible
+        out["proof"] = {k: v for k, v in record.items() if k in keep}
         return [out]
 
     # -- regression replay ---------------------------------------------------------------------------

@@ -11,13 +11,11 @@ already holds. All three give the same certificate content as one run.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import platform
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, cast
@@ -27,7 +25,8 @@ import numpy as np
 from vyre import ops as registry
 from vyre.ops.registry import get_scalar
 from vyre.conform import corpus as corpus_mod
-from vyre.conform.backends import ConformBackend, backend_named
+from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend, backend_named
+from vyre.conform.executors import EngineRecipe, run_units
 from vyre.conform.certificate import (
     PARTIAL_FORMAT,
     Certificate,
@@ -228,46 +227,15 @@ class _Checkpoint:
 # ---------------------------------------------------------------------------
 
 AnyEngine = Engine | KernelEngine
-_worker_engine: AnyEngine | None = None
 
 
-def _run_one(engine: AnyEngine, unit: Unit) -> list[dict[str, Any]]:
-    try:
-        return engine.run_unit(unit)
-    except Exception as error:  # noqa: BLE001 - a unit that cannot run is a finding
-        message = str(error).strip().splitlines()
-        text = f"{type(error).__name__}: {message[0] if message else ''}"
-        return [{"check": "execution", "error": text[:500]}]
+def _user_specs(plan: Plan) -> tuple[Any, ...]:
+    """The registered non-built-in specs a plan names (shipped to Dask workers)."""
+    from vyre.ops.registry import builtin_op_ids
 
-
-def _worker(unit: Unit) -> tuple[str, list[dict[str, Any]]]:
-    assert _worker_engine is not None
-    return unit.key, _run_one(_worker_engine, unit)
-
-
-def _execute(
-    engine: AnyEngine,
-    units: Sequence[Unit],
-    jobs: int,
-    on_done: Callable[[Unit, list[dict[str, Any]]], None],
-) -> None:
-    if jobs <= 1 or len(units) <= 1:
-        for unit in units:
-            on_done(unit, _run_one(engine, unit))
-        return
-    global _worker_engine
-    _worker_engine = engine
-    by_key = {u.key: u for u in units}
-    queue = sorted(units, key=lambda u: -u.cost)
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        pending = {pool.submit(_worker, unit) for unit in queue}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                key, results = future.result()
-                on_done(by_key[key], results)
-    _worker_engine = None
+    builtin = set(builtin_op_ids())
+    names = set(plan.data.get("dependencies") or []) | {e["id"] for e in plan.data.get("ops", [])}
+    return tuple(registry.get(op_id) for op_id in sorted(names - builtin) if op_id in registry.known_op_ids())
 
 
 # ---------------------------------------------------------------------------
@@ -314,6 +282,7 @@ def certify(
     prove: bool = False,
     prove_timeout: float | None = None,
     level: str = "L2",
+    dask: str | None = None,
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
 
@@ -333,7 +302,9 @@ def certify(
     `prove_timeout` seconds per solver attempt (default 10). `level`: "L2"
     (laws), "L3" (adds the engine invariants, I4 and the data-race detector
     over generated programs: `vyre.conform.invariants`) or "L4" (adds the
-    compositional proofs and performance baselines)."""
+    compositional proofs and performance baselines). `dask`: a Dask scheduler
+    address, or "local" for a LocalCluster of `jobs` workers: the units run
+    there (`vyre.conform.executors`), with the same certificate."""
     started = time.monotonic()
     engine_backend = backend_named(backend) if isinstance(backend, str) else backend
     if not isinstance(engine_backend, ConformBackend):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -352,10 +323,12 @@ def certify(
     op_ids = [op_id for op_id in select_ops(ops) if in_track(registry.get(op_id), track)]
     if not op_ids:
         raise PlanError(f"no op of the {track} track among the selected ops")
+    if dask is not None and (not isinstance(dask, str) or not dask.strip()):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise PlanError(f"dask must be a scheduler address or 'local', got {dask!r}")
     if track == "kernel":
         return _certify_kernels(
             engine_backend, op_ids, chosen_strength, seed, checks, laws, shard, checkpoint,
-            resume, oracles, jobs, progress, started,
+            resume, oracles, jobs, progress, started, dask,
         )
     check_list = _check_names(checks)
     law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
@@ -385,6 +358,8 @@ def certify(
     cert = _execute_plan(
         plan, lambda: Engine(plan, engine_backend, engine_oracles), engine_backend,
         shard_spec, checkpoint, resume, jobs, progress, started, corpus_path,
+        dask, lambda: EngineRecipe(plan.data, _backend_for_workers(engine_backend), track,
+                                   _user_specs(plan), engine_oracles),
     )
     if record and corpus_path is not None:
         added = corpus_mod.append(corpus_path, _corpus_entries(cert, engine_backend.id))
@@ -417,6 +392,8 @@ def _execute_plan(
     progress: bool | None,
     started: float,
     corpus_path: Path | None,
+    dask: str | None = None,
+    recipe: Callable[[], EngineRecipe] | None = None,
 ) -> Certificate:
     """Run the plan's units (this shard's, less those the checkpoint holds when
     resuming), checkpointing each, and issue the (partial) certificate."""
@@ -429,9 +406,9 @@ def _execute_plan(
     done: UnitResults = _load_checkpoint(checkpoint_path, plan) if resume and checkpoint_path else {}
     done = {key: value for key, value in done.items() if key in {u.key for u in units}}
     todo = [u for u in units if u.key not in done]
-    if not backend.is_reference_interpreter:
+    if not backend.is_reference_interpreter and dask is None:
         jobs = 1
-    engine = make_engine()
+    engine = make_engine() if dask is None else None
     writer = _Checkpoint(checkpoint_path, plan, keep=resume)
     bar = Progress(
         total=sum(u.cost + 1.0 for u in units),
@@ -440,7 +417,7 @@ def _execute_plan(
         enabled=sys.stderr.isatty() if progress is None else progress,
     )
     results: UnitResults = dict(done)
-    _run_units(engine, units, todo, done, jobs, writer, bar, results)
+    _run_units(engine, todo, jobs, writer, bar, results, dask, recipe)
     writer.close(delete=checkpoint_path is not None)
     run = {
         "timestamp": _now(),
@@ -448,6 +425,7 @@ def _execute_plan(
         "host": platform.node(),
         "python": platform.python_version(),
         "jobs": jobs,
+        "dask": dask,
         "units_run": len(todo),
         "units_resumed": len(done),
         "shard": None if shard_spec is None else f"{shard_spec[0]}/{shard_spec[1]}",
@@ -456,23 +434,32 @@ def _execute_plan(
     return _issue(plan, units, results, shard_spec, run)
 
 
+def _backend_for_workers(backend: ConformBackend) -> str | ConformBackend:
+    """A built-in backend travels by name (each worker opens its own device);
+    any other (a test double, a third-party backend) is pickled."""
+    return backend.id if type(backend) in (InterpBackend, WgpuBackend) else backend
+
+
 def _run_units(
-    engine: AnyEngine,
-    units: Sequence[Unit],
+    engine: AnyEngine | None,
     todo: Sequence[Unit],
-    done: UnitResults,
     jobs: int,
     writer: _Checkpoint,
     bar: Progress,
     results: UnitResults,
+    dask: str | None,
+    recipe: Callable[[], EngineRecipe] | None,
 ) -> None:
     def on_done(unit: Unit, unit_results: list[dict[str, Any]]) -> None:
         results[unit.key] = unit_results
         writer.add(unit.key, unit_results)
         bar.advance(unit)
 
+    def no_recipe() -> EngineRecipe:
+        raise PlanError("this track cannot run on Dask")
+
     try:
-        _execute(engine, todo, jobs, on_done)
+        run_units(todo, on_done, engine=engine, recipe=recipe or no_recipe, jobs=jobs, dask=dask)
     finally:
         bar.close()
         writer.close(delete=False)
@@ -509,6 +496,7 @@ def _certify_kernels(
     jobs: int,
     progress: bool | None,
     started: float,
+    dask: str | None = None,
 ) -> Certificate:
     """The kernel track (`vyre.conform.kernel_ops`): cases instead of rows, no
     regression corpus (kernel counterexamples are whole buffers) and no user oracles."""
@@ -523,6 +511,7 @@ def _certify_kernels(
     return _execute_plan(
         plan, lambda: KernelEngine(plan, backend), backend,
         shard_spec, checkpoint, resume, jobs, progress, started, None,
+        dask, lambda: EngineRecipe(plan.data, _backend_for_workers(backend), "kernel"),
     )
 
 

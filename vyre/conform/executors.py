@@ -1,0 +1,271 @@
+"""Where the units of a plan run: in this process, in a local process pool
+(`jobs=`), or on a Dask cluster (`dask=`). One path for all three.
+
+A unit is self-describing (kind, op, domain, chunk): it regenerates its own
+inputs from the plan's seed, so any worker can run any unit and the
+certificate, assembled from the unit results in plan order, is the same
+whatever ran them and in whatever order they finished. An executor only
+submits units and hands each finished unit's results to `on_done` (which
+checkpoints it and advances the progress bar) as it completes.
+
+Dask (`pip install vyre[dask]`): `dask="local"` starts a `LocalCluster` of
+`jobs` worker processes (one thread each); any other value is a scheduler
+address (`tcp://host:8786`). A worker builds the engine of a plan once (from
+the plan's JSON, the backend's name and the pickled user ops and oracles the
+run needs) and reuses it for every unit of that plan; with the wgpu backend
+each worker process opens its own device, so a cluster of GPU hosts runs one
+worker per GPU.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from vyre.conform.plan import Plan, Unit
+
+__all__ = ["DaskUnavailable", "EngineRecipe", "run_units"]
+
+OnDone = Callable[[Unit, list[dict[str, Any]]], None]
+
+
+class DaskUnavailable(RuntimeError):
+    """`dask=` without `dask.distributed` installed."""
+
+
+@dataclass(frozen=True)
+class EngineRecipe:
+    """What a worker needs to build the engine of a plan: the plan's JSON, the
+    backend's name (or the backend object itself, pickled), the track, the
+    user ops the plan names (pickled specs) and the accepted user oracles."""
+
+    plan: dict[str, Any]
+    backend: Any
+    track: str
+    user_specs: tuple[Any, ...] = ()
+    oracles: Mapping[str, Callable[..., Any]] = field(default_factory=lambda: {})
+
+    def build(self) -> Any:
+        from vyre import ops
+        from vyre.conform.backends import backend_named
+        from vyre.conform.engine import Engine
+        from vyre.conform.kernel_ops import KernelEngine
+
+        known = set(ops.known_op_ids())
+        for spec in self.user_specs:
+            if spec.id not in known:
+                ops.register(spec)
+        backend = backend_named(self.backend) if isinstance(self.backend, str) else self.backend
+        plan = Plan.from_json(self.plan)
+        if self.track == "kernel":
+            return KernelEngine(plan, backend)
+        return Engine(plan, backend, dict(self.oracles))
+
+
+def run_one(engine: Any, unit: Unit) -> list[dict[str, Any]]:
+    """A unit's results; an exception becomes an "execution" result (a finding)."""
+    try:
+        return engine.run_unit(unit)
+    except Exception as error:  # noqa: BLE001 - a unit that cannot run is a finding
+        message = str(error).strip().splitlines()
+        text = f"{type(error).__name__}: {message[0] if message else ''}"
+        return [{"check": "execution", "error": text[:500]}]
+
+
+# -- the worker side ---------------------------------------------------------------
+
+_ENGINES: dict[str, Any] = {}
+
+
+def _engine_for(recipe: EngineRecipe) -> Any:
+    digest = str(recipe.plan["digest"])
+    engine = _ENGINES.get(digest)
+    if engine is None:
+        _ENGINES.clear()
+        engine = _ENGINES[digest] = recipe.build()
+    return engine
+
+
+def _work(recipe: EngineRecipe, unit: Unit) -> tuple[str, list[dict[str, Any]]]:
+    return unit.key, run_one(_engine_for(recipe), unit)
+
+
+_forked_engine: Any = None
+
+
+def _work_forked(unit: Unit) -> tuple[str, list[dict[str, Any]]]:
+    return unit.key, run_one(_forked_engine, unit)
+
+
+# -- the three executors ----------------------------------------------------------------
+
+
+def run_units(
+    units: Sequence[Unit],
+    on_done: OnDone,
+    *,
+    engine: Any,
+    recipe: Callable[[], EngineRecipe],
+    jobs: int = 1,
+    dask: str | None = None,
+) -> None:
+    """Run `units`, calling `on_done(unit, results)` as each finishes (longest
+    first on pools and clusters, plan order in this process)."""
+    if dask is not None:
+        _run_dask(units, on_done, recipe(), dask, jobs)
+        return
+    if jobs <= 1 or len(units) <= 1:
+        for unit in units:
+            on_done(unit, run_one(engine, unit))
+        return
+    global _forked_engine
+    _forked_engine = engine
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            _drain(units, on_done, lambda unit: pool.submit(_work_forked, unit), _wait_futures)
+    finally:
+        _forked_engine = None
+
+
+def _wait_futures(pending: set[Any]) -> tuple[set[Any], set[Any]]:
+    done, rest = wait(pending, return_when=FIRST_COMPLETED)
+    return set(done), set(rest)
+
+
+def _drain(
+    units: Sequence[Unit],
+    on_done: OnDone,
+    submit: Callable[[Unit], Any],
+    wait_some: Callable[[set[Any]], tuple[set[Any], set[Any]]],
+) -> None:
+    """Submit every unit (costliest first), then hand results over as they come."""
+    by_key = {u.key: u for u in units}
+    pending = {submit(unit) for unit in sorted(units, key=lambda u: -u.cost)}
+    while pending:
+        finished, pending = wait_some(pending)
+        for future in finished:
+            key, results = future.result()
+            on_done(by_key[key], results)
+
+
+def _run_dask(units: Sequence[Unit], on_done: OnDone, recipe: EngineRecipe, address: str, jobs: int) -> None:
+    import importlib
+
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise DaskUnavailable(
+            "--dask needs dask.distributed: pip install 'vyre[dask]'"
+        ) from None
+    cluster: Any = None
+    if address == "local":
+        dask_config: Any = importlib.import_module("dask").config
+        # interp workers fork (no __main__ re-import); a GPU backend spawns fresh
+        # processes (never fork a process holding a device): guard __main__ then
+        method = "fork" if recipe.backend == "interp" else "spawn"
+        with dask_config.set({"distributed.worker.multiprocessing-method": method}):
+            cluster = distributed.LocalCluster(
+                n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=40,
+            )
+        client: Any = distributed.Client(cluster)
+    else:
+        client = distributed.Client(address, timeout=30)
+    try:
+        shipped = client.scatter(recipe, broadcast=True)
+
+        def submit(unit: Unit) -> Any:
+            return client.submit(_work, shipped, unit, key=f"vyre-{recipe.plan['digest'][:12]}-{unit.key}", pure=False)
+
+        def wait_some(pending: set[Any]) -> tuple[set[Any], set[Any]]:
+            done: set[Any] = set(distributed.wait(list(pending), return_when="FIRST_COMPLETED").done)
+            return done, pending - done
+
+        _drain(units, on_done, submit, wait_some)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# -- float campaigns (vyre.conform.float_campaign) on Dask ----------------------------------
+
+
+def _campaign_chunk(campaign: Any, start: int, length: int, backend: str) -> dict[str, Any]:
+    from vyre.conform.float_campaign import run_chunk
+
+    return run_chunk(campaign, start, length, backend).to_json()
+
+
+def _finished_chunks(checkpoint: Any, name: str) -> set[int]:
+    import json
+    from pathlib import Path
+
+    path = Path(checkpoint) if checkpoint is not None else None
+    if path is None or not path.exists():
+        return set()
+    done: set[int] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry: Any = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by an interruption: that chunk runs again
+        if isinstance(entry, dict) and entry.get("campaign") == name and "start" in entry:  # pyright: ignore[reportUnknownMemberType]
+            done.add(int(entry["start"]))  # pyright: ignore[reportUnknownArgumentType]
+    return done
+
+
+def run_campaign_dask(
+    campaign: Any,
+    backend: str,
+    address: str,
+    *,
+    checkpoint: Any = None,
+    jobs: int = 2,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every chunk of a float campaign (`float_campaign.Campaign`) not yet in
+    `checkpoint`, one Dask task per chunk (`float_campaign.run_chunk` on the
+    worker, which opens its own device); results are appended to the
+    checkpoint by this process only, as they complete, so the checkpoint is the
+    one `vyre-conform floats-summary` reads and a rerun resumes from it."""
+    import importlib
+    import json
+    from pathlib import Path
+
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise DaskUnavailable("--dask needs dask.distributed: pip install 'vyre[dask]'") from None
+    done = _finished_chunks(checkpoint, campaign.name)
+    todo = [(s, n) for s, n in campaign.chunks() if s not in done]
+    cluster: Any = None
+    if address == "local":
+        dask_config: Any = importlib.import_module("dask").config
+        with dask_config.set({"distributed.worker.multiprocessing-method": "fork" if backend == "interp" else "spawn"}):
+            cluster = distributed.LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                                               dashboard_address=":0", silence_logs=40)
+        client: Any = distributed.Client(cluster)
+    else:
+        client = distributed.Client(address, timeout=30)
+    out: list[dict[str, Any]] = []
+    try:
+        futures = [client.submit(_campaign_chunk, campaign, s, n, backend, pure=False) for s, n in todo]
+        for future in distributed.as_completed(futures):
+            record: dict[str, Any] = future.result()
+            if checkpoint is not None:
+                with Path(checkpoint).open("a", encoding="utf-8") as stream:
+                    stream.write(json.dumps(record) + "\n")
+                    stream.flush()
+            if progress is not None:
+                progress(record)
+            out.append(record)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return sorted(out, key=lambda r: int(r["start"]))
