@@ -32,6 +32,12 @@ Rows:
   argument lists (default 65,536), scaled to `--messages` (its cost is per
   message: the argument checks and the output split of each evaluation).
 
+- `base64_decode` (target >= 20x `base64.b64decode(validate=True)`),
+  `base64_encode`, `hex` (encode and decode), `utf8` (validation of ASCII and
+  of mixed 1-4 byte text vs `bytes.decode("utf-8")`): one buffer of
+  `--codec-mib` MiB of input, the output checked byte for byte (decoders: and
+  no error reported).
+
 On a CPU Vulkan device (lavapipe) the sizes shrink (16 MiB, 16,384 messages).
 Median of `--trials`.
 """
@@ -64,6 +70,8 @@ class Settings:
     e2e_messages: int
     reps: int
     trials: int
+    codec_bytes: int = 256 * 2**20
+    """Input bytes of the codec and UTF-8 rows (--codec-mib)."""
 
 
 Line = list[str]
@@ -261,6 +269,111 @@ def row_fnv_many(s: Settings) -> list[tuple[Line, Record]]:
     return [_many_row("hash.fnv1a32", "fnv1a32", s, "reported (CPU: pure Python)")]
 
 
+# ---------------------------------------------------------------------------
+# Codecs and UTF-8: one large buffer (codec_radix.py, utf8.py)
+# ---------------------------------------------------------------------------
+
+
+def _codec_input(kind: str, n: int) -> np.ndarray:
+    """n bytes of input: random bytes, their base64 text, lower-case hex text,
+    ASCII text, or mixed UTF-8 text (1-4 byte characters)."""
+    import base64
+
+    rng = np.random.default_rng(3)
+    if kind == "base64":
+        return np.frombuffer(base64.b64encode(rng.integers(0, 256, n // 4 * 3, dtype=np.uint8).tobytes()), np.uint8)
+    if kind == "hex":
+        return np.frombuffer(rng.integers(0, 256, n // 2, dtype=np.uint8).tobytes().hex().encode(), np.uint8)
+    if kind == "ascii":
+        return rng.integers(0x20, 0x7F, n, dtype=np.uint8)
+    if kind == "utf8":
+        pieces = ["abc def ", "é", "Ж", "€", "中文", "𝄞", "\n"]
+        unit = "".join(pieces[int(k)] for k in rng.integers(0, len(pieces), 4096)).encode()
+        return np.frombuffer(unit * max(1, n // len(unit)), np.uint8)  # whole units: valid UTF-8
+    return rng.integers(0, 256, n, dtype=np.uint8)
+
+
+def _codec_row(op_id: str, kind: str, oracle: Callable[[bytes], Any], s: Settings, target: str) -> tuple[Line, Record]:
+    """One buffer through a codec: the output (or the validity) checked against
+    the CPython oracle, device time with the input on the device, end to end."""
+    import vyre
+    from vyre import ops
+    from vyre.ops import registry
+    from vyre.ops.kernel import NO_ERROR
+
+    data = _codec_input(kind, s.codec_bytes)
+    raw = data.tobytes()
+    expected = oracle(raw)
+    spec = registry.get_kernel(op_id)
+    buffer = vyre.to_device(data)
+    plan = spec.plan({"data": len(data)}, {})
+    timer, state = device_time(spec, plan, {"data": buffer}, s.reps)
+    first = spec.outputs[0]
+    if op_id == "decode.utf8_validate":
+        ok = int(state["valid"].read()[0]) == int(expected) and int(state["first_bad"].read()[0]) == NO_ERROR
+    else:
+        words = state[plan.output_buffer(first.name)].read()
+        length = len(expected)
+        ok = words.view(np.uint8)[:length].tobytes() == expected
+        if spec.error_from is not None:
+            ok = ok and int(state[spec.error_from].read()[0]) == NO_ERROR and int(state["length"].read()[0]) == length
+    on_device = best(timer, s.trials)
+    results: list[Any] = []
+    end_to_end = best(wall(lambda: results.append(ops.evaluate(op_id, [data], backend="wgpu"))), s.trials)
+    if op_id == "decode.utf8_validate":
+        ok = ok and all(int(r[0]) == int(expected) for r in results)
+    else:
+        ok = ok and all(r.tobytes() == expected for r in results)
+    cpu = best(wall(lambda: oracle(raw)), s.trials)
+    gbs = len(raw) / on_device / 1e9
+    line = [
+        op_id + ("" if kind in ("base64", "hex", "random") else f" ({kind})"), f"{len(raw) / 2**20:,.0f} MiB in",
+        _ms(on_device) + f" ({gbs:,.1f} GB/s in)", _ms(end_to_end),
+        _ms(cpu) + f" ({len(raw) / cpu / 1e9:,.2f} GB/s in, 1 thread)", _x(cpu, on_device), _x(cpu, end_to_end),
+        target, "yes" if ok else "WRONG",
+    ]
+    record = {"op": op_id, "input": kind, "bytes": len(raw), "device_s": on_device, "e2e_s": end_to_end, "cpu_s": cpu,
+              "checked": ok}
+    return line, record
+
+
+def _valid_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def row_base64_decode(s: Settings) -> list[tuple[Line, Record]]:
+    import base64
+
+    return [_codec_row("decode.base64", "base64", lambda b: base64.b64decode(b, validate=True), s,
+                       ">= 20x base64.b64decode")]
+
+
+def row_base64_encode(s: Settings) -> list[tuple[Line, Record]]:
+    import base64
+
+    return [_codec_row("encode.base64_encode", "random", base64.b64encode, s, "reported")]
+
+
+def row_hex(s: Settings) -> list[tuple[Line, Record]]:
+    import binascii
+
+    return [
+        _codec_row("encode.hex_encode_lower", "random", lambda b: b.hex().encode(), s, "reported"),
+        _codec_row("decode.hex", "hex", binascii.unhexlify, s, "reported"),
+    ]
+
+
+def row_utf8(s: Settings) -> list[tuple[Line, Record]]:
+    return [
+        _codec_row("decode.utf8_validate", "ascii", _valid_utf8, s, "vs bytes.decode"),
+        _codec_row("decode.utf8_validate", "utf8", _valid_utf8, s, "vs bytes.decode"),
+    ]
+
+
 ROWS: dict[str, Callable[[Settings], list[tuple[Line, Record]]]] = {
     "crc32": row_crc32,
     "crc32c": row_crc32c,
@@ -269,6 +382,10 @@ ROWS: dict[str, Callable[[Settings], list[tuple[Line, Record]]]] = {
     "md5_many": row_md5_many,
     "sha1_many": row_sha1_many,
     "fnv_many": row_fnv_many,
+    "base64_decode": row_base64_decode,
+    "base64_encode": row_base64_encode,
+    "hex": row_hex,
+    "utf8": row_utf8,
 }
 """Every row of the table, in order (codecs add theirs here)."""
 
@@ -297,6 +414,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--e2e-messages", type=int, default=None,
         help="messages of the one evaluate_many timing (65,536; the column scales it to --messages)",
     )
+    parser.add_argument("--codec-mib", type=int, default=None, help="MiB of input of the codec/UTF-8 rows (256; 16 on lavapipe)")
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--out", help="write the figures as JSON here")
@@ -313,6 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         e2e_messages=options.e2e_messages or min(messages, 1 << 16),
         reps=options.reps if not small else min(options.reps, 3),
         trials=options.trials if not small else min(options.trials, 3),
+        codec_bytes=(options.codec_mib or (16 if small else 256)) * 2**20,
     )
     device = gpu_name()
     lines, records = run(names, settings)
