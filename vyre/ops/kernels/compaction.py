@@ -26,6 +26,10 @@ tiles of TILE = 8,192 positions (256 words, one workgroup each):
    flagged positions go to consecutive outputs: coalesced when the flags are
    dense). The last tile writes the total to `count[0]`.
 
+An input of a single tile skips steps 2 and 3 (its offset is 0), and the
+rounds of steps 1 and 4 stop at the last position of the input (the bound is
+the same for every workgroup), so small inputs cost little.
+
 An op may clear bits between steps 1 and 2 (find_all's verification of long
 needles does, with `atomicAnd`). Every invocation's loops are short (4 and 32
 rounds); the dispatches grow with P / 8,192 and the runtime splits them past the
@@ -83,6 +87,16 @@ def tiles(positions: int) -> int:
     return -(-positions // TILE)
 
 
+def _rounds(positions: Expr, per_round: int, most: int) -> Expr:
+    """min(most, ceil(positions / per_round)) (per_round a power of two; no
+    overflow near 2^32): a tile needs no more rounds than the whole input has
+    positions, so an input of one small tile runs one round, not all of them.
+    The same bound for every workgroup (uniform: a barrier may follow)."""
+    shift = per_round.bit_length() - 1
+    needed = E.add(E.shr(positions, E.u32(shift)), E.select(E.ne(E.bitand(positions, E.u32(per_round - 1)), E.u32(0)), E.u32(1), E.u32(0)))
+    return E.select(E.lt(needed, E.u32(most)), needed, E.u32(most))
+
+
 def bits_program(name: str, inputs: Sequence[str], flag: Flag, prelude: Sequence[Node] = ()) -> Program:
     """Step 1: the flags of P = params[0] positions as bits (see the module doc).
     `inputs` are read-only u32 buffers bound 0..; then `bits` (read_write,
@@ -124,7 +138,7 @@ def bits_program(name: str, inputs: Sequence[str], flag: Flag, prelude: Sequence
     entry: list[Node] = [
         *setup,
         *prelude,
-        Node.loop("_r", E.u32(0), E.u32(ROUNDS), evaluate),
+        Node.loop("_r", E.u32(0), _rounds(param(0), ROUND, ROUNDS), evaluate),
         Node.store("bits", out, E.load("_wb", local)),
     ]
     buffers = [BufferDecl.read(b, k, DataType.U32) for k, b in enumerate(inputs)]
@@ -186,7 +200,7 @@ def scatter_program(name: str, inputs: Sequence[str], value: Value) -> Program:
             [Node.let("_pos", position), Node.store("out", E.add(E.var("_base"), rank), value(E.var("_pos")))],
         ),
     ]
-    body.append(Node.loop("_j", E.u32(0), E.u32(32), visit))
+    body.append(Node.loop("_j", E.u32(0), _rounds(param(0), WORKGROUP, TILE // WORKGROUP), visit))
     last = E.and_(E.eq(tile, E.sub(param(1), E.u32(1))), E.eq(local, E.u32(0)))
     body.append(Node.if_(last, [Node.store("count", E.u32(0), E.add(E.var("_base"), E.var("_ctot0")))]))
     k = len(inputs)
