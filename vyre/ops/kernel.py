@@ -57,6 +57,7 @@ __all__ = [
     "KERNEL_KINDS",
     "BatchPlan",
     "Buffer",
+    "DeviceCheck",
     "KernelLaw",
     "KernelPlan",
     "KernelSignature",
@@ -330,6 +331,23 @@ MAX_REPLANS = 3
 """Runs of an evaluation after its first, at most (`KernelSpec.replan`)."""
 
 
+@dataclass(frozen=True)
+class DeviceCheck:
+    """A check of inputs that are already on the device (`vyre.DeviceBuffer`s),
+    run there instead of reading them back: `plan(sizes, scalars)` is a small
+    pipeline whose buffer `status` ends holding a few words, and
+    `message(sizes, scalars, status words)` is None for valid input, else the
+    `ValueError` message (naming the input). The runtime runs the checks of all
+    evaluations in one submission and reads the status words in one readback,
+    before it runs the op. With a DeviceCheck, `KernelSpec.check_args` gets
+    device buffers as they are (not read back): it checks what the host knows
+    (lengths, scalars) and leaves their contents to this check."""
+
+    plan: "Planner"
+    message: Callable[[Mapping[str, int], Mapping[str, int], np.ndarray], str | None]
+    status: str = "status"
+
+
 class KernelLaw:
     """A property of a kernel op, witnessed on generated inputs by the proof
     system (`vyre.conform.kernel_ops`). `check` gets the op as a function of the
@@ -385,6 +403,9 @@ class KernelSpec:
     the output capacity a size output reported), or None when the outputs are
     complete. At most `MAX_REPLANS` new runs (then `RuntimeError`); the op makes
     an incomplete run visible in a scalar output, never by trimming."""
+    device_check: DeviceCheck | None = None
+    """How inputs given as `vyre.DeviceBuffer`s are checked on the device
+    (`DeviceCheck`); None: they are read back for `check_args`."""
     plan_many: BatchPlanner | None = None
     """The batched plan (`BatchPlan`) that `ops.evaluate_many` uses for two or
     more evaluations given as host arrays; None: one plan per evaluation."""

@@ -138,8 +138,32 @@ def check_args(spec: KernelSpec, args: Sequence[Any]) -> KernelArgs:
             )
     checked = tuple(user)
     if spec.check_args is not None:
-        spec.check_args(host_values(checked))
+        on_device = spec.device_check is not None and any(isinstance(v, DeviceBuffer) for v in checked)
+        spec.check_args(checked if on_device else host_values(checked))
     return KernelArgs(checked, words, sizes, scalars)
+
+
+def _device_checks(spec: KernelSpec, checked: Sequence[KernelArgs], backend: str) -> None:
+    """Run the op's `DeviceCheck` of every evaluation with device-buffer inputs
+    (one submission, one readback) and raise the first `ValueError`."""
+    check = spec.device_check
+    if check is None:
+        return
+    wanted = [args for args in checked if any(isinstance(v, DeviceBuffer) for v in args.words.values())]
+    if not wanted:
+        return
+    jobs = [_Job(_checked_plan(spec, check.plan(a.sizes, a.scalars), set(a.words), outputs=False), a.words, {}) for a in wanted]
+    _run(spec, jobs, backend)
+    sources = [_Source(job.state[check.status], 0, _len_words(job.plan, check.status), 0) for job in jobs]
+    for args, status in zip(wanted, _read_words(sources)):
+        problem = check.message(args.sizes, args.scalars, status)
+        if problem is not None:
+            raise ValueError(problem)
+
+
+def _len_words(plan: KernelPlan, name: str) -> int:
+    buffer = plan.buffer(name)
+    return host.word_count(buffer.dtype, buffer.count)
 
 
 def host_values(values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -237,7 +261,7 @@ def _buffer_words(buffer: Buffer) -> np.ndarray:
     return np.full(host.word_count(buffer.dtype, buffer.count), buffer.fill, dtype=np.uint32)
 
 
-def _checked_plan(spec: KernelSpec, plan: KernelPlan, inputs: set[str]) -> KernelPlan:
+def _checked_plan(spec: KernelSpec, plan: KernelPlan, inputs: set[str], outputs: bool = True) -> KernelPlan:
     """`plan` after the runtime's own checks (a failing one is a library bug)."""
     names = {b.name for b in plan.buffers}
     for step in plan.steps:
@@ -247,7 +271,7 @@ def _checked_plan(spec: KernelSpec, plan: KernelPlan, inputs: set[str]) -> Kerne
                     f"kernel op `{spec.id}` binds its input `{step.source(decl.name)}` read_write"
                     " in a step; inputs are read only (a library bug)"
                 )
-    for port in spec.outputs:
+    for port in spec.outputs if outputs else ():
         if plan.output_buffer(port.name) not in names:
             raise RuntimeError(
                 f"kernel op `{spec.id}`: its plan has no buffer for output `{port.name}` (a library bug)"
@@ -662,6 +686,7 @@ def evaluate_kernel_many(
     checked = [check_args(spec, args) for args in many]
     if not checked:
         return []
+    _device_checks(spec, checked, backend)
     jobs, batch = _jobs(spec, checked)
     _run(spec, jobs, backend)
     if batch is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -221,6 +221,46 @@ def test_invalid_graphs_are_value_errors_naming_the_input(op_id: str, args: list
     for backend in BACKENDS:
         with pytest.raises(ValueError, match=needle):
             ops.evaluate(op_id, args, backend=backend)
+
+
+@pytest.mark.parametrize(
+    ("op_id", "args", "needle"),
+    [
+        ("graph.bfs", [np.array([1, 2], np.uint32), GOOD[1], 0], r"`offsets` of `graph.bfs`: offsets\[0\] must be 0"),
+        ("graph.bfs", [np.array([0, 2, 1], np.uint32), GOOD[1], 0], r"non-decreasing: offsets\[2\] < offsets\[1\]"),
+        ("graph.bfs", [np.array([0, 1, 1], np.uint32), GOOD[1], 0], r"offsets\[n\] = 1 must equal the number of targets \(2\)"),
+        ("graph.connected_components", [GOOD[0], np.array([1, 2], np.uint32)], r"`targets` of `graph.connected_components`: targets\[1\] is not a node \(n = 2\)"),
+        ("graph.csr_out_degree", [np.array([0, 3, 2, 5], np.uint32)], r"`offsets` of `graph.csr_out_degree` must be non-decreasing: offsets\[2\] < offsets\[1\]"),
+        ("graph.csr_in_degree", [np.array([0, 9, 3, 9], np.uint32), 3], r"`targets` of `graph.csr_in_degree`: targets\[1\] is not a node \(n = 3\)"),
+        ("graph.bfs", [GOOD[0], GOOD[1], 2], r"input `source` of `graph.bfs` must be a node \(< n = 2\), got 2"),
+        ("graph.bfs", [np.zeros(0, np.uint32), GOOD[1][:0], 0], r"input `offsets` of `graph.bfs` must hold n \+ 1 >= 1"),
+    ],
+)
+def test_invalid_device_graphs_are_found_on_the_device(op_id: str, args: list[Any], needle: str) -> None:
+    device: list[Any] = [vyre.to_device(cast(np.ndarray, a)) if isinstance(a, np.ndarray) else a for a in args]
+    for backend in BACKENDS:
+        with pytest.raises(ValueError, match=needle):
+            ops.evaluate(op_id, device, backend=backend)
+
+
+def test_device_inputs_are_checked_without_reading_them_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vyre.runtime import wgpu_device
+
+    reads: list[list[int]] = []
+    original = wgpu_device.GpuDevice.read_many
+
+    def counting(self: Any, residents: Any) -> Any:
+        reads.append([r.words for r in residents])
+        return original(self, residents)
+
+    monkeypatch.setattr(wgpu_device.GpuDevice, "read_many", counting)
+    offsets, targets = csr_graph(np.random.default_rng(12), 3000, "random")
+    degrees = ops.evaluate("graph.csr_out_degree", [vyre.to_device(offsets)], on_device=True)
+    assert reads == [[3]]  # the status words of the check, nothing else
+    np.testing.assert_array_equal(degrees.numpy(), np.diff(offsets.astype(np.int64)))
+    reads.clear()
+    ops.evaluate("graph.bfs", [vyre.to_device(offsets), vyre.to_device(targets), 0], on_device=True)
+    assert reads[0] == [3] and all(words == [1] for words in reads[1:])  # then the frontier counts only
 
 
 def test_the_empty_graph_takes_any_source() -> None:

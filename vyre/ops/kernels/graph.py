@@ -83,6 +83,7 @@ from vyre.ops import kernel_laws as K
 from vyre.ops.kernel import (
     BatchPlan,
     Buffer,
+    DeviceCheck,
     KernelLaw,
     KernelPlan,
     KernelSpec,
@@ -168,14 +169,35 @@ def _check_targets(op_id: str, targets: np.ndarray, n: int) -> None:
         )
 
 
+def _on_host(*values: object) -> bool:
+    """True when every array is a host array (a `vyre.DeviceBuffer` is checked
+    on the device by the op's `DeviceCheck`, see `csr_check_program`)."""
+    return all(isinstance(v, np.ndarray) for v in values)
+
+
+def _check_rows(op_id: str, offsets: Any) -> int:
+    """n from the length of `offsets` (host or device)."""
+    if len(offsets) == 0:
+        raise ValueError(
+            f"input `offsets` of `{op_id}` must hold n + 1 >= 1 entries (CSR row_ptr; the empty graph is offsets = [0])"
+        )
+    return len(offsets) - 1
+
+
 def _check_graph(op_id: str) -> Callable[[tuple[Any, ...]], None]:
     def check(args: tuple[Any, ...]) -> None:
-        check_csr(op_id, args[0], args[1])
+        if _on_host(args[0], args[1]):
+            check_csr(op_id, args[0], args[1])
+        else:
+            _check_rows(op_id, args[0])
 
     return check
 
 
 def _check_out_degree(args: tuple[Any, ...]) -> None:
+    if not _on_host(args[0]):
+        _check_rows("graph.csr_out_degree", args[0])
+        return
     offsets = np.asarray(args[0], dtype=np.uint32)
     if len(offsets):
         check_csr("graph.csr_out_degree", offsets, np.zeros(int(offsets[-1]), dtype=np.uint32))
@@ -187,11 +209,15 @@ def _check_in_degree(args: tuple[Any, ...]) -> None:
     n = int(args[1])
     if n > MAX_NODES:
         raise ValueError(f"input `n` of `graph.csr_in_degree` must be at most {MAX_NODES}, got {n}")
-    _check_targets("graph.csr_in_degree", args[0], n)
+    if _on_host(args[0]):
+        _check_targets("graph.csr_in_degree", args[0], n)
 
 
 def _check_bfs(args: tuple[Any, ...]) -> None:
-    n = check_csr("graph.bfs", args[0], args[1])
+    if _on_host(args[0], args[1]):
+        n = check_csr("graph.bfs", args[0], args[1])
+    else:
+        n = _check_rows("graph.bfs", args[0])
     source = int(args[2])
     if n and source >= n:
         raise ValueError(f"input `source` of `graph.bfs` must be a node (< n = {n}), got {source}")
@@ -703,6 +729,90 @@ def _cc_plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> KernelPlan
 
 
 # ---------------------------------------------------------------------------
+# The CSR check on the device (inputs given as vyre.DeviceBuffer)
+# ---------------------------------------------------------------------------
+
+
+@cache
+def csr_check_program(with_offsets: bool, with_targets: bool) -> Program:
+    """One grid-stride pass over max(n + 1, m) indices: status[0] = the first
+    bad index of offsets (0 when offsets[0] != 0, i + 1 when offsets[i + 1] <
+    offsets[i]), status[1] = the first target >= n, status[2] = offsets[n]
+    (atomicMin of indices: the first one whatever the schedule). params = [n,
+    m, stride, rounds]."""
+    i = E.var("i")
+    n = param(0)
+    checks: list[Node] = []
+    if with_offsets:
+        checks += [
+            Node.if_(
+                E.and_(E.eq(i, E.u32(0)), E.ne(E.load("offsets", E.u32(0)), E.u32(0))),
+                [Node.let("o0", E.atomic(AtomicOp.MIN, "status", E.u32(0), E.u32(0)))],
+            ),
+            Node.if_(
+                E.and_(E.lt(i, n), E.lt(E.load("offsets", E.add(i, E.u32(1))), E.load("offsets", i))),
+                [Node.let("o1", E.atomic(AtomicOp.MIN, "status", E.u32(0), E.add(i, E.u32(1))))],
+            ),
+            Node.if_(E.eq(i, n), [Node.store("status", E.u32(2), E.load("offsets", n))]),
+        ]
+    if with_targets:
+        checks.append(
+            Node.if_(
+                E.and_(E.lt(i, param(1)), E.ge(E.load("targets", i), n)),
+                [Node.let("t1", E.atomic(AtomicOp.MIN, "status", E.u32(1), i))],
+            )
+        )
+    body = [
+        Node.let("first", _gid()),
+        Node.loop("k", E.u32(0), param(3), [Node.let("i", E.add(E.var("first"), E.mul(E.var("k"), param(2)))), *checks]),
+    ]
+    buffers: list[BufferDecl] = []
+    if with_offsets:
+        buffers.append(BufferDecl.read("offsets", len(buffers), DataType.U32))
+    if with_targets:
+        buffers.append(BufferDecl.read("targets", len(buffers), DataType.U32))
+    buffers += [
+        BufferDecl.read_write("status", len(buffers), DataType.U32),
+        BufferDecl.read("params", len(buffers) + 1, DataType.U32),
+    ]
+    kind = "_".join(k for k, on in (("offsets", with_offsets), ("targets", with_targets)) if on)
+    return Program(buffers=buffers, workgroup_size=(WORKGROUP, 1, 1), entry=body, name=f"graph_check_{kind}")
+
+
+def _csr_check(op_id: str, with_offsets: bool, with_targets: bool) -> DeviceCheck:
+    def sizes_of(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> tuple[int, int]:
+        n = int(sizes["offsets"]) - 1 if with_offsets else int(scalars["n"])
+        return n, int(sizes["targets"]) if with_targets else 0
+
+    def plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> KernelPlan:
+        n, m = sizes_of(sizes, scalars)
+        g = grid(max(n + 1, m) if with_offsets else m)
+        params = np.array([n, m, g.stride, g.iterations], dtype=np.uint32)
+        status = np.array([NONE, NONE, 0], dtype=np.uint32)
+        return KernelPlan(
+            (Buffer("status", DataType.U32, 3, words=status), Buffer("params", DataType.U32, 4, words=params)),
+            (Step(csr_check_program(with_offsets, with_targets), g.dispatch),),
+        )
+
+    def message(sizes: Mapping[str, int], scalars: Mapping[str, int], status: np.ndarray) -> str | None:
+        n, m = sizes_of(sizes, scalars)
+        where = f"input `offsets` of `{op_id}`"
+        bad_offset, bad_target, last = (int(w) for w in status[:3])
+        if with_offsets:
+            if bad_offset == 0:
+                return f"{where}: offsets[0] must be 0 (CSR row_ptr)"
+            if bad_offset != NONE:
+                return f"{where} must be non-decreasing: offsets[{bad_offset}] < offsets[{bad_offset - 1}]"
+            if with_targets and last != m:
+                return f"{where}: offsets[n] = {last} must equal the number of targets ({m})"
+        if with_targets and bad_target != NONE:
+            return f"input `targets` of `{op_id}`: targets[{bad_target}] is not a node (n = {n})"
+        return None
+
+    return DeviceCheck(plan, message)
+
+
+# ---------------------------------------------------------------------------
 # References (numpy)
 # ---------------------------------------------------------------------------
 
@@ -973,6 +1083,7 @@ KERNELS = (
         laws=(DegreesSumToEdges("out"),),
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_out_degree,
+        device_check=_csr_check("graph.csr_out_degree", True, False),
         sample=_sample_out,
         plan_many=_out_degree_many,
     ),
@@ -988,6 +1099,7 @@ KERNELS = (
         laws=(DegreesSumToEdges("in"), K.SplitCombine(_add), K.PermutationInvariant()),
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_in_degree,
+        device_check=_csr_check("graph.csr_in_degree", False, True),
         sample=_sample_in,
     ),
     KernelSpec(
@@ -1002,6 +1114,7 @@ KERNELS = (
         laws=(BfsLevels(), BfsParents()),
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_bfs,
+        device_check=_csr_check("graph.bfs", True, True),
         sample=_sample_bfs,
     ),
     KernelSpec(
@@ -1016,6 +1129,7 @@ KERNELS = (
         laws=(LabelsAreComponents(),),
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_graph("graph.connected_components"),
+        device_check=_csr_check("graph.connected_components", True, True),
         sample=_sample_cc,
     ),
 )
