@@ -47,8 +47,8 @@ HASHES = {"hash.md5": hash_digests.MD5, "hash.sha1": hash_digests.SHA1, "hash.sh
 
 @pytest.mark.parametrize("op_id", OPS)
 def test_long_messages_carry_the_state_across_dispatches_on_wgpu(op_id: str) -> None:
-    """One dispatch walks per_dispatch blocks of a message (512 for SHA-256,
-    2,048 for MD5/SHA-1): lengths around that, and up to 1 MiB."""
+    """One dispatch walks per_dispatch blocks of a message (128 for SHA-1 and
+    SHA-256, 256 for MD5): lengths around that, and up to 1 MiB."""
     rng = np.random.default_rng(22)
     block = 64 * HASHES[op_id].per_dispatch
     lengths = [block - 9, block - 8, block + 1, 1 << 20, int(rng.integers(300, 1 << 20))]

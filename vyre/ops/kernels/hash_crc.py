@@ -69,8 +69,8 @@ CRC32C = 0x82F6_3B78
 M32 = 0xFFFF_FFFF
 STREAM_LIMIT = 1 << 16
 """The longest input of a batch that `plan_many` walks in one invocation."""
-STREAM_BLOCKS = 2048
-"""16-byte blocks per invocation and dispatch of the one-invocation walk (32 KiB)."""
+STREAM_BLOCKS = 1024
+"""16-byte blocks per invocation and dispatch of the one-invocation walk (16 KiB)."""
 
 
 # ---------------------------------------------------------------------------

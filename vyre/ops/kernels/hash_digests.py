@@ -18,9 +18,17 @@ digest's words as they are.
 - SHA-1 (FIPS 180-4 §6.1): 80 rounds unrolled, the schedule in a 16-word window.
 - SHA-256 (FIPS 180-4 §6.2): a loop of 4 x 16 unrolled rounds; the schedule
   is a 16-word window updated in place between groups (W[t] from W[t-2],
-  W[t-7], W[t-15], W[t-16]), K from a constant buffer `k`. Per 64-byte block
-  that is 5 loop back-edges, so `per_dispatch` = 512 blocks keeps an
-  invocation at 2,560 iterations per dispatch.
+  W[t-7], W[t-15], W[t-16]), K from a constant buffer `k` (5 loop back-edges
+  per block).
+
+Blocks per invocation and dispatch (`per_dispatch`): MD5 256, SHA-1 128,
+SHA-256 128. The bound is the reference interpreter's, which predicts the work
+of a loop before running it and refuses a dispatch of more than about 15 s
+(`vyre/runtime/interp/budget.py`; a 64-lane workgroup walking 128 SHA-256
+blocks is predicted at 1.0e10 of its 1.5e10 units); lavapipe's 65,535
+back-edges are far off. On a GPU a long single message costs one dispatch
+(~4 us) per 8-16 KiB on top of its sequential work; a batch of short messages
+is one dispatch.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from vyre.ops.kernels.hash_stream import (
     Message,
     StreamHash,
     batch_plan,
+    batch_spec,
     bswap,
     rotl,
     rotr,
@@ -48,7 +57,7 @@ from vyre.ops.kernels.hash_stream import (
 )
 from vyre.ops.kernels.hash_words import PublishedVectors
 
-__all__ = ["KERNELS", "MD5", "SHA1", "SHA256", "digest_spec", "padded_blocks", "padded_word"]
+__all__ = ["KERNELS", "MD5", "SHA1", "SHA256", "digest_spec", "padded_blocks", "padded_words"]
 
 M32 = 0xFFFF_FFFF
 
@@ -62,34 +71,39 @@ def _host_blocks(n: int) -> int:
     return (n + 8) // 64 + 1
 
 
-def padded_word(msg: Message, blk: Expr, j: int, big_endian: bool) -> Expr:
-    """Word j of block `blk` of the padded message (as the hash reads it:
-    byte-swapped for SHA)."""
-    g = E.add(E.shl(blk, E.u32(4)), E.u32(j)) if j else E.shl(blk, E.u32(4))
+def padded_words(msg: Message, blk: Expr, big_endian: bool, prefix: str) -> list[Node]:
+    """Nodes declaring `{prefix}0`..`{prefix}15`, the words of block `blk` of
+    the padded message as the hash reads them (byte-swapped for SHA): whole
+    message words, the last one masked with its 0x80 after the last byte, a
+    lone 0x80, zeros, and the bit length 8n in the last two words of the last
+    block. Every message word is loaded once."""
     n = msg.n
-    at = E.shl(g, E.u32(2))
-    rem = E.sub(n, at)
-    raw = msg.word(g)
-    keep = E.sub(E.shl(E.u32(1), E.shl(rem, E.u32(3))), E.u32(1))
-    partial = E.bitor(E.bitand(raw, keep), E.shl(E.u32(0x80), E.shl(rem, E.u32(3))))
-    word = E.select(
-        E.ge(at, n),
-        E.select(E.eq(at, n), E.u32(0x80), E.u32(0)),
-        E.select(E.ge(rem, E.u32(4)), raw, partial),
-    )
-    if big_endian:
-        word = bswap(word)
-    if j < 14:
-        return word
-    # the bit length 8n in the last two words of the last block
+    p = prefix
+    nodes = [
+        Node.let(f"{p}_at", E.shl(blk, E.u32(6))),
+        Node.let(f"{p}_last", E.eq(blk, E.sub(padded_blocks(n), E.u32(1)))),
+    ]
     high, low = E.shr(n, E.u32(29)), E.shl(n, E.u32(3))
-    length = (high if j == 14 else low) if big_endian else (low if j == 14 else high)
-    last = E.eq(blk, E.sub(padded_blocks(n), E.u32(1)))
-    return E.bitor(word, E.select(last, length, E.u32(0)))
+    for j in range(16):
+        at = E.add(E.var(f"{p}_at"), E.u32(4 * j)) if j else E.var(f"{p}_at")
+        g = E.add(E.shl(blk, E.u32(4)), E.u32(j)) if j else E.shl(blk, E.u32(4))
+        rem, full = E.var(f"{p}_r{j}"), E.ge(E.var(f"{p}_r{j}"), E.u32(4))
+        shift = E.shl(rem, E.u32(3))
+        mask = E.select(full, E.u32(0xFFFF_FFFF), E.sub(E.shl(E.u32(1), shift), E.u32(1)))
+        pad = E.select(full, E.u32(0), E.shl(E.u32(0x80), shift))
+        inside = E.bitor(E.bitand(msg.word(g), mask), pad)
+        data = E.select(E.lt(at, n), inside, E.select(E.eq(at, n), E.u32(0x80), E.u32(0)))
+        nodes += [Node.let(f"{p}_r{j}", E.sub(n, at)), Node.let(f"{p}_d{j}", data)]
+        word = bswap(E.var(f"{p}_d{j}")) if big_endian else E.var(f"{p}_d{j}")
+        if j >= 14:
+            length = (high if j == 14 else low) if big_endian else (low if j == 14 else high)
+            word = E.bitor(word, E.select(E.var(f"{p}_last"), length, E.u32(0)))
+        nodes.append(Node.let(f"{p}{j}", word))
+    return nodes
 
 
 def _words(msg: Message, blk: Expr, big_endian: bool, prefix: str) -> list[Node]:
-    return [Node.let(f"{prefix}{j}", padded_word(msg, blk, j, big_endian)) for j in range(16)]
+    return padded_words(msg, blk, big_endian, prefix)
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +128,7 @@ def _md5_block(st: Sequence[str], msg: Message, blk: Expr) -> list[Node]:
         else:
             f, g = E.bitxor(c, E.bitor(b, E.bitnot(d))), (7 * i) % 16
         total = E.add(E.add(f, a), E.add(E.u32(MD5_K[i]), E.var(f"m{g}")))
-        nodes.append(Node.let(f"md{i}", E.add(b, rotl(total, MD5_S[i]))))
+        nodes += [Node.let(f"mt{i}", total), Node.let(f"md{i}", E.add(b, rotl(E.var(f"mt{i}"), MD5_S[i])))]
         a, b, c, d = d, E.var(f"md{i}"), b, c
     for name, value in zip(st, (a, b, c, d)):
         nodes.append(Node.assign(name, E.add(E.var(name), value)))
@@ -130,7 +144,7 @@ MD5 = StreamHash(
     host_blocks=_host_blocks,
     block=_md5_block,
     finish=lambda st, msg: ([], [E.var(s) for s in st]),
-    per_dispatch=2048,
+    per_dispatch=256,
 )
 
 
@@ -149,7 +163,7 @@ def _sha1_block(st: Sequence[str], msg: Message, blk: Expr) -> list[Node]:
     for t in range(80):
         if t >= 16:
             mixed = E.bitxor(E.bitxor(window[(t - 3) % 16], window[(t - 8) % 16]), E.bitxor(window[(t - 14) % 16], window[t % 16]))
-            nodes.append(Node.let(f"x{t}", rotl(mixed, 1)))
+            nodes += [Node.let(f"xm{t}", mixed), Node.let(f"x{t}", rotl(E.var(f"xm{t}"), 1))]
             window[t % 16] = E.var(f"x{t}")
         if t < 20:
             f = E.bitor(E.bitand(b, c), E.bitand(E.bitnot(b), d))
@@ -174,7 +188,7 @@ SHA1 = StreamHash(
     host_blocks=_host_blocks,
     block=_sha1_block,
     finish=lambda st, msg: ([], [bswap(E.var(s)) for s in st]),
-    per_dispatch=2048,
+    per_dispatch=128,
 )
 
 
@@ -263,7 +277,7 @@ SHA256 = StreamHash(
     host_blocks=_host_blocks,
     block=_sha256_block,
     finish=lambda st, msg: ([], [bswap(E.var(s)) for s in st]),
-    per_dispatch=512,
+    per_dispatch=128,
     constants=SHA256_K,
 )
 
@@ -344,4 +358,17 @@ KERNELS = (
     digest_spec("hash.md5", MD5, "md5", MD5_VECTORS),
     digest_spec("hash.sha1", SHA1, "sha1", SHA1_VECTORS),
     digest_spec("hash.sha256", SHA256, "sha256", SHA256_VECTORS),
+    batch_spec(
+        "hash.md5_batch", MD5, DataType.BYTES, lambda b: hashlib.md5(b).digest(),
+        "MD5 digests of the messages data[offsets[i]:offsets[i+1]], 16 bytes each", MD5_VECTORS, DIGEST_BOUNDARIES,
+    ),
+    batch_spec(
+        "hash.sha1_batch", SHA1, DataType.BYTES, lambda b: hashlib.sha1(b).digest(),
+        "SHA-1 digests of the messages data[offsets[i]:offsets[i+1]], 20 bytes each", SHA1_VECTORS, DIGEST_BOUNDARIES,
+    ),
+    batch_spec(
+        "hash.sha256_batch", SHA256, DataType.BYTES, lambda b: hashlib.sha256(b).digest(),
+        "SHA-256 digests of the messages data[offsets[i]:offsets[i+1]], 32 bytes each", SHA256_VECTORS,
+        DIGEST_BOUNDARIES,
+    ),
 )

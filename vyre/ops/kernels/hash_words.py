@@ -34,6 +34,7 @@ from vyre.ops.kernels.hash_stream import (
     Message,
     StreamHash,
     batch_plan,
+    batch_spec,
     block_words,
     rotl,
     single_plan,
@@ -55,8 +56,8 @@ __all__ = [
 ]
 
 M32 = 0xFFFF_FFFF
-PER_DISPATCH = 2048
-"""16-byte blocks per invocation and dispatch (32 KiB of a message)."""
+PER_DISPATCH = 1024
+"""16-byte blocks per invocation and dispatch (16 KiB of a message)."""
 
 
 # ---------------------------------------------------------------------------
@@ -129,13 +130,18 @@ def fnv1a32(data: bytes, h: int = FNV_BASIS) -> int:
 C1, C2 = 0xCC9E_2D51, 0x1B87_3593
 
 
-def _murmur_k(k: Expr) -> Expr:
-    return E.mul(rotl(E.mul(k, E.u32(C1)), 15), E.u32(C2))
+def _murmur_k(k: Expr) -> list[Node]:
+    """`_k` = rotl(k * c1, 15) * c2 (each value computed once)."""
+    return [Node.let("_k1", E.mul(k, E.u32(C1))), Node.let("_k", E.mul(rotl(E.var("_k1"), 15), E.u32(C2)))]
 
 
 def _murmur_word(word: Expr) -> list[Node]:
-    h = E.bitxor(E.var("h0"), _murmur_k(word))
-    return [Node.assign("h0", E.add(E.mul(rotl(h, 13), E.u32(5)), E.u32(0xE654_6B64)))]
+    mixed = [
+        *_murmur_k(word),
+        Node.let("_h", E.bitxor(E.var("h0"), E.var("_k"))),
+        Node.assign("h0", E.add(E.mul(rotl(E.var("_h"), 13), E.u32(5)), E.u32(0xE654_6B64))),
+    ]
+    return [Node.block(mixed)]
 
 
 def _murmur_block(st: Sequence[str], msg: Message, blk: Expr) -> list[Node]:
@@ -157,8 +163,8 @@ def _fmix(h: Expr, name: str) -> list[Node]:
 
 def _murmur_finish(st: Sequence[str], msg: Message) -> tuple[list[Node], list[Expr]]:
     def tail_bytes(word: Expr, count: Expr) -> list[Node]:
-        mixed = E.bitxor(E.var("h0"), _murmur_k(word))
-        return [Node.if_(E.ne(count, E.u32(0)), [Node.assign("h0", mixed)])]
+        mixed = [*_murmur_k(word), Node.assign("h0", E.bitxor(E.var("h0"), E.var("_k")))]
+        return [Node.if_(E.ne(count, E.u32(0)), mixed)]
 
     nodes = tail_nodes(msg, _murmur_word, tail_bytes)
     nodes += _fmix(E.bitxor(E.var("h0"), msg.n), "_f")
@@ -207,13 +213,16 @@ def murmur3_32(data: bytes, seed: int = 0) -> int:
 P1, P2, P3, P4, P5 = 0x9E37_79B1, 0x85EB_CA77, 0xC2B2_AE3D, 0x27D4_EB2F, 0x1656_67B1
 
 
-def _xxh_round(v: Expr, word: Expr) -> Expr:
-    return E.mul(rotl(E.add(v, E.mul(word, E.u32(P2))), 13), E.u32(P1))
+def _xxh_round(name: str, word: Expr) -> Node:
+    """v = rotl(v + word P2, 13) P1 for state variable `name`."""
+    return Node.block([
+        Node.let("_a", E.add(E.var(name), E.mul(word, E.u32(P2)))),
+        Node.assign(name, E.mul(rotl(E.var("_a"), 13), E.u32(P1))),
+    ])
 
 
 def _xxh_block(st: Sequence[str], msg: Message, blk: Expr) -> list[Node]:
-    words = block_words(msg, blk)
-    return [Node.assign(name, _xxh_round(E.var(name), w)) for name, w in zip(st, words)]
+    return [_xxh_round(name, w) for name, w in zip(st, block_words(msg, blk))]
 
 
 def _xxh_finish(st: Sequence[str], msg: Message) -> tuple[list[Node], list[Expr]]:
@@ -226,14 +235,17 @@ def _xxh_finish(st: Sequence[str], msg: Message) -> tuple[list[Node], list[Expr]
     x = E.var("_x")
 
     def word(w: Expr) -> list[Node]:
-        return [Node.assign("_x", E.mul(rotl(E.add(x, E.mul(w, E.u32(P3))), 17), E.u32(P4)))]
+        return [Node.let("_a", E.add(x, E.mul(w, E.u32(P3)))), Node.assign("_x", E.mul(rotl(E.var("_a"), 17), E.u32(P4)))]
 
     def tail_bytes(tail: Expr, count: Expr) -> list[Node]:
         out = [Node.let("_tb", tail)]
         for k in range(3):
             byte = E.bitand(E.shr(E.var("_tb"), E.u32(8 * k)), E.u32(0xFF))
-            step = E.mul(rotl(E.add(x, E.mul(byte, E.u32(P5))), 11), E.u32(P1))
-            out.append(Node.if_(E.lt(E.u32(k), count), [Node.assign("_x", step)]))
+            step = [
+                Node.let("_a", E.add(x, E.mul(byte, E.u32(P5)))),
+                Node.assign("_x", E.mul(rotl(E.var("_a"), 11), E.u32(P1))),
+            ]
+            out.append(Node.if_(E.lt(E.u32(k), count), step))
         return out
 
     nodes += tail_nodes(msg, word, tail_bytes)
@@ -378,6 +390,17 @@ def word_hash_spec(
     )
 
 
+WORD_BOUNDARIES = (0, 1, 3, 4, 5, 15, 16, 17, 63, 64, 65, 255, 256, 257, 4097)
+"""Data lengths of the `_batch` ops' cases (cut into messages by `sample_batch`)."""
+
+
+def _batch(op_id: str, h: StreamHash, one: Callable[[bytes], int], what: str, vectors: Sequence[tuple[bytes, int]]) -> KernelSpec:
+    return batch_spec(
+        op_id, h, DataType.U32, one, f"{what} of each message data[offsets[i]:offsets[i+1]], U32[n]",
+        vectors, WORD_BOUNDARIES,
+    )
+
+
 KERNELS = (
     word_hash_spec(
         "hash.fnv1a32",
@@ -400,4 +423,7 @@ KERNELS = (
         "XXH32 of the bytes, seed 0",
         (PublishedVectors(XXH32_VECTORS), BatchEqualsSingle(), K.EmptyIs(0x02CC_5D05)),
     ),
+    _batch("hash.fnv1a32_batch", FNV, fnv1a32, "FNV-1a 32", FNV_VECTORS),
+    _batch("hash.murmur3_32_batch", MURMUR, murmur3_32, "MurmurHash3 x86_32 (seed 0)", MURMUR_VECTORS),
+    _batch("hash.xxhash32_batch", XXH32, xxh32, "XXH32 (seed 0)", XXH32_VECTORS),
 )
