@@ -25,6 +25,10 @@ Rows:
 - `crc32`, `adler32`, `crc32c`: one buffer of `--crc-mib` MiB (target for
   CRC-32: >= 10x `zlib.crc32`); crc32c only where the `crc32c` package is
   installed.
+- `sha256_batch`: the same messages through `hash.sha256_batch(data, offsets)`
+  (one buffer and an offsets array; no per-message Python work): device time
+  with both on the device and the digests left there (`on_device=True`), and
+  end to end from host arrays.
 - `sha256_many`, `md5_many`, `sha1_many`, `fnv_many`: `--messages` messages of
   64 bytes (target for SHA-256: >= 5x hashlib on all cores). The device time is
   the batched plan (`plan_many`: one invocation per message) with the messages
@@ -253,6 +257,46 @@ def _many_row(op_id: str, name: str, s: Settings, target: str, size: int = 64) -
     return line, record
 
 
+def _batch_row(op_id: str, name: str, s: Settings, target: str, size: int = 64) -> tuple[Line, Record]:
+    """`hash.<h>_batch(data, offsets)`: the messages as one buffer and an
+    offsets array, no per-message Python work. Device: both inputs already on
+    the device and the digests left there (`on_device=True`; the time includes
+    the read back and host check of the offsets and the round flag's readback);
+    end to end: host arrays in, host digests out."""
+    import vyre
+    from vyre import ops
+
+    rng = np.random.default_rng(2)
+    blob = rng.integers(0, 256, s.messages * size, dtype=np.uint8)
+    offsets = (np.arange(s.messages + 1, dtype=np.uint64) * size).astype(np.uint32)
+    workers = os.cpu_count() or 1
+    worker = _fnv_slice if name == "fnv1a32" else _hash_slice
+    with ProcessPoolExecutor(max_workers=workers, initializer=_pool_init, initargs=(blob.tobytes(),)) as pool:
+        expected = _cpu_many(pool, worker, name, s.messages, size, workers)
+        cpu = best(wall(lambda: _cpu_many(pool, worker, name, s.messages, size, workers)), s.trials)
+    data, cuts = vyre.to_device(blob), vyre.to_device(offsets)
+    kept: list[Any] = []
+    on_device = best(wall(lambda: kept.append(ops.evaluate(op_id, [data, cuts], backend="wgpu", on_device=True))), s.trials)
+    got = kept[-1].numpy()
+    ok = (got.tobytes() if got.dtype == np.uint8 else got.astype("<u4").tobytes()) == expected
+    results: list[np.ndarray] = []
+    end_to_end = best(wall(lambda: results.append(ops.evaluate(op_id, [blob, offsets], backend="wgpu"))), s.trials)
+    last = results[-1]
+    ok = ok and (last.tobytes() if last.dtype == np.uint8 else last.astype("<u4").tobytes()) == expected
+    line = [
+        f"{op_id} x {s.messages:,}", f"{size} B each", _ms(on_device) + f" ({s.messages / on_device / 1e6:,.1f} M msg/s)",
+        _ms(end_to_end), _ms(cpu) + f" ({workers} processes)", _x(cpu, on_device), _x(cpu, end_to_end),
+        target, "yes" if ok else "WRONG",
+    ]
+    record = {"op": op_id, "messages": s.messages, "size": size, "device_s": on_device, "e2e_s": end_to_end,
+              "cpu_s": cpu, "cpu_workers": workers, "checked": ok}
+    return line, record
+
+
+def row_sha256_batch(s: Settings) -> list[tuple[Line, Record]]:
+    return [_batch_row("hash.sha256_batch", "sha256", s, ">= 5x hashlib, all cores")]
+
+
 def row_sha256_many(s: Settings) -> list[tuple[Line, Record]]:
     return [_many_row("hash.sha256", "sha256", s, ">= 5x hashlib, all cores")]
 
@@ -379,6 +423,7 @@ ROWS: dict[str, Callable[[Settings], list[tuple[Line, Record]]]] = {
     "crc32c": row_crc32c,
     "adler32": row_adler32,
     "sha256_many": row_sha256_many,
+    "sha256_batch": row_sha256_batch,
     "md5_many": row_md5_many,
     "sha1_many": row_sha1_many,
     "fnv_many": row_fnv_many,
