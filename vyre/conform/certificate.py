@@ -145,7 +145,10 @@ class Certificate:
         return json.dumps(self.data, indent=indent, sort_keys=True)
 
     def write(self, path: Path | str) -> None:
-        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+        """Atomically (temp file, fsync, rename): never a torn certificate."""
+        from vyre.conform.files import write_atomic
+
+        write_atomic(path, self.to_json() + "\n")
 
     def to_human(self) -> str:
         return human_report(self.data)
@@ -661,6 +664,11 @@ def load_certificate(path: Path | str) -> Certificate:
     document = cast("dict[str, Any]", data) if isinstance(data, dict) else None
     if document is None or document.get("format") not in (FORMAT, PARTIAL_FORMAT):
         raise CertificateError(f"{file}: not a vyre-conform certificate (no `format: {FORMAT}`)")
+    from vyre.conform.schema import CERTIFICATE, first_problem
+
+    problem = first_problem(document, CERTIFICATE)
+    if problem is not None:
+        raise CertificateError(f"{file}: malformed certificate: {problem}")
     return Certificate(document)
 
 

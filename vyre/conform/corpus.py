@@ -55,6 +55,8 @@ class Entry:
 
 
 def _entry(data: object, where: str) -> Entry:
+    from vyre.conform.schema import CORPUS_ENTRY, first_problem
+
     if not isinstance(data, dict):
         raise CorpusError(f"{where}: expected a JSON object")
     data = cast("dict[str, Any]", data)
@@ -80,6 +82,9 @@ def _entry(data: object, where: str) -> Entry:
     law = data.get("law")
     if check.startswith("law:") and not isinstance(law, str):
         raise CorpusError(f"{where}: a law entry needs `law` (the law as written, e.g. Identity(0x0))")
+    problem = first_problem(cast("object", data), CORPUS_ENTRY)  # the schema, after the named checks
+    if problem is not None:
+        raise CorpusError(f"{where}: malformed corpus entry: {problem}")
     return Entry(
         op=op,
         check=check,
@@ -115,24 +120,46 @@ def load(path: Path | str | None) -> list[Entry]:
 
 
 def append(path: Path | str, entries: Iterable[Entry]) -> int:
-    """Append the entries not yet in the corpus; returns how many were added."""
+    """Append the entries not yet in the corpus; returns how many were added.
+    The read of the known entries and the append happen under one file lock,
+    each append is one fsynced write, so concurrent runs lose nothing and a
+    kill leaves at most a cut last line (completed by the next append)."""
+    from vyre.conform.files import append_lines, locked
+
     file = Path(path)
-    known = {e.key for e in load(file)}
-    fresh: list[Entry] = []
-    for entry in entries:
-        if entry.key not in known:
-            known.add(entry.key)
-            fresh.append(entry)
-    if not fresh:
-        return 0
-    file.parent.mkdir(parents=True, exist_ok=True)
-    needs_newline = file.exists() and file.stat().st_size > 0 and not file.read_bytes().endswith(b"\n")
-    with file.open("a", encoding="utf-8") as out:
-        if needs_newline:
-            out.write("\n")
-        for entry in fresh:
-            out.write(json.dumps(entry.to_json(), sort_keys=True) + "\n")
+    with locked(file):
+        known = {e.key for e in _load_tolerant(file)}
+        fresh: list[Entry] = []
+        for entry in entries:
+            if entry.key not in known:
+                known.add(entry.key)
+                fresh.append(entry)
+        if fresh:
+            append_lines(file, [json.dumps(e.to_json(), sort_keys=True) for e in fresh], lock=False)
     return len(fresh)
+
+
+def _load_tolerant(file: Path) -> list[Entry]:
+    """`load`, except that a last line cut by a kill is ignored."""
+    if not file.exists():
+        return []
+    lines = file.read_text(encoding="utf-8").splitlines()
+    if lines:
+        try:
+            json.loads(lines[-1])
+        except json.JSONDecodeError:
+            lines = lines[:-1]
+    entries: list[Entry] = []
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise CorpusError(f"{file}:{number}: not JSON ({error.msg})") from None
+        entries.append(_entry(data, f"{file}:{number}"))
+    return entries
 
 
 def digest(entries: Sequence[Entry]) -> str:

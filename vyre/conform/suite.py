@@ -11,7 +11,7 @@ already holds. All three give the same certificate content as one run.
 from __future__ import annotations
 
 import json
-import os
+
 import platform
 import sys
 import time
@@ -166,16 +166,24 @@ def _oracle_rejections(
 
 
 def _load_checkpoint(path: Path, plan: Plan) -> UnitResults:
+    """The finished units of a checkpoint. A line that is not JSON is one cut by
+    an interruption and is skipped (its unit runs again); a JSON line that
+    breaks the checkpoint schema is corruption and an error."""
+    from vyre.conform.schema import CHECKPOINT_HEADER, CHECKPOINT_RECORD, first_problem
+
     if not path.exists():
         return {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise CertificateError(f"{path}: unreadable checkpoint ({error})") from None
     if not lines:
         return {}
     try:
         header = json.loads(lines[0])
     except json.JSONDecodeError:
         raise CertificateError(f"{path}: not a vyre-conform checkpoint") from None
-    if header.get("format") != CHECKPOINT_FORMAT:
+    if first_problem(header, CHECKPOINT_HEADER) is not None:
         raise CertificateError(f"{path}: not a vyre-conform checkpoint")
     if header.get("plan") != plan.digest:
         raise CertificateError(
@@ -183,41 +191,39 @@ def _load_checkpoint(path: Path, plan: Plan) -> UnitResults:
             " registry); delete it or run without --resume"
         )
     done: UnitResults = {}
-    for line in lines[1:]:
+    for number, line in enumerate(lines[1:], start=2):
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
-            continue  # a line cut short by the interruption
-        if isinstance(record, dict) and "key" in record and "results" in record:
-            done[record["key"]] = record["results"]
+            continue  # a line cut short by an interruption
+        problem = first_problem(record, CHECKPOINT_RECORD)
+        if problem is not None:
+            raise CertificateError(f"{path}:{number}: corrupt checkpoint record: {problem}")
+        done[record["key"]] = record["results"]
     return done
 
 
 class _Checkpoint:
+    """The checkpoint of a run: a header written atomically, then one fsynced
+    line per finished unit (a kill can only cut the last line)."""
+
     def __init__(self, path: Path | None, plan: Plan, keep: bool):
+        from vyre.conform.files import write_atomic
+
         self.path = path
-        self.handle = None
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if keep and path.exists() and path.stat().st_size:
-            self.handle = path.open("a", encoding="utf-8")
-        else:
-            self.handle = path.open("w", encoding="utf-8")
-            self.handle.write(json.dumps({"format": CHECKPOINT_FORMAT, "plan": plan.digest}) + "\n")
-            self.handle.flush()
+        if not (keep and path.exists() and path.stat().st_size):
+            write_atomic(path, json.dumps({"format": CHECKPOINT_FORMAT, "plan": plan.digest}) + "\n")
 
     def add(self, key: str, results: list[dict[str, Any]]) -> None:
-        if self.handle is None:
+        from vyre.conform.files import append_lines
+
+        if self.path is None:
             return
-        self.handle.write(json.dumps({"key": key, "results": results}, sort_keys=True) + "\n")
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
+        append_lines(self.path, [json.dumps({"key": key, "results": results}, sort_keys=True)], lock=False)
 
     def close(self, *, delete: bool) -> None:
-        if self.handle is not None:
-            self.handle.close()
-            self.handle = None
         if delete and self.path is not None and self.path.exists():
             self.path.unlink()
 
