@@ -17,6 +17,10 @@ GB/s counts the bytes the op must read (and write, for scans and sorts) once.
 reductions, scan and histogram at 64 Mi elements); sort is reported as keys/s
 against torch.sort's (target >= 0.5 at 16 Mi keys).
 
+The kernel-op chain row: 10 library kernel ops in sequence (bitset xor, not,
+and, or, gather, scatter, and_not, compact, unique, contains), with
+`on_device=True` DeviceBuffers between them against host arrays.
+
 The chain row: 10 kernels in sequence through `vyre.run`, once with
 `vyre.DeviceBuffer`s between them (`on_device=True`: no host round trip; one
 upload, one readback at the end) and once through host arrays, every result
@@ -412,6 +416,52 @@ def chain(n: int, trials: int) -> tuple[list[str], dict[str, Any]]:
     )
 
 
+def op_chain(n: int, trials: int) -> tuple[list[str], dict[str, Any]]:
+    """10 kernel ops in sequence (bitset xor/not/and/or, gather, scatter,
+    and_not, compact, unique, contains), each output the next input: once with
+    `on_device=True` (DeviceBuffers between the ops; a data-sized output is
+    read back as one length word) and once through host arrays; both checked
+    against numpy."""
+    from vyre import ops
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    y = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    idx = rng.integers(0, n, n, dtype=np.uint32)
+    spots = rng.permutation(n)[: n // 2].astype(np.uint32)
+    mask = (rng.random(n) < 0.5).astype(np.uint32)
+    queries = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+
+    def run(on_device: bool) -> tuple[float, np.ndarray]:
+        start = time.perf_counter()
+        kw: dict[str, Any] = {"on_device": True} if on_device else {}
+        a = ops.evaluate("bitset.xor", [x, y], **kw)
+        a = ops.evaluate("bitset.not", [a], **kw)
+        a = ops.evaluate("bitset.and", [a, x], **kw)
+        a = ops.evaluate("bitset.or", [a, y], **kw)
+        a = ops.evaluate("buffer.gather", [a, idx], **kw)
+        a = ops.evaluate("buffer.scatter", [a, spots, x[: len(spots)]], **kw)
+        a = ops.evaluate("bitset.and_not", [a, mask], **kw)
+        a = ops.evaluate("buffer.compact", [a, mask], **kw)
+        a = ops.evaluate("collection.unique_u32", [a], **kw)
+        found = ops.evaluate("collection.contains_u32", [a, queries])
+        return time.perf_counter() - start, np.asarray(found)
+
+    w = ((~(x ^ y)) & x) | y
+    w = w[idx]
+    w[spots] = x[: len(spots)]
+    w = (w & ~mask)[mask != 0]
+    want = np.isin(queries, np.unique(w)).astype(np.uint32)
+    dev = [run(True) for _ in range(trials + 1)][1:]
+    host = [run(False) for _ in range(trials + 1)][1:]
+    ok = all(bool((r == want).all()) for _, r in dev + host)
+    td, th = median([t for t, _ in dev]), median([t for t, _ in host])
+    return (
+        [f"{n:,}", f"{td * 1e3:,.1f}", f"{th * 1e3:,.1f}", f"{th / td:.1f}", "yes" if ok else "WRONG"],
+        {"n": n, "device_s": td, "host_s": th, "checked": ok},
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, default=64 * 2**20)
@@ -442,6 +492,12 @@ def main() -> None:
     print()
     print(table(["device", "chain elements", "device buffers ms", "host arrays ms", "speed-up", "checked"], [[device, *chain_row]]))
     record["chain"] = chain_record
+    if not args.only or any(p.startswith(("buffer", "bitset", "collection")) for p in args.only.split(",")):
+        ops_row, ops_record = op_chain(args.chain_n, args.trials)
+        print()
+        print(table(["device", "kernel-op chain (10 ops) elements", "device buffers ms", "host arrays ms", "speed-up", "checked"],
+                    [[device, *ops_row]]))
+        record["op_chain"] = ops_record
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             json.dump(record, handle, indent=2)
