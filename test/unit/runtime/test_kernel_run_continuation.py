@@ -459,6 +459,36 @@ def test_plan_many_runs_many_messages_in_one_dispatch(backend: str, monkeypatch:
         assert steps == [20]
 
 
+def test_plan_many_takes_every_input_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bytes go the fast way (laid end to end in one join); uint8 arrays,
+    bytearrays and bad values go through the general checks, same results."""
+    from vyre.runtime import kernel_run as kr
+
+    fast: list[bool] = []
+    original = kr._fast_batch  # pyright: ignore[reportPrivateUsage]
+
+    def spy(spec: KernelSpec, many: Any) -> Any:
+        got = original(spec, many)
+        fast.append(got is not None)
+        return got
+
+    monkeypatch.setattr(kr, "_fast_batch", spy)
+    messages = [b"", b"abc", b"\xff" * 5]
+    forms: list[list[Any]] = [
+        [[m] for m in messages],
+        [[np.frombuffer(m, dtype=np.uint8)] for m in messages],
+        [[bytearray(m)] for m in messages],
+    ]
+    for many in forms:
+        got = evaluate_kernel_many(byte_sum(), many, "interp")
+        assert [int(out[0]) for (out,) in got] == [sum(m) for m in messages]
+    assert fast == [True, False, False]
+    with pytest.raises(TypeError, match="input `data` of `toy.byte_sum` \\(Bytes\\) must be bytes"):
+        evaluate_kernel_many(byte_sum(), [[b"a"], ["text"]], "interp")
+    with pytest.raises(ValueError, match="takes 1 input"):
+        evaluate_kernel_many(byte_sum(), [[b"a"], [b"b", b"c"]], "interp")
+
+
 def test_plan_many_outputs_stay_on_the_device() -> None:
     messages = [b"abc", b"", b"\x10" * 9]
     got = evaluate_kernel_many(byte_sum(), [[m] for m in messages], "wgpu", on_device=True)
