@@ -44,6 +44,7 @@ __all__ = [
     "DECODER_OUTPUTS",
     "ERROR_WORKGROUP",
     "JOB_BUFFERS",
+    "BYTE_BOUNDARIES",
     "SCAN_BOUNDARIES",
     "SMALL_CHUNKS",
     "SCAN_ROW",
@@ -326,7 +327,12 @@ SMALL_CHUNKS = WORKGROUP * 16
 (each invocation counts and then scatters up to 16 consecutive chunks, with a
 workgroup scan between); larger ones take the count, scan and scatter passes."""
 
-SCAN_BOUNDARIES = (0, 1, 2, 3, 4, 5, 63, 64, 65, 1023, 1024, 1025, 4097)
+BYTE_BOUNDARIES = (0, 1, 3, 4, 5, 63, 64, 65, 4095, 4096, 4097)
+"""Kernel-track lengths of the byte maps: empty, one word +- 1, 64 +- 1 and a
+workgroup's 4,096 bytes +- 1 (the track's 255..257 add nothing for kernels whose
+invocations own whole words; the ops' test files cover every length 0-300)."""
+
+SCAN_BOUNDARIES = (0, 1, 3, 4, 5, 63, 64, 65, 1023, 1024, 1025, 4097)
 """Kernel-track lengths of the scan-based byte ops: empty, one word +- 1, one
 workgroup of chunks +- 1 (where an invocation of the one-workgroup form takes a
 second chunk), and a tile past 4,096."""

@@ -59,9 +59,10 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import BOUNDARY_LENGTHS, NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
+from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.ops.kernels import codec_laws as L
 from vyre.ops.kernels.codec_common import (
+    BYTE_BOUNDARIES,
     DECODER_OUTPUTS,
     ERROR_WORKGROUP,
     JOB_BUFFERS,
@@ -601,8 +602,8 @@ _SUMMARIES = {
 
 
 def _boundaries(span: int) -> tuple[int, ...]:
-    """The kernel track's lengths plus one invocation's span +- 1."""
-    return tuple(sorted(set(BOUNDARY_LENGTHS) | {span - 1, span, span + 1}))
+    """The byte maps' lengths plus one invocation's span +- 1."""
+    return tuple(sorted(set(BYTE_BOUNDARIES) | {span - 1, span, span + 1}))
 
 
 def _decoder(codec: Radix) -> KernelSpec:

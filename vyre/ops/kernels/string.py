@@ -40,6 +40,7 @@ from vyre.ir import Expr as E
 from vyre.ops.kernel import BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.ops.kernels import codec_laws as L
 from vyre.ops.kernels.codec_common import (
+    BYTE_BOUNDARIES,
     CHUNK_WORDS,
     JOB_BUFFERS,
     SCAN_BOUNDARIES,
@@ -460,6 +461,7 @@ def _case_spec(upper: bool) -> KernelSpec:
         plan_many=plan_many,
         summary=f"bytes.{name}(): only {'a-z' if upper else 'A-Z'} change; bytes >= 0x80 kept",
         laws=(CaseLaws(upper),),
+        boundaries=BYTE_BOUNDARIES,
     )
 
 
@@ -486,6 +488,7 @@ KERNELS = (
         plan_many=_byte_class_many,
         summary="out[i] = table[data[i]] with a 256-byte table (bytes.translate)",
         laws=(TableLaws(),),
+        boundaries=BYTE_BOUNDARIES,
         check_args=_check_table,
         sample=_sample_table,
     ),

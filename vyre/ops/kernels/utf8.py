@@ -48,6 +48,7 @@ from vyre.ir import Expr as E
 from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.ops.kernels import codec_laws as L
 from vyre.ops.kernels.codec_common import (
+    BYTE_BOUNDARIES,
     ERROR_WORKGROUP,
     JOB_BUFFERS,
     byte_at,
@@ -363,5 +364,6 @@ KERNELS = (
         summary="well-formed UTF-8 (RFC 3629); first_bad = UnicodeDecodeError.start, code 5 truncated / 1 invalid",
         laws=_LAWS,
         sample=utf8_sample,
+        boundaries=BYTE_BOUNDARIES,
     ),
 )
