@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup vulkan demo test lit unit typecheck clean
+.PHONY: setup vulkan demo test lit unit typecheck clean fuzz
 
 setup: $(STAMP) vulkan
 
@@ -37,6 +37,14 @@ lit: setup
 
 unit: setup
 	$(PY) -m pytest -q test/unit --ignore=test/unit/test_lit.py
+
+# Fuzz for FUZZ_SECONDS (text, wire, API and interp-vs-wgpu differential fuzzers, then
+# the Hypothesis round-trip properties unseeded); failures are shrunk and saved to
+# test/fuzz_corpus, which `make test` replays (docs/reliability.md).
+FUZZ_SECONDS ?= 300
+fuzz: setup
+	$(PY) -m vyre.testing.fuzz --seconds $(FUZZ_SECONDS)
+	VYRE_HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q test/unit/test_properties.py
 
 # pyright in strict mode over vyre/ (needs Node.js; not part of `make test`).
 typecheck: $(STAMP)

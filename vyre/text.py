@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import io
 import re
+from typing import cast
+from collections.abc import Iterator
 from bisect import bisect_right
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.printer import Printer
@@ -78,18 +80,36 @@ class LocatingParser(Parser):
             position = content.find("\n", position + 1)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        """An input without ops (e.g. an empty `// -----` chunk) is an empty module."""
+        """An input without ops (e.g. an empty `// -----` chunk) is an empty module.
+        A value used before its definition (only the generic syntax can write one)
+        is an error at its user: vyre's ops run in the order they are written."""
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
-        return super().parse_module(allow_implicit_module)
+        module = super().parse_module(allow_implicit_module)
+        user = _first_use_before_definition(module)
+        if user is not None:
+            start = 0
+            location = user.location
+            if isinstance(location, FileLineColLoc):
+                line = location.line.data - self.line_offset
+                if 1 <= line <= len(self._line_starts):
+                    start = self._line_starts[line - 1] + location.column.data - 1
+            self.raise_error(
+                f"'{user.name}' uses a value before its definition (vyre ops run in the"
+                " order they are written)",
+                start,
+                start + len(user.name),
+            )
+        return module
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
         try:
             op = super().parse_operation()
-        except VerifyException as error:  # an attribute that verifies on construction
-            self.raise_error(str(error), start, max(start + 1, self._current_token.span.start))
-        problem = _number_problem(op)
+        except VerifyException as error:  # an attribute that verifies when built
+            message = " ".join(str(error).split())
+            self.raise_error(message, start, max(start + 1, self._current_token.span.start))
+        problem = _local_problem(op)
         if problem is not None:
             end = max(start + 1, self._current_token.span.start)
             if isinstance(op, d.KernelOp):  # point at the sizes, not the kernel
@@ -126,13 +146,58 @@ _CONTEXT_WIDTH = 100
 _MESSAGE_LIMIT = 400
 
 
-def _number_problem(op: Operation) -> str | None:
-    """What the text may not hold although the ops' constructors take it: a
+def _first_use_before_definition(module: ModuleOp) -> Operation | None:
+    """The first op (in program order) with an operand not defined before it in
+    its block or an enclosing one, found without recursion."""
+    defined: set[SSAValue] = set()
+    top = (op for block in module.body.blocks for op in block.ops)
+    stack: list[tuple[Iterator[Operation], list[SSAValue]]] = [(top, [])]
+    while stack:
+        ops, local = stack[-1]
+        op = next(ops, None)
+        if op is None:
+            stack.pop()
+            defined.difference_update(local)
+            continue
+        if any(operand not in defined for operand in op.operands):
+            return op
+        for region in op.regions:
+            for block in region.blocks:
+                args: list[SSAValue] = list(block.args)
+                defined.update(args)
+                stack.append((iter(block.ops), args))
+        defined.update(op.results)
+        local.extend(op.results)
+    return None
+
+
+_KINDS: dict[type[Operation], tuple[str, frozenset[str]]] = {
+    d.BinOp: ("kind", frozenset(kind.value for kind in d.INT_BINOP_KINDS)),
+    d.UnOp: ("kind", frozenset(kind.value for kind in d.INT_UNOP_KINDS)),
+    d.FCmpOp: ("predicate", frozenset(d.FLOAT_PREDICATES)),
+    d.AtomicOp: ("kind", frozenset(kind.value for kind in d.AtomicOpKind)),
+}
+
+
+def _local_problem(op: Operation) -> str | None:
+    """What the text may not hold although xDSL's generic syntax builds it: a
     workgroup dimension or a literal outside its 32-bit type (the builder and
     the wire form refuse them too; `vyre.validate` reports IR made otherwise,
-    as V003 and V133)."""
+    as V003 and V133), or a kind the op does not have (the custom syntax cannot
+    spell one; `vyre.validate` names such IR malformed)."""
+    kinds = _KINDS.get(type(op))
+    if kinds is not None:
+        name, known = kinds
+        kind = op.properties.get(name)
+        if not isinstance(kind, StringAttr) or kind.data not in known:
+            shown = kind.data if isinstance(kind, StringAttr) else kind
+            return f"'{op.name}' has no {name} `{shown}` (one of: {', '.join(sorted(known))})"
+        return None
     if isinstance(op, d.KernelOp):
-        for axis, size in enumerate(op.workgroup):
+        sizes = op.properties.get("workgroup_size")
+        values = cast("ArrayAttr[Attribute]", sizes).data if isinstance(sizes, ArrayAttr) else ()
+        numbers = [cast("IntAttr[int]", v).data for v in values if isinstance(v, IntAttr)]
+        for axis, size in enumerate(numbers):
             if size > d.U32_MAX:
                 return (
                     f"workgroup_size[{axis}] is {size}, more than a u32 holds"
@@ -140,14 +205,18 @@ def _number_problem(op: Operation) -> str | None:
                 )
         return None
     if isinstance(op, d.LitFloatOp):
-        ty = op.results[0].type
-        if isinstance(ty, d.DataTypeAttr) and ty.data_kind in d.FLOAT_BITS:
-            width = d.FLOAT_BITS[ty.data_kind]
-            if not 0 <= op.bits.data < 1 << width:
-                return f"bits {op.bits.data:#x} do not fit the {width} bits of {ty.kind.data}"
+        ty = op.results[0].type if len(op.results) == 1 else None
+        bits = op.properties.get("bits")
+        if isinstance(ty, d.DataTypeAttr) and ty.data_kind in d.FLOAT_BITS and isinstance(bits, IntAttr):
+            width, pattern = d.FLOAT_BITS[ty.data_kind], cast("IntAttr[int]", bits).data
+            if not 0 <= pattern < 1 << width:
+                return f"bits {pattern:#x} do not fit the {width} bits of {ty.kind.data}"
         return None
-    if isinstance(op, d.LitU32Op | d.LitI32Op | d.LitBoolOp) and not op.in_range(op.value.data):
-        return f"{op.LITERAL_TYPE.kind.data} literal {op.value.data} is out of range"
+    if isinstance(op, d.LitU32Op | d.LitI32Op | d.LitBoolOp):
+        value = op.properties.get("value")
+        number = cast("IntAttr[int]", value).data if isinstance(value, IntAttr) else 0
+        if not op.in_range(number):
+            return f"{op.LITERAL_TYPE.kind.data} literal {number} is out of range"
     return None
 
 

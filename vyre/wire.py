@@ -24,7 +24,7 @@ import hashlib
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import cast
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr
@@ -594,7 +594,9 @@ class _Reader:
             self.finish(pending)
 
     def finish(self, pending: _ReadOp) -> None:
-        op = pending.op_type.create(
+        op = pending.op_type.__new__(pending.op_type)
+        d._init_op(  # pyright: ignore[reportPrivateUsage]  # the dialect's fast constructor
+            op,
             operands=pending.operands,
             result_types=pending.result_types,
             properties=pending.properties,
@@ -617,18 +619,18 @@ class _Reader:
     def prop(self, f: _Field, op_name: str) -> Attribute:
         what = f"{op_name} {f.prop}"
         if f.kind == "str":
-            return StringAttr(self.text(what))
+            return _string_attr(self.text(what))
         if f.kind.startswith("enum:"):
-            return StringAttr(self.code(_ENUM_TABLES[f.kind[5:]], what))
+            return _string_attr(self.code(_ENUM_TABLES[f.kind[5:]], what))
         if f.kind == "u32":
-            return IntAttr(self.u32())
+            return _int_attr(self.u32())
         if f.kind == "i32":
-            return IntAttr(self.i32())
+            return _int_attr(self.i32())
         at = self.pos
         flag = self.u8()
         if flag > 1:
             raise WireError(f"{what} at byte {at} is {flag}, not 0 or 1")
-        return IntAttr(flag)
+        return _int_attr(flag)
 
     def operands(self, shape: _Shape, op_name: str) -> list[SSAValue]:
         count = shape.operands
@@ -641,6 +643,17 @@ class _Reader:
                 raise WireError(f"bad operand marker {extra} of {op_name} at byte {at}")
             count = 2 + extra
         return [self.value() for _ in range(count)]
+
+
+@lru_cache(maxsize=4096)
+def _string_attr(text: str) -> StringAttr:
+    """Attributes are immutable: the names and kinds a program repeats are shared."""
+    return StringAttr(text)
+
+
+@lru_cache(maxsize=4096)
+def _int_attr(value: int) -> IntAttr:
+    return IntAttr(value)
 
 
 @cache

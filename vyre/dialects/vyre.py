@@ -22,17 +22,20 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import ClassVar, Self, TypeVar
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
+from xdsl.dialects.builtin import UNKNOWN_LOC, ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import (
     Attribute,
     Block,
     Dialect,
+    OpResult,
     Operation,
     ParametrizedAttribute,
     Region,
     SSAValue,
     TypeAttribute,
+    Use,
 )
+from xdsl.ir.core import SSAValues
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -544,16 +547,24 @@ def _init_op(
     properties: dict[str, Attribute] | None = None,
     regions: Sequence[Region] = (),
 ) -> None:
-    """Construct an op without IRDL's generic argument processing (about 3x faster;
-    vyre programs are built op by op). Every field is given explicitly, and
-    `verify` still checks the op against its IRDL definition."""
-    Operation.__init__(
-        op,
-        operands=[SSAValue.get(value) for value in operands],
-        result_types=result_types,
-        properties=properties or {},
-        regions=regions,
-    )
+    """Construct an op without IRDL's generic argument processing nor
+    `Operation.__init__`'s setters: its fields are set directly (about 4x faster
+    than IRDL's constructor; vyre programs are built op by op, and vyre ops have
+    no property defaults to fill). `verify` still checks the op against its
+    IRDL definition."""
+    values = SSAValues(SSAValue.get(value) for value in operands)
+    uses = tuple(Use(op, index) for index in range(len(values)))
+    for value, use in zip(values, uses):
+        value.add_use(use)
+    op._operands = values  # pyright: ignore[reportPrivateUsage]
+    op._operand_uses = uses  # pyright: ignore[reportPrivateUsage]
+    op.results = SSAValues(OpResult(ty, op, index) for index, ty in enumerate(result_types))
+    op.properties = dict(properties) if properties else {}
+    op.attributes = {}
+    op.location = UNKNOWN_LOC
+    op.regions = ()
+    for region in regions:
+        op.add_region(region)
 
 
 class BodyOp(IRDLOperation):

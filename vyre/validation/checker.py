@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, cast
 
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
@@ -332,6 +333,7 @@ class KernelChecker:
         self._set_type(op, U32)
 
     def visit_binop(self, op: d.BinOp) -> None:
+        _check_kind(op, op.kind.data, _BINOP_KINDS)
         self._propagate_call_depth(op)
         lhs, rhs = op.operands
         for side, value in (("left", lhs), ("right", rhs)):
@@ -341,6 +343,7 @@ class KernelChecker:
         self._set_type(op, U32)
 
     def visit_unop(self, op: d.UnOp) -> None:
+        _check_kind(op, op.kind.data, _UNOP_KINDS)
         self._propagate_call_depth(op)
         kind = self._type(op.operands[0])
         if kind is not None and kind not in _UNARY_OPERAND_TYPES:
@@ -398,6 +401,7 @@ class KernelChecker:
         self._set_type(op, kind)
 
     def visit_fcmp(self, op: d.FCmpOp) -> None:
+        _check_kind(op, op.predicate, _FCMP_KINDS)
         self._propagate_call_depth(op)
         self._float_operands(op, op.kind.value)
         self._set_type(op, DataTypeKind.BOOL)
@@ -410,6 +414,7 @@ class KernelChecker:
         self._set_type(op, target)
 
     def visit_atomic(self, op: d.AtomicOp) -> None:
+        _check_kind(op, op.kind.data, _ATOMIC_KINDS)
         self._propagate_call_depth(op)
         name = op.buffer.data
         decl = self._buffer(name, "atomic on", op)
@@ -538,6 +543,23 @@ class KernelChecker:
 
     def visit_return(self, op: d.ReturnOp) -> None:
         pass
+
+
+_BINOP_KINDS = frozenset(kind.value for kind in d.INT_BINOP_KINDS)
+_UNOP_KINDS = frozenset(kind.value for kind in d.INT_UNOP_KINDS)
+_FCMP_KINDS = frozenset(d.FLOAT_PREDICATES)
+_ATOMIC_KINDS = frozenset(kind.value for kind in d.AtomicOpKind)
+
+
+def _check_kind(op: Operation, kind: object, known: frozenset[str]) -> None:
+    """A kind the op does not have is malformed IR (only the generic form or
+    `Operation.create` can make one): a ValueError naming it, as `validate` says."""
+    spelling = kind.data if isinstance(kind, StringAttr) else kind
+    if spelling not in known:
+        raise ValueError(
+            f"malformed vyre IR: '{op.name}' op: `{spelling}` is not one of its kinds"
+            f" ({', '.join(sorted(known))})"
+        )
 
 
 _LITERAL_RANGES: dict[type[Operation], tuple[str, int, int]] = {

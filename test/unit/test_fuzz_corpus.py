@@ -1,0 +1,52 @@
+"""The fuzzers' regression corpus, replayed forever (issue 16).
+
+`make fuzz` (python -m vyre.testing.fuzz) shrinks every failure it finds and
+saves it under test/fuzz_corpus/<fuzzer>/; each entry must now pass its
+fuzzer's oracle: no traceback, no hang, no wrong result (the differential
+entries run on the interpreter and on wgpu). The corpus also holds the inputs
+of issue 16's defects (an unterminated 10 kB string, a workgroup size past
+u32, a literal out of range, 200- and 1,100-level nesting, a generic-form op
+of an unknown kind, a use before definition)."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from vyre.testing.fuzz import FUZZERS, get_fuzzer
+from vyre.testing.fuzz.harness import CORPUS, HANG_SECONDS
+
+ENTRIES = sorted(
+    path for name in FUZZERS for path in (CORPUS / name).glob("*") if not path.name.startswith(".")
+)
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"no answer within {seconds:.0f} s: a hang")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_corpus_holds_every_fuzzer() -> None:
+    assert {path.parent.name for path in ENTRIES} == set(FUZZERS)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_corpus_entry_passes_its_oracle(entry: Path, request: pytest.FixtureRequest) -> None:
+    if entry.parent.name == "differential":
+        request.getfixturevalue("gpu_adapter")
+    fuzzer = get_fuzzer(entry.parent.name)
+    with _deadline(3 * HANG_SECONDS):
+        fuzzer.check(entry.read_bytes())

@@ -1,0 +1,24 @@
+"""Fuzzers for vyre's inputs, run supervised (`python -m vyre.testing.fuzz`, `make fuzz`).
+
+- `text`: mutated program texts through `parse_ir`, `validate`, `print_ir`
+  and the wire form; allowed outcomes are a `VyreParseError`, diagnostics or a
+  clean round trip,
+- `wire`: mutated wire blobs (most with a repaired checksum, so that the body
+  decoder sees them) through `Program.from_wire`; allowed: `WireError`, or a
+  program that re-encodes to the same bytes,
+- `api`: the public Python API (python-api.md) called with wrong arguments;
+  allowed: `TypeError`/`ValueError` (and `KeyError` for unknown op ids),
+- `differential`: random valid programs (`vyre.testing.random_programs`) on the
+  interpreter and on wgpu; their final words must be equal.
+
+`harness.run_fuzzer` checks inputs in a child process under a watchdog (an
+input that takes more than `HANG_SECONDS` is a hang), shrinks every failure and
+saves it to the regression corpus (`test/fuzz_corpus/<fuzzer>/`), which
+`test/unit/test_fuzz_corpus.py` replays in CI forever.
+"""
+
+from __future__ import annotations
+
+from vyre.testing.fuzz.base import FUZZERS, Fuzzer, OracleFailure, get_fuzzer
+
+__all__ = ["FUZZERS", "Fuzzer", "OracleFailure", "get_fuzzer"]
