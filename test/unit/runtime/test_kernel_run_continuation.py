@@ -344,6 +344,109 @@ def test_replan_on_device_keeps_the_logical_length() -> None:
     assert length.numpy().tolist() == [603] and status.numpy().tolist() == [0]
 
 
+@cache
+def _rle_batch_program() -> Program:
+    """Invocation k decodes evaluation k: meta[4k..4k+3] = (first word of its
+    runs, pairs, first word of its output, capacity); length[k], status[k]."""
+    k = E.invocation_id(0)
+
+    def field(j: int) -> Any:
+        return E.load("meta", E.add(E.mul(k, E.u32(4)), E.u32(j)))
+
+    at = E.var("at")
+    run = E.add(E.var("base"), E.mul(E.var("p"), E.u32(2)))
+    return Program(
+        buffers=[
+            BufferDecl.read("runs", 0, DataType.U32),
+            BufferDecl.read_write("out", 1, DataType.U32),
+            BufferDecl.read_write("length", 2, DataType.U32),
+            BufferDecl.read_write("status", 3, DataType.U32),
+            BufferDecl.read("meta", 4, DataType.U32),
+            BufferDecl.uniform("params", 5, DataType.U32),
+        ],
+        workgroup_size=(WG, 1, 1),
+        entry=[
+            Node.if_(
+                E.lt(k, E.load("params", E.u32(0))),
+                [
+                    Node.let("base", field(0)),
+                    Node.let("first", field(2)),
+                    Node.let("capacity", field(3)),
+                    Node.let("at", E.u32(0)),
+                    Node.loop(
+                        "p",
+                        E.u32(0),
+                        field(1),
+                        [
+                            Node.let("value", E.load("runs", run)),
+                            Node.loop(
+                                "j",
+                                E.u32(0),
+                                E.load("runs", E.add(run, E.u32(1))),
+                                [
+                                    Node.if_(
+                                        E.lt(at, E.var("capacity")),
+                                        [Node.store("out", E.add(E.var("first"), at), E.var("value"))],
+                                    ),
+                                    Node.assign("at", E.add(at, E.u32(1))),
+                                ],
+                            ),
+                        ],
+                    ),
+                    Node.store("length", k, at),
+                    Node.store("status", k, E.select(E.gt(at, E.var("capacity")), E.u32(8), E.u32(0))),
+                ],
+            )
+        ],
+        name="toy_rle_decode_batch",
+    )
+
+
+def _rle_many(sizes: Sequence[Mapping[str, int]], scalars: Sequence[Mapping[str, int]]) -> BatchPlan:
+    counts = [int(s["runs"]) for s in sizes]
+    starts = batch_starts(DataType.U32, counts)
+    capacity = 4
+    meta = np.array(
+        [w for k, c in enumerate(counts) for w in (starts[k], c // 2, k * capacity, capacity)], dtype=np.uint32
+    )
+    e = len(counts)
+    plan = KernelPlan(
+        buffers=(
+            Buffer("out", DataType.U32, e * capacity),
+            Buffer("length", DataType.U32, e),
+            Buffer("status", DataType.U32, e),
+            Buffer("meta", DataType.U32, len(meta), words=meta),
+            Buffer("params", DataType.U32, 1, words=np.array([e], dtype=np.uint32)),
+        ),
+        steps=(Step(_rle_batch_program(), _groups(e)),),
+    )
+    return BatchPlan(
+        plan,
+        {
+            "out": tuple((k * capacity, capacity) for k in range(e)),
+            "length": tuple((k, 1) for k in range(e)),
+            "status": tuple((k, 1) for k in range(e)),
+        },
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_replans_only_the_evaluations_that_did_not_fit(backend: str) -> None:
+    cases = [[], [7, 3], [1, 100, 2, 0, 3, 250], [5, 4], [0xFFFF_FFFF, 17], [9, 1, 8, 1, 7, 1, 6, 1]]
+    replans.clear()
+    spec = dataclasses.replace(rle(), plan_many=_rle_many)
+    results = evaluate_kernel_many(spec, [[np.array(c, dtype=np.uint32)] for c in cases], backend)
+    for case, (out, length, status) in zip(cases, results):
+        expected = _rle_expected(case)
+        assert out.tolist() == expected and int(length[0]) == len(expected) and int(status[0]) == 0
+    assert sorted(replans) == [17, 350]
+    if backend == "wgpu":
+        replans.clear()
+        device = evaluate_kernel_many(spec, [[np.array(c, dtype=np.uint32)] for c in cases], backend, on_device=True)
+        assert [out.numpy().tolist() for out, _, _ in device] == [_rle_expected(c) for c in cases]
+        assert [len(out) for out, _, _ in device] == [len(_rle_expected(c)) for c in cases]
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_endless_replanning_is_an_error(backend: str) -> None:
     def greedy(sizes: Mapping[str, int], scalars: Mapping[str, int], outputs: Mapping[str, int]) -> KernelPlan:
