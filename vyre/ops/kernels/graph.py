@@ -41,9 +41,10 @@ is two dispatches:
    queue's count and the other level's big count, which nothing reads in this
    dispatch, so the next level starts from empty lists.
 
-Visiting an edge u -> v (u at depth d, read from `depth[u]`):
-`atomicCompareExchange(depth[v], NONE, d + 1)`; the one winner appends v to the
-next queue (atomic add on its count) and every u that saw NONE or d + 1 does
+Visiting an edge u -> v (u at depth d, read from `depth[u]`): a load of
+depth[v] (a claimed node's depth never changes, so most edges stop there),
+and when it is NONE `atomicCompareExchange(depth[v], NONE, d + 1)`; the one
+winner appends v to the next queue (atomic add on its count) and every u that saw NONE or d + 1 does
 `atomicMin(parent[v], u)` — every node at level d with an edge to v does so, so
 parent[v] is the smallest one. Queue order varies from run to run; depth and
 parent do not (C4). A round of the `Repeat` is two levels (queue A -> B, then
@@ -370,14 +371,22 @@ def _visit(u: Expr, v: Expr, prefix: str) -> list[Node]:
     """Edge u -> v from the current level (depth[u] + 1 = `_nl`): claim v (the
     one winner appends it to the next queue) and offer u as its parent."""
     old, nl = f"{prefix}old", E.var("_nl")
+    # a plain (atomic) load first: most edges reach nodes already claimed,
+    # whose depth never changes again, and need no read-modify-write
     return [
         Node.let(f"{prefix}v", v),
-        Node.let(old, E.atomic(AtomicOp.COMPARE_EXCHANGE, "depth", E.var(f"{prefix}v"), nl, E.u32(NONE))),
+        Node.let(old, E.load("depth", E.var(f"{prefix}v"))),
         Node.if_(
             E.eq(E.var(old), E.u32(NONE)),
             [
-                Node.let(f"{prefix}slot", E.atomic(AtomicOp.ADD, "next_count", E.u32(0), E.u32(1))),
-                Node.store("next", E.var(f"{prefix}slot"), E.var(f"{prefix}v")),
+                Node.assign(old, E.atomic(AtomicOp.COMPARE_EXCHANGE, "depth", E.var(f"{prefix}v"), nl, E.u32(NONE))),
+                Node.if_(
+                    E.eq(E.var(old), E.u32(NONE)),
+                    [
+                        Node.let(f"{prefix}slot", E.atomic(AtomicOp.ADD, "next_count", E.u32(0), E.u32(1))),
+                        Node.store("next", E.var(f"{prefix}slot"), E.var(f"{prefix}v")),
+                    ],
+                ),
             ],
         ),
         Node.if_(
