@@ -1341,6 +1341,11 @@ class Program:
     @classmethod
     def from_module(cls, module: ModuleOp) -> Program:
         """Wrap a parsed module that holds exactly one `vyre.kernel`."""
+        if len(module.body.blocks) != 1:
+            raise ValueError(
+                "a vyre program module holds exactly one vyre.kernel in one block, found"
+                f" {len(module.body.blocks)} blocks"
+            )
         kernels = [op for op in module.ops if isinstance(op, d.KernelOp)]
         if len(kernels) != 1 or len(list(module.ops)) != 1:
             raise ValueError(
