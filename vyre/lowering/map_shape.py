@@ -34,12 +34,14 @@ stored once at the end), and the result is byte-identical.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind
+from vyre.lowering.walk import operations
 
 __all__ = ["VECTOR_KINDS", "MapShape", "map_shape"]
 
@@ -101,6 +103,35 @@ def map_shape(kernel: d.KernelOp) -> MapShape | str:
     return _Analysis(kernel).run()
 
 
+_KINDS: tuple[tuple[type[Operation], str], ...] = (
+    (d.AtomicOp, "refuse"),
+    (d.BarrierOp, "refuse"),
+    (d.WorkgroupIdOp, "refuse"),
+    (d.LocalIdOp, "refuse"),
+    (d.LetOp, "let"),
+    (d.AssignOp, "assign"),
+    (d.LoopOp, "loop"),
+    (d.VarOp, "var"),
+    (d.InvocationIdOp, "id"),
+    (d.BinOp, "binop"),
+    (d.LoadOp, "access"),
+    (d.StoreOp, "access"),
+    (d.ReturnOp, "return"),
+)
+_KIND_OF: dict[type, str] = {}
+_ADD = BinOpKind.ADD.value
+
+
+def _kind(cls: type) -> str:
+    """The analysis' kind of an op class, cached (isinstance on xDSL's op
+    classes goes through ABC checks: the analysis stays linear and cheap)."""
+    kind = _KIND_OF.get(cls)
+    if kind is None:
+        kind = next((name for base, name in _KINDS if issubclass(cls, base)), "")
+        _KIND_OF[cls] = kind
+    return kind
+
+
 class _Analysis:
     def __init__(self, kernel: d.KernelOp):
         self.kernel = kernel
@@ -110,56 +141,67 @@ class _Analysis:
         kernel = self.kernel
         if any(decl.access_kind == AccessKind.WORKGROUP for decl in kernel.buffer_decls):
             return "it declares workgroup memory"
-        ops = list(kernel.walk())
         lets: dict[str, list[d.LetOp]] = {}
+        reads: dict[str, list[SSAValue]] = {}
         assigned: set[str] = set()
         loop_vars: set[str] = set()
-        for op in ops:
-            if isinstance(op, d.AtomicOp | d.BarrierOp | d.WorkgroupIdOp | d.LocalIdOp):
+        ids: list[d.InvocationIdOp] = []
+        adds: list[d.BinOp] = []
+        accesses: list[d.LoadOp | d.StoreOp] = []
+        has_loops = False
+        for op in operations(kernel):
+            kind = _kind(type(op))
+            if not kind or kind == "return":
+                continue
+            if kind == "var":
+                name = cast(StringAttr, op.properties["name"]).data
+                reads.setdefault(name, []).append(op.results[0])
+            elif kind == "binop":
+                if cast(StringAttr, op.properties["kind"]).data == _ADD:
+                    adds.append(cast(d.BinOp, op))
+            elif kind == "access":
+                accesses.append(cast("d.LoadOp | d.StoreOp", op))
+            elif kind == "let":
+                let = cast(d.LetOp, op)
+                lets.setdefault(let.var_name.data, []).append(let)
+            elif kind == "assign":
+                assigned.add(cast(d.AssignOp, op).var_name.data)
+            elif kind == "loop":
+                loop_vars.add(cast(d.LoopOp, op).var_name.data)
+                has_loops = True
+            elif kind == "id":
+                ids.append(cast(d.InvocationIdOp, op))
+            else:
                 return f"it uses `{op.name}`"
-            if isinstance(op, d.LetOp):
-                lets.setdefault(op.var_name.data, []).append(op)
-            elif isinstance(op, d.AssignOp):
-                assigned.add(op.var_name.data)
-            elif isinstance(op, d.LoopOp):
-                loop_vars.add(op.var_name.data)
-        found = self._index_roots(ops)
+        found = self._index_roots(ids, adds)
         if isinstance(found, str):
             return found
         row, roots, hidden = found
         indices: set[SSAValue] = {op.results[0] for op in roots}
-        bound: set[str] = set()
+        candidates = [
+            decls[0]
+            for name, decls in lets.items()
+            if len(decls) == 1 and name not in assigned and name not in loop_vars
+        ]
         changed = True
         while changed:  # locals bound to idx, and locals bound to those
             changed = False
-            for name, decls in lets.items():
-                if (
-                    name not in bound
-                    and len(decls) == 1
-                    and name not in assigned
-                    and name not in loop_vars
-                    and decls[0].value in indices
-                ):
-                    bound.add(name)
+            for let in list(candidates):
+                if let.value in indices:
+                    indices.update(reads.get(let.var_name.data, ()))
+                    candidates.remove(let)
                     changed = True
-            for op in ops:
-                if isinstance(op, d.VarOp) and op.var_name.data in bound:
-                    if op.results[0] not in indices:
-                        indices.add(op.results[0])
-                        changed = True
-        return self._accesses(ops, row, roots, hidden, frozenset(indices))
+        return self._accesses(accesses, row, roots, hidden, frozenset(indices), has_loops)
 
     def _index_roots(
-        self, ops: list[Operation]
+        self, ids: list[d.InvocationIdOp], adds: list[d.BinOp]
     ) -> tuple[int | None, frozenset[Operation], frozenset[Operation]] | str:
         """The ops computing `idx`, with the form; every invocation id must be in one."""
-        ids = [op for op in ops if isinstance(op, d.InvocationIdOp)]
         two_d: list[tuple[Operation, int, Operation, Operation, Operation]] = []
-        for op in ops:
-            if isinstance(op, d.BinOp) and op.op_kind == BinOpKind.ADD:
-                match = _two_d_index(op)
-                if match is not None:
-                    two_d.append((op, *match))
+        for op in adds:
+            match = _two_d_index(op)
+            if match is not None:
+                two_d.append((op, *match))
         rows = {row for _, row, _, _, _ in two_d}
         if len(rows) > 1:
             return "its index expressions use different row widths"
@@ -181,38 +223,38 @@ class _Analysis:
 
     def _accesses(
         self,
-        ops: list[Operation],
+        accesses: list[d.LoadOp | d.StoreOp],
         row: int | None,
         roots: frozenset[Operation],
         hidden: frozenset[Operation],
         indices: frozenset[SSAValue],
+        has_loops: bool,
     ) -> MapShape | str:
         at_index: set[str] = set()
         written: set[str] = set()
         loaded: set[str] = set()
-        for op in ops:
-            if isinstance(op, d.LoadOp | d.StoreOp):
-                name = op.buffer.data
-                decl = self.decls.get(name)
-                if decl is None:
-                    return f"it accesses an undeclared buffer `{name}`"
-                read_write = decl.access_kind == AccessKind.READ_WRITE
-                on_index = op.index in indices
-                if read_write and not on_index:
-                    return f"it accesses read_write buffer `{name}` at another index"
-                if not on_index:
-                    continue  # a gather from a buffer nothing writes
-                if decl.access_kind == AccessKind.UNIFORM:
-                    continue  # read through its uniform layout, like a gather
-                if decl.element.data_kind not in VECTOR_KINDS:
-                    if read_write:
-                        return f"buffer `{name}` holds {decl.element.data_kind.value} elements"
-                    continue
-                at_index.add(name)
-                if isinstance(op, d.StoreOp):
-                    written.add(name)
-                else:
-                    loaded.add(name)
+        for op in accesses:
+            name = op.buffer.data
+            decl = self.decls.get(name)
+            if decl is None:
+                return f"it accesses an undeclared buffer `{name}`"
+            read_write = decl.access_kind == AccessKind.READ_WRITE
+            on_index = op.index in indices
+            if read_write and not on_index:
+                return f"it accesses read_write buffer `{name}` at another index"
+            if not on_index:
+                continue  # a gather from a buffer nothing writes
+            if decl.access_kind == AccessKind.UNIFORM:
+                continue  # read through its uniform layout, like a gather
+            if decl.element.data_kind not in VECTOR_KINDS:
+                if read_write:
+                    return f"buffer `{name}` holds {decl.element.data_kind.value} elements"
+                continue
+            at_index.add(name)
+            if isinstance(op, d.StoreOp):
+                written.add(name)
+            else:
+                loaded.add(name)
         if not at_index:
             return "it accesses no buffer at its index"
         vector = tuple(
@@ -229,7 +271,7 @@ class _Analysis:
             written=frozenset(written),
             loaded=frozenset(loaded),
             overwritten=self._overwritten(written),
-            has_loops=any(isinstance(op, d.LoopOp) for op in ops),
+            has_loops=has_loops,
         )
 
     def _overwritten(self, written: set[str]) -> frozenset[str]:
@@ -247,11 +289,12 @@ class _Analysis:
                     result.add(name)
                 touched.add(name)
                 continue
-            for inner in op.walk():
-                if isinstance(inner, d.ReturnOp):
+            for inner in operations(op):
+                kind = _kind(type(inner))
+                if kind == "return":
                     may_return = True
-                elif isinstance(inner, d.LoadOp | d.StoreOp):
-                    touched.add(inner.buffer.data)
+                elif kind == "access":
+                    touched.add(cast(StringAttr, inner.properties["buffer"]).data)
         return frozenset(result)
 
 

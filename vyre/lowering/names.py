@@ -86,17 +86,26 @@ def sanitise(name: str) -> str:
 
 @dataclass
 class Namer:
-    """Allocates unique WGSL identifiers; `claim` keeps a name when it can."""
+    """Allocates unique WGSL identifiers; `claim` keeps a name when it can.
+
+    Each base name remembers the last suffix it tried, so claiming the same name
+    n times costs O(n) in all, not O(n**2) (a 100k-node program reuses a few
+    hints thousands of times)."""
 
     taken: set[str] = field(default_factory=lambda: set[str]())
+    _next: dict[str, int] = field(default_factory=lambda: dict[str, int]())
+    """Base name -> the next suffix to try."""
 
     def claim(self, wanted: str) -> str:
         base = wanted if is_valid_identifier(wanted) else sanitise(wanted)
         name = base
-        suffix = 1
-        while name in self.taken or not is_valid_identifier(name):
+        if name in self.taken or not is_valid_identifier(name):
+            suffix = self._next.get(base, 1)
             name = f"{base}_{suffix}"
-            suffix += 1
+            while name in self.taken or not is_valid_identifier(name):
+                suffix += 1
+                name = f"{base}_{suffix}"
+            self._next[base] = suffix + 1
         self.taken.add(name)
         return name
 
@@ -104,9 +113,10 @@ class Namer:
         """A fresh name for a lowering temporary: the SSA name hint, else `tN`."""
         if hint:
             return self.claim(hint)
-        index = 0
+        index = self._next.get("", 0)
         while f"t{index}" in self.taken:
             index += 1
+        self._next[""] = index + 1
         name = f"t{index}"
         self.taken.add(name)
         return name

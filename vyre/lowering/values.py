@@ -105,7 +105,7 @@ def i32_literal(bits: int) -> str:
     return f"{signed}i" if signed >= 0 else f"-{-signed}i"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Value:
     """A lowered vyre value.
 
@@ -114,6 +114,9 @@ class Value:
     reads, so that the emitter can evaluate it before anything overwrites that
     memory; `atomic` says the text needs no parentheses as an operand; `cheap`
     says it may be repeated at every use (identifiers, member accesses, literals).
+
+    Treated as immutable; not frozen because a frozen dataclass is several
+    times slower to make, and the emitter makes one per expression op.
     """
 
     text: str

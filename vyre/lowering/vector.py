@@ -141,6 +141,13 @@ def _word_type(binding: BufferBinding) -> str:
     return "u32"
 
 
+def _zero(binding: BufferBinding) -> str:
+    """The zero a lane variable of this buffer starts from when its old word is
+    not read (an overwritten output: the value is never observed, except as 0
+    at or past the buffer's length, where stores do nothing)."""
+    return "0i" if binding.element == DataTypeKind.I32 else "0u"
+
+
 def lane_load(binding: BufferBinding, pointer: str) -> str:
     """The vyre value of the element behind a lane pointer."""
     if binding.element == DataTypeKind.BOOL:
@@ -216,8 +223,8 @@ def _fast_path(
         variables = [namer.claim(f"{name}_{k}") for k in range(ELEMENTS)]
         word_type = _word_type(binding)
         for k, variable in enumerate(variables):
-            init = f" = {lanes[k]}" if lanes else ""
-            lines.append(f"var {variable}: {word_type}{init};")
+            init = lanes[k] if lanes else _zero(binding)
+            lines.append(f"var {variable}: {word_type} = {init};")
             per_lane[k][name] = variable
         stores += _write_back(binding, array, words, halves, variables)
     for k in range(ELEMENTS):
@@ -289,7 +296,10 @@ def _tail(
         variable = namer.claim(f"{name}_lane")
         word_type = _word_type(bindings[name])
         if name in shape.overwritten:
-            body.append(f"var {variable}: {word_type};")
+            # zeroed explicitly: naga hoists a loop body's `var` without an
+            # initializer and does not zero it again on the next iteration
+            # (measured: a lane past the buffer's length saw the previous lane's value)
+            body.append(f"var {variable}: {word_type} = {_zero(bindings[name])};")
         else:
             body.append(f"var {variable}: {word_type} = {tail_load[name]}({v});")
         elements[name] = variable

@@ -49,8 +49,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
@@ -68,6 +69,7 @@ from vyre.lowering.loops import unroll_factors
 from vyre.lowering.map_shape import MapShape, map_shape
 from vyre.lowering.names import Namer, comment_safe
 from vyre.lowering.options import LoweringOptions
+from vyre.lowering.walk import operations
 from vyre.lowering.vector import (
     META_FIELDS,
     WORKGROUP,
@@ -137,17 +139,52 @@ def lower(kernel: d.KernelOp, options: LoweringOptions = LoweringOptions()) -> L
             f"lower expects a prepared vyre.kernel (vyre.pipeline.prepare), got"
             f" {type(kernel).__name__}; vyre.lower_to_wgsl takes a Program"
         )
-    for op in kernel.walk():
-        if isinstance(op, d.CallOp) and not is_call_intrinsic(op.op_id.data):
-            raise LoweringError(
-                f"vyre lowering: call to `{op.op_id.data}` is still present. Fix: prepare"
-                " the kernel first (vyre.pipeline.prepare inlines calls; only inlinable"
-                " ops may be called, V020)."
-            )
-        _check_no_float_arithmetic(op)
     if not isinstance(options, LoweringOptions):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"lower options must be LoweringOptions, got {type(options).__name__}")
-    return _KernelLowering(kernel, options).run()
+    return _KernelLowering(kernel, options, _Scan.of(kernel)).run()
+
+
+@dataclass
+class _Scan:
+    """What the lowering needs to know about the whole kernel, from one walk
+    (which also refuses calls and float arithmetic that preparation left)."""
+
+    atomic_buffers: set[str] = field(default_factory=lambda: set[str]())
+    stored_buffers: set[str] = field(default_factory=lambda: set[str]())
+    locals: list[str] = field(default_factory=lambda: list[str]())
+    """Names declared by lets and loops, in walk order (repeats included)."""
+    assigned: set[str] = field(default_factory=lambda: set[str]())
+    ids: set[str] = field(default_factory=lambda: set[str]())
+    """Which id ops occur: "invocation", "workgroup", "local"."""
+
+    @staticmethod
+    def of(kernel: d.KernelOp) -> _Scan:
+        scan = _Scan()
+        for op in operations(kernel):
+            kind = _classify(type(op), _SCANNED, _SCANNED_KINDS)
+            if not kind:
+                continue
+            if kind == "let" or kind == "loop":
+                scan.locals.append(cast("d.LetOp | d.LoopOp", op).var_name.data)
+            elif kind == "store":
+                scan.stored_buffers.add(cast(d.StoreOp, op).buffer.data)
+            elif kind == "assign":
+                scan.assigned.add(cast(d.AssignOp, op).var_name.data)
+            elif kind == "atomic":
+                scan.atomic_buffers.add(cast(d.AtomicOp, op).buffer.data)
+            elif kind == "call":
+                op_id = cast(d.CallOp, op).op_id.data
+                if not is_call_intrinsic(op_id):
+                    raise LoweringError(
+                        f"vyre lowering: call to `{op_id}` is still present. Fix: prepare"
+                        " the kernel first (vyre.pipeline.prepare inlines calls; only inlinable"
+                        " ops may be called, V020)."
+                    )
+            elif kind == "float" or kind == "cast":
+                _check_no_float_arithmetic(op)
+            else:
+                scan.ids.add(kind)
+        return scan
 
 
 _FLOAT_ARITHMETIC = (d.FloatBinaryOp, d.FCmpOp, d.FmaOp, d.FloatUnaryOp)
@@ -172,7 +209,7 @@ def _check_no_float_arithmetic(op: Operation) -> None:
 
 
 class _KernelLowering:
-    def __init__(self, kernel: d.KernelOp, options: LoweringOptions):
+    def __init__(self, kernel: d.KernelOp, options: LoweringOptions, scan: _Scan):
         self.kernel = kernel
         self.options = options
         self.namer = Namer()
@@ -185,13 +222,12 @@ class _KernelLowering:
                 shape.has_loops and options.loop_limit is not None
             ):
                 self.map = shape
+        self.scan = scan
         vector_buffers = set(self.map.vector_buffers) if self.map is not None else set[str]()
-        atomic_buffers = {
-            op.buffer.data for op in kernel.walk() if isinstance(op, d.AtomicOp)
-        }
+        atomic_buffers = scan.atomic_buffers
         # F16/BF16 buffers pack two elements per word: a store to one is a
         # compare-exchange on the word (guards.py), so the buffer is atomic.
-        stored_buffers = {op.buffer.data for op in kernel.walk() if isinstance(op, d.StoreOp)}
+        stored_buffers = scan.stored_buffers
         buffers: list[BufferBinding] = []
         arrays: list[WorkgroupArray] = []
         for decl in kernel.buffer_decls:
@@ -253,14 +289,10 @@ class _KernelLowering:
         param_scope = Namer(set(self.namer.taken))
         # Locals keep their IR names; they are claimed before any internal name.
         self.locals: dict[str, str] = {}
-        self.assigned: set[str] = set()
-        for op in kernel.walk():
-            if isinstance(op, d.LetOp | d.LoopOp):
-                name = op.var_name.data
-                if name not in self.locals:
-                    self.locals[name] = self.namer.claim(name)
-            elif isinstance(op, d.AssignOp):
-                self.assigned.add(op.var_name.data)
+        self.assigned: set[str] = scan.assigned
+        for name in scan.locals:
+            if name not in self.locals:
+                self.locals[name] = self.namer.claim(name)
         self.guards = Guards(
             self.namer,
             param_scope,
@@ -276,10 +308,10 @@ class _KernelLowering:
     def run(self) -> LoweredKernel:
         if self.map is not None:
             return self._run_vector(self.map)
-        ops = list(self.kernel.walk())
-        uses_invocation = any(isinstance(op, d.InvocationIdOp) for op in ops)
-        uses_workgroup = uses_invocation or any(isinstance(op, d.WorkgroupIdOp) for op in ops)
-        uses_local = uses_invocation or any(isinstance(op, d.LocalIdOp) for op in ops)
+        used = self.scan.ids
+        uses_invocation = "invocation" in used
+        uses_workgroup = uses_invocation or "workgroup" in used
+        uses_local = uses_invocation or "local" in used
 
         params: list[str] = []
         prologue: list[str] = []
@@ -483,9 +515,11 @@ class _Body:
     lane: _Lane | None = None
     lines: list[str] = field(default_factory=lambda: list[str]())
     depth: int = 1
-    values: dict[SSAValue, Value] = field(default_factory=lambda: {})
-    remaining: dict[SSAValue, int] = field(default_factory=lambda: {})
-    """Values that read memory and still wait for uses (how many)."""
+    values: dict[int, Value] = field(default_factory=lambda: {})
+    """The lowered value of each SSA value, by `id` (the module keeps the SSA
+    values alive while it is lowered; xDSL hashes them in Python, slowly)."""
+    remaining: dict[int, tuple[SSAValue, int]] = field(default_factory=lambda: {})
+    """Values that read memory and still wait for uses (how many), by `id`."""
     local_types: list[dict[str, DataTypeKind]] = field(default_factory=lambda: [{}])
     declared: set[Operation] = field(default_factory=lambda: set[Operation]())
     """Lets already emitted together with the atomic that defines their value."""
@@ -497,13 +531,16 @@ class _Body:
 
     def take(self, ssa: SSAValue) -> Value:
         """The value of an operand, counting one use of it."""
-        value = self.values.get(ssa)
+        key = id(ssa)
+        value = self.values.get(key)
         if value is None:
             raise LoweringError(f"vyre lowering: value {ssa.name_hint or ssa} has no definition")
-        if ssa in self.remaining:
-            self.remaining[ssa] -= 1
-            if self.remaining[ssa] == 0:
-                del self.remaining[ssa]
+        waiting = self.remaining.get(key)
+        if waiting is not None:
+            if waiting[1] == 1:
+                del self.remaining[key]
+            else:
+                self.remaining[key] = (ssa, waiting[1] - 1)
         return value
 
     def materialise(self, ssa: SSAValue, value: Value) -> Value:
@@ -512,26 +549,29 @@ class _Body:
         return Value(name, value.kind, cheap=True)
 
     def define(self, ssa: SSAValue, value: Value) -> None:
-        uses = ssa.uses.get_length()
+        uses = _use_count(ssa)
         if uses == 0:
             return
+        key = id(ssa)
         if value.const is not None or (value.cheap and not value.reads_memory):
-            self.values[ssa] = value
+            self.values[key] = value
             return
         if uses > 1 and not value.cheap:
-            self.values[ssa] = self.materialise(ssa, value)
+            self.values[key] = self.materialise(ssa, value)
             return
-        self.values[ssa] = value
+        self.values[key] = value
         if value.reads_memory:
-            self.remaining[ssa] = uses
+            self.remaining[key] = (ssa, uses)
 
     def flush(self, overwritten: Callable[[Value], bool]) -> None:
         """Materialise the waiting values that read memory about to be overwritten."""
-        for ssa in list(self.remaining):
-            value = self.values[ssa]
+        if not self.remaining:
+            return
+        for key, (ssa, _) in list(self.remaining.items()):
+            value = self.values[key]
             if overwritten(value):
-                self.values[ssa] = self.materialise(ssa, value)
-                del self.remaining[ssa]
+                self.values[key] = self.materialise(ssa, value)
+                del self.remaining[key]
 
     def local(self, name: str) -> str:
         return self.kernel.locals[name]
@@ -563,34 +603,35 @@ class _Body:
             if op in lane.shape.roots:
                 self.define(op.results[0], Value(lane.signature.index, U32, cheap=True))
                 return
-        match op:
-            case d.AtomicOp():
-                self.atomic(op)
-            case d.ExprOp():
-                self.define(op.results[0], self.expression(op))
-            case d.LetOp():
-                self.let(op)
-            case d.AssignOp():
-                self.assign(op)
-            case d.StoreOp():
-                self.store(op)
-            case d.IfOp():
-                self.if_(op)
-            case d.LoopOp():
-                self.loop(op)
-            case d.ReturnOp():
-                self.emit("return;")
-            case d.BlockOp():
-                self.flush(lambda v: v.reads_memory)
-                self.emit("{")
-                self.nested(op.body_block)
-                self.emit("}")
-            case d.BarrierOp():
-                self.flush(lambda v: bool(v.buffers))
-                self.emit("storageBarrier();")
-                self.emit("workgroupBarrier();")
-            case _:
-                raise LoweringError(f"vyre lowering: unexpected op `{op.name}`")
+        kind = _classify(type(op), _STATEMENTS, _STATEMENT_KINDS)
+        if kind == "expression":
+            (result,) = op.results
+            self.define(result, self.expression(op))
+        elif kind == "let":
+            self.let(cast(d.LetOp, op))
+        elif kind == "assign":
+            self.assign(cast(d.AssignOp, op))
+        elif kind == "store":
+            self.store(cast(d.StoreOp, op))
+        elif kind == "if":
+            self.if_(cast(d.IfOp, op))
+        elif kind == "loop":
+            self.loop(cast(d.LoopOp, op))
+        elif kind == "atomic":
+            self.atomic(cast(d.AtomicOp, op))
+        elif kind == "return":
+            self.emit("return;")
+        elif kind == "block":
+            self.flush(lambda v: v.reads_memory)
+            self.emit("{")
+            self.nested(cast(d.BlockOp, op).body_block)
+            self.emit("}")
+        elif kind == "barrier":
+            self.flush(lambda v: bool(v.buffers))
+            self.emit("storageBarrier();")
+            self.emit("workgroupBarrier();")
+        else:
+            raise LoweringError(f"vyre lowering: unexpected op `{op.name}`")
 
     def let(self, op: d.LetOp) -> None:
         if op in self.declared:
@@ -647,7 +688,7 @@ class _Body:
             return
         name = self.kernel.namer.temporary(result.name_hint or "old")
         self.emit(f"let {name}: u32 = {call};")
-        self.values[result] = Value(name, U32, cheap=True)
+        self.values[id(result)] = Value(name, U32, cheap=True)
 
     def if_(self, op: d.IfOp) -> None:
         cond = self.take(op.cond)
@@ -716,47 +757,50 @@ class _Body:
 
     def expression(self, op: Operation) -> Value:
         guards = self.kernel.guards
-        match op:
-            case d.LitU32Op():
-                return Value.constant(U32, (op.value.data,))
-            case d.LitI32Op():
-                return Value.constant(I32, (op.value.data,))
-            case d.LitBoolOp():
-                return Value.constant(BOOL, (op.value.data,))
-            case d.LitFloatOp():
-                return Value.constant(op.float_kind, (op.bits.data,))
-            case d.BitcastOp():
-                return lower_bitcast(self.take(op.value), _kind(op.res.type))
-            case d.VarOp():
-                return self.var(op)
-            case d.LoadOp():
-                index = _coerce(self.take(op.index), U32)
-                lane = self.lane
-                if lane is not None and op.index in lane.shape.indices:
-                    element = self.lane_element(lane, op.buffer.data)
-                    if element is not None:
-                        return element
-                return guards.load(op.buffer.data, index)
-            case d.BufLenOp():
-                return guards.length(op.buffer.data)
-            case d.InvocationIdOp() | d.WorkgroupIdOp() | d.LocalIdOp():
-                return self.id(op)
-            case d.BinOp():
-                return self.binop(op)
-            case d.UnOp():
-                return self.unop(op)
-            case d.SelectOp():
-                return self.select(op)
-            case d.CastOp():
-                return lower_cast(self.take(op.value), op.target.data_kind)
-            case d.CallOp():
-                return self.call(op)
-            case d.ApproximateUnaryOp():
-                return self.approximate(op)
-            case d.FloatBinaryOp() | d.FCmpOp() | d.FmaOp() | d.FloatUnaryOp():
-                raise float_arithmetic_error(f"float operation `{op.name}`")
-            case _:
-                raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
+        kind = _classify(type(op), _EXPRESSIONS, _EXPRESSION_KINDS)
+        if kind == "var":
+            return self.var(cast(d.VarOp, op))
+        if kind == "binop":
+            return self.binop(cast(d.BinOp, op))
+        if kind == "lit_u32":
+            return Value.constant(U32, (cast(d.LitU32Op, op).value.data,))
+        if kind == "load":
+            load = cast(d.LoadOp, op)
+            index = _coerce(self.take(load.index), U32)
+            lane = self.lane
+            if lane is not None and load.index in lane.shape.indices:
+                element = self.lane_element(lane, load.buffer.data)
+                if element is not None:
+                    return element
+            return guards.load(load.buffer.data, index)
+        if kind == "unop":
+            return self.unop(cast(d.UnOp, op))
+        if kind == "select":
+            return self.select(cast(d.SelectOp, op))
+        if kind == "cast":
+            cast_op = cast(d.CastOp, op)
+            return lower_cast(self.take(cast_op.value), cast_op.target.data_kind)
+        if kind == "bitcast":
+            bitcast = cast(d.BitcastOp, op)
+            return lower_bitcast(self.take(bitcast.value), _kind(bitcast.res.type))
+        if kind == "lit_i32":
+            return Value.constant(I32, (cast(d.LitI32Op, op).value.data,))
+        if kind == "lit_bool":
+            return Value.constant(BOOL, (cast(d.LitBoolOp, op).value.data,))
+        if kind == "lit_float":
+            literal = cast(d.LitFloatOp, op)
+            return Value.constant(literal.float_kind, (literal.bits.data,))
+        if kind == "buf_len":
+            return guards.length(cast(d.BufLenOp, op).buffer.data)
+        if kind == "id":
+            return self.id(cast("d.InvocationIdOp | d.WorkgroupIdOp | d.LocalIdOp", op))
+        if kind == "call":
+            return self.call(cast(d.CallOp, op))
+        if kind == "approximate":
+            return self.approximate(cast(d.ApproximateUnaryOp, op))
+        if kind == "float":
+            raise float_arithmetic_error(f"float operation `{op.name}`")
+        raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
 
     def lane_element(self, lane: _Lane, buffer: str) -> Value | None:
         """The lane's element of a vector buffer at idx (None: not one)."""
@@ -778,10 +822,11 @@ class _Body:
         return Value.derived(text, DataTypeKind.F32, operand, atomic=True)
 
     def var(self, op: d.VarOp) -> Value:
-        name = op.var_name.data
+        name = cast(StringAttr, op.properties["name"]).data  # `op.var_name`, without the descriptor
         kind = self.local_type(name)
         value = Value(self.local(name), kind, locals=frozenset({name}), cheap=True)
-        return _coerce(value, _kind(op.res.type))
+        (result,) = op.results
+        return _coerce(value, _kind(result.type))
 
     def id(self, op: d.InvocationIdOp | d.WorkgroupIdOp | d.LocalIdOp) -> Value:
         which = {
@@ -792,9 +837,10 @@ class _Body:
         return Value(f"{self.ids[which]}.{AXES[op.axis.data]}", U32, cheap=True)
 
     def binop(self, op: d.BinOp) -> Value:
-        kind = op.op_kind
-        lhs = _coerce(self.take(op.lhs), U32)
-        rhs = _coerce(self.take(op.rhs), U32)
+        kind = _BINOP_KINDS[cast(StringAttr, op.properties["kind"]).data]  # `op.op_kind`
+        left, right = op.operands
+        lhs = _coerce(self.take(left), U32)
+        rhs = _coerce(self.take(right), U32)
         if lhs.const is not None and rhs.const is not None:
             return Value.constant(U32, (fold_binop(kind, lhs.const[0], rhs.const[0]),))
         guards = self.kernel.guards
@@ -878,6 +924,88 @@ class _Body:
             return if_true if any(cond.const) else if_false
         text = f"select({if_false.text}, {if_true.text}, {_truthy(cond)})"
         return Value.derived(text, kind, cond, if_true, if_false)
+
+
+_BINOP_KINDS: dict[str, BinOpKind] = {kind.value: kind for kind in BinOpKind}
+
+_STATEMENTS: tuple[tuple[type[Operation], str], ...] = (
+    (d.AtomicOp, "atomic"),  # an expression op that runs as a statement
+    (d.ExprOp, "expression"),
+    (d.LetOp, "let"),
+    (d.AssignOp, "assign"),
+    (d.StoreOp, "store"),
+    (d.IfOp, "if"),
+    (d.LoopOp, "loop"),
+    (d.ReturnOp, "return"),
+    (d.BlockOp, "block"),
+    (d.BarrierOp, "barrier"),
+)
+_EXPRESSIONS: tuple[tuple[type[Operation], str], ...] = (
+    (d.LitU32Op, "lit_u32"),
+    (d.LitI32Op, "lit_i32"),
+    (d.LitBoolOp, "lit_bool"),
+    (d.LitFloatOp, "lit_float"),
+    (d.BitcastOp, "bitcast"),
+    (d.VarOp, "var"),
+    (d.LoadOp, "load"),
+    (d.BufLenOp, "buf_len"),
+    (d.InvocationIdOp, "id"),
+    (d.WorkgroupIdOp, "id"),
+    (d.LocalIdOp, "id"),
+    (d.BinOp, "binop"),
+    (d.UnOp, "unop"),
+    (d.SelectOp, "select"),
+    (d.CastOp, "cast"),
+    (d.CallOp, "call"),
+    (d.ApproximateUnaryOp, "approximate"),  # before FloatUnaryOp, its base
+    (d.FloatBinaryOp, "float"),
+    (d.FCmpOp, "float"),
+    (d.FmaOp, "float"),
+    (d.FloatUnaryOp, "float"),
+)
+_SCANNED: tuple[tuple[type[Operation], str], ...] = (
+    (d.LetOp, "let"),
+    (d.LoopOp, "loop"),
+    (d.StoreOp, "store"),
+    (d.AssignOp, "assign"),
+    (d.AtomicOp, "atomic"),
+    (d.CallOp, "call"),
+    (d.CastOp, "cast"),
+    (d.FloatBinaryOp, "float"),
+    (d.FCmpOp, "float"),
+    (d.FmaOp, "float"),
+    (d.FloatUnaryOp, "float"),
+    (d.InvocationIdOp, "invocation"),
+    (d.WorkgroupIdOp, "workgroup"),
+    (d.LocalIdOp, "local"),
+)
+_SCANNED_KINDS: dict[type, str] = {}
+_STATEMENT_KINDS: dict[type, str] = {}
+_EXPRESSION_KINDS: dict[type, str] = {}
+
+
+def _use_count(value: SSAValue) -> int:
+    """How many operands use `value` (xDSL's `uses.get_length()` without the
+    wrapper object)."""
+    count = 0
+    use = value.first_use
+    while use is not None:
+        count += 1
+        use = use._next_use  # pyright: ignore[reportPrivateUsage]
+    return count
+
+
+def _classify(
+    cls: type, order: tuple[tuple[type[Operation], str], ...], cache: dict[type, str]
+) -> str:
+    """The handler kind of an op class: the first entry of `order` it derives
+    from, cached per class (a dict lookup instead of a chain of isinstance
+    checks on xDSL's ABC-based op classes: lowering is linear and cheap)."""
+    kind = cache.get(cls)
+    if kind is None:
+        kind = next((name for base, name in order if issubclass(cls, base)), "")
+        cache[cls] = kind
+    return kind
 
 
 def _kind(ty: Any) -> DataTypeKind:

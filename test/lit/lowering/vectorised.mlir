@@ -52,7 +52,7 @@ vyre.kernel @map workgroup_size(64, 1, 1) buffers(@h : read_only f16 binding(0),
 // CHECK-NEXT:     let h_v = h[half_word];
 // CHECK-NEXT:     let u_v = u[word];
 // CHECK-NEXT:     let u_w = u[word + 1u];
-// CHECK-NEXT:     var out_0: u32;
+// CHECK-NEXT:     var out_0: u32 = 0u;
 // CHECK:          vyre_lane(base, (h_v.x & 0xffffu), u_v.x, &out_0);
 // CHECK-NEXT:     vyre_lane(base + 1u, (h_v.x >> 16u), u_v.y, &out_1);
 // CHECK:          vyre_lane(base + 7u, (h_v.w >> 16u), u_w.w, &out_7);
@@ -61,6 +61,6 @@ vyre.kernel @map workgroup_size(64, 1, 1) buffers(@h : read_only f16 binding(0),
 // CHECK:        for (var lane: u32 = 0u; lane < 8u; lane = lane + 1u) {
 // CHECK-NEXT:     let element = base + lane;
 // CHECK-NEXT:     if (element < _vyre_meta.virtual_count) {
-// CHECK-NEXT:       var out_lane: u32;
+// CHECK-NEXT:       var out_lane: u32 = 0u;
 // CHECK-NEXT:       vyre_lane(element, vyre_load_h(element), vyre_load_u(element), &out_lane);
 // CHECK-NEXT:       vyre_store_out(element, out_lane);

@@ -31,8 +31,15 @@ def _ran_vectorised(
     return lowering_for(prepare(program), words, dispatch, lengths=lengths).vector is not None
 
 
-# Seeds found by local campaigns (400 seeds, 0 mismatches) stay here too.
-@pytest.mark.parametrize("seed", range(12))
+FOUND = (470,)
+"""Seeds local campaigns found mismatches at (kept forever). 470: an output
+shorter than n, overwritten then read: the scalar tail's lane variable, a
+`var` without initializer in a loop body, kept the previous lane's value
+(naga does not zero it again per iteration); now every lane variable is
+initialised."""
+
+
+@pytest.mark.parametrize("seed", [*range(12), *FOUND])
 def test_random_maps_agree_with_the_scalar_lowering_and_the_interpreter(seed: int, gpu_adapter: Any) -> None:
     case = random_map_case(seed)
     prepared = prepare(case.program)
