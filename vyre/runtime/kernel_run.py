@@ -19,7 +19,9 @@ Plans may go on by the data: a `Repeat` runs a range of steps until a flag word
 clears (the interpreter checks it after every round, wgpu after batches of
 rounds, one flag readback for all evaluations per batch); `KernelSpec.replan`
 runs an evaluation again with another plan after looking at its scalar
-outputs; `KernelSpec.plan_many` runs many evaluations as one batched plan.
+outputs; `KernelSpec.plan_many` runs many evaluations as one batched plan;
+`KernelSpec.device_check` checks device-buffer inputs on the device (one
+status readback) instead of reading them back for `check_args`.
 
 Each step's program is prepared by the pipeline once per program object (the
 op modules build their programs once per shape and keep them).
