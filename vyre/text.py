@@ -61,6 +61,40 @@ class VyreLexer(MLIRLexer):
         return super()._lex_string_literal(start_pos)
 
 
+_MISSING = object()
+
+
+class _ScopedValues(dict[str, tuple[SSAValue, ...]]):
+    """The parser's SSA names by scope. xDSL copies the whole dict at every
+    region (`old = self.ssa_values.copy()`, restored after it), which makes parsing
+    quadratic in regions x values; here `copy()` only marks the undo log, and
+    assigning the mark back undoes the region's definitions."""
+
+    def __init__(self, initial: dict[str, tuple[SSAValue, ...]] | None = None):
+        super().__init__(initial or {})
+        self.undo: list[tuple[str, object]] = []
+
+    def __setitem__(self, key: str, value: tuple[SSAValue, ...]) -> None:
+        self.undo.append((key, self.get(key, _MISSING)))
+        super().__setitem__(key, value)
+
+    def copy(self) -> _ScopeMark:  # type: ignore[override]  # pyright: ignore[reportIncompatibleMethodOverride]
+        return _ScopeMark(self, len(self.undo))
+
+    def rollback(self, mark: int) -> None:
+        while len(self.undo) > mark:
+            key, old = self.undo.pop()
+            if old is _MISSING:
+                super().__delitem__(key)
+            else:
+                super().__setitem__(key, cast("tuple[SSAValue, ...]", old))
+
+
+class _ScopeMark:
+    def __init__(self, values: _ScopedValues, mark: int):
+        self.values, self.mark = values, mark
+
+
 class LocatingParser(Parser):
     """A Parser that records each op's `file:line:col` as its location.
 
@@ -78,6 +112,19 @@ class LocatingParser(Parser):
         while position >= 0:
             self._line_starts.append(position + 1)
             position = content.find("\n", position + 1)
+
+    @property
+    def ssa_values(self) -> dict[str, tuple[SSAValue, ...]]:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return self._scoped_values
+
+    @ssa_values.setter
+    def ssa_values(self, value: object) -> None:  # pyright: ignore[reportIncompatibleVariableOverride]
+        if isinstance(value, _ScopeMark) and value.values is getattr(self, "_scoped_values", None):
+            value.values.rollback(value.mark)  # the end of a region: drop its names
+        elif isinstance(value, _ScopedValues):
+            self._scoped_values = value
+        else:
+            self._scoped_values = _ScopedValues(cast("dict[str, tuple[SSAValue, ...]]", value))
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """An input without ops (e.g. an empty `// -----` chunk) is an empty module.
