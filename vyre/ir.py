@@ -1458,7 +1458,9 @@ def _block_ops(
 def print_ir(program: Program, *, generic: bool = False) -> str:
     """The program in the dialect's custom (or generic) textual form."""
     if not isinstance(program, Program):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise TypeError(f"print_ir expects a vyre Program, got {type(program).__name__}")
+        raise TypeError(f"print_ir: `program` must be a vyre Program, got {type(program).__name__}")
+    if not isinstance(generic, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"print_ir: `generic` must be True or False, got {generic!r}")
     return text.print_module(program.module, generic=generic)
 
 

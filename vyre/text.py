@@ -311,7 +311,7 @@ def parse_module(text: str, name: str = "<vyre>") -> ModuleOp:
     their `name:line:col` locations. The text is parsed only: `vyre.validate`
     checks the V-rules. Malformed text raises `VyreParseError`."""
     if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise TypeError(f"parse_ir expects str, got {type(text).__name__}")
+        raise TypeError(f"parse_ir: `source` must be a str, got {type(text).__name__}")
     if not isinstance(name, str):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"parse_ir's name must be a str, got {type(name).__name__}")
 

@@ -668,7 +668,7 @@ def decode(blob: bytes) -> ModuleOp:
     """The module (one `vyre.kernel`) a wire blob holds; raises `WireError` for
     anything else (`Program.from_wire` is the public spelling)."""
     if not isinstance(blob, bytes | bytearray | memoryview):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise TypeError(f"decode expects bytes, got {type(blob).__name__}")
+        raise TypeError(f"Program.from_wire: `blob` must be bytes, got {type(blob).__name__}")
     blob = bytes(blob)
     if len(blob) < HEADER_SIZE:
         if blob and not MAGIC.startswith(blob[: len(MAGIC)]):

@@ -212,5 +212,5 @@ def test_parse_ir_only_parses() -> None:
 
 
 def test_parse_ir_wants_text() -> None:
-    with pytest.raises(TypeError, match="expects str"):
+    with pytest.raises(TypeError, match="`source` must be a str"):
         vyre.parse_ir(b"vyre.kernel")  # type: ignore[arg-type]
