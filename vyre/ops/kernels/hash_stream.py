@@ -1,11 +1,12 @@
 """Sequential hashes, one message per invocation (oplib.md C2 kind `batch`):
 FNV-1a, MurmurHash3, xxHash32 (`hash_words.py`), MD5, SHA-1, SHA-256
-(`hash_digests.py`) are built from this.
+(`hash_digests.py`), and the one-invocation CRC and Adler walks of the batched
+checksum plans (`hash_crc.py`, `hash_adler.py`) are built from this.
 
-A *stream hash* walks a message in blocks of `block_words` words (FNV and
-murmur: one word; xxHash32: a 16-byte stripe; MD5/SHA: a 64-byte block of the
-padded message) carrying a state of `state_words` words, then `finish` turns
-the state, the tail bytes and the length into the output words. Nothing but
+A *stream hash* walks a message in blocks (FNV, murmur, xxHash32, CRC, Adler:
+16 bytes, `block_words` and `tail_nodes` handle the rest; MD5/SHA: a 64-byte
+block of the padded message) carrying a state of `state_words` words, then
+`finish` turns the state, the tail and the length into the output words. Nothing but
 the order of the blocks is shared between messages, so the parallelism is
 across messages: invocation t hashes message t.
 
@@ -127,11 +128,6 @@ class Message:
             E.select(E.ge(rem, E.u32(4)), E.u32(0xFFFF_FFFF), E.sub(E.shl(E.u32(1), E.shl(rem, E.u32(3))), E.u32(1))),
         )
         return E.bitand(self.word(i), keep)
-
-    def byte(self, index: Expr) -> Expr:
-        """Byte `index` of the message (index < n)."""
-        shift = E.shl(E.bitand(index, E.u32(3)), E.u32(3))
-        return E.bitand(E.shr(self.word(E.shr(index, E.u32(2))), shift), E.u32(0xFF))
 
 
 def block_words(msg: Message, blk: Expr) -> list[Expr]:
