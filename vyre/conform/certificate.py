@@ -195,6 +195,11 @@ def _kernel_fix(op_id: str, check: str, target: str, law: str | None, backend: s
 
 
 def _fix(op_id: str, check: str, target: str, law: str | None, backend: str, detail: str) -> str:
+    if check.startswith("perf:"):
+        return (
+            f"Fix: the lowered kernel of `{op_id}` runs below {0.8} of its hand-written WGSL on"
+            f" `{backend}`: compare the two shaders (vyre-opt -t wgsl) and remove what the lowering adds."
+        )
     if check.startswith("invariant:"):
         return (
             f"Fix: backend `{backend}` breaks the engine invariant {check[10:]} on the program shown"
@@ -278,6 +283,9 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
                 group["failure"] = dict(item)
             if item.get("proof") is not None:
                 group["proof"] = item["proof"]
+            for extra in ("compose", "perf"):
+                if item.get(extra) is not None:
+                    group[extra] = item[extra]
 
     failures: list[dict[str, Any]] = []
     for key in order:
@@ -414,6 +422,9 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         engine_ok = not any(g["failure"] for g in engine_groups.values()) and "engine" not in errors
         if engine_ok:
             level = "L3"
+            l4 = {k: g for k, g in groups.items() if k[1].startswith(("compose:", "perf:"))}
+            if wanted == "L4" and not any(g["failure"] for g in l4.values()):
+                level = "L4"
     if level != "none":
         level += suffix
     ops_out = [
@@ -452,7 +463,8 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[Mapping[str, Any]]]) -> 
         "checks": checks,
         "independence": data["independence"],
         "failures": failures,
-        "obligations": obligations(data, groups, law_results, checks) + engine_obligations(data, groups),
+        "obligations": obligations(data, groups, law_results, checks) + engine_obligations(data, groups)
+        + l4_obligations(data, groups, failures),
         "regression_count": regression_count,
         "plan": {"digest": plan.digest, "units": len(plan.units)},
     }
@@ -557,6 +569,36 @@ def engine_obligations(
         if failure:
             detail = f"violated: {str(failure.get('detail') or '').splitlines()[0]}; " + detail
         out.append({"op_id": "engine", "check": check, "strength": "witnessed", "holds": not failure, "detail": detail})
+    return out
+
+
+def l4_obligations(
+    data: Mapping[str, Any],
+    groups: Mapping[tuple[str, str, str | None, str], Mapping[str, Any]],
+    failures: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """`compose:<op>` (proved: the laws inherited from the callees' laws) and
+    `perf:<op>` (witnessed: the measured ratio) obligations."""
+    failed = {f["op_id"] for f in failures}
+    out: list[dict[str, Any]] = []
+    for (op_id, check, _, _), group in groups.items():
+        if check.startswith("compose:"):
+            record: dict[str, Any] = dict(group.get("compose") or {})
+            callees = [str(c) for c in record.get("callees", [])]
+            bad = [c for c in callees if c in failed]
+            detail = (
+                f"{record.get('solver', '')}: from the laws of {', '.join(callees)}, inherits"
+                f" [{', '.join(record.get('inherited', []))}]; not implied by the structure"
+                f" [{', '.join(record.get('not_implied', []))}]; undecided [{', '.join(record.get('undecided', []))}]"
+            )
+            if bad:
+                detail = f"callee(s) {', '.join(bad)} failed in this certificate; " + detail
+            out.append({"op_id": op_id, "check": check, "strength": "proved", "holds": not bad, "detail": detail})
+        elif check.startswith("perf:"):
+            failure = group["failure"]
+            perf: dict[str, Any] = dict(group.get("perf") or {})
+            detail = str(perf.get("detail") or f"ratio {perf.get('ratio')} on {perf.get('device')}")
+            out.append({"op_id": op_id, "check": check, "strength": "witnessed", "holds": not failure, "detail": detail})
     return out
 
 

@@ -192,6 +192,8 @@ class Engine:
             "regression": self._regression,
             "zero-overhead": self._zero_overhead,
             "prove": self._prove,
+            "compose": self._compose,
+            "perf": self._perf,
         }[unit.kind]
         return handler(spec, unit)
 
@@ -455,6 +457,34 @@ class Engine:
         )
         keep = ("status", "solver", "detail")  # no timings: the certificate content is reproducible
         out["proof"] = {k: v for k, v in record.items() if k in keep}
+        return [out]
+
+    # -- L4: compositional proofs and performance baselines -------------------------------------
+
+    def _compose(self, spec: OpSpec, unit: Unit) -> list[Result]:
+        from vyre.conform.compose import analyse
+
+        settings: dict[str, Any] = self.plan.data.get("prove") or {}
+        record = analyse(spec, min(float(settings.get("timeout_s", 2.0)), 10.0))
+        out = _result(f"compose:{spec.id}", "structure", "smt", 1, 0)
+        out["compose"] = record
+        return [out]
+
+    PERF_SIZES = {"fast": (1 << 16, 5, 3), "standard": (1 << 22, 20, 5), "legendary": (1 << 24, 20, 7)}
+
+    def _perf(self, spec: OpSpec, unit: Unit) -> list[Result]:
+        from vyre.conform.perf import PERF_THRESHOLD, measure
+
+        n, reps, runs = self.PERF_SIZES.get(str(self.strength.get("name")), (1 << 20, 10, 5))
+        found = measure(spec, n=n, reps=reps, runs=runs, seed=self.seed)
+        slow = found["ratio"] < PERF_THRESHOLD
+        detail = (
+            f"ratio {found['ratio']:.3f} (hand-written {found['hand_s'] * 1e6:,.1f} us / vyre"
+            f" {found['vyre_s'] * 1e6:,.1f} us per dispatch, n={n:,}, median of {runs} x {reps}) on {found['device']}"
+        )
+        out = _result(f"perf:{spec.id}", "backend", "timing", 1, int(slow), first=0 if slow else None,
+                      counterexample=() if slow else None, detail=detail)
+        out["perf"] = {"ratio": round(found["ratio"], 4), "device": found["device"], "n": n, "detail": detail}
         return [out]
 
     # -- regression replay ---------------------------------------------------------------------------

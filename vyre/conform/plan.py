@@ -386,6 +386,8 @@ def build_plan(
                 units.extend(_input_units("oracle", op_id, len(structured), strength, cost))
         if prove is not None:
             units.extend(_proof_units(spec, entry["laws"]))
+        if level == "L4":
+            units.extend(_l4_units(spec, backend, independence))
         if "zero-overhead" in selected and spec.category == "A":
             units.append(Unit("zero-overhead", op_id, "wgsl", 0, 1, cost))
         if "determinism" in selected:
@@ -427,6 +429,29 @@ def build_plan(
     data["digest"] = sha256_json(data)
     costed = tuple(units)
     return Plan(data, costed)
+
+
+PERF_COST = 200_000.0
+"""Scheduling cost of one performance baseline (two kernels, several timed submissions)."""
+
+
+def _l4_units(spec: OpSpec, backend: ConformBackend, independence: list[dict[str, str]]) -> list[Unit]:
+    """L4: a compositional analysis for an op that calls library ops, and a
+    performance baseline where a hand-written WGSL equivalent exists."""
+    from vyre.conform.perf import baseline
+
+    units: list[Unit] = []
+    if spec.intrinsic is None and spec.callees:
+        units.append(Unit("compose", spec.id, "structure", 0, 1, PROOF_COST))
+    if baseline(spec.id) is None:
+        independence.append({"op": spec.id, "check": "perf", "verdict": "rejected",
+                             "reason": "no hand-written WGSL baseline (vyre.conform.perf.register_baseline)"})
+    elif backend.id != "wgpu":
+        independence.append({"op": spec.id, "check": "perf", "verdict": "rejected",
+                             "reason": f"backend `{backend.id}` runs no WGSL: performance baselines are GPU measurements"})
+    else:
+        units.append(Unit("perf", spec.id, "wgsl", 0, 1, PERF_COST))
+    return units
 
 
 INVARIANT_COST = 50_000.0

@@ -1,0 +1,174 @@
+"""L4 performance baselines: an op's lowered kernel against hand-written WGSL.
+
+`perf:<op>` (python-api.md): `out[i] = op(a[i], b[i], ...)` lowered by vyre
+and the same map written by hand in WGSL (`HAND_WGSL`: the expression a WGSL
+programmer would write, WGSL builtins for the Category C ops, a loop for gcd
+and lcm), bound to the same device buffers, each timed as the median of
+several submissions of `reps` dispatches, on the same device. The obligation
+fails only when vyre's kernel is slower than 0.8 of the hand-written one;
+the ratio (hand time / vyre time: 1.0 is parity) is recorded either way.
+Both kernels' outputs are checked against the op's CPU reference first.
+User ops give their own baseline with `register_baseline(op_id, wgsl)`.
+"""
+
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false, reportAttributeAccessIssue=false
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+
+from vyre.ops.spec import OpSpec
+
+__all__ = ["HAND_WGSL", "PERF_THRESHOLD", "measure", "register_baseline"]
+
+PERF_THRESHOLD = 0.8
+WORKGROUP = 64
+
+_GCD = """fn gcd_u32(a0: u32, b0: u32) -> u32 {
+  var a = a0; var b = b0;
+  for (var k = 0u; k < 48u && b != 0u; k++) { let t = a % b; a = b; b = t; }
+  return a;
+}"""
+
+M, W, C, G = "primitive.math.", "primitive.bitwise.", "primitive.compare.", "primitive.logical."
+HAND_WGSL: dict[str, str | tuple[str, str]] = {
+    W + "and": "x0 & x1", W + "or": "x0 | x1", W + "xor": "x0 ^ x1", W + "not": "~x0",
+    W + "shl": "x0 << (x1 & 31u)", W + "shr": "x0 >> (x1 & 31u)",
+    W + "rotl": "(x0 << (x1 & 31u)) | (x0 >> ((32u - (x1 & 31u)) & 31u))",
+    W + "rotr": "(x0 >> (x1 & 31u)) | (x0 << ((32u - (x1 & 31u)) & 31u))",
+    W + "andn": "x0 & ~x1", W + "xnor": "~(x0 ^ x1)", W + "bit_test": "(x0 >> (x1 & 31u)) & 1u",
+    W + "byte_swap": "(x0 << 24u) | ((x0 & 0xff00u) << 8u) | ((x0 >> 8u) & 0xff00u) | (x0 >> 24u)",
+    W + "popcount": "countOneBits(x0)", W + "clz": "countLeadingZeros(x0)", W + "ctz": "countTrailingZeros(x0)",
+    W + "reverse_bits": "reverseBits(x0)", W + "extract_bits": "extractBits(x0, x1, x2)",
+    W + "insert_bits": "insertBits(x0, x1, x2, x3)",
+    C + "eq": "u32(x0 == x1)", C + "ne": "u32(x0 != x1)", C + "lt": "u32(x0 < x1)", C + "le": "u32(x0 <= x1)",
+    C + "gt": "u32(x0 > x1)", C + "ge": "u32(x0 >= x1)", C + "logical_not": "u32(x0 == 0u)",
+    C + "select": "select(x2, x1, x0 != 0u)",
+    G + "and": "u32(x0 != 0u && x1 != 0u)", G + "or": "u32(x0 != 0u || x1 != 0u)",
+    G + "xor": "u32((x0 != 0u) != (x1 != 0u))", G + "nand": "u32(!(x0 != 0u && x1 != 0u))",
+    G + "nor": "u32(!(x0 != 0u || x1 != 0u))",
+    M + "add": "x0 + x1", M + "sub": "x0 - x1", M + "mul": "x0 * x1",
+    M + "div": "select(x0 / max(x1, 1u), 0u, x1 == 0u)", M + "mod": "select(x0 % max(x1, 1u), 0u, x1 == 0u)",
+    M + "abs_diff": "max(x0, x1) - min(x0, x1)", M + "min": "min(x0, x1)", M + "max": "max(x0, x1)",
+    M + "gcd": ("gcd_u32(x0, x1)", _GCD),
+    M + "lcm": ("select((x0 / max(gcd_u32(x0, x1), 1u)) * x1, 0u, x0 == 0u || x1 == 0u)", _GCD),
+    M + "add_sat": "select(x0 + x1, 0xffffffffu, x0 + x1 < x0)", M + "sub_sat": "select(0u, x0 - x1, x0 > x1)",
+    M + "clamp": "min(max(x0, x1), x2)", M + "avg_floor": "(x0 & x1) + ((x0 ^ x1) >> 1u)",
+    M + "avg_ceil": "(x0 | x1) - ((x0 ^ x1) >> 1u)",
+    M + "mul_high": ("mul_high_u32(x0, x1)", """fn mul_high_u32(a: u32, b: u32) -> u32 {
+  let al = a & 0xffffu; let ah = a >> 16u; let bl = b & 0xffffu; let bh = b >> 16u;
+  let ll = al * bl; let lh = al * bh; let hl = ah * bl;
+  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+  return ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
+}"""),
+    M + "div_ceil": "select(x0 / max(x1, 1u) + u32(x0 % max(x1, 1u) != 0u), 0u, x1 == 0u)",
+    M + "wrapping_neg": "0u - x0", M + "negate": "0u - x0",
+    M + "sign": "select(select(0u, 1u, x0 != 0u), 0xffffffffu, (x0 >> 31u) != 0u)",
+    M + "abs": "select(x0, 0u - x0, (x0 >> 31u) != 0u)",
+}
+HAND_WGSL[M + "mul_sat"] = ("select(x0 * x1, 0xffffffffu, mul_high_u32(x0, x1) != 0u)", HAND_WGSL[M + "mul_high"][1])
+
+_USER: dict[str, str | tuple[str, str]] = {}
+
+
+def register_baseline(op_id: str, expression: str, helpers: str = "") -> None:
+    """A hand-written WGSL baseline for a user op: an expression over `x0, x1, ...`
+    (u32), with optional helper functions."""
+    _USER[op_id] = (expression, helpers) if helpers else expression
+
+
+def baseline(op_id: str) -> tuple[str, str] | None:
+    found = _USER.get(op_id) or HAND_WGSL.get(op_id)
+    if found is None:
+        return None
+    return (found, "") if isinstance(found, str) else found
+
+
+def hand_shader(spec: OpSpec, row: int) -> str:
+    found = baseline(spec.id)
+    assert found is not None
+    expression, helpers = found
+    arity = spec.signature.arity
+    decls = "\n".join(f"@group(0) @binding({j}) var<storage, read> in{j}: array<u32>;" for j in range(arity))
+    loads = "\n".join(f"    let x{j} = in{j}[i];" for j in range(arity))
+    return f"""{decls}
+@group(0) @binding({arity}) var<storage, read_write> out: array<u32>;
+{helpers}
+@compute @workgroup_size({WORKGROUP}, 1, 1)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
+  let i = gid.x + gid.y * {row}u;
+  if (i < arrayLength(&out)) {{
+{loads}
+    out[i] = {expression};
+  }}
+}}
+"""
+
+
+def measure(spec: OpSpec, n: int = 1 << 22, reps: int = 20, runs: int = 5, seed: int = 0) -> dict[str, Any]:
+    """{"ratio", "vyre_s", "hand_s", "n", "device"}: medians of `runs` submissions
+    of `reps` dispatches each; raises ValueError when a kernel's output is wrong."""
+    from vyre.pipeline import prepare
+    from vyre.runtime.adapters import adapter_info
+    from vyre.runtime.evaluate import MAX_GROUPS_PER_AXIS, elementwise_program
+    from vyre.runtime.wgpu_backend import bind
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    gpu = gpu_device()
+    device = gpu.device
+    groups = -(-n // WORKGROUP)
+    gx = min(groups, MAX_GROUPS_PER_AXIS)
+    dispatch = (gx, -(-groups // gx), 1)
+    rng = np.random.default_rng(seed)
+    arity = spec.signature.arity
+    inputs = [rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32) for _ in range(arity)]
+    for column in inputs[:1]:
+        column[: n // 8] &= 0xFF  # small values too (div, shifts, bit fields)
+    expected = (np.asarray(spec.reference(*inputs)).astype(np.int64) & 0xFFFF_FFFF).astype(np.uint32)
+    resident = {f"in{j}": Resident.upload(gpu, x) for j, x in enumerate(inputs)}
+    resident["out"] = Resident.upload(gpu, np.zeros(n, dtype=np.uint32))
+    program = elementwise_program(spec, gx)
+    bound = bind(prepare(program), resident, dispatch)
+    module = device.create_shader_module(code=hand_shader(spec, gx * WORKGROUP))
+    pipeline = device.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+    entries = [{"binding": j, "resource": {"buffer": resident[f"in{j}"].buffer, "offset": 0, "size": n * 4}}
+               for j in range(arity)]
+    entries.append({"binding": arity, "resource": {"buffer": resident["out"].buffer, "offset": 0, "size": n * 4}})
+    group = device.create_bind_group(layout=pipeline.get_bind_group_layout(0), entries=entries)
+
+    def hand(compute: Any) -> None:
+        compute.set_pipeline(pipeline)
+        compute.set_bind_group(0, group)
+        compute.dispatch_workgroups(*dispatch)
+
+    out = resident["out"].buffer
+
+    def timed(record: Any, count: int) -> float:
+        start = time.perf_counter()
+        encoder = device.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        for _ in range(count):
+            record(compute)
+        compute.end()
+        device.queue.submit([encoder.finish()])
+        device.queue.read_buffer(out, 0, 4)
+        return (time.perf_counter() - start) / count
+
+    for name, record in (("vyre", bound.record), ("hand-written", hand)):
+        device.queue.write_buffer(out, 0, np.zeros(n, dtype=np.uint32))
+        timed(record, 1)
+        got = np.frombuffer(device.queue.read_buffer(out, 0, n * 4), dtype=np.uint32)
+        if not np.array_equal(got, expected):
+            raise ValueError(f"the {name} kernel of `{spec.id}` gives wrong results ({np.count_nonzero(got != expected)} words)")
+    vyre_times: list[float] = []
+    hand_times: list[float] = []
+    for _ in range(runs):  # interleaved, so drift hits both alike
+        vyre_times.append(timed(bound.record, reps))
+        hand_times.append(timed(hand, reps))
+    vyre_s, hand_s = statistics.median(vyre_times), statistics.median(hand_times)
+    return {"ratio": hand_s / vyre_s, "vyre_s": vyre_s, "hand_s": hand_s, "n": n,
+            "device": adapter_info(gpu.adapter).name}
