@@ -347,3 +347,14 @@ def test_certified_on_wgpu_with_parity() -> None:
     assert cert.level == "L2k"
     for op in wanted:
         assert set(cert.data["checks"][op]) == {"reference", "parity", "determinism"}
+
+
+def test_outputs_stay_on_the_device() -> None:
+    data = _data(1000, 4)
+    out = ops.evaluate("decode.base64", [base64.b64encode(data)], backend="wgpu", on_device=True)
+    assert isinstance(out, vyre.DeviceBuffer) and len(out) == 1000
+    assert out.numpy().tobytes() == data
+    text = ops.evaluate("encode.hex_encode_lower", [out], backend="wgpu", on_device=True)  # chained on the device
+    assert text.numpy().tobytes() == data.hex().encode()
+    with pytest.raises(vyre.OpInputError):
+        ops.evaluate("decode.base64", [b"Zg="], backend="wgpu", on_device=True)
