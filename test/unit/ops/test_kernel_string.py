@@ -128,3 +128,13 @@ def test_certified_on_wgpu_with_parity() -> None:
     cert = conform.certify(backend="wgpu", ops=wanted, strength="fast", corpus=None, track="kernel")
     assert cert.passed, [str(f) for f in cert.failures]
     assert cert.level == "L2k"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_split_batches_mix_one_workgroup_and_multi_pass_evaluations(backend: str) -> None:
+    rng = np.random.default_rng(11)
+    big = rng.choice(np.frombuffer(b"ab,", np.uint8), SMALL_CHUNKS * CHUNK + 3).tobytes()
+    cases = [(b"a,b", 0x2C), (big, 0x2C), (b"", 0x2C), (big[:999], 0x61), (b",,", 0x2C), (big, 0x62)]
+    got = _split(cases, backend)
+    for (data, delim), result in zip(cases, got):
+        assert result == split_oracle(data, delim), (len(data), delim)
