@@ -16,12 +16,23 @@ patterns, lowered through the pipeline (so through `float-strict`, exactly as a
 user's kernel). It does not read results back: each invocation loops over its
 inputs and accumulates two independent 32-bit sums of a position-dependent mix of
 (input index, result word); workgroups reduce them, the host adds the partial
-sums. The host computes the same sums over the results of the oracle
-(`vyre.runtime.interp.floats`, which shares no code with the soft-float rewrite),
-in parallel processes. A chunk whose sums differ is run again with its results
-read back, and its mismatching inputs are reported exactly. Two equal 64-bit
-sums of mixed values let a mismatch through with probability about 2**-64 per
-chunk.
+sums. The host computes the same sums over the results of an exact oracle
+that shares no code with the soft-float rewrite: fast exact numpy oracles where
+one exists (`fast_oracle`: float32 comparisons, integer min/max keys, a float64
+round-to-odd fma, 16-bit ops through float32 with one more rounding, integer
+conversions), otherwise the reference interpreter's floats
+(`vyre.runtime.interp.floats`); each fast oracle is tested against the
+interpreter's. A chunk whose sums differ is run again with its results read
+back, and its mismatching inputs are reported exactly. Two equal 64-bit sums of
+mixed values let a mismatch through with probability about 2**-64 per chunk.
+
+The host work runs in worker processes (`worker_pool`, every core), in pieces
+of `PIECE` inputs: each piece generates its operands (written straight into a
+shared buffer file for upload, for adversarial spaces), computes the oracle and
+its sums. The next chunk's pieces run while the GPU checks the current one.
+On 16 cores a 2**30-input adversarial campaign needs about 35-70 CPU ns per
+input, i.e. a few seconds of host time (`python bench/float_campaigns.py
+--host-profile`).
 
 Chunks are recorded in an append-only JSONL checkpoint, so a campaign can be
 sharded (`shard=(i, n)`) and resumed; `summary` merges a checkpoint.
@@ -29,14 +40,17 @@ sharded (`shard=(i, n)`) and resumed; `summary` merges a checkpoint.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
+import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -55,6 +69,7 @@ __all__ = [
     "mix_sums",
     "run_campaign",
     "summary",
+    "worker_pool",
 ]
 
 U32 = npt.NDArray[np.uint32]
@@ -170,64 +185,94 @@ def operands_of(campaign: Campaign, k: U32) -> list[U32]:
     return [k >> np.uint32(16), k & np.uint32(0xFFFF)]
 
 
+_SPLITMIX = (0x9E37_79B9_7F4A_7C15, 0xD1B5_4A32_D192_ED03, 0xBF58_476D_1CE4_E5B9, 0x94D0_49BB_1331_11EB)
+
+
 def _hash_words(seed: int, index: npt.NDArray[np.uint64], stream: int) -> U32:
-    """A 32-bit word that depends only on (seed, input index, stream): splitmix64."""
-    with np.errstate(over="ignore"):
-        z = (index * np.uint64(3) + np.uint64(stream)) * np.uint64(0x9E37_79B9_7F4A_7C15)
-        z = z + np.uint64(seed) * np.uint64(0xD1B5_4A32_D192_ED03)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58_476D_1CE4_E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D0_49BB_1331_11EB)
-        z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(32)).astype(np.uint32)
+    """A 32-bit word that depends only on (seed, input index, stream): splitmix64
+    of 3 * index + stream (computed in place: this is the hot loop of the host)."""
+    c1, c3, c4 = (np.uint64(_SPLITMIX[i]) for i in (0, 2, 3))
+    z = index * np.uint64(3)
+    z += np.uint64(stream)
+    z *= c1
+    z += np.uint64((seed * _SPLITMIX[1]) & 0xFFFF_FFFF_FFFF_FFFF)
+    z ^= z >> np.uint64(30)
+    z *= c3
+    z ^= z >> np.uint64(27)
+    z *= c4
+    z ^= z >> np.uint64(31)
+    z >>= np.uint64(32)
+    return z.astype(np.uint32)
+
+
+_SPECIALS = np.array(
+    [0, 0x8000_0000, 1, 0x8000_0001, 0x007F_FFFF, 0x0080_0000, 0x3F80_0000, 0xBF80_0000,
+     0x7F7F_FFFF, 0xFF7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0xFFC0_0001,
+     0x7F80_0001, 0x3F00_0000],
+    dtype=np.uint32,
+)  # fmt: skip
 
 
 def adversarial(campaign: Campaign, start: int, length: int) -> list[U32]:
     """The operands of inputs start..start+length of an adversarial f32 space:
     eight classes (input i in class i % 8), every word a function of (seed, i)
-    alone, so any slice of the space can be generated on its own."""
+    alone, so any slice of the space can be generated on its own.
+
+    0: random patterns; 1: equal exponents; 2: nearly equal magnitudes, both
+    signs (cancellation); 3: exponent differences 0..40 (alignment shifts, sticky
+    bits); 4: subnormal operands and results; 5: overflow and underflow
+    boundaries of products and quotients; 6: short significands (exact products,
+    ties) with tiny addends; 7: specials crossed with anything. fma: the addend
+    is near -(a * b) for half of classes 0..3 (cancellation of the exact product).
+    Each class is computed on its own strided slice."""
     index = np.arange(start, start + length, dtype=np.uint64)
     x, y, z = (_hash_words(campaign.seed, index, stream) for stream in range(3))
-    n = length
-    cls = (np.arange(start, start + n, dtype=np.uint64) % 8).astype(np.uint32)
-    exp_mask, frac_mask, sign = np.uint32(0x7F80_0000), np.uint32(0x007F_FFFF), np.uint32(0x8000_0000)
     a, b, c = x.copy(), y.copy(), z.copy()
-    # 1: equal exponents; 2: nearly equal magnitudes, both signs (cancellation)
-    b = np.where(cls == 1, (x & (sign | exp_mask)) | (y & frac_mask), b)
-    b = np.where(cls == 2, (x ^ (y & np.uint32(0x3F))) ^ (y & sign), b)
-    # 3: exponent differences 0..40 (alignment shifts, sticky bits)
-    shifted = ((x >> np.uint32(23) & np.uint32(0xFF)) - (y % np.uint32(41))) & np.uint32(0xFF)
-    b = np.where(cls == 3, (y & (sign | frac_mask)) | (shifted << np.uint32(23)), b)
-    # 4: subnormal operands and results
-    a = np.where(cls == 4, x & np.uint32(0x80FF_FFFF), a)
-    b = np.where(cls == 4, (y & np.uint32(0x807F_FFFF)) | np.uint32(0x3F00_0000), b)
-    # 5: overflow and underflow boundaries of products and quotients
-    big = np.uint32(0x7E00_0000) | (x & np.uint32(0x80FF_FFFF))
-    small = np.uint32(0x0100_0000) | (y & np.uint32(0x80FF_FFFF))
-    a = np.where(cls == 5, big, a)
-    b = np.where(cls == 5, np.where(z & np.uint32(1), small, y & np.uint32(0x80FF_FFFF) | np.uint32(0x3F80_0000)), b)
-    # 6: short significands: exact products, ties, and tiny addends beside them
-    short = np.uint32(0xFFFF_E000)
-    a = np.where(cls == 6, x & short & np.uint32(0x3FFF_FFFF) | np.uint32(0x3F00_0000), a)
-    b = np.where(cls == 6, y & short & np.uint32(0x3FFF_FFFF) | np.uint32(0x3F00_0000), b)
-    c = np.where(cls == 6, (z & np.uint32(0x80FF_FFFF)) | np.uint32(0x0C00_0000), c)
-    # 7: specials crossed with anything
-    specials = np.array(
-        [0, 0x8000_0000, 1, 0x8000_0001, 0x007F_FFFF, 0x0080_0000, 0x3F80_0000, 0xBF80_0000,
-         0x7F7F_FFFF, 0xFF7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0xFFC0_0001,
-         0x7F80_0001, 0x3F00_0000],
-        dtype=np.uint32,
-    )  # fmt: skip
-    a = np.where(cls == 7, specials[x & np.uint32(15)], a)
-    c = np.where(cls == 7, np.where(y & np.uint32(16), specials[z & np.uint32(15)], c), c)
-    # fma: the addend near -(a*b) half of the time (cancellation of the exact product)
+    u = np.uint32
+    exp_mask, frac_mask, sign = u(0x7F80_0000), u(0x007F_FFFF), u(0x8000_0000)
+
+    def part(cls: int) -> slice:
+        return slice((cls - start) % 8, None, 8)
+
+    s = part(1)
+    b[s] = (x[s] & (sign | exp_mask)) | (y[s] & frac_mask)
+    s = part(2)
+    b[s] = (x[s] ^ (y[s] & u(0x3F))) ^ (y[s] & sign)
+    s = part(3)
+    shifted = ((x[s] >> u(23) & u(0xFF)) - (y[s] % u(41))) & u(0xFF)
+    b[s] = (y[s] & (sign | frac_mask)) | (shifted << u(23))
+    s = part(4)
+    a[s] = x[s] & u(0x80FF_FFFF)
+    b[s] = (y[s] & u(0x807F_FFFF)) | u(0x3F00_0000)
+    s = part(5)
+    a[s] = u(0x7E00_0000) | (x[s] & u(0x80FF_FFFF))
+    small = u(0x0100_0000) | (y[s] & u(0x80FF_FFFF))
+    b[s] = np.where(z[s] & u(1), small, y[s] & u(0x80FF_FFFF) | u(0x3F80_0000))
+    s = part(6)
+    short = u(0xFFFF_E000 & 0x3FFF_FFFF)
+    a[s] = x[s] & short | u(0x3F00_0000)
+    b[s] = y[s] & short | u(0x3F00_0000)
+    c[s] = (z[s] & u(0x80FF_FFFF)) | u(0x0C00_0000)
+    s = part(7)
+    a[s] = _SPECIALS[x[s] & u(15)]
+    c[s] = np.where(y[s] & u(16), _SPECIALS[z[s] & u(15)], c[s])
     if campaign.family == "fma":
-        product = oracle.binary("mul", "f32", a, b)
-        near = (product ^ sign) ^ (z & np.uint32(0xFF))
-        c = np.where((cls < 4) & ((z >> np.uint32(8)) & np.uint32(1)).astype(bool), near, c)
+        for cls in range(4):
+            s = part(cls)
+            product = oracle.binary("mul", "f32", a[s], b[s])
+            near = (product ^ sign) ^ (z[s] & u(0xFF))
+            c[s] = np.where((z[s] >> u(8)) & u(1), near, c[s])
     return [a, b, c][: campaign.arity]
 
 
 def oracle_words(campaign: Campaign, operands: Sequence[U32]) -> U32:
+    """The exact result words of the op: the fast exact oracles of this module
+    where one exists (`fast_oracle`), else the reference interpreter's floats."""
+    fast = fast_oracle(campaign, operands)
+    return fast if fast is not None else interp_oracle(campaign, operands)
+
+
+def interp_oracle(campaign: Campaign, operands: Sequence[U32]) -> U32:
     """The exact result words of the op (the reference interpreter's floats)."""
     fmt, op = campaign.fmt, campaign.op
     match campaign.family:
@@ -249,6 +294,150 @@ def oracle_words(campaign: Campaign, operands: Sequence[U32]) -> U32:
         case _:
             source = op.removeprefix("from_")
             return np.asarray(oracle.convert(source, fmt, operands[0]), dtype=np.uint32)
+
+
+# Fast exact oracles for the big campaigns. Each shares no code with the
+# soft-float rewrite; each is tested against the interpreter's oracle
+# (test/unit/conform/test_float_campaign.py).
+
+_F32_NAN = np.uint32(0x7FC0_0000)
+_F32_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}  # fmt: skip
+_F32_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+}  # fmt: skip
+
+
+def _widening_table(fmt: str) -> npt.NDArray[np.float32]:
+    """The float32 value of every 16-bit pattern of `fmt` (exact)."""
+    table = _TABLES.get(fmt)
+    if table is None:
+        words = oracle.convert(fmt, "f32", np.arange(1 << 16, dtype=np.uint32))
+        table = _TABLES[fmt] = np.asarray(words, dtype=np.uint32).view(np.float32)
+    return table
+
+
+_TABLES: dict[str, npt.NDArray[np.float32]] = {}
+
+
+def _f32_fma(a: U32, b: U32, c: U32) -> U32:
+    """a * b + c rounded once: the float64 product is exact (48 bits), the sum
+    is rounded to odd (TwoSum error term; an inexact sum with an even last bit
+    steps one unit toward the exact value), and float64 -> float32 rounds to
+    nearest even, which is then the one correct rounding (53 >= 24 + 2)."""
+    x, y, z = (w.view(np.float32).astype(np.float64) for w in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = x * y
+        s = p + z
+        t = s - p
+        err = (p - (s - t)) + (z - t)
+        bits = s.view(np.uint64)
+        fix = (err != 0) & ((bits & np.uint64(1)) == 0) & np.isfinite(s)
+        toward = np.where(np.signbit(err) == np.signbit(s), np.uint64(1), np.uint64(0xFFFF_FFFF_FFFF_FFFF))
+        bits += np.where(fix, toward, np.uint64(0))
+        r = s.astype(np.float32)
+    out = r.view(np.uint32)
+    out[np.isnan(r)] = _F32_NAN
+    return out
+
+
+def _f32_min_max(op: str, a: U32, b: U32) -> U32:
+    """minimumNumber / maximumNumber on int32 keys of the total order (-0 < +0)."""
+    ia, ib = a.view(np.int32), b.view(np.int32)
+    ka = ia ^ ((ia >> np.int32(31)) & np.int32(0x7FFF_FFFF))
+    kb = ib ^ ((ib >> np.int32(31)) & np.int32(0x7FFF_FFFF))
+    na = (a & np.uint32(0x7FFF_FFFF)) > np.uint32(0x7F80_0000)
+    nb = (b & np.uint32(0x7FFF_FFFF)) > np.uint32(0x7F80_0000)
+    pick_a = (ka <= kb) if op == "min" else (ka >= kb)
+    out = np.where((pick_a & ~na) | nb, a, b)
+    out[na & nb] = _F32_NAN
+    return out
+
+
+def _to_f16(r: npt.NDArray[np.float32]) -> U32:
+    """float32 values rounded to nearest even in binary16 (NaN canonical): in
+    the normal range by the carry trick on the pattern (rounding at bit 13,
+    exponent rebiased, overflow to inf); below 2**-14 as rint(|r| * 2**24)
+    units of the smallest subnormal (the scaling is exact). numpy's own
+    float16 conversion is slow for subnormals."""
+    u = np.uint32
+    bits = r.view(u)
+    sign = (bits >> u(16)) & u(0x8000)
+    magnitude = bits & u(0x7FFF_FFFF)
+    with np.errstate(all="ignore"):
+        rebased = magnitude - u((127 - 15) << 23)  # wraps below 2**-14: not used there
+        normal = np.minimum((rebased + u(0xFFF) + ((magnitude >> u(13)) & u(1))) >> u(13), u(0x7C00))
+        subnormal = np.rint(np.abs(r) * np.float32(2.0**24)).astype(u)
+    out = np.where(magnitude < u((127 - 14) << 23), subnormal, normal) | sign
+    out[magnitude > u(0x7F80_0000)] = u(0x7E00)
+    return out
+
+
+def _narrow(fmt: str, r: npt.NDArray[np.float32]) -> U32:
+    """float32 results rounded to nearest even in `fmt`, NaN canonical."""
+    if fmt == "f16":
+        return _to_f16(r)
+    bits = r.view(np.uint32)
+    out = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
+    out[np.isnan(r)] = np.uint32(0x7FC0)
+    return out
+
+
+def _from_integers(fmt: str, signed: bool, x: U32) -> U32:
+    """u32/i32 words rounded once to `fmt`: float32 by numpy's conversion;
+    float16 from the value clamped to +-65520 (exact in float32; it and all
+    beyond round to inf) by `_to_f16`; bfloat16 from the exact float64 value,
+    rounding its pattern at the 8th significand bit."""
+    values = x.view(np.int32) if signed else x
+    if fmt == "f32":
+        return values.astype(np.float32).view(np.uint32)
+    if fmt == "f16":  # |x| >= 65520 (the midpoint above the largest finite) is inf
+        clamped = np.clip(values.astype(np.int64), -65520, 65520).astype(np.float32)  # exact
+        return _to_f16(clamped)
+    bits = values.astype(np.float64).view(np.uint64)  # exact
+    rounded = (bits + np.uint64((1 << 44) - 1) + ((bits >> np.uint64(45)) & np.uint64(1))) >> np.uint64(45)
+    sign = (rounded >> np.uint64(18)) << np.uint64(15)  # the float64 sign bit, now at bit 18
+    magnitude = rounded & np.uint64(0x3_FFFF)  # 11 exponent bits, 7 fraction bits
+    bf16 = np.where(magnitude == 0, 0, magnitude - np.uint64((1023 - 127) << 7)) | sign
+    return bf16.astype(np.uint32)
+
+
+def fast_oracle(campaign: Campaign, operands: Sequence[U32]) -> U32 | None:
+    """Exact result words by fast exact means, or None (use `interp_oracle`):
+
+    - F32 comparisons: float32 comparisons (exact; NaN unordered, -0 == +0);
+    - F32 min/max: integer keys of the total order;
+    - F32 fma: float64 product, round-to-odd sum, one rounding to float32;
+    - F16/BF16 comparisons and add/sub/mul/div: the operands widened exactly to
+      float32 (a table), compared, or combined with float32 arithmetic and
+      rounded once more to the format: innocuous double rounding (float-strict.md
+      §5; confirmed over all 2**32 pairs of each op on the H100);
+    - u32/i32 to a format: one rounding from the exact value (`_from_integers`);
+    - F32 to F16: one rounding (`_to_f16`)."""
+    fmt, op, family = campaign.fmt, campaign.op, campaign.family
+    with np.errstate(all="ignore"):
+        if family == "convert_in":
+            return _from_integers(fmt, op == "from_i32", operands[0])
+        if family == "convert" and fmt == "f32" and op == "to_f16":
+            return _narrow("f16", operands[0].view(np.float32))
+        if fmt == "f32":
+            if family == "compare":
+                a, b = (w.view(np.float32) for w in operands)
+                return _F32_COMPARE[op](a, b).astype(np.uint32)
+            if family == "binary" and op in ("min", "max"):
+                return _f32_min_max(op, operands[0], operands[1])
+            if family == "fma":
+                return _f32_fma(operands[0], operands[1], operands[2])
+            return None
+        if family not in ("compare", "binary") or op in ("min", "max"):
+            return None
+        table = _widening_table(fmt)
+        a, b = table[operands[0]], table[operands[1]]
+        if family == "compare":
+            return _F32_COMPARE[op](a, b).astype(np.uint32)
+        return _narrow(fmt, _F32_ARITH[op](a, b))
 
 
 def op_expr(campaign: Campaign, words: Sequence[Expr]) -> Expr:
@@ -286,26 +475,31 @@ def op_expr(campaign: Campaign, words: Sequence[Expr]) -> Expr:
 
 
 def _fmix(x: U32) -> U32:
-    x = x ^ (x >> np.uint32(16))
-    x = x * np.uint32(0x85EB_CA6B)
-    x = x ^ (x >> np.uint32(13))
-    x = x * np.uint32(0xC2B2_AE35)
-    return x ^ (x >> np.uint32(16))
+    """murmur3's fmix32, in place on `x` (a fresh array)."""
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(0x85EB_CA6B)
+    x ^= x >> np.uint32(13)
+    x *= np.uint32(0xC2B2_AE35)
+    x ^= x >> np.uint32(16)
+    return x
 
 
 def mix_sums(k: U32, r: U32) -> tuple[int, int]:
     """The two wrapping u32 sums of mixed (index, result) pairs the kernel computes."""
     with np.errstate(over="ignore"):
         s1 = _fmix(r ^ (k * np.uint32(MIX_1)))
-        s2 = _fmix((r + k * np.uint32(MIX_2)) ^ np.uint32(0x5BD1_E995))
-    return int(s1.astype(np.uint64).sum() & 0xFFFF_FFFF), int(s2.astype(np.uint64).sum() & 0xFFFF_FFFF)
+        t = k * np.uint32(MIX_2)
+        t += r
+        t ^= np.uint32(0x5BD1_E995)
+        s2 = _fmix(t)
+    return int(s1.sum(dtype=np.uint64) & 0xFFFF_FFFF), int(s2.sum(dtype=np.uint64) & 0xFFFF_FFFF)
 
 
 def _fmix_nodes(name: str, value: Expr) -> tuple[list[Node], Expr]:
     """fmix32 of `value` as let statements (each stage bound once)."""
     stages: list[Node] = []
     x = value
-    steps = [
+    steps: list[Callable[[Expr], Expr]] = [
         lambda v: E.bitxor(v, E.shr(v, E.u32(16))),
         lambda v: E.mul(v, E.u32(0x85EB_CA6B)),
         lambda v: E.bitxor(v, E.shr(v, E.u32(13))),
@@ -428,29 +622,44 @@ def _groups(length: int) -> int:
     return -(-length // (WORKGROUP * PER_INVOCATION))
 
 
-def _chunk_words(campaign: Campaign, start: int, length: int) -> dict[str, np.ndarray]:
-    words: dict[str, np.ndarray] = {"params": np.array([start, length], dtype=np.uint32)}
-    if not campaign.indexed:
-        for j, operand in enumerate(adversarial(campaign, start, length)):
-            words[f"in{j}"] = operand
-    return words
+PIECE = 1 << 18
+"""Inputs per host task: a chunk's operand generation, oracle and sums are
+split into pieces of this size over the worker processes."""
 
 
-def _host_sums(args: tuple[Campaign, int, int]) -> tuple[int, int]:
-    campaign, start, length = args
+Memory = np.memmap[Any, np.dtype[np.uint32]]
+
+
+def _memory(path: str | None, arity: int, capacity: int) -> Memory | None:
+    """The (arity, capacity) operand array of a chunk buffer file, mapped."""
+    if path is None:
+        return None
+    return np.memmap(path, dtype=np.uint32, mode="r+", shape=(arity, capacity))
+
+
+def _host_piece(task: tuple[Campaign, int, int, str | None, int, int]) -> tuple[int, int]:
+    """The oracle's two sums over inputs start..start+length; for an uploaded
+    (adversarial) space the operands are also written into the chunk buffer
+    file at `offset`."""
+    campaign, start, length, path, offset, capacity = task
     k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
-    operands = operands_of(campaign, k) if campaign.indexed else adversarial(campaign, start, length)
+    if campaign.indexed:
+        operands = operands_of(campaign, k)
+    else:
+        operands = adversarial(campaign, start, length)
+        memory = _memory(path, campaign.arity, capacity)
+        if memory is not None:
+            for j, operand in enumerate(operands):
+                memory[j, offset : offset + length] = operand
+            memory.flush()
     return mix_sums(k, oracle_words(campaign, operands))
 
 
-def _pieces(start: int, length: int, parts: int) -> list[tuple[int, int]]:
-    step = max(1, -(-length // parts))
-    return [(s, min(step, start + length - s)) for s in range(start, start + length, step)]
+def _pieces(start: int, length: int, size: int = PIECE) -> list[tuple[int, int]]:
+    return [(s, min(size, start + length - s)) for s in range(start, start + length, size)]
 
 
-def _oracle_sums(campaign: Campaign, start: int, length: int, pool: Any) -> tuple[int, int]:
-    pieces = [(campaign, s, n) for s, n in _pieces(start, length, 64)]
-    results = pool.map(_host_sums, pieces) if pool is not None else map(_host_sums, pieces)
+def _add_sums(results: Iterable[tuple[int, int]]) -> tuple[int, int]:
     s1 = s2 = 0
     for a, b in results:
         s1, s2 = (s1 + a) & 0xFFFF_FFFF, (s2 + b) & 0xFFFF_FFFF
@@ -471,25 +680,93 @@ def _run(
     return execute(prepared, words, (groups, 1, 1))["out"]
 
 
-def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: Any = None) -> ChunkResult:
-    began = time.perf_counter()
+class _Stage:
+    """The host side of one chunk in flight: its pieces submitted to the pool
+    (or computed at once without one). An uploaded (adversarial) space needs
+    a buffer file (`_buffers`) with a pool: the workers write the operands
+    there; without a pool they are generated here."""
+
+    def __init__(self, campaign: Campaign, start: int, length: int, path: str | None, pool: Any) -> None:
+        self.campaign, self.start, self.length, self.path = campaign, start, length, path
+        self.operands: list[U32] = []
+        if pool is not None and not campaign.indexed and path is None:
+            raise ValueError("an uploaded space computed by a pool needs a buffer file")
+        self.capacity = CHUNK if path is not None else length
+        self._pending: AsyncResult[list[tuple[int, int]]] | None = None
+        if pool is None:
+            if not campaign.indexed:
+                self.operands = adversarial(campaign, start, length)
+                k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
+                self._sums = mix_sums(k, oracle_words(campaign, self.operands))
+            else:
+                self._sums = _add_sums(_host_piece((campaign, s, n, None, 0, 0)) for s, n in _pieces(start, length))
+            return
+        tasks = [(campaign, s, n, path, s - start, self.capacity) for s, n in _pieces(start, length)]
+        self._sums = (0, 0)
+        self._pending = pool.map_async(_host_piece, tasks, chunksize=1)
+
+    def sums(self) -> tuple[int, int]:
+        """The oracle's sums (waits for the pieces)."""
+        if self._pending is not None:
+            self._sums, self._pending = _add_sums(self._pending.get()), None
+        return self._sums
+
+    def words(self) -> dict[str, np.ndarray]:
+        """The kernel's inputs of the chunk (call after `sums`)."""
+        words: dict[str, np.ndarray] = {"params": np.array([self.start, self.length], dtype=np.uint32)}
+        if self.campaign.indexed:
+            return words
+        memory = _memory(self.path, self.campaign.arity, self.capacity)
+        operands = [memory[j, : self.length] for j in range(self.campaign.arity)] if memory is not None else self.operands
+        for j, operand in enumerate(operands):
+            words[f"in{j}"] = np.asarray(operand)
+        return words
+
+
+@contextlib.contextmanager
+def _buffers(campaign: Campaign, count: int, pool: Any) -> Generator[list[str | None]]:
+    """`count` chunk buffer files for the operands of an uploaded space computed
+    by a pool (memory-backed where the system has /dev/shm), removed after."""
+    if pool is None or campaign.indexed:
+        yield [None] * count
+        return
+    with tempfile.TemporaryDirectory(prefix="vyre-floats-", dir=_SCRATCH) as scratch:
+        paths: list[str | None] = []
+        for n in range(count):
+            path = str(Path(scratch) / f"operands{n}.u32")
+            np.memmap(path, dtype=np.uint32, mode="w+", shape=(campaign.arity, CHUNK)).flush()
+            paths.append(path)
+        yield paths
+
+
+def _check(campaign: Campaign, stage: _Stage, backend: str, began: float) -> ChunkResult:
+    """Run the chunk's kernel and compare its sums with the oracle's; on a
+    difference, read the results back and name the mismatching inputs."""
+    start, length = stage.start, stage.length
     groups = _groups(length)
-    words = _chunk_words(campaign, start, length)
+    want = stage.sums()
+    words = stage.words()
     partial = _run(campaign, backend, campaign_program(campaign), words, groups, 2 * groups)
     got = (
-        int(partial[0::2].astype(np.uint64).sum() & 0xFFFF_FFFF),
-        int(partial[1::2].astype(np.uint64).sum() & 0xFFFF_FFFF),
+        int(partial[0::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
+        int(partial[1::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
     )
-    if got == _oracle_sums(campaign, start, length, pool):
+    if got == want:
         return ChunkResult(campaign.name, start, length, 0, [], time.perf_counter() - began)
-    # the sums differ: read the results back and name the inputs
     results = _run(campaign, backend, campaign_program(campaign, readback=True), words, groups, length)
     k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
     operands = operands_of(campaign, k) if campaign.indexed else [words[f"in{j}"] for j in range(campaign.arity)]
-    want = oracle_words(campaign, operands)
-    bad = np.flatnonzero(results != want)
-    first = [[*(int(o[i]) for o in operands), int(results[i]), int(want[i])] for i in bad[:8]]
+    expected = oracle_words(campaign, operands)
+    bad = np.flatnonzero(results != expected)
+    first = [[*(int(o[i]) for o in operands), int(results[i]), int(expected[i])] for i in bad[:8]]
     return ChunkResult(campaign.name, start, length, len(bad), first, time.perf_counter() - began)
+
+
+def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: Any = None) -> ChunkResult:
+    """One chunk on its own (no overlap): the kernel's sums against the oracle's."""
+    began = time.perf_counter()
+    with _buffers(campaign, 1, pool) as (path,):
+        return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began)
 
 
 def _done(checkpoint: Path | None, campaign: Campaign) -> set[int]:
@@ -501,8 +778,10 @@ def _done(checkpoint: Path | None, campaign: Campaign) -> set[int]:
             entry = json.loads(line)
         except json.JSONDecodeError:
             continue  # a line cut by an interruption: that chunk runs again
-        if isinstance(entry, dict) and entry.get("campaign") == campaign.name:
-            done.add(int(entry["start"]))
+        if isinstance(entry, dict):
+            record = cast(dict[str, Any], entry)
+            if record.get("campaign") == campaign.name:
+                done.add(int(record["start"]))
     return done
 
 
@@ -514,30 +793,71 @@ def run_campaign(
     shard: tuple[int, int] = (0, 1),
     jobs: int | None = None,
     progress: Callable[[ChunkResult], None] | None = None,
+    pool: Any = None,
 ) -> Iterator[ChunkResult]:
     """Run (the shard of) a campaign's chunks not yet in `checkpoint`; each
-    chunk's result is appended to the checkpoint as it completes."""
+    chunk's result is appended to the checkpoint as it completes.
+
+    With `jobs` > 1 (default: every core) or a `pool` (`worker_pool`, to share
+    one between campaigns) the host work (operands, oracle, sums) runs in worker
+    processes, piece by piece, and the next chunk's host work proceeds while
+    this chunk's kernel runs (uploaded operands go through two buffer files the
+    workers write)."""
     index, count = shard
-    todo = [c for n, c in enumerate(campaign.chunks()) if n % count == index]
     done = _done(checkpoint, campaign)
+    todo = [c for n, c in enumerate(campaign.chunks()) if n % count == index and c[0] not in done]
     jobs = jobs or os.cpu_count() or 1
-    context = multiprocessing.get_context("spawn")  # no fork of a process holding a GPU device
-    with context.Pool(jobs) if jobs > 1 else _NoPool() as pool:
-        for start, length in todo:
-            if start in done:
-                continue
-            result = run_chunk(campaign, start, length, backend, pool if jobs > 1 else None)
-            if checkpoint is not None:
-                with checkpoint.open("a") as stream:
-                    stream.write(json.dumps(result.to_json()) + "\n")
-            if progress is not None:
-                progress(result)
-            yield result
+    if not todo:
+        return
+    parallel = pool is not None or jobs > 1
+    with _NoPool(pool) if pool is not None or not parallel else worker_pool(jobs) as pool:
+        with _buffers(campaign, 2, pool) as paths:
+
+            def stage(n: int) -> _Stage:
+                start, length = todo[n]
+                return _Stage(campaign, start, length, paths[n % 2], pool)
+
+            began = time.perf_counter()
+            current = stage(0)
+            following: _Stage | None = None
+            try:
+                for n in range(len(todo)):
+                    following = stage(n + 1) if n + 1 < len(todo) else None
+                    result = _check(campaign, current, backend, began)
+                    began = time.perf_counter()
+                    if checkpoint is not None:
+                        with checkpoint.open("a") as stream:
+                            stream.write(json.dumps(result.to_json()) + "\n")
+                    if progress is not None:
+                        progress(result)
+                    yield result
+                    if following is not None:
+                        current, following = following, None
+            finally:
+                if following is not None:  # stopped early: let its pieces finish before the files go
+                    following.sums()
+
+
+_SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None
+"""Where the chunk buffer files live (memory-backed where the system has it)."""
+
+
+def worker_pool(jobs: int | None = None) -> Any:
+    """A pool of `jobs` worker processes (default: every core) for
+    `run_campaign(pool=...)`; use it as a context manager. Workers are spawned,
+    never forked (the parent may hold a GPU device)."""
+    context = multiprocessing.get_context("spawn")
+    return context.Pool(jobs or os.cpu_count() or 1)
 
 
 class _NoPool:
-    def __enter__(self) -> None:
-        return None
+    """A context manager handing out a pool owned by someone else (or none)."""
+
+    def __init__(self, pool: Any = None) -> None:
+        self.pool = pool
+
+    def __enter__(self) -> Any:
+        return self.pool
 
     def __exit__(self, *exc: object) -> None:
         return None

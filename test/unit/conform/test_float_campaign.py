@@ -89,3 +89,135 @@ def test_the_float_track_certifies_l2f_and_never_mixes_tracks(gpu_adapter: objec
     assert integer.level == "L2" and [op["id"] for op in integer.data["ops"]] == ["primitive.math.add"]
     with pytest.raises(conform.PlanError, match="no op of the float track"):
         conform.certify(backend="interp", ops=["primitive.math.add"], track="float", corpus=None)
+
+
+# ---------------------------------------------------------------------------
+# The input space, the fast oracles and the parallel runner
+# ---------------------------------------------------------------------------
+
+_MASK64 = (1 << 64) - 1
+_SPECIALS = [
+    0, 0x8000_0000, 1, 0x8000_0001, 0x007F_FFFF, 0x0080_0000, 0x3F80_0000, 0xBF80_0000,
+    0x7F7F_FFFF, 0xFF7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0xFFC0_0001, 0x7F80_0001, 0x3F00_0000,
+]  # fmt: skip
+
+
+def _splitmix_word(seed: int, index: int, stream: int) -> int:
+    z = ((index * 3 + stream) * 0x9E37_79B9_7F4A_7C15 + seed * 0xD1B5_4A32_D192_ED03) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58_476D_1CE4_E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D0_49BB_1331_11EB) & _MASK64
+    return (z ^ (z >> 31)) >> 32
+
+
+def _reference_operands(seed: int, i: int, fma: bool) -> tuple[int, int, int]:
+    """The adversarial space's definition, one input at a time with Python ints
+    (what the H100 checkpoints of bench/results were computed over)."""
+    x, y, z = (_splitmix_word(seed, i, s) for s in range(3))
+    a, b, c = x, y, z
+    cls = i % 8
+    if cls == 1:
+        b = (x & 0xFF80_0000) | (y & 0x007F_FFFF)
+    elif cls == 2:
+        b = (x ^ (y & 0x3F)) ^ (y & 0x8000_0000)
+    elif cls == 3:
+        b = (y & 0x807F_FFFF) | (((((x >> 23) & 0xFF) - y % 41) & 0xFF) << 23)
+    elif cls == 4:
+        a, b = x & 0x80FF_FFFF, (y & 0x807F_FFFF) | 0x3F00_0000
+    elif cls == 5:
+        a = 0x7E00_0000 | (x & 0x80FF_FFFF)
+        b = (0x0100_0000 | (y & 0x80FF_FFFF)) if z & 1 else (y & 0x80FF_FFFF) | 0x3F80_0000
+    elif cls == 6:
+        a = (x & 0x3FFF_E000) | 0x3F00_0000
+        b = (y & 0x3FFF_E000) | 0x3F00_0000
+        c = (z & 0x80FF_FFFF) | 0x0C00_0000
+    elif cls == 7:
+        a = _SPECIALS[x & 15]
+        c = _SPECIALS[z & 15] if y & 16 else c
+    if fma and cls < 4 and (z >> 8) & 1:
+        c = (_oracle_mul(a, b) ^ 0x8000_0000) ^ (z & 0xFF)
+    return a, b, c
+
+
+def _oracle_mul(a: int, b: int) -> int:
+    from vyre.runtime.interp import floats
+
+    return int(floats.binary("mul", "f32", np.array([a], dtype=np.uint32), np.array([b], dtype=np.uint32))[0])
+
+
+@pytest.mark.parametrize(("op", "seed", "start"), [("add", 1, 0), ("fma", 1, 1 << 29), ("lt", 7, 123_456_789)])
+def test_the_adversarial_space_is_what_the_checkpoints_recorded(op: str, seed: int, start: int) -> None:
+    """The vectorised generator (strided classes, in-place hashing) gives the
+    words of the space's one-input-at-a-time definition, from any start."""
+    campaign = Campaign(op, "f32", "adversarial", 1 << 31, seed)
+    got = fc.adversarial(campaign, start, 203)
+    for j in range(203):
+        want = _reference_operands(seed, start + j, op == "fma")[: campaign.arity]
+        assert tuple(int(w[j]) for w in got) == want, (start + j, [hex(v) for v in want])
+
+
+@pytest.mark.parametrize("op", ["min", "max", "eq", "ne", "lt", "le", "gt", "ge", "fma"])
+def test_the_fast_f32_oracles_agree_with_the_interpreter(op: str) -> None:
+    campaign = Campaign(op, "f32", "adversarial", 1 << 30, 11)
+    operands = fc.adversarial(campaign, 1 << 20, 1 << 17)
+    fast = fc.fast_oracle(campaign, operands)
+    assert fast is not None
+    bad = np.flatnonzero(fast != fc.interp_oracle(campaign, operands))
+    assert [[hex(int(o[i])) for o in operands] for i in bad[:5]] == []
+
+
+@pytest.mark.parametrize("fmt", ["f16", "bf16"])
+@pytest.mark.parametrize("op", ["add", "mul", "div", "le"])
+def test_the_fast_16_bit_oracles_agree_with_the_interpreter(fmt: str, op: str) -> None:
+    """Every pattern against the specials and a spread of patterns (both orders)."""
+    campaign = Campaign(op, fmt)
+    every = np.arange(1 << 16, dtype=np.uint32)
+    others = np.array([0, 1, 0x3FF, 0x400, 0x3C00, 0x7BFF, 0x7C00, 0x7E00, 0x7F, 0x80, 0x3F80, 0x7F7F, 0x7F80, 0x7FC0, 0x1234, 0x5555], dtype=np.uint32)
+    others = np.concatenate([others, others | np.uint32(0x8000), np.arange(7, 1 << 16, 16411, dtype=np.uint32)])
+    a = np.concatenate([np.repeat(every, len(others)), np.tile(others, len(every))])
+    b = np.concatenate([np.tile(others, len(every)), np.repeat(every, len(others))])
+    fast = fc.fast_oracle(campaign, [a, b])
+    assert fast is not None
+    bad = np.flatnonzero(fast != fc.interp_oracle(campaign, [a, b]))
+    assert [(hex(int(a[i])), hex(int(b[i]))) for i in bad[:5]] == []
+
+
+@pytest.mark.parametrize(("op", "fmt"), [(o, f) for o in ("from_u32", "from_i32") for f in ("f32", "f16", "bf16")] + [("to_f16", "f32")])
+def test_the_fast_conversion_oracles_agree_with_the_interpreter(op: str, fmt: str) -> None:
+    edges = [0, 1, 2, 3, 0xFFEF, 0xFFF0, 0xFFF7, 0xFFF8, 0x1_0008, 0x00FF_FFFF, 0x0100_0001, 0x0100_0003,
+             0x7FFF_FF80, 0x7FFF_FFC0, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FF80, 0xFFFF_FFFF,
+             0x3380_0000, 0x3380_0001, 0x387F_E000, 0x387F_F000, 0x477F_F000, 0x477F_EFFF, 0x7F80_0000, 0x7FC0_0001]  # fmt: skip
+    x = np.concatenate([np.array(edges, dtype=np.uint32), np.arange(0, 1 << 32, 2039, dtype=np.uint64).astype(np.uint32)])
+    campaign = Campaign(op, fmt)
+    fast = fc.fast_oracle(campaign, [x])
+    assert fast is not None
+    bad = np.flatnonzero(fast != fc.interp_oracle(campaign, [x]))
+    assert [hex(int(x[i])) for i in bad[:5]] == []
+
+
+def test_a_pool_of_workers_runs_the_chunks_and_finds_a_wrong_result(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, gpu_adapter: object
+) -> None:
+    """Two worker processes write the operands (buffer files) and the oracle's
+    sums while the GPU runs the previous chunk; a wrong GPU result (planted in
+    the kernel: the result of input 5,000 flipped) is found and named, the
+    other chunks pass, and a second run resumes from the checkpoint."""
+    campaign = Campaign("mul", "f32", "adversarial", count=3 * 8192, seed=4)
+    real = fc.op_expr
+
+    def planted(c: Campaign, words: list[object]) -> object:
+        result = real(c, words)  # pyright: ignore[reportArgumentType]
+        from vyre.ir import Expr as E
+
+        return E.bitxor(result, E.select(E.eq(E.var("k"), E.u32(5000)), E.u32(1), E.u32(0)))
+
+    monkeypatch.setattr(fc, "op_expr", planted)
+    monkeypatch.setattr(fc, "CHUNK", 8192)
+    checkpoint = tmp_path / "floats.jsonl"
+    with fc.worker_pool(2) as pool:
+        results = list(run_campaign(campaign, "wgpu", checkpoint=checkpoint, pool=pool))
+        again = list(run_campaign(campaign, "wgpu", checkpoint=checkpoint, pool=pool))
+    assert [(r.start, r.mismatches) for r in results] == [(0, 1), (8192, 0), (16384, 0)]
+    a, b = (int(w[0]) for w in fc.adversarial(campaign, 5000, 1))
+    (row,) = results[0].first
+    assert row[:2] == [a, b] and row[2] == row[3] ^ 1
+    assert again == []
