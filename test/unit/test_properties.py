@@ -12,9 +12,11 @@ loads at any index, ids), so that each property holds for every draw:
 - every drawn program validates.
 
 Profiles (VYRE_HYPOTHESIS_PROFILE): `ci` (the default: derandomised, so CI runs
-the same examples every time), `fuzz` (`make fuzz`: random, many examples, and
-failures kept in test/fuzz_corpus/hypothesis, which `replay` runs: only those
-saved examples, as test_fuzz_corpus.py does in CI)."""
+the same examples every time; Hypothesis then uses no example database),
+`fuzz` (`make fuzz`: random, 1,000 examples per property, failures kept in
+test/fuzz_corpus/hypothesis) and `replay` (only the examples saved there). A
+failure `make fuzz` finds is printed shrunk; pin it with `@example(...)` so CI
+replays it forever."""
 
 from __future__ import annotations
 
