@@ -102,6 +102,7 @@ from vyre.ops.kernels.stats import (
 )
 
 __all__ = [
+    "GRAPH_BOUNDARIES",
     "JUMPS",
     "KERNELS",
     "MAX_NODES",
@@ -111,6 +112,7 @@ __all__ = [
     "DegreesSumToEdges",
     "LabelsAreComponents",
     "check_csr",
+    "csr_check_program",
     "csr_graph",
 ]
 
