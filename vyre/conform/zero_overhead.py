@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from vyre.ir import BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp
+from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.spec import OpSignature, OpSpec
 from vyre.pipeline import lower_to_wgsl
