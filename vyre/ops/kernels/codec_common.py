@@ -13,14 +13,19 @@
   barrier, then one global atomicMin per workgroup that saw an error. min is
   commutative and associative, so the offset does not depend on the schedule
   (C4), and an input full of errors costs one global atomic per workgroup.
-- Data-dependent output positions (percent codecs, split, LEB128): every
-  invocation counts what its chunk of CHUNK bytes emits, `exclusive_scan_steps`
-  turns the counts into offsets with the three passes of `scan.py`, and
-  `ByteWriter` writes the chunk's bytes from its offset. Bytes of one output
-  word may come from two invocations: a writer ORs its bytes into the first and
-  last word of its range with atomicOr (the buffer starts zeroed and the byte
-  lanes of different invocations are disjoint, so the result is deterministic)
-  and stores the words in between, which are its alone.
+- Data-dependent output positions (percent codecs, split, LEB128):
+  `ScanKernel`: every invocation counts what its chunk emits, an exclusive scan
+  (one workgroup's for up to SMALL_CHUNKS chunks, else the three passes of
+  `scan.py` via `exclusive_scan_steps`) turns the counts into offsets, and the
+  chunk writes its output from there (`ByteWriter` for bytes). Bytes of one
+  output word may come from two invocations: a writer ORs its bytes into the
+  first and last word of its range with atomicOr (the buffer starts zeroed and
+  the byte lanes of different invocations are disjoint, so the result is
+  deterministic) and stores the words in between, which are its alone.
+- Batches (`KernelSpec.plan_many`): `JOB_BUFFERS` hold one row of fields per
+  evaluation and where its units (invocations or workgroups) start; `locate`
+  finds an invocation's evaluation by binary search. One evaluation is a batch
+  of one (`single`), so every op has one set of programs.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ Python, never against the op's reference. A decoder's outputs are
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -118,8 +119,6 @@ class EncodedLength(KernelLaw):
     name = "EncodedLength"
 
     def __init__(self, length: Callable[[int], int], alphabet: bytes):
-        import re
-
         self.length = length
         self.alphabet = re.compile(alphabet)
 

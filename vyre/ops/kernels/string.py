@@ -18,13 +18,15 @@ string.split_offsets (oplib.md §9, §14 rows 21, 31, 32).
   token j = b[starts[j]:ends[j]]: k = b.count(delim) + 1 (empty tokens kept;
   empty input: one empty token (0, 0)); starts[0] = 0, starts[j] = position of
   delimiter j-1 plus 1, ends[j] = position of delimiter j, ends[k-1] = len(b).
-  `delim` must be in [0, 255] (ValueError naming it). Scan-based: each
-  invocation counts the delimiters of its 16-byte chunk (SWAR zero-byte
-  test of `w ^ delim * 0x01010101`), `scan.prefix_sum_exclusive_u32`'s three
-  passes give each chunk its first token index, and each invocation writes the
-  ends and starts of its delimiters (the set bits of the zero-byte masks, lowest
-  first); a one-invocation step writes starts[0], ends[k-1] and k. The outputs
-  are sized for the worst case (n + 1 tokens); the host trims them to k.
+  `delim` must be in [0, 255] (ValueError naming it). Scan-based
+  (`codec_common.ScanKernel`): each invocation counts the delimiters of its
+  chunk (one word; SWAR zero-byte test of `w ^ delim * 0x01010101`), an
+  exclusive scan (one workgroup's, or `scan.prefix_sum_exclusive_u32`'s three
+  passes past 4,096 chunks) gives each chunk its first token index, and each
+  chunk writes the ends and starts of its delimiters (the set bits of the
+  zero-byte mask, lowest first); the finish writes starts[0], ends[k-1] and k.
+  The outputs are sized for the worst case (n + 1 tokens); the host trims them
+  to k.
 """
 
 from __future__ import annotations
