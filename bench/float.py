@@ -1,27 +1,47 @@
 """Benchmark (e): strict float kernels against PyTorch on the same GPU, same run.
 
-    python bench/float.py [--n N] [--reps 20] [--trials 7] [--ops fadd,fmul,...]
+    python bench/float.py [--n N] [--reps 20] [--trials 7] [--ops fadd,fmul,...] [--sums-only | --no-sums]
 
-Each row is one elementwise kernel over n elements: vyre's strict kernel
-(`out[i] = op(a[i], b[i])`, lowered through float-strict: integer soft-float,
-no float instruction), the same op in PyTorch on CUDA tensors (when torch with
-CUDA is present) and, for reference, the op written natively in WGSL (f32
-hardware arithmetic: not strict; its wrong results against the exact oracle are
-counted). Timings are the median of alternating trials of `--reps` dispatches
-(PyTorch: `--reps` launches then a synchronisation). The strict results are
-checked bit for bit against the reference interpreter's exact floats.
+Each elementwise row is one kernel over n elements (default 64 Mi on a GPU):
+vyre's strict kernel (`out[i] = op(a[i], b[i])`, lowered through float-strict:
+integer soft-float, no float instruction), the same op in PyTorch on CUDA
+tensors (when torch with CUDA is present) and, for reference, the op written
+natively in WGSL (f32 hardware arithmetic: not strict; its wrong results
+against the exact oracle are counted). Timings are the median of alternating
+trials of `--reps` dispatches (PyTorch: `--reps` launches then a
+synchronisation). Every strict result word is compared with the reference
+interpreter's exact floats ("strict mismatches" must be 0).
 
-GB/s counts the bytes each element reads and writes (12 for a binary op, 16 for
-fma, 8 for sqrt; half of that for F16/BF16).
+Columns: the op's cost in integer operations per element (`IR ops`: the
+soft-float program; `WGSL ops`: what its lowered shader adds to a copy kernel,
+`vyre.conform.float_cost`), GB/s (the bytes each element reads and writes: 12
+for a binary op, 16 for fma, 8 for sqrt; half of that for F16/BF16), the
+integer operations per second that makes (`int Tops/s`; an H100 SXM issues about
+16.7 T INT32 ops/s), and what limits the row:
+
+- `memory`: the strict kernel runs within 15 % of the native WGSL kernel of the
+  same access pattern, so its integer work is hidden behind memory access;
+- `integer issue`: it runs slower than that: the soft-float's integer work is
+  the limit (cut the ops per element);
+- `CAS stores + integer issue`: F16/BF16 rows whose shader stores each half
+  word with an atomic compare-exchange loop (the lowering's scalar F16/BF16
+  stores), which costs more than the arithmetic.
+
+The sum rows run `reductions.f32_sum_tree` (the canonical tree) over the same
+n and `reductions.f32_sum_strict` (left to right: one invocation, so latency
+bound; over `--strict-n` elements) against `torch.sum`, each result checked
+against numpy float32 additions in the op's order.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import time
 from collections.abc import Callable
+from typing import Any
 
-import _common  # noqa: F401  (puts the repository on sys.path)
+import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the repository on sys.path)
 import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
@@ -110,13 +130,11 @@ def packed(fmt: str, words: np.ndarray) -> np.ndarray:
 
 class Gpu:
     def __init__(self) -> None:
-        import wgpu
-
         from vyre.runtime.wgpu_device import gpu_device
 
-        self.wgpu = wgpu
+        self.wgpu: Any = importlib.import_module("wgpu")
         self.gpu = gpu_device()
-        self.device = self.gpu.device
+        self.device: Any = self.gpu.device
 
     def buffer(self, data: np.ndarray) -> object:
         usage = self.wgpu.BufferUsage.STORAGE | self.wgpu.BufferUsage.COPY_DST | self.wgpu.BufferUsage.COPY_SRC
@@ -179,7 +197,7 @@ def native_kernel(g: Gpu, op: str, n: int, inputs: list[np.ndarray]) -> tuple[Ca
 
 def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int], float] | None:
     try:
-        import torch
+        torch: Any = importlib.import_module("torch")
     except ImportError:
         return None
     if not torch.cuda.is_available():
@@ -190,7 +208,7 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
     else:
         tensors = [torch.from_numpy(x.astype(np.uint16).view(np.int16).copy()).cuda().view(dtype) for x in inputs]
     out = torch.empty_like(tensors[0])
-    run = {
+    run: Callable[[], object] = {
         "fadd": lambda: torch.add(tensors[0], tensors[1], out=out),
         "fmul": lambda: torch.mul(tensors[0], tensors[1], out=out),
         "fdiv": lambda: torch.div(tensors[0], tensors[1], out=out),
@@ -217,22 +235,93 @@ def exact(op: str, fmt: str, inputs: list[np.ndarray]) -> np.ndarray:
     return oracle.binary(op[1:], fmt, *inputs)
 
 
+def gb(value: float) -> str:
+    """GB/s with 3 significant digits (lavapipe figures are small)."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def limit(strict_gbs: float, native_gbs: float | None, wgsl: str) -> str:
+    if "atomicCompareExchange" in wgsl:
+        return "CAS stores + integer issue"
+    if native_gbs is not None and strict_gbs >= 0.85 * native_gbs:
+        return "memory"
+    return "integer issue"
+
+
+def tree_sum(x: np.ndarray) -> np.float32:
+    """The canonical tree (python-api.md), by stride doubling: x[i] += x[i + 2**k]
+    for i a multiple of 2**(k+1) with i + 2**k < n (numpy float32 additions)."""
+    level = x.astype(np.float32).copy()
+    n, stride = len(level), 1
+    with np.errstate(all="ignore"):
+        while stride < n:
+            left = np.arange(0, n - stride, 2 * stride)
+            level[left] += level[left + stride]
+            stride *= 2
+    return level[0]
+
+
+def sum_rows(n: int, strict_n: int, reps: int, trials: int) -> list[list[str]]:
+    """reductions.f32_sum_tree / f32_sum_strict against torch.sum, results checked."""
+    import vyre
+    from vyre import ops
+
+    from _common import gpu_name, median
+    from kernels import torch_time, vyre_time
+
+    def left_to_right(v: np.ndarray) -> np.float32:
+        return np.float32(np.add.accumulate(v, dtype=np.float32)[-1])
+
+    rng = np.random.default_rng(3)
+    rows: list[list[str]] = []
+    cases: list[tuple[str, int, Callable[[np.ndarray], np.float32]]] = [
+        ("reductions.f32_sum_tree", n, tree_sum),
+        ("reductions.f32_sum_strict", strict_n, left_to_right),
+    ]
+    for op_id, count, want in cases:
+        x = rng.standard_normal(count).astype(np.float32)
+        device = vyre.to_device(x)
+        got = np.asarray(next(iter(ops.evaluate_raw(op_id, [device]).values()))).view(np.uint32)[0]
+        expected = np.float32(want(x)).view(np.uint32)
+        repeat = reps if op_id.endswith("tree") else 1
+        timed = vyre_time(op_id, [device], repeat)
+        timed()
+        t = median([timed() for _ in range(trials)])
+        peer = torch_time(lambda t_: (lambda: t_.sum()), x, reps)
+        pt = median([peer() for _ in range(trials)]) if peer is not None else None
+        gbs = 4 * count / t / 1e9
+        rows.append([
+            op_id.removeprefix("reductions.") + " / torch.sum", gpu_name(), f"{count:,}", "-", "-",
+            gb(gbs), gb(4 * count / pt / 1e9) if pt else "-", f"{pt / t:.3f}" if pt else "-", "-", "-", "-",
+            "0" if int(got) == int(expected) else f"WRONG {int(got):#x} != {int(expected):#x}",
+            "memory" if op_id.endswith("tree") else "latency (one invocation, left to right)",
+        ])
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, help="elements (default: 64 Mi on a GPU, 1 Mi on a CPU device)")
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--trials", type=int, default=7)
     parser.add_argument("--ops", default="fadd,fmul,fma,fdiv,fsqrt")
     parser.add_argument("--formats", default="f32,f16,bf16")
+    parser.add_argument("--strict-n", type=int, help="elements of the left-to-right sum (default 1 Mi; 64 Ki on a CPU)")
+    parser.add_argument("--no-sums", action="store_true")
+    parser.add_argument("--sums-only", action="store_true")
     args = parser.parse_args()
 
     from _common import gpu_is_cpu, gpu_name, median, table
 
+    from vyre.conform.float_cost import wgsl_cost
+
     n = args.n or (1 << 20 if gpu_is_cpu() else 1 << 26)
     reps = args.reps if not gpu_is_cpu() else max(1, args.reps // 10)
     g = Gpu()
-    rows = []
-    for fmt in args.formats.split(","):
+    rows: list[list[str]] = []
+    formats: list[str] = [] if args.sums_only else args.formats.split(",")
+    for fmt in formats:
         for op in args.ops.split(","):
             arity = OPS[op][0]
             inputs = patterns(fmt, n, arity)
@@ -260,16 +349,24 @@ def main() -> None:
             width = 4 if fmt == "f32" else 2
             traffic = width * n * (arity + 1)
             gbs = {name: traffic / t / 1e9 for name, t in times.items()}
+            cost = wgsl_cost(op, fmt)
+            from vyre.pipeline import lowered
+
+            shader = lowered(program(op, fmt, grid(n)[0] * WORKGROUP)).wgsl
             rows.append([
-                f"{fmt} {op}", gpu_name(), f"{n:,}",
-                f"{gbs['strict']:,.0f}", f"{gbs['torch']:,.0f}" if "torch" in gbs else "-",
+                f"{fmt} {op}", gpu_name(), f"{n:,}", str(cost.ir), str(cost.total),
+                gb(gbs["strict"]), gb(gbs["torch"]) if "torch" in gbs else "-",
                 f"{times['torch'] / times['strict']:.2f}" if "torch" in times else "-",
-                f"{gbs['native']:,.0f}" if "native" in gbs else "-", native_wrong, wrong,
+                f"{cost.total * n / times['strict'] / 1e12:.2f}",
+                gb(gbs["native"]) if "native" in gbs else "-", native_wrong, str(wrong),
+                limit(gbs["strict"], gbs.get("native"), shader),
             ])
             print(rows[-1], flush=True)
+    if not args.no_sums:
+        rows += sum_rows(n, args.strict_n or (1 << 16 if gpu_is_cpu() else 1 << 20), reps, args.trials)
     print(table(
-        ["kernel", "device", "elements", "strict GB/s", "torch GB/s", "strict/torch",
-         "native WGSL GB/s", "native wrong bits", "strict mismatches"],
+        ["kernel", "device", "elements", "IR ops", "WGSL ops", "strict GB/s", "torch GB/s", "strict/torch",
+         "int Tops/s", "native WGSL GB/s", "native wrong", "strict mismatches", "limit"],
         rows,
     ))
 
