@@ -804,7 +804,7 @@ def _run_bundle(
             encoder.copy_buffer_to_buffer(buffers[k], 0, next(mapped), 0, nbytes)
     status = _copy_status(gpu, encoder, shape, bundle.status)
     if shape.slices and shape.checks_loops:
-        gpu.pending_status.append(plan.label)
+        gpu.pending_status[plan.label] = None
     queue.submit([encoder.finish()])
     if not staging and status is None and shape.slices:
         # nothing to read: still wait until the work is done (the bundle's
@@ -866,7 +866,7 @@ def _run(
             meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
             _encode_pass(encoder, shape, _bind_groups(gpu, shape, entries, meta_buffer))
             if shape.checks_loops:
-                gpu.pending_status.append(plan.label)
+                gpu.pending_status[plan.label] = None
 
         if resident:
             queue.submit([encoder.finish()])
@@ -968,7 +968,7 @@ def run_steps(
                     shared_metas[shape.meta] = meta_buffer
                 _encode_pass(encoder, shape, _bind_groups(gpu, shape, entries, meta_buffer))
                 if shape.checks_loops:
-                    gpu.pending_status.append(plan.label)
+                    gpu.pending_status[plan.label] = None
             command = encoder.finish()
             submitted = time.perf_counter()
             gpu.device.queue.submit([command])

@@ -102,9 +102,9 @@ class GpuDevice:
     bundles: OrderedDict[Hashable, Bundle] = field(default_factory=lambda: OrderedDict())
     bundle_sizes: dict[Hashable, int] = field(default_factory=lambda: {})
     bundle_bytes: int = 0
-    pending_status: list[str] = field(default_factory=lambda: list[str]())
-    """Labels of the runs submitted since the loop status word was last read
-    whose kernels check their loops."""
+    pending_status: dict[str, None] = field(default_factory=lambda: dict[str, None]())
+    """Labels (an ordered set) of the kernels with checked loops submitted
+    since the loop status word was last read."""
     _status: Any = None
 
     # -- limits -----------------------------------------------------------------
@@ -142,7 +142,7 @@ class GpuDevice:
             word = int(np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32)[0])
         finally:
             staging.unmap()
-        labels = list(dict.fromkeys(self.pending_status))
+        labels = list(self.pending_status)
         self.pending_status.clear()
         if not word:
             return

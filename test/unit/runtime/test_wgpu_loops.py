@@ -100,6 +100,11 @@ def test_a_loop_the_driver_would_stop_is_an_error_not_a_wrong_result(gpu_adapter
         _run(program, [300_000])
     assert isinstance(info.value, DeviceLimitError)
     assert int(_run(_one_loop(), [5])[0]) == _oracle(5)  # the status word was cleared
+    # results kept on the device: the error comes when they are read
+    kept = vyre.run(program, {"p": np.array([300_000], dtype=np.uint32)}, dispatch=(1, 1, 1), outputs={"out": 1}, on_device=True)
+    with pytest.raises(DeviceLimitError, match="kernel @too_long"):
+        kept["out"].numpy()
+    assert int(_run(_one_loop(), [7])[0]) == _oracle(7)
 
 
 def test_lanes_under_the_cap_each_but_not_together_are_caught(gpu_adapter: Any) -> None:
