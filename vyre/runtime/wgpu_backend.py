@@ -10,21 +10,32 @@ packs two elements per word, so n elements take ceil(n / 2) words and a buffer
 missing from `lengths` has 2 x words elements. An entry for any other buffer must
 equal the count its words give (words / words per element).
 
-Per run: storage buffers are uploaded (their buffers come from a pool keyed by
-size), except zero-filled words (`vyre.runtime.host.is_zero_fill`), which are
-cleared on the device; uniform buffers are uploaded packed four words per vec4
-into a 64 KiB buffer; the meta uniform carries logical counts and the
-workgroup-id offset of each dispatch slice, and is uploaded only when no pooled
-meta buffer holds the same words already; all slices are dispatched in one
-compute pass with bind groups reused from the device's cache; each read_write
-buffer is copied to one staging buffer, mapped, and copied once into its result.
+Which lowering runs: when the program is an elementwise map and the dispatch
+gives each of its element indices exactly once (vyre/lowering/map_shape.py), its
+vectorised lowering (vector.py: 8 elements per invocation, vec4 access) over
+ceil(n / 512) workgroups, with n and the vector bound in the meta words; else
+the program as written over the given grid. On an adapter whose driver stops
+loops (`GpuDevice.loop_limit`: lavapipe) kernels are lowered with checked loops
+and bind the device's loop status word; every readback after such a run reads
+the word too and raises `DeviceLimitError` if a loop was stopped.
+
+Per run with host words (the common case, `vyre.run`'s fast path included): the
+run shape's bundle (buffers, staging, meta, bind groups, made on its first run
+and kept by the device) is written (uploads; zero-filled words cleared on the
+device unless the vectorised map overwrites every element), dispatched in one
+compute pass, and each read_write buffer copied to its staging buffer, mapped,
+and copied once into its result. With words already on the device or results
+kept there: buffers from a pool keyed by size; a read-only `Resident` is bound as
+it is; the meta uniform is uploaded only when no pooled meta buffer holds the
+same words already. Uniform buffers are uploaded packed four words per vec4
+into a 64 KiB buffer.
 
 Everything that depends on the program alone (the per-binding tables of the
 checks) is cached per prepared program, which the pipeline caches by the
 program's structural fingerprint; everything that depends on the program
 and the sizes (device-limit checks, compiled pipeline, dispatch slices, meta
-words, buffer sizes) by (program, element counts, dispatch, split limit); the
-element counts determine the word counts. Both
+words, buffer sizes, the lowering that runs) by (program, element counts,
+dispatch, split limit); the element counts determine the word counts. The
 caches keep the most recently used entries.
 
 A dispatch with more workgroups on an axis than the device allows (65,535 by
