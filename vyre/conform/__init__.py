@@ -22,6 +22,7 @@ from vyre.conform.certificate import (
     Certificate,
     CertificateError,
     Failure,
+    Obligation,
     load_certificate,
     verify_certificate,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "ConformBackend",
     "Failure",
     "IndependenceError",
+    "Obligation",
     "InterpBackend",
     "PlanError",
     "Strength",
