@@ -1,10 +1,13 @@
 """Run a fuzzer under a watchdog, shrink its failures, save them to the corpus.
 
 The inputs are checked in a forked child process that reports, through shared
-memory, which input it is on and since when. The parent watches: an input
-checked for longer than `hang_seconds` is a hang (a C-level regex or a loop
-that never checks for signals cannot be interrupted in-process), so the parent
-kills the child, records the input, and starts a new child at the next input.
+memory, which input it is on and since when (wall clock and its own CPU time).
+The parent watches: an input that used more than `hang_seconds` of CPU time
+(or ten times that of wall time, for a child that blocks) is a hang (a C-level
+regex or a loop that never checks for signals cannot be interrupted
+in-process), so the parent kills the child, records the input, and starts a new
+child at the next input. CPU time, not wall time, so that a child starved by a
+loaded machine is not taken for a hung one.
 Tracebacks and oracle failures come back through a queue.
 
 Each distinct failure (by kind and innermost frame) is shrunk in a child
@@ -20,6 +23,7 @@ import os
 import queue
 import time
 from dataclasses import dataclass, field
+from multiprocessing.queues import SimpleQueue
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any
@@ -77,8 +81,9 @@ def _child(
     deadline: float,
     current: Synchronized[int],
     started: Synchronized[float],
+    started_cpu: Synchronized[float],
     done: Synchronized[int],
-    failures: multiprocessing.Queue[tuple[int, str, str]],
+    failures: SimpleQueue[tuple[int, str, str]],
 ) -> None:
     fuzzer = get_fuzzer(name, seed)
     index = start
@@ -87,6 +92,7 @@ def _child(
         with current.get_lock():
             current.value = index
             started.value = time.time()
+            started_cpu.value = time.process_time()
         try:
             fuzzer.check(data)
         except OracleFailure as error:
@@ -120,16 +126,17 @@ def run_fuzzer(
     stop = start + max_inputs if max_inputs is not None else 2**62
     began = time.time()
     deadline = began + seconds
-    failures: multiprocessing.Queue[tuple[int, str, str]] = context.Queue()
+    failures: SimpleQueue[tuple[int, str, str]] = context.SimpleQueue()  # written at once: a crash loses none
     index = start
     last_log = began
     while index < stop and time.time() < deadline:
         current = context.Value("q", index)
         started = context.Value("d", 0.0)
+        started_cpu = context.Value("d", 0.0)
         done = context.Value("q", 0)
         child = context.Process(
             target=_child,
-            args=(name, seed, index, stop, deadline, current, started, done, failures),
+            args=(name, seed, index, stop, deadline, current, started, started_cpu, done, failures),
             daemon=True,
         )
         child.start()
@@ -137,8 +144,14 @@ def run_fuzzer(
         while child.is_alive():
             child.join(0.2)
             with current.get_lock():
-                since, at = started.value, current.value
-            if since and time.time() - since > hang_seconds:
+                since, since_cpu, at = started.value, started_cpu.value, current.value
+            cpu = _cpu_seconds(child.pid)
+            too_long = since and (
+                time.time() - since > 10 * hang_seconds
+                or (cpu is not None and cpu - since_cpu > hang_seconds)
+                or (cpu is None and time.time() - since > hang_seconds)
+            )
+            if too_long:
                 hung = at
                 child.kill()
                 child.join()
@@ -150,7 +163,7 @@ def run_fuzzer(
         _drain(failures, report, name, seed)
         if hung is not None:
             data = get_fuzzer(name, seed).generate(hung)
-            report.failures.append(Failure(name, hung, "hang", f"no answer in {hang_seconds:.0f} s", data))
+            report.failures.append(Failure(name, hung, "hang", f"more than {hang_seconds:.0f} s of CPU", data))
             report.inputs += 1
             index = hung + 1
             continue
@@ -171,15 +184,22 @@ def run_fuzzer(
     return report
 
 
-def _drain(
-    failures: multiprocessing.Queue[tuple[int, str, str]], report: Report, name: str, seed: int
-) -> None:
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of a process (Linux /proc), None where unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+def _drain(failures: SimpleQueue[tuple[int, str, str]], report: Report, name: str, seed: int) -> None:
     fuzzer = None
-    while True:
-        try:
-            index, kind, description = failures.get(timeout=0.1)
-        except queue.Empty:
-            return
+    while not failures.empty():
+        index, kind, description = failures.get()
         fuzzer = fuzzer or get_fuzzer(name, seed)
         report.failures.append(Failure(name, index, kind, description, fuzzer.generate(index)))
 
