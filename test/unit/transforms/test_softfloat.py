@@ -48,7 +48,7 @@ def _patterns(fmt: str, n: int, seed: int) -> tuple[U32, U32, U32]:
     b = rng.integers(0, 1 << width, n, dtype=np.uint64).astype(np.uint32)
     near = n // 2
     b[:near] = a[:near] ^ rng.integers(0, 1 << (width // 2), near, dtype=np.uint64).astype(np.uint32)
-    c = rng.integers(0, 1 << width, len(a) + grid.shape[1], dtype=np.uint64).astype(np.uint32)
+    c = rng.integers(0, 1 << width, len(a) + int(grid.shape[1]), dtype=np.uint64).astype(np.uint32)
     return np.concatenate([grid[0], a]), np.concatenate([grid[1], b]), c
 
 
@@ -168,7 +168,9 @@ def test_conversions_from_32_bit_words(source: str, target: str) -> None:
 
 def test_op_counts_stay_near_the_reference_costs() -> None:
     """The integer operations per op (float-strict.md §4 gives 80 / 99 / 228 / 308
-    / 205 for add / mul / div / sqrt / fma): a regression here costs GPU time."""
+    / 205 for add / mul / div / sqrt / fma; the reciprocal division and square
+    root and the cheaper rounding cut them to 61 / 88 / 112 / 75 / 169): a
+    regression here costs GPU time (test_softfloat_fast.py pins every format)."""
     a, b, c = E.var("a"), E.var("b"), E.var("c")
     counts = {
         "add": sf.count_ops(lambda m: sf.binary("add", sf.F32)(m.word(a), m.word(b))),
@@ -178,5 +180,5 @@ def test_op_counts_stay_near_the_reference_costs() -> None:
         "fma": sf.count_ops(lambda m: sf.ternary("fma", sf.F32)(m.word(a), m.word(b), m.word(c))),
         "min": sf.count_ops(lambda m: sf.binary("min", sf.F32)(m.word(a), m.word(b))),
     }
-    limits = {"add": 85, "mul": 105, "div": 235, "sqrt": 320, "fma": 215, "min": 22}
+    limits = {"add": 61, "mul": 88, "div": 112, "sqrt": 75, "fma": 169, "min": 20}
     assert {op: n for op, n in counts.items() if n > limits[op]} == {}
