@@ -138,3 +138,13 @@ def test_split_batches_mix_one_workgroup_and_multi_pass_evaluations(backend: str
     got = _split(cases, backend)
     for (data, delim), result in zip(cases, got):
         assert result == split_oracle(data, delim), (len(data), delim)
+
+
+def test_histogram_of_lower_case_has_no_upper_case_mass() -> None:
+    # oplib.md §14's cross-op law: byte_histogram(ascii_lower(x)) has no mass on A-Z
+    data = EVERY_BYTE + _data(5000, 12)
+    lowered = ops.evaluate("string.ascii_lower", [data], backend="wgpu")
+    histogram = ops.evaluate("stats.byte_histogram", [lowered], backend="wgpu")
+    assert int(histogram[ord("A") : ord("Z") + 1].sum()) == 0
+    before = np.bincount(np.frombuffer(data, np.uint8), minlength=256)
+    assert histogram[ord("a") : ord("z") + 1].tolist() == (before[ord("a") : ord("z") + 1] + before[ord("A") : ord("Z") + 1]).tolist()

@@ -379,7 +379,9 @@ class CaseLaws(KernelLaw):
 
 class TableLaws(KernelLaw):
     """The identity table maps x to itself; translating by t1 then t2 equals
-    translating by t2[t1] (composition); the length is kept."""
+    translating by t2[t1] (composition); the length is kept; the count of each
+    class in the output is the sum of the input's counts of the bytes the table
+    maps to it (oplib.md §14 row 32: class_count = Σ over the class)."""
 
     name = "TableLaws"
 
@@ -395,6 +397,11 @@ class TableLaws(KernelLaw):
         twice = as_bytes(L.run(op, as_bytes(once), t2)[0])
         if twice != as_bytes(L.run(op, data, t2[t1])[0]):
             return "op(op(x, t1), t2) != op(x, t2[t1])"
+        counts = np.bincount(np.frombuffer(data, dtype=np.uint8), minlength=256)
+        classes = np.zeros(256, dtype=np.int64)
+        np.add.at(classes, t1.astype(np.int64), counts)
+        if not np.array_equal(np.bincount(np.asarray(once, dtype=np.uint8), minlength=256), classes):
+            return "the class counts of the output are not the input's counts summed over each class"
         return None
 
 
