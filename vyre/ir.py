@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from vyre import text, wire
-from vyre.context import check_nesting, run_deep
+from vyre.context import bulk_ir, check_nesting, run_deep
 from vyre.dialects import vyre as d
 from vyre.text import VyreParseError
 
@@ -1329,7 +1329,8 @@ class Program:
         for axis, size in enumerate(sizes):
             _check_uint(f"workgroup_size[{axis}]", size)
         emitter = _Emitter({decl.name: decl for decl in reversed(decls)})
-        body = emitter.nodes(_nodes(entry), Block())
+        with bulk_ir():
+            body = emitter.nodes(_nodes(entry), Block())
         kernel = d.KernelOp(
             _check_name("program name", name),
             sizes,

@@ -17,13 +17,20 @@ from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, IntAttr, ModuleOp, 
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
-from vyre.context import MAX_NESTING, NestingError, check_nesting, run_deep, vyre_context
+from vyre.context import (
+    MAX_NESTING,
+    NestingError,
+    bulk_ir,
+    check_nesting,
+    run_deep,
+    vyre_context,
+)
 from vyre.dialects import vyre as d
+from vyre.dialects.mlir_generic import MLIRGenericPrinter, int_properties_from_mlir
 
 
 class VyreParseError(ValueError):
@@ -153,6 +160,7 @@ class LocatingParser(Parser):
         start = self._current_token.span.start
         try:
             op = super().parse_operation()
+            int_properties_from_mlir(op)  # MLIR's generic form: `64 : i64` for IntAttr
         except VerifyException as error:  # an attribute that verifies when built
             message = " ".join(str(error).split())
             self.raise_error(message, start, max(start + 1, self._current_token.span.start))
@@ -299,7 +307,7 @@ def print_module(module: ModuleOp, *, generic: bool = False) -> str:
 
     def print_all() -> str:
         stream = io.StringIO()
-        Printer(stream=stream, print_generic_format=generic).print_op(module)
+        MLIRGenericPrinter(stream=stream, print_generic_format=generic).print_op(module)
         stream.write("\n")
         return stream.getvalue()
 
@@ -316,7 +324,8 @@ def parse_module(text: str, name: str = "<vyre>") -> ModuleOp:
         raise TypeError(f"parse_ir's name must be a str, got {type(name).__name__}")
 
     def parse() -> ModuleOp:
-        return LocatingParser(vyre_context(), text, name).parse_module()
+        with bulk_ir():
+            return LocatingParser(vyre_context(), text, name).parse_module()
 
     try:
         try:

@@ -30,7 +30,7 @@ from typing import cast
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from vyre.context import MAX_NESTING
+from vyre.context import MAX_NESTING, bulk_ir
 from vyre.dialects import vyre as d
 
 __all__ = ["FORMAT_VERSION", "MAGIC", "MAX_DEPTH", "WireError", "decode", "encode"]
@@ -696,7 +696,8 @@ def decode(blob: bytes) -> ModuleOp:
     digest = blob[_HEADER.size : HEADER_SIZE]
     if _digest(blob[: _HEADER.size], blob[HEADER_SIZE:]) != digest:
         raise WireError("checksum mismatch (the blob is corrupted)")
-    return _decode_body(_Reader(blob, HEADER_SIZE))
+    with bulk_ir():
+        return _decode_body(_Reader(blob, HEADER_SIZE))
 
 
 def _decode_body(reader: _Reader) -> ModuleOp:
