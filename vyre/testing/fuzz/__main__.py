@@ -9,7 +9,7 @@ splits each fuzzer's inputs over J processes (disjoint index ranges). Every
 failure is shrunk and saved to the corpus (default: the repository's
 test/fuzz_corpus, replayed by CI); the exit status is 1 when any failure was
 found. Prints a markdown table: inputs, rate, tracebacks, oracle failures,
-hangs (> 10 s), crashes.
+hangs (> 10 s of CPU on one input), crashes.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {' | '.join(row)} |")
         for line in summary["failures"]:  # type: ignore[attr-defined]
             print(f"  - {line}", file=sys.stderr)
-    print(f"\n(hang: no answer within {HANG_SECONDS:.0f} s; seed {args.seed})")
+    print(f"\n(hang: more than {HANG_SECONDS:.0f} s of CPU on one input; seed {args.seed})")
     if args.json:
         Path(args.json).write_text(json.dumps(summaries, indent=1))
     return 1 if failed else 0
