@@ -4,10 +4,13 @@ Every strict float operation is a straight-line program of vyre's integer
 operations (`machine.W`: wrapping add/sub/mul, bitwise ops, masked shifts,
 unsigned compares, select, clz) on bit patterns, so no GPU float unit decides a
 result bit. One shared rounding core (`pack.round_pack`) handles round to
-nearest even, subnormals and overflow for the three formats. F16 and BF16
-arithmetic widens exactly to F32, computes there and rounds once more, which is
-innocuous for + - * / and sqrt (float-strict.md §5); their fma rounds once, in
-their own format (`fma.fma`).
+nearest even, subnormals and overflow for the three formats (`round_normal`
+where no shift to the subnormal grid is needed). Every algorithm is written for
+the three formats and computes F16 and BF16 directly in their own format, with
+one rounding: add.py (guard and jam bits), mul.py, div.py (integer reciprocal,
+quotient digits, exact remainder), sqrt.py (reciprocal square root, exact
+remainder), fma.py (64-bit pairs for F32, one word for F16/BF16), over
+wide.py's 64-bit helpers; compare.py, rounding.py, convert.py.
 
 The same functions run vectorised on numpy (`NumpyMachine`, for verification)
 and build vyre IR (`ExprMachine`, for the `float-strict` pass):
