@@ -44,6 +44,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
@@ -726,11 +727,12 @@ class _Stage:
 @contextlib.contextmanager
 def _buffers(campaign: Campaign, count: int, pool: Any) -> Generator[list[str | None]]:
     """`count` chunk buffer files for the operands of an uploaded space computed
-    by a pool (memory-backed where the system has /dev/shm), removed after."""
+    by a pool (`_scratch`), removed after."""
     if pool is None or campaign.indexed:
         yield [None] * count
         return
-    with tempfile.TemporaryDirectory(prefix="vyre-floats-", dir=_SCRATCH) as scratch:
+    size = count * campaign.arity * CHUNK * 4
+    with tempfile.TemporaryDirectory(prefix="vyre-floats-", dir=_scratch(size)) as scratch:
         paths: list[str | None] = []
         for n in range(count):
             path = str(Path(scratch) / f"operands{n}.u32")
@@ -838,8 +840,16 @@ def run_campaign(
                     following.sums()
 
 
-_SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") else None
-"""Where the chunk buffer files live (memory-backed where the system has it)."""
+def _scratch(size: int) -> str | None:
+    """Where `size` bytes of chunk buffer files go: /dev/shm (memory-backed) when
+    it has room to spare (a full tmpfs would kill the workers with SIGBUS), else
+    the default temporary directory (the page cache keeps it in memory too)."""
+    try:
+        if shutil.disk_usage("/dev/shm").free >= 2 * size:
+            return "/dev/shm"
+    except OSError:
+        pass
+    return None
 
 
 def worker_pool(jobs: int | None = None) -> Any:
