@@ -9,8 +9,8 @@ Plans (what issue #10 still needs on the H100, in priority order; see --list):
                   (add/sub/mul/div re-run: their soft-float changed; min/max/comparisons/fma
                   never ran there), the F16/BF16 binary ops whose soft-float changed
                   (add/sub/mul/div, all 2**32 pairs), the F32 unary ops and conversions
-                  whose soft-float changed (sqrt, to_f16, u32/i32 to every format, all
-                  2**32 inputs), and every F16/BF16 unary op and conversion (65,536 each)
+                  whose lowered code changed (sqrt, ceil, to_f16, u32/i32 to every format,
+                  all 2**32 inputs), and every F16/BF16 unary op and conversion (65,536 each)
   smoke           a few small campaigns of every kind (how the plan is tested on lavapipe)
 
 Batches (issue #10's verification plan, by kind):
@@ -72,6 +72,7 @@ def plan(name: str, count: int, seed: int) -> list[Campaign]:
             *(Campaign(op, "f32", "adversarial", count, seed) for op in ("min", "max", *COMPARE)),
             *(Campaign(op, fmt) for fmt in NARROW for op in ("add", "sub", "mul", "div")),
             Campaign("sqrt", "f32"),
+            Campaign("ceil", "f32"),
             Campaign("to_f16", "f32"),
             *(Campaign(op, fmt) for fmt in ("f32", "f16", "bf16") for op in ("from_u32", "from_i32")),
             *batch("unary16", count, seed),

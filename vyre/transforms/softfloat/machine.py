@@ -24,6 +24,7 @@ All code is straight-line: loops in the algorithms are unrolled in Python.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
 import numpy as np
@@ -193,10 +194,14 @@ class NumpyMachine:
 @dataclass
 class ExprMachine:
     """Words as `vyre.ir.Expr` trees: running an algorithm builds its IR DAG.
-    Literals are shared per value; `ops` counts the operations built."""
+    Literals are shared per value, and an operation applied to the same
+    operands again is the same node (hash-consing: an algorithm may spell a
+    sub-expression twice, the IR holds it once); `ops` counts the distinct
+    operations built."""
 
     ops: int = 0
     _literals: dict[int, Expr] = field(default_factory=lambda: {})
+    _nodes: dict[tuple[str, int, int, int], tuple[Expr, tuple[Expr, ...]]] = field(default_factory=lambda: {})
 
     def const(self, value: int) -> Expr:
         literal = self._literals.get(value)
@@ -204,51 +209,59 @@ class ExprMachine:
             literal = self._literals[value] = E.u32(value)
         return literal
 
-    def _count(self, expr: Expr) -> Expr:
+    def _node(self, kind: str, build: Callable[..., Expr], *operands: Expr) -> Expr:
+        """The node `build(*operands)`, built once per (kind, operands)."""
+        ids = tuple(id(x) for x in operands) + (0,) * (3 - len(operands))
+        key = (kind, ids[0], ids[1], ids[2])
+        found = self._nodes.get(key)
+        if found is not None:
+            return found[0]
+        expr = build(*operands)
+        self._nodes[key] = (expr, operands)  # the operands stay alive: their ids stay theirs
         self.ops += 1
         return expr
 
     def add(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.add(a, b))
+        return self._node("add", E.add, a, b)
 
     def sub(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.sub(a, b))
+        return self._node("sub", E.sub, a, b)
 
     def mul(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.mul(a, b))
+        return self._node("mul", E.mul, a, b)
 
     def and_(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.bitand(a, b))
+        return self._node("and", E.bitand, a, b)
 
     def or_(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.bitor(a, b))
+        return self._node("or", E.bitor, a, b)
 
     def xor(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.bitxor(a, b))
+        return self._node("xor", E.bitxor, a, b)
 
     def shl(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.shl(a, b))
+        return self._node("shl", E.shl, a, b)
 
     def shr(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.shr(a, b))
+        return self._node("shr", E.shr, a, b)
 
     def eq(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.eq(a, b))
+        return self._node("eq", E.eq, a, b)
 
     def ne(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.ne(a, b))
+        return self._node("ne", E.ne, a, b)
 
     def lt(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.lt(a, b))
+        return self._node("lt", E.lt, a, b)
 
     def le(self, a: Expr, b: Expr) -> Expr:
-        return self._count(E.le(a, b))
+        return self._node("le", E.le, a, b)
 
     def select(self, c: Expr, t: Expr, f: Expr) -> Expr:
-        return self._count(E.select(c, t, f))
+        return self._node("select", E.select, c, t, f)
 
     def clz(self, a: Expr) -> Expr:
-        return self._count(E.clz(a))
+        return self._node("clz", E.clz, a)
 
     def word(self, value: Expr) -> W[Expr]:
         return W(self, value)
