@@ -1,5 +1,14 @@
-"""Targets of `vyre-opt -t`: `wgsl` prints the WGSL of the module's vyre kernel,
-through the pipeline (`vyre.pipeline`: validate, inline-calls, canonicalize, lower)."""
+"""Targets of `vyre-opt -t` (and of `xdsl-opt -t vyre-wgsl`): WGSL for each
+`vyre.kernel` of a module, through the pipeline (`vyre.pipeline`: validate,
+inline-calls, canonicalize, lower).
+
+A module may mix vyre with other dialects (a host program in `func`/`arith`/
+`scf`/`memref` beside its kernels): the target lowers every `vyre.kernel` it
+holds, each to its own WGSL module, and leaves every other op alone (they
+belong to the embedding compiler). One kernel prints its WGSL as it is; several
+print one after the other, each under a `// ===== vyre.kernel @name ...` header
+line, in the order of the module. A module without any kernel is an error.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +19,28 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
+from vyre.dialects.vyre import KernelOp
 from vyre.lowering.options import LoweringOptions
-from vyre.pipeline import lower_to_wgsl, prepare
+from vyre.pipeline import prepare
+
+__all__ = ["VyreWGSLTarget", "WGSLTarget", "kernel_header", "module_kernels"]
+
+
+def module_kernels(module: ModuleOp) -> list[KernelOp]:
+    """Every `vyre.kernel` of the module (nested modules included), in order."""
+    return [op for op in module.walk() if isinstance(op, KernelOp)]
+
+
+def kernel_header(kernel: KernelOp, index: int, total: int) -> str:
+    """The line that opens the WGSL module of one of several kernels."""
+    return f"// ===== vyre.kernel @{kernel.sym_name.data}: WGSL module {index} of {total} ====="
 
 
 @dataclass(frozen=True)
 class WGSLTarget(Target):
-    """Lowers the module (one `vyre.kernel`) to WGSL; invalid programs raise
-    `vyre.ValidationError`, which vyre-opt reports as located errors."""
+    """Lowers every `vyre.kernel` of the module to WGSL; invalid programs raise
+    `vyre.ValidationError` (vyre-opt reports it as located errors), a module
+    without a kernel raises `ValueError`."""
 
     name: ClassVar[str] = "wgsl"
 
@@ -29,8 +52,26 @@ class WGSLTarget(Target):
     stops them (vyre/lowering/loops.py); 0: none."""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        if not self.vectorize and not self.loop_limit:
-            output.write(lower_to_wgsl(module))
-            return
+        kernels = module_kernels(module)
+        if not kernels:
+            raise ValueError(
+                f"-t {self.name}: the module holds no vyre.kernel (other ops are left to"
+                " their own tools). Fix: give the module a vyre.kernel, or convert one"
+                " with -p convert-to-vyre"
+            )
         options = LoweringOptions(self.vectorize, self.loop_limit or None)
-        output.write(prepare(module).lowered_for(options).wgsl)
+        for index, kernel in enumerate(kernels, 1):
+            prepared = prepare(kernel)
+            lowered = prepared.wgsl if options == LoweringOptions() else prepared.lowered_for(options)
+            if len(kernels) > 1:
+                output.write(("\n" if index > 1 else "") + kernel_header(kernel, index, len(kernels)) + "\n")
+            output.write(lowered.wgsl)
+
+
+@dataclass(frozen=True)
+class VyreWGSLTarget(WGSLTarget):
+    """The same target under the name `vyre-wgsl`, for plain `xdsl-opt` (the
+    vyre universe): xDSL has its own `wgsl` target, and a clash of names in a
+    universe stops every `xdsl-opt` call."""
+
+    name: ClassVar[str] = "vyre-wgsl"

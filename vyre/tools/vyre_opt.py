@@ -1,8 +1,14 @@
 """`vyre-opt`: parse, validate, transform and print vyre IR (xdsl-opt style).
 
-Knows only the `builtin` and `vyre` dialects, the passes of
+Knows the `builtin` and `vyre` dialects and, for modules that mix vyre with
+the IR of an embedding compiler (or that `convert-to-vyre` turns into vyre),
+xDSL's `arith`, `func`, `scf` and `memref`; the passes of
 `vyre.transforms.get_all_passes` (vyre's own and the upstream `canonicalize`,
-`cse` and `dce`) and the targets `mlir` and `wgsl`. Every user error is reported as
+`cse` and `dce`) and the targets `mlir` and `wgsl` (vyre/targets.py: every
+`vyre.kernel` of the module, other ops left alone). `--print-op-generic` prints
+the generic form MLIR's own tools read (vyre/dialects/mlir_generic.py:
+properties as attributes, standard integer attributes), and both generic forms
+parse back. `--version` names vyre's version and xDSL's. Every user error is reported as
 `file:line:col: error: message` (or `vyre-opt: error: message`) with exit
 status 1 and no Python traceback; `--verify-diagnostics` prints the messages
 and exits 0, so that lit tests can check them.
@@ -14,13 +20,15 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, NoReturn
+from importlib.metadata import PackageNotFoundError, version
+from typing import IO, ClassVar, NoReturn
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -28,14 +36,17 @@ from xdsl.utils.exceptions import (
     ParseError,
     VerifyException,
 )
+from xdsl.targets.mlir import MLIRTarget
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from vyre.dialects.mlir_generic import MLIRGenericPrinter
 from vyre.dialects.vyre import KernelOp
 from vyre.ops.admission import AdmissionError
 from vyre.targets import WGSLTarget
 from vyre.text import LocatingParser, format_parse_error
 from vyre.transforms import get_all_passes
+from vyre.transforms.convert_to_vyre import ConversionError
 from vyre.validate import ValidationError, validate
 
 
@@ -51,10 +62,18 @@ class DiagnosticsError(DiagnosticException):
         self.lines = tuple(lines)
 
 
+def vyre_version() -> str:
+    """The installed vyre distribution's version."""
+    try:
+        return version("vyre")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        return "(not installed)"
+
+
 class VyreOptMain(xDSLOptMain):
     """The vyre modular optimizer driver."""
 
-    version_format = "vyre-opt (xdsl {xdsl_version})"
+    version_format: ClassVar[str] = f"vyre-opt {vyre_version()} (xdsl {{xdsl_version}})"
     line_offset: int = 0
 
     def __init__(self, args: Sequence[str] | None = None):
@@ -75,12 +94,8 @@ class VyreOptMain(xDSLOptMain):
         )
 
     def register_all_dialects(self) -> None:
-        from xdsl.dialects.builtin import Builtin
-
-        from vyre.dialects.vyre import Vyre
-
-        self.ctx.register_dialect("builtin", lambda: Builtin)
-        self.ctx.register_dialect("vyre", lambda: Vyre)
+        for name, factory in get_all_dialects().items():
+            self.ctx.register_dialect(name, factory)
 
     def register_all_frontends(self) -> None:
         def parse(stream: IO[bytes]) -> ModuleOp:
@@ -182,6 +197,8 @@ class VyreOptMain(xDSLOptMain):
             return [f"{self.get_input_name()}: error: the input is nested too deeply"]
         except DiagnosticsError as error:
             return list(error.lines)
+        except ConversionError as error:
+            return [_located(error.op, self.get_input_name(), error.reason)]
         except DiagnosticException as error:
             return [f"{self.get_input_name()}: error: {_one_line(str(error))}"]
         except ValidationError as error:
@@ -196,14 +213,71 @@ class VyreOptMain(xDSLOptMain):
 
 
 # ---------------------------------------------------------------------------
-# Targets
+# Dialects and targets
 # ---------------------------------------------------------------------------
 
 
-def _mlir_target() -> type[Target]:
-    from xdsl.targets.mlir import MLIRTarget
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    """The dialects vyre-opt reads: builtin and vyre, and the standard dialects
+    of the programs around vyre kernels (and of convert-to-vyre's input)."""
 
-    return MLIRTarget
+    def get_arith() -> Dialect:
+        from xdsl.dialects.arith import Arith
+
+        return Arith
+
+    def get_builtin() -> Dialect:
+        from xdsl.dialects.builtin import Builtin
+
+        return Builtin
+
+    def get_func() -> Dialect:
+        from xdsl.dialects.func import Func
+
+        return Func
+
+    def get_memref() -> Dialect:
+        from xdsl.dialects.memref import MemRef
+
+        return MemRef
+
+    def get_scf() -> Dialect:
+        from xdsl.dialects.scf import Scf
+
+        return Scf
+
+    def get_vyre() -> Dialect:
+        from vyre.dialects.vyre import Vyre
+
+        return Vyre
+
+    return {
+        "arith": get_arith,
+        "builtin": get_builtin,
+        "func": get_func,
+        "memref": get_memref,
+        "scf": get_scf,
+        "vyre": get_vyre,
+    }
+
+
+@dataclass(frozen=True)
+class VyreMLIRTarget(MLIRTarget):
+    """xDSL's `mlir` target, whose generic form is the one MLIR reads
+    (vyre/dialects/mlir_generic.py); the custom form is xDSL's."""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        if not self.print_generic_format:
+            super().emit(ctx, module, output)
+            return
+        printer = MLIRGenericPrinter(stream=output, print_debuginfo=self.print_debuginfo)
+        printer.print_op(module)
+        printer.print_metadata(ctx.loaded_dialects)
+        print("\n", file=output)
+
+
+def _mlir_target() -> type[Target]:
+    return VyreMLIRTarget
 
 
 def _wgsl_target() -> type[Target]:
@@ -238,13 +312,13 @@ def check_module(module: ModuleOp, input_name: str) -> None:
     for op in module.walk(region_first=True):
         if isinstance(op, ModuleOp | KernelOp):
             continue
-        if isinstance(op.parent_op(), ModuleOp):
+        if op.name.startswith("vyre.") and _outside_kernels(op):
             message = f"'{op.name}' must be inside a vyre.kernel"
             raise DiagnosticsError([_located(op, input_name, message)])
         if (message := _verify_one(op)) is not None:
             raise DiagnosticsError([_located(op, input_name, message)])
     lines: list[str] = []
-    for kernel in module.ops:
+    for kernel in module.walk():
         if not isinstance(kernel, KernelOp):
             continue
         try:
@@ -260,6 +334,13 @@ def check_module(module: ModuleOp, input_name: str) -> None:
         lines.append(_located(module, input_name, message))
     if lines:
         raise DiagnosticsError(tuple(lines))
+
+
+def _outside_kernels(op: Operation) -> bool:
+    """A vyre op held by no vyre op (a vyre op inside a vyre statement is
+    checked through that statement)."""
+    parent = op.parent_op()
+    return parent is None or not parent.name.startswith("vyre.")
 
 
 def _verify_one(op: Operation) -> str | None:

@@ -2,8 +2,10 @@
 
 `get_all_passes()` maps a pass name to a factory returning the pass class; the
 factories import on first call, so importing this package imports no pass.
-It holds vyre's own passes and the upstream xDSL passes that work on vyre IR
-(`canonicalize` folds vyre's integer ops through their folders, `cse`, `dce`).
+It holds vyre's own passes (`get_vyre_passes()`: inline-calls, float-strict,
+convert-to-vyre; the ones the `xdsl.universe` entry point adds to plain
+`xdsl-opt`) and the upstream xDSL passes that work on vyre IR (`canonicalize`
+folds vyre's integer ops through their folders, `cse`, `dce`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
-__all__ = ["get_all_passes"]
+__all__ = ["get_all_passes", "get_vyre_passes"]
 
 
-def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Pass name -> factory returning the pass class (imported on first call)."""
+def get_vyre_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """vyre's own passes: name -> factory returning the pass class (imported on
+    first call). None of the names is one of xDSL's."""
 
     def get_inline_calls() -> type[ModulePass]:
         from vyre.transforms import inline_calls
@@ -27,6 +30,22 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         from vyre.transforms import float_strict
 
         return float_strict.FloatStrictPass
+
+    def get_convert_to_vyre() -> type[ModulePass]:
+        from vyre.transforms import convert_to_vyre
+
+        return convert_to_vyre.ConvertToVyrePass
+
+    return {
+        "convert-to-vyre": get_convert_to_vyre,
+        "float-strict": get_float_strict,
+        "inline-calls": get_inline_calls,
+    }
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory returning the pass class (imported on first call):
+    vyre's own passes and xDSL's canonicalize, cse and dce."""
 
     def get_canonicalize() -> type[ModulePass]:
         from xdsl.transforms.canonicalize import CanonicalizePass
@@ -49,6 +68,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "canonicalize": get_canonicalize,
         "cse": get_cse,
         "dce": get_dce,
-        "float-strict": get_float_strict,
-        "inline-calls": get_inline_calls,
+        **get_vyre_passes(),
     }

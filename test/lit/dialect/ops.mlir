@@ -33,19 +33,19 @@ vyre.kernel @buffers workgroup_size(64, 2, 1) buffers(@a : read_only u32 binding
 // CHECK-NEXT: }
 
 // CHECK-GENERIC:      "builtin.module"() ({
-// CHECK-GENERIC-NEXT:   "vyre.kernel"() <{sym_name = "buffers", workgroup_size = [#builtin.int<64>, #builtin.int<2>, #builtin.int<1>], buffers = [#vyre.buffer<@a : read_only u32 binding(0)>, #vyre.buffer<@b : read_write i32 binding(1)>, #vyre.buffer<@c : uniform u64 binding(2)>, #vyre.buffer<@d : read_only vec2u32 binding(3)>, #vyre.buffer<@e : read_only vec4u32 binding(4)>, #vyre.buffer<@f : read_only bool binding(5)>, #vyre.buffer<@g : read_only bytes binding(6)>, #vyre.buffer<@tile : workgroup u32[256]>, #vyre.buffer<@h : read_write u32 binding(7)>]}> ({
-// CHECK-GENERIC-NEXT:     %i = "vyre.invocation_id"() <{axis = #builtin.int<0>}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:     %a = "vyre.load"(%i) <{buffer = "a"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:     %b = "vyre.load"(%i) <{buffer = "b"}> : (!vyre.type<u32>) -> !vyre.type<i32>
-// CHECK-GENERIC-NEXT:     %c = "vyre.load"(%i) <{buffer = "c"}> : (!vyre.type<u32>) -> !vyre.type<u64>
-// CHECK-GENERIC-NEXT:     %d = "vyre.load"(%i) <{buffer = "d"}> : (!vyre.type<u32>) -> !vyre.type<vec2u32>
-// CHECK-GENERIC-NEXT:     %e = "vyre.load"(%i) <{buffer = "e"}> : (!vyre.type<u32>) -> !vyre.type<vec4u32>
-// CHECK-GENERIC-NEXT:     %f = "vyre.load"(%i) <{buffer = "f"}> : (!vyre.type<u32>) -> !vyre.type<bool>
-// CHECK-GENERIC-NEXT:     %g = "vyre.buf_len"() <{buffer = "g"}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:     %t = "vyre.load"(%i) <{buffer = "tile"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:     "vyre.store"(%i, %a) <{buffer = "tile"}> : (!vyre.type<u32>, !vyre.type<u32>) -> ()
-// CHECK-GENERIC-NEXT:     "vyre.store"(%i, %b) <{buffer = "b"}> : (!vyre.type<u32>, !vyre.type<i32>) -> ()
-// CHECK-GENERIC-NEXT:   }) : () -> ()
+// CHECK-GENERIC-NEXT:   "vyre.kernel"() ({
+// CHECK-GENERIC-NEXT:     %i = "vyre.invocation_id"() {axis = 0 : i64} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %a = "vyre.load"(%i) {buffer = "a"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %b = "vyre.load"(%i) {buffer = "b"} : (!vyre.type<u32>) -> !vyre.type<i32>
+// CHECK-GENERIC-NEXT:     %c = "vyre.load"(%i) {buffer = "c"} : (!vyre.type<u32>) -> !vyre.type<u64>
+// CHECK-GENERIC-NEXT:     %d = "vyre.load"(%i) {buffer = "d"} : (!vyre.type<u32>) -> !vyre.type<vec2u32>
+// CHECK-GENERIC-NEXT:     %e = "vyre.load"(%i) {buffer = "e"} : (!vyre.type<u32>) -> !vyre.type<vec4u32>
+// CHECK-GENERIC-NEXT:     %f = "vyre.load"(%i) {buffer = "f"} : (!vyre.type<u32>) -> !vyre.type<bool>
+// CHECK-GENERIC-NEXT:     %g = "vyre.buf_len"() {buffer = "g"} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %t = "vyre.load"(%i) {buffer = "tile"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     "vyre.store"(%i, %a) {buffer = "tile"} : (!vyre.type<u32>, !vyre.type<u32>) -> ()
+// CHECK-GENERIC-NEXT:     "vyre.store"(%i, %b) {buffer = "b"} : (!vyre.type<u32>, !vyre.type<i32>) -> ()
+// CHECK-GENERIC-NEXT:   }) {buffers = [#vyre.buffer<@a : read_only u32 binding(0)>, #vyre.buffer<@b : read_write i32 binding(1)>, #vyre.buffer<@c : uniform u64 binding(2)>, #vyre.buffer<@d : read_only vec2u32 binding(3)>, #vyre.buffer<@e : read_only vec4u32 binding(4)>, #vyre.buffer<@f : read_only bool binding(5)>, #vyre.buffer<@g : read_only bytes binding(6)>, #vyre.buffer<@tile : workgroup u32[256]>, #vyre.buffer<@h : read_write u32 binding(7)>], sym_name = "buffers", workgroup_size = [64, 2, 1]} : () -> ()
 // CHECK-GENERIC-NEXT: }) : () -> ()
 
 // -----
@@ -95,27 +95,27 @@ vyre.kernel @expressions workgroup_size(8, 4, 2) buffers(@out : read_write u32 b
 // CHECK-NEXT:   vyre.store @out[%inv] = %cas
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      "vyre.kernel"() <{sym_name = "expressions", workgroup_size = [#builtin.int<8>, #builtin.int<4>, #builtin.int<2>], buffers = [#vyre.buffer<@out : read_write u32 binding(0)>]}> ({
-// CHECK-GENERIC-NEXT:   %lit = "vyre.lit_u32"() <{value = #builtin.int<4294967295>}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %neg = "vyre.lit_i32"() <{value = #builtin.int<-2147483648>}> : () -> !vyre.type<i32>
-// CHECK-GENERIC-NEXT:   %yes = "vyre.lit_bool"() <{value = #builtin.int<1>}> : () -> !vyre.type<bool>
-// CHECK-GENERIC-NEXT:   %no = "vyre.lit_bool"() <{value = #builtin.int<0>}> : () -> !vyre.type<bool>
-// CHECK-GENERIC-NEXT:   "vyre.let"(%lit) <{name = "x"}> : (!vyre.type<u32>) -> ()
-// CHECK-GENERIC-NEXT:   %x = "vyre.var"() <{name = "x"}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %ld = "vyre.load"(%x) <{buffer = "out"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %len = "vyre.buf_len"() <{buffer = "out"}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %gy = "vyre.invocation_id"() <{axis = #builtin.int<1>}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %wz = "vyre.workgroup_id"() <{axis = #builtin.int<2>}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %lx = "vyre.local_id"() <{axis = #builtin.int<0>}> : () -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %sum = "vyre.binop"(%ld, %len) <{kind = "add"}> : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %inv = "vyre.unop"(%sum) <{kind = "bit_not"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %call = "vyre.call"(%gy, %wz) <{op_id = "primitive.math.add"}> : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %sel = "vyre.select"(%yes, %call, %lx) : (!vyre.type<bool>, !vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %cast = "vyre.cast"(%neg) : (!vyre.type<i32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %old = "vyre.atomic"(%lx, %cast) <{kind = "add", buffer = "out"}> : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   %cas = "vyre.atomic"(%lx, %sel, %old) <{kind = "compare_exchange", buffer = "out"}> : (!vyre.type<u32>, !vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT:   "vyre.store"(%inv, %cas) <{buffer = "out"}> : (!vyre.type<u32>, !vyre.type<u32>) -> ()
-// CHECK-GENERIC-NEXT: }) : () -> ()
+// CHECK-GENERIC:        "vyre.kernel"() ({
+// CHECK-GENERIC-NEXT:     %lit = "vyre.lit_u32"() {value = 4294967295 : i64} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %neg = "vyre.lit_i32"() {value = -2147483648 : i64} : () -> !vyre.type<i32>
+// CHECK-GENERIC-NEXT:     %yes = "vyre.lit_bool"() {value = 1 : i64} : () -> !vyre.type<bool>
+// CHECK-GENERIC-NEXT:     %no = "vyre.lit_bool"() {value = 0 : i64} : () -> !vyre.type<bool>
+// CHECK-GENERIC-NEXT:     "vyre.let"(%lit) {name = "x"} : (!vyre.type<u32>) -> ()
+// CHECK-GENERIC-NEXT:     %x = "vyre.var"() {name = "x"} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %ld = "vyre.load"(%x) {buffer = "out"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %len = "vyre.buf_len"() {buffer = "out"} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %gy = "vyre.invocation_id"() {axis = 1 : i64} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %wz = "vyre.workgroup_id"() {axis = 2 : i64} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %lx = "vyre.local_id"() {axis = 0 : i64} : () -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %sum = "vyre.binop"(%ld, %len) {kind = "add"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %inv = "vyre.unop"(%sum) {kind = "bit_not"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %call = "vyre.call"(%gy, %wz) {op_id = "primitive.math.add"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %sel = "vyre.select"(%yes, %call, %lx) : (!vyre.type<bool>, !vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %cast = "vyre.cast"(%neg) : (!vyre.type<i32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %old = "vyre.atomic"(%lx, %cast) {buffer = "out", kind = "add"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %cas = "vyre.atomic"(%lx, %sel, %old) {buffer = "out", kind = "compare_exchange"} : (!vyre.type<u32>, !vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     "vyre.store"(%inv, %cas) {buffer = "out"} : (!vyre.type<u32>, !vyre.type<u32>) -> ()
+// CHECK-GENERIC-NEXT:   }) {buffers = [#vyre.buffer<@out : read_write u32 binding(0)>], sym_name = "expressions", workgroup_size = [8, 4, 2]} : () -> ()
 
 // -----
 
@@ -168,24 +168,24 @@ vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 bindin
 // CHECK-NEXT:   vyre.store @out[%16] = %17
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      %0 = "vyre.binop"(%p, %q) <{kind = "add"}>
-// CHECK-GENERIC-NEXT: %1 = "vyre.binop"(%p, %q) <{kind = "sub"}>
-// CHECK-GENERIC-NEXT: %2 = "vyre.binop"(%p, %q) <{kind = "mul"}>
-// CHECK-GENERIC-NEXT: %3 = "vyre.binop"(%p, %q) <{kind = "div"}>
-// CHECK-GENERIC-NEXT: %4 = "vyre.binop"(%p, %q) <{kind = "mod"}>
-// CHECK-GENERIC-NEXT: %5 = "vyre.binop"(%p, %q) <{kind = "bit_and"}>
-// CHECK-GENERIC-NEXT: %6 = "vyre.binop"(%p, %q) <{kind = "bit_or"}>
-// CHECK-GENERIC-NEXT: %7 = "vyre.binop"(%p, %q) <{kind = "bit_xor"}>
-// CHECK-GENERIC-NEXT: %8 = "vyre.binop"(%p, %q) <{kind = "shl"}>
-// CHECK-GENERIC-NEXT: %9 = "vyre.binop"(%p, %q) <{kind = "shr"}>
-// CHECK-GENERIC-NEXT: %10 = "vyre.binop"(%p, %q) <{kind = "eq"}>
-// CHECK-GENERIC-NEXT: %11 = "vyre.binop"(%p, %q) <{kind = "ne"}>
-// CHECK-GENERIC-NEXT: %12 = "vyre.binop"(%p, %q) <{kind = "lt"}>
-// CHECK-GENERIC-NEXT: %13 = "vyre.binop"(%p, %q) <{kind = "gt"}>
-// CHECK-GENERIC-NEXT: %14 = "vyre.binop"(%p, %q) <{kind = "le"}>
-// CHECK-GENERIC-NEXT: %15 = "vyre.binop"(%p, %q) <{kind = "ge"}>
-// CHECK-GENERIC-NEXT: %16 = "vyre.binop"(%p, %q) <{kind = "and"}>
-// CHECK-GENERIC-NEXT: %17 = "vyre.binop"(%p, %q) <{kind = "or"}>
+// CHECK-GENERIC:          %0 = "vyre.binop"(%p, %q) {kind = "add"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %1 = "vyre.binop"(%p, %q) {kind = "sub"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %2 = "vyre.binop"(%p, %q) {kind = "mul"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %3 = "vyre.binop"(%p, %q) {kind = "div"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %4 = "vyre.binop"(%p, %q) {kind = "mod"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %5 = "vyre.binop"(%p, %q) {kind = "bit_and"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %6 = "vyre.binop"(%p, %q) {kind = "bit_or"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %7 = "vyre.binop"(%p, %q) {kind = "bit_xor"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %8 = "vyre.binop"(%p, %q) {kind = "shl"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %9 = "vyre.binop"(%p, %q) {kind = "shr"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %10 = "vyre.binop"(%p, %q) {kind = "eq"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %11 = "vyre.binop"(%p, %q) {kind = "ne"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %12 = "vyre.binop"(%p, %q) {kind = "lt"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %13 = "vyre.binop"(%p, %q) {kind = "gt"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %14 = "vyre.binop"(%p, %q) {kind = "le"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %15 = "vyre.binop"(%p, %q) {kind = "ge"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %16 = "vyre.binop"(%p, %q) {kind = "and"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %17 = "vyre.binop"(%p, %q) {kind = "or"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 
 // -----
 
@@ -227,17 +227,17 @@ vyre.kernel @unops workgroup_size(1, 1, 1) buffers(@out : read_write u32 binding
 // CHECK-NEXT:   vyre.store @signed[%10] = %9
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      %0 = "vyre.unop"(%u) <{kind = "negate"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT: %1 = "vyre.unop"(%u) <{kind = "bit_not"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT: %2 = "vyre.unop"(%u) <{kind = "logical_not"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT: %3 = "vyre.unop"(%u) <{kind = "popcount"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT: %4 = "vyre.unop"(%u) <{kind = "clz"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT: %5 = "vyre.unop"(%u) <{kind = "ctz"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT: %6 = "vyre.unop"(%u) <{kind = "reverse_bits"}> : (!vyre.type<u32>) -> !vyre.type<u32>
-// CHECK-GENERIC-NEXT: %7 = "vyre.unop"(%s) <{kind = "negate"}> : (!vyre.type<i32>) -> !vyre.type<i32>
-// CHECK-GENERIC-NEXT: %8 = "vyre.unop"(%s) <{kind = "bit_not"}> : (!vyre.type<i32>) -> !vyre.type<i32>
-// CHECK-GENERIC-NEXT: %9 = "vyre.unop"(%s) <{kind = "reverse_bits"}> : (!vyre.type<i32>) -> !vyre.type<i32>
-// CHECK-GENERIC-NEXT: %10 = "vyre.unop"(%s) <{kind = "popcount"}> : (!vyre.type<i32>) -> !vyre.type<u32>
+// CHECK-GENERIC:          %0 = "vyre.unop"(%u) {kind = "negate"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %1 = "vyre.unop"(%u) {kind = "bit_not"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %2 = "vyre.unop"(%u) {kind = "logical_not"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %3 = "vyre.unop"(%u) {kind = "popcount"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %4 = "vyre.unop"(%u) {kind = "clz"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %5 = "vyre.unop"(%u) {kind = "ctz"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %6 = "vyre.unop"(%u) {kind = "reverse_bits"} : (!vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %7 = "vyre.unop"(%s) {kind = "negate"} : (!vyre.type<i32>) -> !vyre.type<i32>
+// CHECK-GENERIC-NEXT:     %8 = "vyre.unop"(%s) {kind = "bit_not"} : (!vyre.type<i32>) -> !vyre.type<i32>
+// CHECK-GENERIC-NEXT:     %9 = "vyre.unop"(%s) {kind = "reverse_bits"} : (!vyre.type<i32>) -> !vyre.type<i32>
+// CHECK-GENERIC-NEXT:     %10 = "vyre.unop"(%s) {kind = "popcount"} : (!vyre.type<i32>) -> !vyre.type<u32>
 
 // -----
 
@@ -268,14 +268,14 @@ vyre.kernel @atomics workgroup_size(1, 1, 1) buffers(@acc : read_write u32 bindi
 // CHECK-NEXT:   %7 = vyre.atomic compare_exchange @acc[%i], %v expected %6
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      %0 = "vyre.atomic"(%i, %v) <{kind = "add", buffer = "acc"}>
-// CHECK-GENERIC-NEXT: %1 = "vyre.atomic"(%i, %v) <{kind = "or", buffer = "acc"}>
-// CHECK-GENERIC-NEXT: %2 = "vyre.atomic"(%i, %v) <{kind = "and", buffer = "acc"}>
-// CHECK-GENERIC-NEXT: %3 = "vyre.atomic"(%i, %v) <{kind = "xor", buffer = "acc"}>
-// CHECK-GENERIC-NEXT: %4 = "vyre.atomic"(%i, %v) <{kind = "min", buffer = "acc"}>
-// CHECK-GENERIC-NEXT: %5 = "vyre.atomic"(%i, %v) <{kind = "max", buffer = "acc"}>
-// CHECK-GENERIC-NEXT: %6 = "vyre.atomic"(%i, %v) <{kind = "exchange", buffer = "acc"}>
-// CHECK-GENERIC-NEXT: %7 = "vyre.atomic"(%i, %v, %6) <{kind = "compare_exchange", buffer = "acc"}>
+// CHECK-GENERIC:          %0 = "vyre.atomic"(%i, %v) {buffer = "acc", kind = "add"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %1 = "vyre.atomic"(%i, %v) {buffer = "acc", kind = "or"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %2 = "vyre.atomic"(%i, %v) {buffer = "acc", kind = "and"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %3 = "vyre.atomic"(%i, %v) {buffer = "acc", kind = "xor"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %4 = "vyre.atomic"(%i, %v) {buffer = "acc", kind = "min"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %5 = "vyre.atomic"(%i, %v) {buffer = "acc", kind = "max"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %6 = "vyre.atomic"(%i, %v) {buffer = "acc", kind = "exchange"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %7 = "vyre.atomic"(%i, %v, %6) {buffer = "acc", kind = "compare_exchange"} : (!vyre.type<u32>, !vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 
 // -----
 
@@ -298,12 +298,12 @@ vyre.kernel @casts workgroup_size(1, 1, 1) buffers(@out : read_write u32 binding
 // CHECK-NEXT: %4 = vyre.cast %u to vec4u32
 // CHECK-NEXT: %5 = vyre.cast %4 to u32
 
-// CHECK-GENERIC:      %0 = "vyre.cast"(%u) : (!vyre.type<u32>) -> !vyre.type<i32>
-// CHECK-GENERIC-NEXT: %1 = "vyre.cast"(%0) : (!vyre.type<i32>) -> !vyre.type<bool>
-// CHECK-GENERIC-NEXT: %2 = "vyre.cast"(%1) : (!vyre.type<bool>) -> !vyre.type<u64>
-// CHECK-GENERIC-NEXT: %3 = "vyre.cast"(%2) : (!vyre.type<u64>) -> !vyre.type<vec2u32>
-// CHECK-GENERIC-NEXT: %4 = "vyre.cast"(%u) : (!vyre.type<u32>) -> !vyre.type<vec4u32>
-// CHECK-GENERIC-NEXT: %5 = "vyre.cast"(%4) : (!vyre.type<vec4u32>) -> !vyre.type<u32>
+// CHECK-GENERIC:          %0 = "vyre.cast"(%u) : (!vyre.type<u32>) -> !vyre.type<i32>
+// CHECK-GENERIC-NEXT:     %1 = "vyre.cast"(%0) : (!vyre.type<i32>) -> !vyre.type<bool>
+// CHECK-GENERIC-NEXT:     %2 = "vyre.cast"(%1) : (!vyre.type<bool>) -> !vyre.type<u64>
+// CHECK-GENERIC-NEXT:     %3 = "vyre.cast"(%2) : (!vyre.type<u64>) -> !vyre.type<vec2u32>
+// CHECK-GENERIC-NEXT:     %4 = "vyre.cast"(%u) : (!vyre.type<u32>) -> !vyre.type<vec4u32>
+// CHECK-GENERIC-NEXT:     %5 = "vyre.cast"(%4) : (!vyre.type<vec4u32>) -> !vyre.type<u32>
 
 // -----
 
@@ -378,21 +378,21 @@ vyre.kernel @statements workgroup_size(16, 1, 1) buffers(@out : read_write u32 b
 // CHECK-NEXT:   vyre.return
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      "vyre.let"(%gid) <{name = "n"}> : (!vyre.type<u32>) -> ()
-// CHECK-GENERIC:      "vyre.loop"(%lo, %hi) <{var = "i"}> ({
-// CHECK-GENERIC:        "vyre.assign"(%next) <{name = "n"}> : (!vyre.type<u32>) -> ()
-// CHECK-GENERIC-NEXT:   "vyre.barrier"() : () -> ()
-// CHECK-GENERIC-NEXT: }) : (!vyre.type<u32>, !vyre.type<u32>) -> ()
-// CHECK-GENERIC:      "vyre.if"(%inside) ({
-// CHECK-GENERIC-NEXT:   "vyre.store"(%n2, %n2) <{buffer = "out"}> : (!vyre.type<u32>, !vyre.type<u32>) -> ()
-// CHECK-GENERIC-NEXT: }, {
-// CHECK-GENERIC-NEXT:   "vyre.return"() : () -> ()
-// CHECK-GENERIC-NEXT: }) : (!vyre.type<u32>) -> ()
-// CHECK-GENERIC:      "vyre.block"() ({
-// CHECK-GENERIC-NEXT:   "vyre.let"(%lo) <{name = "local"}> : (!vyre.type<u32>) -> ()
-// CHECK-GENERIC-NEXT:   "vyre.block"() ({
+// CHECK-GENERIC:          "vyre.let"(%gid) {name = "n"} : (!vyre.type<u32>) -> ()
+// CHECK-GENERIC:          "vyre.loop"(%lo, %hi) ({
+// CHECK-GENERIC:            "vyre.assign"(%next) {name = "n"} : (!vyre.type<u32>) -> ()
+// CHECK-GENERIC-NEXT:       "vyre.barrier"() : () -> ()
+// CHECK-GENERIC-NEXT:     }) {var = "i"} : (!vyre.type<u32>, !vyre.type<u32>) -> ()
+// CHECK-GENERIC:          "vyre.if"(%inside) ({
+// CHECK-GENERIC-NEXT:       "vyre.store"(%n2, %n2) {buffer = "out"} : (!vyre.type<u32>, !vyre.type<u32>) -> ()
+// CHECK-GENERIC-NEXT:     }, {
 // CHECK-GENERIC-NEXT:     "vyre.return"() : () -> ()
-// CHECK-GENERIC-NEXT:   }) : () -> ()
+// CHECK-GENERIC-NEXT:     }) : (!vyre.type<u32>) -> ()
+// CHECK-GENERIC:          "vyre.block"() ({
+// CHECK-GENERIC-NEXT:       "vyre.let"(%lo) {name = "local"} : (!vyre.type<u32>) -> ()
+// CHECK-GENERIC-NEXT:     "vyre.block"() ({
+// CHECK-GENERIC-NEXT:     "vyre.return"() : () -> ()
 // CHECK-GENERIC-NEXT: }) : () -> ()
-// CHECK-GENERIC:      "vyre.return"() : () -> ()
 // CHECK-GENERIC-NEXT: }) : () -> ()
+// CHECK-GENERIC:          "vyre.return"() : () -> ()
+// CHECK-GENERIC-NEXT:   }) {buffers = [#vyre.buffer<@out : read_write u32 binding(0)>, #vyre.buffer<@tile : workgroup u32[16]>], sym_name = "statements", workgroup_size = [16, 1, 1]} : () -> ()

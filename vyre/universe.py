@@ -1,0 +1,42 @@
+"""vyre as an xDSL plugin: the `xdsl.universe` entry point (pyproject.toml).
+
+With vyre installed, plain `xdsl-opt` knows the `vyre` dialect, vyre's own
+passes (`inline-calls`, `float-strict`, `convert-to-vyre`) and the target
+`vyre-wgsl`:
+
+    xdsl-opt -p inline-calls -t vyre-wgsl kernel.mlir
+
+Only names xDSL does not use are registered: xDSL 0.74 has its own `wgsl`
+target and `canonicalize`/`cse`/`dce` passes, and any clash of names between
+universes stops every `xdsl-opt` call. Everything is imported lazily, when
+xdsl-opt asks for it.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Dialect
+from xdsl.universe import Universe
+from xdsl.utils.target import Target
+
+from vyre.transforms import get_vyre_passes
+
+__all__ = ["VYRE_UNIVERSE"]
+
+
+def _get_vyre_dialect() -> Dialect:
+    from vyre.dialects.vyre import Vyre
+
+    return Vyre
+
+
+def _get_vyre_wgsl_target() -> type[Target]:
+    from vyre.targets import VyreWGSLTarget
+
+    return VyreWGSLTarget
+
+
+VYRE_UNIVERSE = Universe(
+    all_dialects={"vyre": _get_vyre_dialect},
+    all_passes=get_vyre_passes(),
+    all_targets={"vyre-wgsl": _get_vyre_wgsl_target},
+)
