@@ -4,14 +4,18 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup vulkan demo test lit unit typecheck clean fuzz
+.PHONY: setup vulkan demo test lit unit typecheck docs clean fuzz
 
 setup: $(STAMP) vulkan
 
-$(STAMP): pyproject.toml
+# The package asks for compatible ranges (pyproject.toml); the project's own
+# environment takes the exact versions of constraints.txt. The editable install
+# is a static path (editable_mode=compat), which type checkers such as pyright
+# follow; setuptools' default editable mode is an import hook they cannot see.
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[gpu,dev]' -c constraints.txt --config-settings editable_mode=compat
 	@touch $(STAMP)
 
 # Install Mesa's lavapipe (a Vulkan device on the CPU) when wgpu finds no Vulkan adapter.
@@ -19,8 +23,9 @@ vulkan: $(STAMP)
 	@if $(PY) -m vyre.runtime.adapters --check >/dev/null 2>&1; then \
 	  $(PY) -m vyre.runtime.adapters --check; \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-	  echo "no Vulkan adapter: installing Debian's mesa-vulkan-drivers (lavapipe)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mesa-vulkan-drivers libvulkan1 >/dev/null; \
+	  echo "no Vulkan adapter: installing Debian's mesa-vulkan-drivers (lavapipe; waits up to 5 min for a held apt lock)"; \
+	  apt-get -o DPkg::Lock::Timeout=300 update && \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends mesa-vulkan-drivers libvulkan1; \
 	  $(PY) -m vyre.runtime.adapters --check; \
 	else \
 	  echo "warning: no Vulkan adapter and apt-get is not usable; install mesa-vulkan-drivers by hand"; \
@@ -46,10 +51,16 @@ fuzz: setup
 	$(PY) -m vyre.testing.fuzz --seconds $(FUZZ_SECONDS)
 	VYRE_HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q test/unit/test_properties.py
 
-# pyright in strict mode over vyre/ (needs Node.js; not part of `make test`).
+# pyright in strict mode over vyre/ (needs Node.js; .ci/run runs it after the tests).
 typecheck: $(STAMP)
-	$(PY) -m pip install -q pyright
+	$(PY) -m pip install -q pyright -c constraints.txt
 	$(VENV)/bin/pyright vyre
+
+# The API reference, generated from the docstrings with pdoc into docs/api/ (git-ignored).
+docs: $(STAMP)
+	$(VENV)/bin/pdoc --docformat markdown --output-directory docs/api \
+	  $$($(PY) -c "import pkgutil, vyre; print(' '.join(['vyre'] + sorted(m.name for m in pkgutil.walk_packages(vyre.__path__, 'vyre.'))))")
+	@echo "API reference: docs/api/index.html (written docs: docs/README.md)"
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
