@@ -25,7 +25,7 @@ vulkan: $(STAMP)
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	  echo "no Vulkan adapter: installing Debian's mesa-vulkan-drivers (lavapipe; waits up to 5 min for a held apt lock)"; \
 	  apt-get -o DPkg::Lock::Timeout=300 update && \
-	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends mesa-vulkan-drivers libvulkan1; \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y mesa-vulkan-drivers libvulkan1; \
 	  $(PY) -m vyre.runtime.adapters --check; \
 	else \
 	  echo "warning: no Vulkan adapter and apt-get is not usable; install mesa-vulkan-drivers by hand"; \
