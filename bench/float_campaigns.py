@@ -1,6 +1,6 @@
 """Float campaigns on a GPU: strict float ops over whole input spaces (L1f).
 
-    python bench/float_campaigns.py --plan h100-remaining [--checkpoint FILE] [--budget 570]
+    python bench/float_campaigns.py --plan h100-remaining [--checkpoint FILE] [--budget 540]
     python bench/float_campaigns.py --batch binary16 --checkpoint floats.jsonl [--jobs 16]
     python bench/float_campaigns.py --plan h100-remaining --host-profile     (no GPU: host inputs/s)
 
@@ -21,8 +21,8 @@ Batches (issue #10's verification plan, by kind):
   binary32   F32 add sub mul div min max, the comparisons and fma on --count adversarial inputs each
 
 Each chunk is appended to the checkpoint as it finishes: re-running resumes, and
-a run stops starting campaigns when --budget seconds are spent (run it again to
-go on). One pool of worker processes (every core) computes operands, the exact
+a run stops at the first chunk boundary after --budget seconds (default 540, so
+one run fits a 10-minute slot; run it again to go on). One pool of worker processes (every core) computes operands, the exact
 oracle and the sums for all campaigns while the GPU runs the kernels. The table
 printed at the end (device, inputs, mismatches, seconds per campaign) is what
 bench/RESULTS.md records.
@@ -39,7 +39,7 @@ import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the r
 import numpy as np
 
 from vyre.conform import float_campaign
-from vyre.conform.float_campaign import Campaign, run_campaign, summary, worker_pool
+from vyre.conform.float_campaign import Campaign, ChunkResult, run_campaign, summary, worker_pool
 
 BINARY = ("add", "sub", "mul", "div", "min", "max")
 COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -123,7 +123,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="worker processes (default: every core)")
     parser.add_argument("--backend", default="wgpu")
     parser.add_argument("--chunk-bits", type=int, default=24, help="inputs per chunk: 2**BITS")
-    parser.add_argument("--budget", type=float, default=570.0, help="seconds: start no campaign after this")
+    parser.add_argument(
+        "--budget", type=float, default=540.0, help="seconds: after this, stop at the next chunk boundary"
+    )
     parser.add_argument("--list", action="store_true", help="print the campaigns and exit")
     parser.add_argument("--host-profile", action="store_true", help="measure the host side only")
     args = parser.parse_args()
@@ -157,7 +159,12 @@ def main() -> None:
                 skipped.append(campaign.name)
                 continue
             start = time.perf_counter()
-            results = list(run_campaign(campaign, args.backend, checkpoint=args.checkpoint, pool=pool))
+            results: list[ChunkResult] = []
+            for result in run_campaign(campaign, args.backend, checkpoint=args.checkpoint, pool=pool):
+                results.append(result)
+                if time.perf_counter() - began > args.budget:
+                    skipped.append(campaign.name)  # stopped between chunks: the checkpoint has the rest
+                    break
             bad = sum(r.mismatches for r in results)
             print(
                 f"{campaign.name}: {sum(r.length for r in results):,} inputs now, {bad} mismatches,"
@@ -178,7 +185,7 @@ def main() -> None:
             print(f"|   mismatch | {[hex(v) for v in first]} | | | |")
     left = [name for name in names if totals.get(name, {}).get("inputs", 0) < next(c.size for c in campaigns if c.name == name)]
     print(f"\n{len(names) - len(left)} of {len(names)} campaigns complete"
-          + (f"; run again to resume ({len(skipped)} not started in this run)" if left else ""))
+          + (f"; run again to resume ({len(skipped)} stopped or not started in this run)" if left else ""))
 
 
 if __name__ == "__main__":
