@@ -1,0 +1,275 @@
+"""compression.deflate_decompress, compression.zlib_decompress,
+compression.gzip_decompress and decode.inflate_stored: DEFLATE / zlib / gzip
+decompression on the GPU, byte-exact to CPython (python-api.md "Buffer-level
+operations"; oplib.md §3, §14 row 40; docs/compression.md).
+
+Bytes -> Bytes, with the decoder outputs of every strict decoder (`out`,
+`length`, `error_offset`, `error_code`, `codec_common.DECODER_OUTPUTS`):
+
+| op | oracle (every accept/reject decision and every output) |
+|---|---|
+| `compression.deflate_decompress` | `zlib.decompress(data, -15)` (raw RFC 1951) |
+| `compression.zlib_decompress` | `zlib.decompress(data)` (RFC 1950, wbits 15) |
+| `compression.gzip_decompress` | `gzip.decompress(data)` (RFC 1952, members concatenated) |
+| `decode.inflate_stored` | `zlib.decompress(data, -15)` for streams of stored blocks only |
+
+Malformed input raises `vyre.OpInputError` with code 5 (truncated: CPython's
+`Error -5` / `EOFError`) or 7 (corrupt: `Error -3`, FDICT's `Error 2`,
+`BadGzipFile`) and the offset `inflate_walk` defines (the byte holding the
+first bit of the element that failed); the reference walk and the GPU give the
+same. Like CPython, zlib and raw streams ignore bytes after their end, gzip
+skips zero bytes between and after members and FHCRC is not checked.
+
+**The GPU plan** (`inflate_program.py`): one invocation per stream, the
+streams of an `evaluate_many` laid end to end (`plan_many`), steps of
+[clear the flag, decode at most `STEPS` state-machine steps per stream] repeated
+until every stream is done (`Repeat`). The output capacity of a stream is a
+guess from its input length (`initial_capacity`); a stream that needs more
+reports code 8 and the length it needs, and `replan` runs it again with exactly
+that: the output is never truncated, and a stream is decoded at most twice.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from vyre.ir import DataType
+from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
+from vyre.ops.kernels import inflate_format as F
+from vyre.ops.kernels import inflate_walk as W
+from vyre.ops.kernels.codec_common import DECODER_OUTPUTS
+from vyre.ops.kernels.common import params_buffer
+from vyre.ops.kernels.hash_stream import clear_flag_program
+from vyre.ops.kernels.inflate_program import (
+    DEFLATE,
+    GZIP,
+    STATE_WORDS,
+    STREAM_WORDS,
+    WORKGROUP,
+    ZLIB,
+    crc_table,
+    decode_program,
+    prepare_program,
+)
+
+__all__ = [
+    "KERNELS",
+    "MAX_INPUT",
+    "STEPS",
+    "decompress_plan",
+    "initial_capacity",
+    "max_rounds",
+    "stdlib_decompress",
+]
+
+STEPS = 1024
+"""State-machine steps per stream and dispatch: the one loop of the decode
+program runs at most this many iterations (no inner loop runs more than 44),
+so an invocation takes about 1,100 loop back-edges per dispatch, far below
+lavapipe's 65,535, and a dispatch stays within the reference interpreter's
+work budget with every lane in a different state."""
+
+MAX_INPUT = (1 << 29) - 1
+"""Bit positions of one stream are u32."""
+
+STEPS_PER_BIT = 40
+"""An upper bound on the steps a stream takes per input bit (a match of 2 bits
+copies 258 bytes in at most 34 steps; a dynamic block's tables take at most
+about 1,100 steps and its header is at least 40 bits), for `Repeat.max_rounds`."""
+
+
+def initial_capacity(n: int) -> int:
+    """The output bytes the first run of a stream of n input bytes may write:
+    4n + 1 KiB (typical DEFLATE ratios are below 4; a stream that needs more
+    is re-planned with its exact length)."""
+    return 4 * n + 1024
+
+
+def max_rounds(longest: int) -> int:
+    """A bound on the rounds of the longest stream (the plan fails loudly past it)."""
+    return -(-(STEPS_PER_BIT * 8 * longest + 4096) // STEPS) + 2
+
+
+_CONSTANTS: dict[str, np.ndarray] = {}
+
+
+def _constant(name: str) -> np.ndarray:
+    if name not in _CONSTANTS:
+        _CONSTANTS[name] = {"symtab": F.symtab, "fixed": F.fixed_tables, "crct": crc_table}[name]()
+    return _CONSTANTS[name]
+
+
+def decompress_plan(
+    fmt: str, lengths: Sequence[int], capacities: Sequence[int], stored_only: bool = False
+) -> tuple[KernelPlan, list[int]]:
+    """The plan decoding streams of `lengths` bytes laid end to end in `data`
+    (each on a word, `batch_starts`), stream k into `capacities[k]` bytes of
+    `out` from word `first[k]`; returns (plan, first)."""
+    streams = len(lengths)
+    starts = batch_starts(DataType.BYTES, lengths)
+    first: list[int] = []
+    at = 0
+    for cap in capacities:
+        first.append(at)
+        at += -(-cap // 4)
+    table = np.zeros(STREAM_WORDS * streams, dtype=np.uint32)
+    table[0::STREAM_WORDS] = starts[:-1]
+    table[1::STREAM_WORDS] = lengths
+    table[2::STREAM_WORDS] = first
+    table[3::STREAM_WORDS] = capacities
+    buffers = [
+        Buffer("out", DataType.BYTES, 4 * at),
+        Buffer("length", DataType.U32, streams),
+        Buffer("error_offset", DataType.U32, streams),
+        Buffer("error_code", DataType.U32, streams),
+        Buffer("streams", DataType.U32, len(table), words=table),
+        Buffer("symtab", DataType.U32, len(_constant("symtab")), words=_constant("symtab")),
+        Buffer("fixed", DataType.U32, F.FIXED_WORDS, words=_constant("fixed")),
+        Buffer("state", DataType.U32, STATE_WORDS * streams),
+        Buffer("tables", DataType.U32, F.FIXED_WORDS + F.REGION * streams),
+        Buffer("flag", DataType.U32, 1),
+        params_buffer("params", [streams, STEPS]),
+    ]
+    if fmt == GZIP:
+        buffers.append(Buffer("crct", DataType.U32, 1024, words=_constant("crct")))
+    steps = (
+        Step(prepare_program(), (-(-F.FIXED_WORDS // WORKGROUP), 1, 1)),
+        Step(clear_flag_program(), (1, 1, 1)),
+        Step(decode_program(fmt, stored_only), (-(-streams // WORKGROUP), 1, 1)),
+    )
+    rounds = max_rounds(max(lengths, default=0))
+    return KernelPlan(tuple(buffers), steps, repeats=(Repeat(1, 3, until="flag", max_rounds=rounds, rounds_per_check=2),)), first
+
+
+def stdlib_decompress(fmt: str, data: bytes) -> bytes:
+    """CPython's decompression of `data` in format `fmt` (raises its errors)."""
+    if fmt == DEFLATE:
+        return zlib.decompress(data, -15)
+    if fmt == ZLIB:
+        return zlib.decompress(data)
+    return gzip.decompress(data)
+
+
+def _stdlib_code(error: Exception) -> int:
+    """The C6 code of a CPython decompression error."""
+    if isinstance(error, EOFError) or (isinstance(error, zlib.error) and "Error -5" in str(error)):
+        return W.TRUNCATED
+    return W.CORRUPT
+
+
+def _reference(fmt: str, stored_only: bool) -> Callable[[np.ndarray], tuple[np.ndarray, ...]]:
+    """CPython's output, or the reference walk's offset and code where CPython
+    rejects the stream (the walk must reject it with the code CPython's error
+    means: a disagreement is a library bug, never a silent answer). Stored
+    blocks only: the walk decides, and its output is CPython's."""
+
+    def reference(data: np.ndarray) -> tuple[np.ndarray, ...]:
+        raw = np.asarray(data, dtype=np.uint8).tobytes()
+        if stored_only:
+            try:
+                out = W.walk_stored(raw)
+            except W.Failure as failure:
+                return _failed(failure)
+            if out != zlib.decompress(raw, -15):
+                raise RuntimeError("the stored-block walk disagrees with zlib.decompress (a library bug)")
+            return _decoded(out)
+        try:
+            out = stdlib_decompress(fmt, raw)
+        except (zlib.error, EOFError, gzip.BadGzipFile) as error:
+            code = _stdlib_code(error)
+            try:
+                W.walk(raw, fmt)
+            except W.Failure as failure:
+                if failure.code != code:
+                    raise RuntimeError(
+                        f"the reference walk of `{fmt}` fails with code {failure.code} where CPython's"
+                        f" {error!r} means {code} (a library bug)"
+                    ) from None
+                return _failed(failure)
+            raise RuntimeError(f"the reference walk of `{fmt}` accepts what CPython rejects: {error!r} (a library bug)") from None
+        return _decoded(out)
+
+    return reference
+
+
+def _failed(failure: W.Failure) -> tuple[np.ndarray, ...]:
+    return np.zeros(0, dtype=np.uint8), _word(0), _word(failure.offset), _word(failure.code)
+
+
+def _decoded(out: bytes) -> tuple[np.ndarray, ...]:
+    return np.frombuffer(out, dtype=np.uint8).copy(), _word(len(out)), _word(NO_ERROR), _word(0)
+
+
+def _word(value: int) -> np.ndarray:
+    return np.array([value], dtype=np.uint32)
+
+
+def _describe(fmt: str, stored_only: bool) -> Callable[[tuple[Any, ...], int], str]:
+    def describe(args: tuple[Any, ...], offset: int) -> str:
+        raw = np.asarray(args[0], dtype=np.uint8).tobytes()
+        try:
+            W.walk_stored(raw) if stored_only else W.walk(raw, fmt)
+        except W.Failure as failure:
+            return failure.why
+        return "(the reference walk accepts the stream)"
+
+    return describe
+
+
+def _planners(fmt: str, stored_only: bool) -> tuple[Any, Any, Any]:
+    def capacity(n: int) -> int:
+        return n if stored_only else initial_capacity(n)
+
+    def plan(sizes: Any, scalars: Any) -> KernelPlan:
+        n = int(sizes["data"])
+        return decompress_plan(fmt, [n], [capacity(n)], stored_only)[0]
+
+    def plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
+        lengths = [int(s["data"]) for s in sizes]
+        caps = [capacity(n) for n in lengths]
+        built, first = decompress_plan(fmt, lengths, caps, stored_only)
+        one = tuple((k, 1) for k in range(len(lengths)))
+        return BatchPlan(
+            built,
+            {"out": tuple(zip(first, caps)), "length": one, "error_offset": one, "error_code": one},
+        )
+
+    def replan(sizes: Any, scalars: Any, outputs: Any) -> KernelPlan | None:
+        if int(outputs["error_code"]) != 8:
+            return None
+        return decompress_plan(fmt, [int(sizes["data"])], [int(outputs["length"])], stored_only)[0]
+
+    return plan, plan_many, replan
+
+
+def _spec(op_id: str, fmt: str, summary: str, stored_only: bool = False) -> KernelSpec:
+    plan, plan_many, replan = _planners(fmt, stored_only)
+    return KernelSpec(
+        id=op_id,
+        version=1,
+        inputs=(Port("data", DataType.BYTES),),
+        outputs=DECODER_OUTPUTS,
+        kind="batch",
+        reference=_reference(fmt, stored_only),
+        plan=plan,
+        plan_many=plan_many,
+        replan=replan,
+        summary=summary,
+        max_length=MAX_INPUT,
+        error_from="error_offset",
+        code_from="error_code",
+        describe_error=_describe(fmt, stored_only),
+    )
+
+
+KERNELS = (
+    _spec("compression.deflate_decompress", DEFLATE, "raw DEFLATE (RFC 1951) decompression (zlib.decompress(data, -15))"),
+    _spec("compression.zlib_decompress", ZLIB, "zlib (RFC 1950) decompression (zlib.decompress)"),
+    _spec("compression.gzip_decompress", GZIP, "gzip (RFC 1952) decompression, members concatenated (gzip.decompress)"),
+    _spec("decode.inflate_stored", DEFLATE, "raw DEFLATE of stored blocks only (level 0; zlib.decompress(data, -15))", True),
+)
