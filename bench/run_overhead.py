@@ -161,68 +161,63 @@ def native_calls(call: Callable[[], object]) -> int:
 def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) -> list[list[str]]:
     """(part, µs) rows: the best of 30 interleaved batches for each part of a cached call."""
     import vyre
+    from vyre.fingerprint import fingerprint, remembered
     from vyre.runtime import api, host, wgpu_backend
-    from vyre.fingerprint import fingerprint
-    from vyre.runtime.wgpu_device import gpu_device
     from vyre.validate import validate
 
     dispatch = (-(-n // WORKGROUP), 1, 1)
     inputs, outputs = {"a": a, "b": b}, {"out": n}
+    vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)  # makes the hot-path entry
     key = fingerprint(program)
+    known = remembered(program.module)
+    hot = api._HOT.get(id(program.module))  # noqa: SLF001
+    assert key is not None and known is not None and hot is not None
     compiled, table = api.prepared_table(program, key)
-    assert table.fast is not None
-    prepared = api._prepare(table, inputs, dispatch, outputs)  # noqa: SLF001
-    gpu = gpu_device()
-    plan = wgpu_backend._plan(compiled, gpu)  # noqa: SLF001
-    checked = wgpu_backend._check_words(plan, prepared.words)  # noqa: SLF001
-    limit = gpu.limits["max-compute-workgroups-per-dimension"]
-    shape = wgpu_backend._shape(gpu, plan, checked.lengths, dispatch, limit, checked.counts)  # noqa: SLF001
+    bound = next(iter(hot.runs.values()))
     arrays = (a, b, None)
-    with gpu.lock:
-        final = wgpu_backend._run_bundle(gpu, plan, shape, arrays)  # noqa: SLF001
+    final = bound.run(arrays)
 
-    def gpu_work() -> object:
-        with gpu.lock:
-            return wgpu_backend._run_bundle(gpu, plan, shape, arrays)  # noqa: SLF001
+    def stub_words(*_: object) -> list[np.ndarray]:
+        return [final[0].copy()]  # what the readback does: one fresh array
 
-    def stub_run(*_: object) -> dict[str, np.ndarray]:
-        return {"out": final["out"].copy()}
+    def stubbed(call: Callable[[], object]) -> Callable[[], object]:
+        def run() -> object:
+            real = wgpu_backend._bundle_words  # noqa: SLF001
+            wgpu_backend._bundle_words = stub_words  # noqa: SLF001
+            try:
+                return call()
+            finally:
+                wgpu_backend._bundle_words = real  # noqa: SLF001
 
-    def without_gpu_work() -> object:
-        real = wgpu_backend._run_bundle  # noqa: SLF001
-        wgpu_backend._run_bundle = stub_run  # noqa: SLF001
-        try:
-            return vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)
-        finally:
-            wgpu_backend._run_bundle = real  # noqa: SLF001
-
-    def fast_checks() -> object:
-        real = wgpu_backend.run_host_words
-        wgpu_backend.run_host_words = stub_run  # pyright: ignore[reportAttributeAccessIssue]
-        try:
-            return api._run_fast(compiled, table.fast, inputs, dispatch, outputs)  # noqa: SLF001
-        finally:
-            wgpu_backend.run_host_words = real
+        return run
 
     parts: dict[str, Callable[[], object]] = {
         "whole `vyre.run`": lambda: vyre.run(program, inputs, dispatch=dispatch, outputs=outputs),
         "raw wgpu-py, whole call": lambda: raw.run(a, b),
-        "`vyre.run` with its GPU work stubbed out (all of vyre's Python)": without_gpu_work,
-        "`fingerprint(program)` (program unchanged)": lambda: fingerprint(program),
-        "prepared program, cached (`api.prepared_table`)": lambda: api.prepared_table(program, key),
-        "fast-path argument checks and outputs (`api._run_fast`, backend stubbed)": fast_checks,
-        "backend: plan and run-shape lookups": lambda: wgpu_backend._shape(  # noqa: SLF001
-            gpu, wgpu_backend._plan(compiled, gpu), checked.counts, dispatch, limit, checked.counts  # noqa: SLF001
+        "`vyre.run` with its GPU work stubbed out (all of vyre's Python)": stubbed(
+            lambda: vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)
         ),
-        "backend: GPU work through the bundle (upload/clear, encode, submit, wait, read back)": gpu_work,
+        "unchanged-program check (`Known.still_valid`, the hot path's)": known.still_valid,
+        "argument checks, run-shape lookup, outputs (`_Hot.run`, GPU work stubbed)": stubbed(
+            lambda: hot.run(inputs, dispatch, outputs)
+        ),
+        "run-shape lookup alone (`HostRun.current` + dict)": lambda: hot.runs.get(
+            (n, n, *dispatch)
+        ) is not None and bound.current(),
+        "backend: GPU work through the bundle (upload/clear, encode, submit, wait, read back)": lambda: bound.run(
+            arrays
+        ),
+        "for reference: `fingerprint(program)` (general path, program unchanged)": lambda: fingerprint(program),
+        "for reference: prepared program, cached (`api.prepared_table`)": lambda: api.prepared_table(program, key),
         "for reference: general argument checks (`api._prepare`)": lambda: api._prepare(  # noqa: SLF001
             table, inputs, dispatch, outputs
         ),
         "for reference: outputs to user arrays (`host.from_words`)": lambda: host.from_words(
-            "out", table.decls["out"].dtype, final["out"], n
+            "out", table.decls["out"].dtype, final[0], n
         ),
         "for reference: `validate(program)` (uncached)": lambda: validate(program),
     }
+    del compiled
     best = {name: float("inf") for name in parts}
     for _ in range(30):
         for name, part in parts.items():

@@ -14,14 +14,24 @@ registry, so the fingerprint ends with the spec of every op the program calls,
 directly or through the callees' compositions (specs are immutable and compared
 by identity): registering or replacing an op changes the fingerprint.
 
-Repeated calls on the same program object are cheaper still: each call takes a
-snapshot of the module by identity (every op's class, operand/result/region/
-successor tuples, a copy of its property and attribute dicts, result and block
-argument types and name hints), and when the snapshot equals the one taken when the
-fingerprint was last computed for that module, that fingerprint is returned.
-xDSL keeps operand, result, region and block-argument lists in tuples that any
-change replaces, and attributes are immutable, so every in-place change of the
-IR changes the snapshot: a program changed in place gets a new fingerprint.
+Repeated calls on the same program object are cheaper still: the first call
+takes a snapshot of the module by identity (every op, region, block and SSA
+value in it, its type, and a copy of its fields: xDSL keeps them in the
+instance `__dict__`, including the private `_operands`, `_next_op`,
+`_first_op`, `_args`, `_type`, `_name` behind the public properties), with the
+property and attribute dicts copied. A later call compares the module with the
+snapshot in a fixed number of C-level loops (`map` over the objects, list and
+dict equality that short-circuits on identity), no Python code per op, and
+returns the stored fingerprint when nothing differs. xDSL replaces operand,
+result, region and block-argument tuples on every change, links ops and blocks
+through fields, and attributes are immutable, so every in-place change of the
+IR changes some field or dict: a program changed in place gets a new
+fingerprint. A field set for the first time (a class default until then) adds
+a key, which differs too.
+
+There is no O(1) mutation stamp to read instead: xDSL writes these fields
+directly from dozens of places and users mutate the property dicts in place,
+so only a hook in xDSL itself could maintain one.
 
 Where the walk cannot vouch for exactness (a use of a value defined outside the
 module, a successor block, nesting deeper than the interpreter's recursion
@@ -39,12 +49,12 @@ from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Operation
 
 from vyre.dialects.vyre import CallOp
 from vyre.ops.registry import resolve
 
-__all__ = ["Fingerprint", "LruCache", "fingerprint"]
+__all__ = ["Fingerprint", "Known", "LruCache", "fingerprint", "remembered"]
 
 _END = object()
 """Marks the end of a block's ops (and of a region's blocks in snapshots)."""
@@ -155,106 +165,65 @@ class _Walk:
                     pending.append(callee)
 
 
-_op_fields = operator.attrgetter("__class__", "_operands", "results", "_successors", "regions")
-_value_fields = operator.attrgetter("_type", "_name")
-"""A value's type and name hint (the private fields behind `type`, `name_hint`)."""
+_STATE = operator.attrgetter("__dict__")
+"""An IR object's fields (xDSL's ops, blocks, regions and values are plain
+dataclasses: every field lives in the instance `__dict__`, or is a class
+default until it is first set)."""
+_CONTAINERS = (dict, list, set)
 
 
-def _snapshot(module: ModuleOp) -> list[object]:
-    """What the module is made of, by identity (see the module docstring).
-
-    This runs on every `vyre.run` call, so it reads xDSL's private fields behind
-    the trivial public properties (`_first_block`, `_next_block`, `_args`,
-    `_first_op`, `_next_op`, `_type`, `_name`): a property call costs more
-    than the rest of the work per op. test_run_caching checks that the fields
-    still mirror the properties."""
-    items: list[object] = []
-    append = items.append
-
-    def bodies(regions: tuple[Region, ...]) -> None:
-        for region in regions:
-            block = region._first_block  # pyright: ignore[reportPrivateUsage]
-            while block is not None:
-                args = block._args  # pyright: ignore[reportPrivateUsage]
-                append(args)
-                for arg in args:
-                    append(_value_fields(arg))
-                op = block._first_op  # pyright: ignore[reportPrivateUsage]
-                while op is not None:
-                    fields = _op_fields(op)
-                    append(fields)
-                    append(op.properties.copy())
-                    attributes = op.attributes
-                    append(attributes.copy() if attributes else None)
-                    for result in fields[2]:
-                        append(_value_fields(result))
-                    if fields[4]:
-                        bodies(fields[4])
-                    op = op._next_op  # pyright: ignore[reportPrivateUsage]
-                append(_END)
-                block = block._next_block  # pyright: ignore[reportPrivateUsage]
-            append(_END)
-
-    fields = _op_fields(module)
-    append(fields)
-    append(module.properties.copy())
-    append(module.attributes.copy() if module.attributes else None)
-    bodies(fields[4])
-    return items
+def _state(item: object) -> dict[str, object]:
+    """A copy of an IR object's fields, with its mutable containers (an op's
+    property and attribute dicts) copied too: compared later by content."""
+    state = dict(_STATE(item))
+    for name, value in state.items():
+        if isinstance(value, _CONTAINERS):
+            state[name] = value.copy()  # pyright: ignore[reportUnknownMemberType]
+    return state
 
 
-def _unchanged(module: ModuleOp, snapshot: list[object]) -> bool:
-    """`_snapshot(module) == snapshot`, decided while walking: nothing is copied
-    or built, and the walk stops at the first difference (this is what a
-    repeated `vyre.run` of an unchanged program pays)."""
-    items = iter(snapshot)
-    end = _END
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """What a module is made of, by identity: every op, region, block and SSA
+    value in it, each object's type and a copy of its fields."""
 
-    def bodies(regions: tuple[Region, ...]) -> bool:
-        for region in regions:
-            block = region._first_block  # pyright: ignore[reportPrivateUsage]
-            while block is not None:
-                args = block._args  # pyright: ignore[reportPrivateUsage]
-                if next(items, end) != args:
-                    return False
-                for arg in args:
-                    if next(items, end) != _value_fields(arg):
-                        return False
-                op = block._first_op  # pyright: ignore[reportPrivateUsage]
-                while op is not None:
-                    fields = _op_fields(op)
-                    if next(items, end) != fields or next(items, end) != op.properties:
-                        return False
-                    attributes = op.attributes
-                    if next(items, end) != (attributes if attributes else None):
-                        return False
-                    for result in fields[2]:
-                        if next(items, end) != _value_fields(result):
-                            return False
-                    if fields[4] and not bodies(fields[4]):
-                        return False
-                    op = op._next_op  # pyright: ignore[reportPrivateUsage]
-                if next(items, end) is not end:
-                    return False
-                block = block._next_block  # pyright: ignore[reportPrivateUsage]
-            if next(items, end) is not end:
-                return False
-        return True
+    items: tuple[object, ...]
+    types: list[type]
+    states: list[dict[str, object]]
 
-    fields = _op_fields(module)
-    if next(items, end) != fields or next(items, end) != module.properties:
-        return False
-    if next(items, end) != (module.attributes if module.attributes else None):
-        return False
-    return bodies(fields[4]) and next(items, None) is None
+    @classmethod
+    def of(cls, module: ModuleOp) -> _Snapshot:
+        """Collect without recursion: ops are pushed on a stack, so any nesting
+        depth is fine."""
+        items: list[object] = []
+        append, extend = items.append, items.extend
+        stack: list[Operation] = [module]
+        while stack:
+            op = stack.pop()
+            append(op)
+            extend(op.results)
+            for region in op.regions:
+                append(region)
+                for block in region.blocks:
+                    append(block)
+                    extend(block.args)
+                    stack.extend(block.ops)
+        return cls(tuple(items), list(map(type, items)), list(map(_state, items)))
+
+    def unchanged(self) -> bool:
+        """Every object of the module still has the type and fields it had
+        (the property and attribute dicts the same content), decided by C
+        loops over the objects: no Python code runs per op."""
+        items = self.items
+        return list(map(_STATE, items)) == self.states and list(map(type, items)) == self.types
 
 
-@dataclass(frozen=True)
-class _Known:
+@dataclass(frozen=True, slots=True)
+class Known:
     """The fingerprint of a module at the time of `snapshot`."""
 
     module: ModuleOp
-    snapshot: list[object]
+    snapshot: _Snapshot
     fingerprint: Fingerprint
     specs: tuple[tuple[str, object], ...]
     """(op id, spec) of every op called: the registry must still give these."""
@@ -262,7 +231,7 @@ class _Known:
     def still_valid(self) -> bool:
         """The module is what it was when the fingerprint was taken, and the
         registry still gives the same spec for every op it calls."""
-        if not _unchanged(self.module, self.snapshot):
+        if not self.snapshot.unchanged():
             return False
         if not self.specs:
             return True
@@ -291,8 +260,11 @@ def fingerprint(program: HasModule | ModuleOp) -> Fingerprint | None:
     try:
         if known is not None and known.module is module and known.still_valid():
             return known.fingerprint
-        snapshot = _snapshot(module)
     except RecursionError:
+        return None
+    try:
+        snapshot = _Snapshot.of(module)
+    except AttributeError:  # an IR object without a __dict__ (another xDSL)
         return None
     walk = _Walk()
     try:
@@ -303,7 +275,7 @@ def fingerprint(program: HasModule | ModuleOp) -> Fingerprint | None:
     if walk.definitions != len(walk.numbers):
         return None  # an operand defined outside the module
     result = Fingerprint(tuple(walk.key))
-    _KNOWN.put(id(module), _Known(module, snapshot, result, tuple(walk.specs)))
+    _KNOWN.put(id(module), Known(module, snapshot, result, tuple(walk.specs)))
     return result
 
 
@@ -350,6 +322,15 @@ class LruCache(Generic[K, V]):
         return key in self._entries
 
 
-_KNOWN: LruCache[int, _Known] = LruCache(KNOWN_CAPACITY)
+_KNOWN: LruCache[int, Known] = LruCache(KNOWN_CAPACITY)
 """The last fingerprint of recently fingerprinted modules, by id(module); each
 entry keeps its module alive, so the id cannot be reused while it is cached."""
+
+
+def remembered(module: ModuleOp) -> Known | None:
+    """The fingerprint entry `fingerprint` keeps for `module` (None: not
+    fingerprinted, evicted, or not exact). `Known.still_valid()` then answers
+    whether it still holds: a caller that keeps the entry (vyre.run's hot path)
+    checks it on every call instead of looking the module up."""
+    known = _KNOWN.get(id(module))
+    return known if known is not None and known.module is module else None

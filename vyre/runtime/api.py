@@ -9,6 +9,14 @@ Each call computes the program's structural fingerprint once (`vyre.fingerprint`
 and hands it to the pipeline, whose cache holds the prepared program; the
 buffer table the argument checks use is cached beside it. A program changed in
 place has a new fingerprint, so it is validated and prepared again.
+
+The hot path (`_Hot`, per program module, wgpu with host arrays): a repeated
+call checks that the module is unchanged since its fingerprint was taken
+(`vyre.fingerprint.Known.still_valid`: a comparison with a snapshot in C
+loops), checks the arguments of the common shape in one loop, and runs the
+bound run shape (`wgpu_backend.HostRun`) kept for its element counts and
+dispatch. Every other call, and every argument of another shape, goes through
+the general checks; errors are theirs.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from typing import Any, SupportsIndex, cast
 
 import numpy as np
 
-from vyre.fingerprint import Fingerprint, LruCache, fingerprint
+from vyre.fingerprint import Fingerprint, Known, LruCache, fingerprint, remembered
 from vyre.ir import BufferAccess, BufferDecl, DataType, Program
 from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
@@ -286,57 +294,101 @@ def _prepare(
     return Arguments(words, counts, checked_dispatch, lengths)
 
 
-def _run_fast(
-    prepared: Prepared,
-    rows: tuple[_FastRow, ...],
-    inputs: object,
-    dispatch: object,
-    outputs: object,
-) -> dict[str, Any] | None:
-    """`run` on wgpu when the arguments take the common shape: plain dicts,
-    contiguous 1-D arrays of the buffers' word dtypes, int sizes, a tuple of
-    three positive ints; every buffer named exactly once. The checks are the
-    general path's for such arguments (a buffer of the program for each name,
-    sizes >= 0, dispatch >= 1); anything else returns None and takes the general
-    path, which reports what is wrong."""
-    if dispatch.__class__ is not tuple or type(inputs) is not dict or type(outputs) is not dict:
-        return None
-    grid = cast("tuple[object, ...]", dispatch)
-    if len(grid) != 3:
-        return None
-    x, y, z = grid
-    if type(x) is not int or type(y) is not int or type(z) is not int or min(x, y, z) < 1:
-        return None
-    given = cast("dict[str, object]", inputs)
-    sizes = cast("dict[str, object]", outputs)
-    if len(given) + len(sizes) != len(rows):
-        return None
-    arrays: list[np.ndarray | None] = []
-    counts: list[int] = []
-    for row in rows:
-        if row.read_write and row.name in sizes:
-            size = sizes[row.name]
-            if type(size) is not int or size < 0:
-                return None
-            arrays.append(None)
-            counts.append(size)
-            continue
-        value = given.get(row.name)
-        if (
-            type(value) is not np.ndarray
-            or value.dtype is not row.words
-            or value.ndim != 1
-            or not value.flags.c_contiguous
-        ):
+_NO_SIZES: dict[str, Any] = {}
+
+
+class _Hot:
+    """What `vyre.run` keeps per program module for its hot path on wgpu: the
+    fingerprint entry that says whether the module is unchanged, the prepared
+    program, the buffer rows the common arguments are checked against, and the
+    bound run (`wgpu_backend.HostRun`) of every (element counts, dispatch) seen.
+
+    A call whose arguments take the common shape (plain dicts, contiguous 1-D
+    arrays of the buffers' word dtypes, int sizes, a tuple of three positive
+    ints, every buffer named exactly once) checks them in one loop and runs;
+    the checks are the general path's for such arguments (a buffer of the
+    program for each name, sizes >= 0, dispatch >= 1). Anything else returns
+    None and takes the general path, which reports what is wrong."""
+
+    __slots__ = ("known", "module", "outputs", "prepared", "rows", "runs")
+
+    RUNS_CAPACITY = 16
+    """Bound runs kept per program (a program run at many sizes keeps the latest)."""
+
+    def __init__(self, module: object, known: Known, prepared: Prepared, rows: tuple[_FastRow, ...]):
+        self.module = module
+        self.known = known
+        self.prepared = prepared
+        self.rows = tuple((row.name, row.read_write, row.words) for row in rows)
+        self.outputs = tuple(
+            (row.name, None if row.words is host.word_dtype(DataType.U32) else row.words)
+            for row in rows
+            if row.read_write
+        )
+        """(name, numpy dtype to view the words as; None: uint32 as they are) of
+        every read_write buffer, in binding order (the order of the run's words)."""
+        self.runs: dict[tuple[int, ...], Any] = {}
+
+    def run(self, inputs: object, dispatch: object, outputs: object) -> dict[str, Any] | None:
+        if dispatch.__class__ is not tuple or inputs.__class__ is not dict:
             return None
-        arrays.append(value)
-        counts.append(value.shape[0])
-    final = _wgpu_backend().run_host_words(prepared, tuple(arrays), tuple(counts), (x, y, z))
-    return {
-        row.name: host.from_words(row.name, row.dtype, final[row.name], count)
-        for row, count in zip(rows, counts)
-        if row.read_write
-    }
+        if outputs is None:
+            sizes = _NO_SIZES
+        elif outputs.__class__ is dict:
+            sizes = cast("dict[str, Any]", outputs)
+        else:
+            return None
+        grid = cast("tuple[Any, ...]", dispatch)
+        if len(grid) != 3:
+            return None
+        x, y, z = grid
+        if x.__class__ is not int or y.__class__ is not int or z.__class__ is not int:
+            return None
+        if x < 1 or y < 1 or z < 1:
+            return None
+        given = cast("dict[str, Any]", inputs)
+        rows = self.rows
+        if len(given) + len(sizes) != len(rows):
+            return None
+        arrays: list[np.ndarray | None] = []
+        key: list[int] = []
+        for name, read_write, words in rows:
+            if read_write and name in sizes:
+                size = sizes[name]
+                if size.__class__ is not int or size < 0:
+                    return None
+                arrays.append(None)
+                key.append(size)
+                continue
+            value: Any = given.get(name)
+            if (
+                value.__class__ is not np.ndarray
+                or value.dtype is not words
+                or value.ndim != 1
+                or not value.flags.c_contiguous
+            ):
+                return None
+            arrays.append(value)
+            key.append(value.shape[0])
+        key += grid
+        shape = tuple(key)
+        bound = self.runs.get(shape)
+        if bound is None or not bound.current():
+            counts = shape[:-3]
+            bound = _wgpu_backend().host_run(self.prepared, counts, (x, y, z))
+            if len(self.runs) >= self.RUNS_CAPACITY:
+                self.runs.clear()
+            self.runs[shape] = bound
+        result: dict[str, Any] = {}
+        for (name, view), words in zip(self.outputs, bound.run(arrays)):
+            result[name] = words if view is None else words.view(view)
+        return result
+
+
+HOT_CAPACITY = 64
+_HOT: LruCache[int, _Hot] = LruCache(HOT_CAPACITY)
+"""The hot-path entries of recently run program modules, by id(module); each
+entry keeps its module alive, so the id cannot be reused while it is cached."""
 
 
 def run(
@@ -361,6 +413,26 @@ def run(
     upload; never modified). With `on_device=True` (wgpu only) the read_write
     buffers stay on the device and come back as DeviceBuffers: nothing is read
     back until `.numpy()`."""
+    if program.__class__ is Program and backend.__class__ is str and backend == "wgpu" and on_device is False:
+        module = program.module
+        hot = _HOT.get(id(module))
+        if hot is not None and hot.module is module and hot.known.still_valid():
+            result = hot.run(inputs, dispatch, outputs)
+            if result is not None:
+                return result
+    return _run(program, inputs, dispatch, outputs, backend, on_device)
+
+
+def _run(
+    program: Program,
+    inputs: Mapping[str, Any],
+    dispatch: object,
+    outputs: Mapping[str, int] | None,
+    backend: str,
+    on_device: bool,
+) -> dict[str, Any]:
+    """`run` through the general checks (and the hot path's entry made when the
+    program can take it)."""
     if not isinstance(program, Program):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"vyre.run expects a vyre.ir.Program, got {type(program).__name__}")
     known = isinstance(backend, str)  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -376,9 +448,20 @@ def run(
             f"on_device=True keeps results on the wgpu device; backend {backend!r} has none"
             " (use backend='wgpu', or read results as arrays)"
         )
-    prepared, table = prepared_table(program, fingerprint(program))
+    module = program.module
+    key = fingerprint(program)
+    prepared, table = prepared_table(program, key)
     if table.fast is not None and backend == "wgpu" and not on_device:
-        result = _run_fast(prepared, table.fast, inputs, dispatch, outputs)
+        entry = remembered(module) if key is not None else None
+        hot: _Hot | None = None
+        if entry is not None and entry.fingerprint == key:
+            hot = _HOT.get(id(module))
+            if hot is None or hot.module is not module or hot.known is not entry:
+                hot = _Hot(module, entry, prepared, table.fast)
+                _HOT.put(id(module), hot)
+        if hot is None:  # not cacheable: the same checks, without keeping anything
+            hot = _Hot(module, cast(Known, None), prepared, table.fast)
+        result = hot.run(inputs, dispatch, outputs)
         if result is not None:
             return result
     arguments = _prepare(table, inputs, dispatch, outputs)

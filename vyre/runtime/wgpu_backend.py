@@ -51,7 +51,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, NoReturn, cast
 
 import numpy as np
 
@@ -71,7 +71,9 @@ from vyre.runtime.wgpu_device import (
     storage_usage,
 )
 
-__all__ = ["BoundDispatch", "bind", "execute", "lowering_for", "run_host_words", "run_steps"]
+__all__ = [
+    "BoundDispatch", "HostRun", "bind", "execute", "host_run", "lowering_for", "run_host_words", "run_steps",
+]
 
 _U32 = np.dtype(np.uint32)
 
@@ -202,31 +204,79 @@ def execute(
             ) from None
 
 
+class HostRun:
+    """A program bound to one run shape for host words: what `vyre.run`'s hot
+    path keeps per (element counts, dispatch) of a program, so a call does no
+    cache lookups beyond the device's bundle. `current()` says whether the
+    device and its split limit are still the ones the shape was made for."""
+
+    __slots__ = ("gpu", "limit", "plan", "shape")
+
+    def __init__(self, gpu: GpuDevice, plan: _Plan, shape: _Shape, limit: int):
+        self.gpu = gpu
+        self.plan = plan
+        self.shape = shape
+        self.limit = limit
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Names of the read_write buffers, in the order `run` returns them."""
+        return tuple(name for name, _, _ in self.shape.readback)
+
+    def current(self) -> bool:
+        gpu = self.gpu
+        return gpu is gpu_device() and gpu.limits[_PER_AXIS] == self.limit
+
+    def run(self, arrays: Sequence[np.ndarray | None]) -> list[np.ndarray]:
+        """Run with `arrays` (binding order: contiguous 1-D arrays of 4-byte
+        elements, None for a fresh zeroed output), the final words of every
+        read_write buffer in `outputs` order."""
+        gpu = self.gpu
+        with gpu.lock:
+            try:
+                return _bundle_words(gpu, self.plan, self.shape, arrays)
+            except Exception as error:
+                _reraise(error, self.plan.label)
+
+
+_PER_AXIS = "max-compute-workgroups-per-dimension"
+
+
+def _reraise(error: Exception, label: str) -> NoReturn:
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    if not isinstance(error, wgpu.GPUError):
+        raise error
+    raise RuntimeError(f"vyre wgpu backend: running {label} failed: {error}") from None
+
+
+def host_run(prepared: Prepared, counts: tuple[int, ...], dispatch: tuple[int, int, int]) -> HostRun:
+    """The `HostRun` of a prepared program whose buffers all hold one-word
+    elements in storage buffers, for element `counts` (binding order) and a
+    checked `dispatch` (three positive ints); raises `DeviceLimitError` where
+    the device cannot run it."""
+    gpu = gpu_device()
+    plan = _plan(prepared, gpu)
+    with gpu.lock:
+        limit = gpu.limits[_PER_AXIS]
+        shape = _shape(gpu, plan, counts, dispatch, limit, counts)
+    return HostRun(gpu, plan, shape, limit)
+
+
 def run_host_words(
     prepared: Prepared,
     arrays: tuple[np.ndarray | None, ...],
     counts: tuple[int, ...],
     dispatch: tuple[int, int, int],
 ) -> dict[str, Any]:
-    """`execute` for arguments the caller has checked already (`vyre.run`'s fast
-    path): every buffer of the program holds one-word elements and is a storage
-    buffer; `arrays` are their words in binding order as contiguous 1-D arrays
-    of 4-byte elements (None: a fresh output, zeroed on the device), `counts`
-    their element counts, `dispatch` three positive ints. Returns the final
-    words of every read_write buffer."""
-    gpu = gpu_device()
-    plan = _plan(prepared, gpu)
-    with gpu.lock:
-        limit = gpu.limits["max-compute-workgroups-per-dimension"]
-        shape = _shape(gpu, plan, counts, dispatch, limit, counts)
-        try:
-            return _run_bundle(gpu, plan, shape, arrays)
-        except Exception as error:
-            import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
-            if not isinstance(error, wgpu.GPUError):
-                raise
-            raise RuntimeError(f"vyre wgpu backend: running {plan.label} failed: {error}") from None
+    """`execute` for arguments the caller has checked already: every buffer of
+    the program holds one-word elements and is a storage buffer; `arrays` are
+    their words in binding order as contiguous 1-D arrays of 4-byte elements
+    (None: a fresh output, zeroed on the device), `counts` their element
+    counts, `dispatch` three positive ints. Returns the final words of every
+    read_write buffer."""
+    bound = host_run(prepared, counts, dispatch)
+    return dict(zip(bound.outputs, bound.run(arrays)))
 
 
 def lowering_for(
@@ -749,9 +799,14 @@ class _Bundle:
     """Everything a run of one shape binds, made once and kept (the device's
     bundle cache): a GPU buffer per binding, the meta uniform, the bind group of
     every slice, a staging buffer per read_write buffer. A run of a cached
-    shape then only uploads (or clears), encodes, submits and reads back."""
+    shape then only uploads (or clears), encodes, submits and reads back; what
+    it does per binding is precomputed here (`writes`, `dispatches`, `copies`,
+    `reads`), so a run is a few loops over tuples."""
 
-    __slots__ = ("allocations", "buffers", "groups", "meta", "nbytes", "staging", "status", "usages")
+    __slots__ = (
+        "allocations", "buffers", "copies", "dispatches", "groups", "meta", "nbytes", "pipeline",
+        "reads", "staging", "status", "usages", "writes",
+    )
 
     def __init__(self, gpu: GpuDevice, shape: _Shape):
         usages = _usages()
@@ -772,6 +827,25 @@ class _Bundle:
         self.nbytes = sum(size for _, size in shape.allocations) + len(shape.meta) + sum(
             nbytes for _, _, nbytes in shape.readback
         )
+        self.pipeline = shape.pipeline.pipeline
+        self.writes = tuple(
+            (k, buffer, nbytes, fresh)
+            for k, (buffer, nbytes, fresh) in enumerate(
+                zip(self.buffers, shape.nbytes, shape.keep_fresh or (False,) * len(self.buffers))
+            )
+            if nbytes
+        )
+        """(binding index, buffer, bytes, fresh outputs need no clear) of every
+        binding with words."""
+        self.dispatches = tuple(zip(self.groups, (count for _, count in shape.slices)))
+        mapped = iter(self.staging)
+        self.copies = tuple(
+            (self.buffers[k], next(mapped), nbytes) for _, k, nbytes in shape.readback if nbytes
+        )
+        self.reads = tuple(
+            (staging, nbytes) for staging, (_, _, nbytes) in zip(_staging_or_none(self.staging, shape), shape.readback)
+        )
+        """(staging buffer or None for an empty buffer, bytes) per read_write buffer."""
 
     def release(self, gpu: GpuDevice) -> None:
         """Give every buffer back to the pool (the bundle was evicted)."""
@@ -785,12 +859,19 @@ class _Bundle:
             gpu.release(usages.staging, self.status)
 
 
-def _run_bundle(
+def _staging_or_none(staging: tuple[Any, ...], shape: _Shape) -> list[Any]:
+    mapped = iter(staging)
+    return [next(mapped) if nbytes else None for _, _, nbytes in shape.readback]
+
+
+def _bundle_words(
     gpu: GpuDevice, plan: _Plan, shape: _Shape, arrays: Sequence[np.ndarray | None]
-) -> dict[str, Any]:
+) -> list[np.ndarray]:
     """A run whose words are all on the host (`arrays` in binding order; None:
     zeroed on the device) and whose results are read back: through the shape's
-    bundle (made on the first run of the shape). Call with `gpu.lock` held."""
+    bundle (made on the first run of the shape). Returns the final words of
+    every read_write buffer in `shape.readback` order (fresh, writeable arrays).
+    Call with `gpu.lock` held."""
     bundle = cast("_Bundle | None", gpu.bundle(shape))
     if bundle is None:
         bundle = _Bundle(gpu, shape)
@@ -798,31 +879,57 @@ def _run_bundle(
     device = gpu.device
     queue = device.queue
     encoder = device.create_command_encoder()  # no labels per run: each costs a C string
-    buffers = bundle.buffers
-    for buffer, data, nbytes, fresh in zip(buffers, arrays, shape.nbytes, shape.keep_fresh):
-        if not nbytes:
-            continue
+    for k, buffer, nbytes, fresh in bundle.writes:
+        data = arrays[k]
         if data is not None:
             queue.write_buffer(buffer, 0, data)
         elif not fresh:  # a fresh output starts zeroed, unless every word is written first
             encoder.clear_buffer(buffer, 0, nbytes)
-    if shape.slices:
-        _encode_pass(encoder, shape, bundle.groups)
-    staging = bundle.staging
-    mapped = iter(staging)
-    for _, k, nbytes in shape.readback:
-        if nbytes:
-            encoder.copy_buffer_to_buffer(buffers[k], 0, next(mapped), 0, nbytes)
-    status = _copy_status(gpu, encoder, shape, bundle.status)
-    if shape.slices and shape.checks_loops:
-        gpu.pending_status[plan.label] = None
+    dispatches = bundle.dispatches
+    if dispatches:
+        compute = encoder.begin_compute_pass()
+        compute.set_pipeline(bundle.pipeline)
+        for group, count in dispatches:
+            compute.set_bind_group(0, group)
+            compute.dispatch_workgroups(*count)
+        compute.end()
+    for source, staging, nbytes in bundle.copies:
+        encoder.copy_buffer_to_buffer(source, 0, staging, 0, nbytes)
+    status = None
+    if gpu.loop_limit is not None:
+        status = _copy_status(gpu, encoder, shape, bundle.status)
+        if dispatches and shape.checks_loops:
+            gpu.pending_status[plan.label] = None
     queue.submit([encoder.finish()])
-    if not staging and status is None and shape.slices:
+    if not bundle.copies and status is None and dispatches:
         # nothing to read: still wait until the work is done (the bundle's
         # buffers are written by the next run); on_submitted_work_done_sync
         # raises in wgpu-py 0.32
         queue.read_buffer(bundle.meta, 0, 16)
-    return _read_back(gpu, shape, staging, status)
+    words: list[np.ndarray] = []
+    map_read = bundle.usages.map_read
+    for staging, nbytes in bundle.reads:
+        if staging is None:
+            words.append(np.zeros(0, dtype=np.uint32))
+            continue
+        staging.map_sync(map_read)
+        try:  # one copy: from the mapped memory into the result
+            words.append(np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32).copy())
+        finally:
+            staging.unmap()
+    if status is not None:
+        gpu.check_status(status)
+    return words
+
+
+def _run_bundle(
+    gpu: GpuDevice, plan: _Plan, shape: _Shape, arrays: Sequence[np.ndarray | None]
+) -> dict[str, Any]:
+    """`_bundle_words` by buffer name. Call with `gpu.lock` held."""
+    return {
+        name: words
+        for (name, _, _), words in zip(shape.readback, _bundle_words(gpu, plan, shape, arrays))
+    }
 
 
 def _copy_status(gpu: GpuDevice, encoder: Any, shape: _Shape, staging: Any) -> Any:

@@ -145,19 +145,42 @@ def test_every_in_place_change_changes_the_fingerprint(what: str, mutate: Any) -
 
 
 def test_snapshot_reads_the_fields_xdsl_keeps() -> None:
-    """The snapshot reads xDSL's private fields behind public properties."""
+    """The snapshot compares each IR object's `__dict__`: xDSL must keep the
+    fields behind the public properties there (a field still at its class
+    default appears when first set, which the comparison sees too)."""
     program = binop_program()
     region = program.kernel.regions[0]
     block = region.first_block
-    assert block is not None and region._first_block is block  # pyright: ignore[reportPrivateUsage]
-    assert block._args is block.args and block._next_block is block.next_block  # pyright: ignore[reportPrivateUsage]
+    assert block is not None and vars(region)["_first_block"] is block
+    assert vars(block)["_args"] is block.args and vars(block)["_first_op"] is block.first_op
     op = block.first_op
-    assert op is not None and block._first_op is op and op._next_op is op.next_op  # pyright: ignore[reportPrivateUsage]
-    result = op.results[0]
-    result.name_hint = "hint"
-    assert result._type is result.type and result._name == "hint"  # pyright: ignore[reportPrivateUsage]
+    assert op is not None and vars(op)["_next_op"] is op.next_op and vars(op)["results"] is op.results
     binop = only(program, d.BinOp)
-    assert binop._operands == tuple(binop.operands) and binop._successors == ()  # pyright: ignore[reportPrivateUsage]
+    fields = vars(binop)
+    assert fields["_operands"] == tuple(binop.operands) and fields["regions"] == binop.regions
+    assert fields["properties"] is binop.properties and fields["attributes"] is binop.attributes
+    result = binop.results[0]
+    assert vars(result)["_type"] is result.type
+    before = dict(vars(result))
+    result.name_hint = "hint"
+    assert vars(result) != before and vars(result)["_name"] == "hint"
+
+
+def test_the_snapshot_check_sees_each_change_and_only_changes() -> None:
+    program = binop_program()
+    assert fp.fingerprint(program) is not None
+    known = fp.remembered(program.module)
+    assert known is not None and known.still_valid() and known.fingerprint == fp.fingerprint(program)
+    op = only(program, d.BinOp)
+    kind = op.properties["kind"]
+    op.properties["kind"] = StringAttr("bit_and")
+    assert not known.still_valid()
+    op.properties["kind"] = kind  # changed back: the snapshot holds again
+    assert known.still_valid() and fp.fingerprint(program) is known.fingerprint
+    result = only(program, d.InvocationIdOp).results[0]
+    result.name_hint = "moved"  # a field set for the first time
+    assert not known.still_valid()
+    assert fp.remembered(Program.from_module(program.module.clone()).module) is None  # never fingerprinted
 
 
 def test_a_use_of_a_foreign_value_is_not_fingerprinted() -> None:
@@ -208,6 +231,26 @@ def test_a_program_changed_in_place_runs_as_changed(backend: str) -> None:
     op.properties["kind"] = StringAttr("sub")
     op.operands = [op.operands[1], op.operands[0]]  # b - a now
     assert run(program, backend).tolist() == (B - A).tolist()
+
+
+def _outcome(program: Program) -> tuple[str, str]:
+    try:
+        return ("ok", run(program, "wgpu").tobytes().hex())
+    except Exception as error:  # the same error type and text
+        return (type(error).__name__, str(error))
+
+
+@pytest.mark.parametrize(("what", "mutate"), list(_mutations()), ids=[m[0] for m in _mutations()])
+def test_the_hot_path_sees_every_in_place_change(what: str, mutate: Any, gpu_adapter: object) -> None:
+    """vyre.run's hot path (a kept entry per module) answers for the mutated
+    program exactly as a fresh copy of it is answered."""
+    program = binop_program()
+    run(program, "wgpu")
+    run(program, "wgpu")  # the second call goes through the kept entry
+    mutate(program)
+    fresh = Program.from_module(program.module.clone())
+    assert _outcome(program) == _outcome(fresh), what
+    assert _outcome(program) == _outcome(fresh), what  # and again, once its entry is rebuilt
 
 
 def test_an_in_place_change_that_makes_it_invalid_raises(backend: str) -> None:

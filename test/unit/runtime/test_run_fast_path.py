@@ -1,5 +1,5 @@
-"""`vyre.run`'s fast path on wgpu (api.py `_run_fast`): arguments of the common
-shape skip the general checks and go straight to the run shape's bundle. The
+"""`vyre.run`'s hot path on wgpu (api.py `_Hot`): arguments of the common
+shape skip the general checks and go straight to the bound run shape. The
 results must equal the general path's and the interpreter's, and every other
 argument shape must still get the general path's checks and errors."""
 
@@ -119,3 +119,74 @@ def test_bad_dispatches_are_the_general_paths_errors(dispatch: Any, gpu_adapter:
     inputs, outputs = _arguments(4)
     with pytest.raises(ValueError, match="dispatch must be 3 positive ints"):
         vyre.run(_program(), inputs, dispatch=dispatch, outputs=outputs)
+
+
+# ---------------------------------------------------------------------------
+# The hot path: the kept entry per module (api._Hot) and its bound runs
+# ---------------------------------------------------------------------------
+
+
+def test_a_repeated_call_takes_the_kept_entry(gpu_adapter: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second call neither fingerprints nor looks the program up: it checks
+    the kept snapshot and runs the bound run shape; results stay exact."""
+    program = _program()
+    inputs, outputs = _arguments(100)
+    want = vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs, backend="interp")
+    vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs)
+    with monkeypatch.context() as patch:
+        patch.setattr(api, "fingerprint", _fail)
+        patch.setattr(api, "prepared_table", _fail)
+        patch.setattr(api, "_prepare", _fail)
+        got = vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs)
+    assert all(np.array_equal(got[k], want[k]) and got[k].dtype == want[k].dtype for k in want)
+
+
+def test_read_write_inputs_without_outputs_take_the_hot_path(gpu_adapter: Any) -> None:
+    program = _program()
+    inputs, _ = _arguments(50)
+    inputs["out"] = np.arange(60, dtype=np.uint32)
+    for _ in range(2):
+        got = vyre.run(program, inputs, dispatch=(1, 1, 1))
+        want = vyre.run(program, inputs, dispatch=(1, 1, 1), backend="interp")
+        assert all(np.array_equal(got[k], want[k]) for k in want)
+    hot = api._HOT.get(id(program.module))  # pyright: ignore[reportPrivateUsage]
+    assert hot is not None and len(hot.runs) == 1
+
+
+def test_a_changed_split_limit_rebuilds_the_bound_run(gpu_adapter: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-axis limit is part of a run shape: lowering it (a test hook of
+    the device's limits) makes the kept run stale, and the next call splits."""
+    from vyre.runtime.wgpu_device import gpu_device
+
+    program = Program(
+        [BufferDecl.read("a", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        (64, 1, 1),
+        [N.let("i", E.gid_x()), N.store("out", I, E.bitxor(E.load("a", I), E.load("a", E.u32(0))))],
+        name="split",
+    )
+    n, dispatch = 1300, (21, 1, 1)  # 3 workgroups when vectorised, 21 as written
+    a = np.random.default_rng(3).integers(0, 2**32, n, dtype=np.uint32)
+    want = a ^ a[0]
+    assert np.array_equal(vyre.run(program, {"a": a}, dispatch=dispatch, outputs={"out": n})["out"], want)
+    hot = api._HOT.get(id(program.module))  # pyright: ignore[reportPrivateUsage]
+    assert hot is not None
+    (bound,) = hot.runs.values()
+    assert bound.current() and len(bound.shape.slices) == 1
+    monkeypatch.setitem(gpu_device().limits, "max-compute-workgroups-per-dimension", 2)
+    assert not bound.current()
+    got = vyre.run(program, {"a": a}, dispatch=dispatch, outputs={"out": n})["out"]
+    (rebuilt,) = hot.runs.values()
+    slices = rebuilt.shape.slices
+    assert rebuilt is not bound and rebuilt.current() and len(slices) > 1
+    assert all(max(count) <= 2 for _, count in slices)
+    assert np.array_equal(got, want)
+
+
+def test_many_sizes_keep_a_bounded_set_of_runs(gpu_adapter: Any) -> None:
+    program = _program()
+    for n in range(1, 2 * api._Hot.RUNS_CAPACITY + 3):  # pyright: ignore[reportPrivateUsage]
+        inputs, outputs = _arguments(n)
+        got = vyre.run(program, inputs, dispatch=(1, 1, 1), outputs=outputs)
+        assert np.array_equal(got["out"][:n], inputs["a"] ^ inputs["f"].view(np.uint32))
+    hot = api._HOT.get(id(program.module))  # pyright: ignore[reportPrivateUsage]
+    assert hot is not None and 1 <= len(hot.runs) <= api._Hot.RUNS_CAPACITY  # pyright: ignore[reportPrivateUsage]
