@@ -41,7 +41,7 @@ from vyre.transforms import softfloat as sf
 
 __all__ = ["FloatStrictPass", "FloatStrictPattern", "float_strict", "soft_float_program"]
 
-_BINARY = {
+_BINARY: dict[type[Operation], str] = {
     d.FAddOp: "add",
     d.FSubOp: "sub",
     d.FMulOp: "mul",
@@ -49,7 +49,7 @@ _BINARY = {
     d.FMinOp: "min",
     d.FMaxOp: "max",
 }
-_UNARY = {
+_UNARY: dict[type[Operation], str] = {
     d.FNegOp: "neg",
     d.FAbsOp: "abs",
     d.FSqrtOp: "sqrt",
