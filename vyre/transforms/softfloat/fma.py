@@ -18,7 +18,7 @@ is enough: it is lossy only when the smaller value is shifted by 2 or more
 places; the larger value then has its leading 1 at most k places below the top
 position (k <= 23: a subnormal addend or factor), the sum or difference at most
 k + 2 places below it, so normalisation moves the jam bit up by at most k + 2
-places, still below the round bit (bit 39 of the F32 sum, bit 19 of F16's, 22
+places, still below the round bit (bit 39 of the F32 sum, bit 20 of F16's, 23
 of BF16's after normalisation), and the jammed and the exact smaller value round
 alike. A zero addend is given the smallest exponent, so it is never the larger.
 """
