@@ -47,6 +47,7 @@ from vyre.ops.kernels.common import params_buffer
 from vyre.ops.kernels.hash_stream import clear_flag_program
 from vyre.ops.kernels.inflate_program import (
     DEFLATE,
+    FORMATS,
     GZIP,
     STATE_WORDS,
     STREAM_WORDS,
@@ -133,14 +134,13 @@ def decompress_plan(
         Buffer("state", DataType.U32, STATE_WORDS * streams),
         Buffer("tables", DataType.U32, F.FIXED_WORDS + F.REGION * streams),
         Buffer("flag", DataType.U32, 1),
-        params_buffer("params", [streams, STEPS]),
+        params_buffer("params", [streams, STEPS, FORMATS[fmt], int(stored_only)]),
+        Buffer("crct", DataType.U32, 1024, words=_constant("crct")),
     ]
-    if fmt == GZIP:
-        buffers.append(Buffer("crct", DataType.U32, 1024, words=_constant("crct")))
     steps = (
         Step(prepare_program(), (-(-F.FIXED_WORDS // WORKGROUP), 1, 1)),
         Step(clear_flag_program(), (1, 1, 1)),
-        Step(decode_program(fmt, stored_only), (-(-streams // WORKGROUP), 1, 1)),
+        Step(decode_program(), (-(-streams // WORKGROUP), 1, 1)),
     )
     rounds = max_rounds(max(lengths, default=0))
     return KernelPlan(tuple(buffers), steps, repeats=(Repeat(1, 3, until="flag", max_rounds=rounds, rounds_per_check=2),)), first

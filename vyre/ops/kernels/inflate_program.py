@@ -54,12 +54,15 @@ from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.kernel import NO_ERROR
 from vyre.ops.kernels import inflate_format as F
+from vyre.ops.kernels.common import param
 from vyre.ops.kernels.hash_adler import MOD as ADLER_MOD
 from vyre.ops.kernels.hash_crc import CRC32, tables
 
 __all__ = [
     "DEFLATE",
+    "FORMATS",
     "GZIP",
+    "PARAMS",
     "MODES",
     "STATE_VARS",
     "STATE_WORDS",
@@ -72,6 +75,13 @@ __all__ = [
 ]
 
 DEFLATE, ZLIB, GZIP = "deflate", "zlib", "gzip"
+FORMATS = {DEFLATE: 0, ZLIB: 1, GZIP: 2}
+"""The format's parameter word."""
+
+PARAMS = ("streams", "steps", "format", "stored_only")
+"""The decode program's parameter words: streams, steps per dispatch, the
+format (`FORMATS`), 1 to reject blocks that are not stored."""
+STREAMS, STEPS, FORMAT, STORED_ONLY = range(len(PARAMS))
 
 WORKGROUP = 64
 """Invocations per workgroup: a small batch of streams keeps the interpreter's
@@ -157,9 +167,7 @@ def _byte(value: Expr, k: int) -> Expr:
 class _Builder:
     """The decode program of one framing format (see the module doc)."""
 
-    def __init__(self, fmt: str, stored_only: bool):
-        self.fmt = fmt
-        self.stored_only = stored_only
+    def __init__(self) -> None:
         self._names = count()
 
     # -- names and small statement helpers ------------------------------------
@@ -188,11 +196,10 @@ class _Builder:
         """Word `offset` of this stream's table region."""
         return E.add(v("tb"), offset if isinstance(offset, Expr) else u(offset))
 
-    def after_last_block(self) -> int:
-        return DONE if self.fmt == DEFLATE else TRAILER
-
     def next_block(self) -> Expr:
-        return _sel(E.ne(v("bfinal"), u(0)), u(self.after_last_block()), u(BLOCK))
+        """The mode after a block: the next block, or the trailer (none for raw DEFLATE)."""
+        last = _sel(E.eq(v("fmt"), u(FORMATS[DEFLATE])), u(DONE), u(TRAILER))
+        return _sel(E.ne(v("bfinal"), u(0)), last, u(BLOCK))
 
     # -- Huffman decoding -------------------------------------------------------
 
@@ -264,11 +271,14 @@ class _Builder:
         ]
 
     def checksum(self) -> list[Node]:
-        if self.fmt == ZLIB:
-            return self.adler()
-        if self.fmt == GZIP:
-            return self.crc()
-        return []
+        fmt = v("fmt")
+        return [
+            Node.if_(
+                E.eq(fmt, u(FORMATS[ZLIB])),
+                self.adler(),
+                [Node.if_(E.eq(fmt, u(FORMATS[GZIP])), self.crc())],
+            )
+        ]
 
     def adler(self) -> list[Node]:
         """A += bytes; B += each running A, for the c bytes of v0:v1, mod 65521."""
@@ -880,17 +890,15 @@ class _Builder:
             Node.assign("mode", u(CODES)),
         ]
         dynamic = [Node.assign("bitpos", E.add(pos, u(3))), Node.assign("mode", u(DYNHEAD))]
-        if self.stored_only:
-            fixed = dynamic = self.fail(_CORRUPT, E.shr(pos, u(3)))
         kinds.append(
             Node.if_(
                 E.eq(v("bt3"), u(0)),
                 stored,
                 [
                     Node.if_(
-                        E.eq(v("bt3"), u(1)),
-                        fixed,
-                        [Node.if_(E.eq(v("bt3"), u(2)), dynamic, self.fail(_CORRUPT, E.shr(pos, u(3))))],
+                        E.or_(E.eq(v("bt3"), u(3)), E.ne(param(STORED_ONLY), u(0))),
+                        self.fail(_CORRUPT, E.shr(pos, u(3))),
+                        [Node.if_(E.eq(v("bt3"), u(1)), fixed, dynamic)],
                     )
                 ],
             )
@@ -952,9 +960,14 @@ class _Builder:
         return [Node.if_(E.lt(v("n"), u(2)), self.fail(_TRUNCATED, u(0)), checks)]
 
     def trailer_step(self) -> list[Node]:
+        return [
+            Node.if_(E.eq(v("fmt"), u(FORMATS[ZLIB])), self.trailer(ZLIB), self.trailer(GZIP)),
+        ]
+
+    def trailer(self, fmt: str) -> list[Node]:
         at = E.shr(E.add(v("bitpos"), u(7)), u(3))
         within = E.le(v("opos"), v("cap"))
-        if self.fmt == ZLIB:
+        if fmt == ZLIB:
             word = v("pk")
             big_endian = E.bitor(
                 E.bitor(E.shl(_byte(word, 0), u(24)), E.shl(_byte(word, 1), u(16))),
@@ -1116,16 +1129,12 @@ class _Builder:
             (STORED, self.stored_step),
             (DYNHEAD, self.dynhead_step),
             (CLREAD, self.clread_step),
+            (TRAILER, self.trailer_step),
+            (GZEROS, self.gzeros_step),
+            (GHEAD, self.ghead_step),
+            (GFIELDS, self.gfields_step),
+            (ZHEAD, self.zhead_step),
         ]
-        if self.fmt == ZLIB:
-            steps += [(ZHEAD, self.zhead_step), (TRAILER, self.trailer_step)]
-        if self.fmt == GZIP:
-            steps += [
-                (GHEAD, self.ghead_step),
-                (GFIELDS, self.gfields_step),
-                (TRAILER, self.trailer_step),
-                (GZEROS, self.gzeros_step),
-            ]
         chain: list[Node] = []
         for mode, make in reversed(steps):
             chain = [Node.if_(E.eq(v("mode"), u(mode)), make(), chain)]
@@ -1159,8 +1168,9 @@ class _Builder:
 
     # -- the program ------------------------------------------------------------------
 
-    def first_mode(self) -> int:
-        return {DEFLATE: BLOCK, ZLIB: ZHEAD, GZIP: GHEAD}[self.fmt]
+    def first_mode(self) -> Expr:
+        fmt = v("fmt")
+        return _sel(E.eq(fmt, u(FORMATS[ZLIB])), u(ZHEAD), _sel(E.eq(fmt, u(FORMATS[GZIP])), u(GHEAD), u(BLOCK)))
 
     def finish(self) -> list[Node]:
         """Write the stream's outputs (its state says done)."""
@@ -1191,13 +1201,14 @@ class _Builder:
             Node.let("rwords", E.shr(E.add(v("cap"), u(3)), u(2))),
             Node.let("tb", E.add(u(F.FIXED_WORDS), E.mul(t, u(F.REGION)))),
             Node.let("sb", E.mul(t, u(STATE_WORDS))),
+            Node.let("fmt", param(FORMAT)),
             *load,
             Node.if_(E.eq(v("mode"), u(DONE)), [Node.return_()]),
-            Node.if_(E.eq(v("mode"), u(START)), [Node.assign("mode", u(self.first_mode()))]),
+            Node.if_(E.eq(v("mode"), u(START)), [Node.assign("mode", self.first_mode())]),
             Node.loop(
                 "it",
                 u(0),
-                E.load("params", u(1)),
+                param(STEPS),
                 [Node.if_(E.eq(v("mode"), u(DONE)), [*self.finish(), Node.return_()]), *self.step()],
             ),
             Node.if_(
@@ -1208,7 +1219,7 @@ class _Builder:
         ]
         entry: list[Node] = [
             Node.let("t", E.add(E.mul(E.workgroup_id(0), u(WORKGROUP)), E.local_id(0))),
-            Node.if_(E.lt(t, E.load("params", u(0))), body),
+            Node.if_(E.lt(t, param(STREAMS)), body),
         ]
         buffers = [
             BufferDecl.read("data", 0, DataType.U32),
@@ -1222,20 +1233,16 @@ class _Builder:
             BufferDecl.read_write("error_code", 8, DataType.U32),
             BufferDecl.read_write("flag", 9, DataType.U32),
             BufferDecl.uniform("params", 10, DataType.U32),
+            BufferDecl.read("crct", 11, DataType.U32),
         ]
-        if self.fmt == GZIP:
-            buffers.append(BufferDecl.read("crct", 11, DataType.U32))
-        suffix = "_stored" if self.stored_only else ""
-        return Program(buffers=buffers, workgroup_size=(WORKGROUP, 1, 1), entry=entry, name=f"inflate_{self.fmt}{suffix}")
+        return Program(buffers=buffers, workgroup_size=(WORKGROUP, 1, 1), entry=entry, name="inflate")
 
 
 @cache
-def decode_program(fmt: str, stored_only: bool = False) -> Program:
-    """The decode step of format `fmt` (DEFLATE, ZLIB, GZIP); `stored_only`
-    rejects every block that is not stored (`decode.inflate_stored`)."""
-    if fmt not in (DEFLATE, ZLIB, GZIP):
-        raise ValueError(f"unknown format {fmt!r}")
-    return _Builder(fmt, stored_only).program()
+def decode_program() -> Program:
+    """The decode step of every format (the format, and whether only stored
+    blocks are accepted, are parameter words: see `PARAMS`)."""
+    return _Builder().program()
 
 
 @cache
