@@ -1,6 +1,7 @@
 """lit configuration of vyre's FileCheck tests (run: `lit test/lit`, or `lit -v .`)."""
 
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -29,6 +30,11 @@ config.environment["PATH"] = os.pathsep.join(  # noqa: F821
 for name in ("HOME", "XDG_RUNTIME_DIR", "CI"):
     if name in os.environ:
         config.environment[name] = os.environ[name]  # noqa: F821
+
+# MLIR's own mlir-opt (Debian's mlir-16-tools), for the round trips of the generic
+# form through MLIR: tests marked `REQUIRES: mlir-opt-16` are unsupported without it.
+if shutil.which("mlir-opt-16", path=config.environment["PATH"]):  # noqa: F821
+    config.available_features.add("mlir-opt-16")  # noqa: F821
 
 config.substitutions.append(  # noqa: F821
     (

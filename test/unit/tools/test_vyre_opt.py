@@ -348,3 +348,43 @@ def test_load_ops_failures_are_one_clean_line(tmp_path: Path, source: str | None
     assert outcome.code == 1
     assert words in outcome.err and "Traceback" not in outcome.text
     assert outcome.err.startswith("vyre-opt: error:") and outcome.err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------
+# Modules that mix vyre with other dialects (issue 13)
+# ---------------------------------------------------------------------------
+
+HOST = """func.func @host(%n: i32) -> i32 {
+  %one = arith.constant 1 : i32
+  %m = arith.addi %n, %one : i32
+  func.return %m : i32
+}
+"""
+
+
+def test_a_module_without_a_kernel_has_no_wgsl(write) -> None:
+    path = write(HOST)
+    assert run_opt(path).code == 0
+    result = run_opt(path, "-t", "wgsl")
+    assert result.code == 1
+    assert result.err.startswith(f"{path}: error: -t wgsl: the module holds no vyre.kernel")
+
+
+def test_vyre_ops_outside_a_kernel_are_located_errors(write) -> None:
+    path = write(HOST.replace("  func.return %m : i32", "  %v = vyre.lit_u32 1\n  func.return %m : i32"))
+    result = run_opt(path)
+    assert result.code == 1
+    assert result.err.splitlines() == [f"{path}:4:3: error: 'vyre.lit_u32' must be inside a vyre.kernel"]
+
+
+def test_one_kernel_prints_its_wgsl_without_a_header(write) -> None:
+    result = run_opt(write(HOST + SMALL.replace("builtin.module {\n", "").rsplit("}", 1)[0]), "-t", "wgsl")
+    assert result.code == 0, result.err
+    assert "=====" not in result.out and result.out.count("@compute") == 1
+
+
+def test_conversion_errors_are_located(write) -> None:
+    path = write("func.func @f(%a: memref<?xi8>) {\n  func.return\n}\n")
+    result = run_opt(path, "-p", "convert-to-vyre")
+    assert result.code == 1 and result.out == ""
+    assert result.err.startswith(f"{path}:1:1: error: convert-to-vyre: argument %a of @f has type memref<?xi8>")
