@@ -272,7 +272,7 @@ class Guards:
         def make(helper: str) -> str:
             i, v = self._params("i", "value")
             if binding.packed_halves:
-                word = f"{name}[{i} >> 3u][({i} >> 1u) & 3u]"
+                word = f"{name}[{i} >> 2u][({i} >> 1u) & 1u]"
                 shift = f"(({i} & 1u) << 4u)"
                 write = (
                     f"{word} = ({word} & ~(0xffffu << {shift})) | "
@@ -489,7 +489,7 @@ def _vector_read(binding: BufferBinding, i: str, *, raw: bool) -> str:
     vyre value, or with `raw` the stored word (a Bool not reduced to 0/1)."""
     name = binding.wgsl_name
     if binding.packed_halves:
-        return f"({name}[{i} >> 3u][({i} >> 1u) & 3u] >> (({i} & 1u) << 4u)) & 0xffffu"
+        return f"({name}[{i} >> 2u][({i} >> 1u) & 1u] >> (({i} & 1u) << 4u)) & 0xffffu"
     element = f"{name}[{i} >> 2u][{i} & 3u]"
     if binding.element == DataTypeKind.BOOL and not raw:
         return f"u32({element} != 0u)"

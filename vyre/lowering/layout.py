@@ -24,8 +24,9 @@ All resources live in bind group 0.
   buffers, in declaration order; for F16/BF16 the element count, not the words). Logical counts, not `arrayLength`, bound every
   access, because the runtime allocates at least one element for empty buffers.
 - The vectorised lowering of an elementwise map (vector.py) declares the buffers
-  it accesses at the element index as `array<vec4<u32>>` (`vec4<i32>` for I32):
-  the same words, read and written four at a time (the runtime allocates every
+  it accesses at the element index as `array<vec4<u32>>` (`vec4<i32>` for I32;
+  `array<vec2<u32>>` for F16/BF16): the same words, read and written a chunk of
+  four elements at a time (the runtime allocates every
   storage buffer in whole 16-byte units, so the binding size is a multiple of
   16); its meta uniform ends with `virtual_count` and `vector_end`.
 - Where loops are checked (options.py `loop_limit`), a kernel that has a loop
@@ -101,8 +102,8 @@ class BufferBinding:
     vector: bool = False
     """Declared `array<vec4<u32>>` (`vec4<i32>` for I32) by the vectorised
     lowering of a map kernel (vector.py): element i of a one-word type is lane
-    i % 4 of vec4 i / 4; an F16/BF16 element i is half i % 2 of lane (i / 2) % 4
-    of vec4 i / 8."""
+    i % 4 of vec4 i / 4; an F16/BF16 buffer is `array<vec2<u32>>`, element i
+    half i % 2 of lane (i / 2) % 2 of vec2 i / 4."""
 
     @property
     def words_per_element(self) -> int:
@@ -137,7 +138,9 @@ class BufferBinding:
 
     @property
     def vector_type(self) -> str:
-        """The WGSL type of one vec4 of a `vector` buffer."""
+        """The WGSL type of one chunk of a `vector` buffer (four elements)."""
+        if self.packed_halves:
+            return "vec2<u32>"
         return "vec4<i32>" if self.element == DataTypeKind.I32 else "vec4<u32>"
 
     @property

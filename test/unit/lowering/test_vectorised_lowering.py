@@ -126,8 +126,8 @@ def test_overwritten_outputs_are_not_read(entry: list[N], overwritten: bool) -> 
     shape = _shape(program)
     assert isinstance(shape, MapShape) and (shape.overwritten == {"out"}) is overwritten
     wgsl = prepare(program).lowered_for(LoweringOptions(vectorize=True)).wgsl
-    fast_path = wgsl.split("vector_end) {", 1)[1].split("return;", 1)[0]
-    assert ("out[word]" in fast_path.split("vyre_lane(")[0]) is not overwritten
+    fast_path = wgsl.split("vector_end >> 2u)) {", 1)[1].split("return;", 1)[0]
+    assert ("out[chunk]" in fast_path.split("vyre_lane(")[0]) is not overwritten
 
 
 def test_virtual_counts_cover_each_index_once() -> None:
@@ -140,7 +140,8 @@ def test_virtual_counts_cover_each_index_once() -> None:
     assert two_d.virtual_count((9, 7, 1)) is None  # row != groups_x * 64
     assert two_d.virtual_count((10, 7, 2)) is None
     assert VectorLayout(640, (64, 2, 1), ("out",)).virtual_count((10, 3, 1)) == 3840
-    assert two_d.groups(4480) == 9  # 512 elements per workgroup
+    assert two_d.groups(4480) == 3  # 2,048 elements per workgroup
+    assert two_d.groups(4096) == 2 and two_d.groups(4097) == 3
 
 
 @pytest.mark.parametrize("dtype", [DataType.U32, DataType.I32, DataType.BOOL, DataType.F32, DataType.F16, DataType.BF16])
@@ -157,9 +158,9 @@ def test_vectorised_wgsl_is_accepted_for_every_element_type(dtype: DataType, nag
         name="kinds",
     )
     lowered = prepare(program).lowered_for(LoweringOptions(vectorize=True))
-    assert lowered.vector is not None and lowered.workgroup_size == (64, 1, 1)
+    assert lowered.vector is not None and lowered.workgroup_size == (256, 1, 1)
     wgsl = lowered.wgsl
-    element = "vec4<i32>" if dtype is DataType.I32 else "vec4<u32>"
+    element = {DataType.I32: "vec4<i32>", DataType.F16: "vec2<u32>", DataType.BF16: "vec2<u32>"}.get(dtype, "vec4<u32>")
     assert f"var<storage, read_write> out: array<{element}>;" in wgsl
     assert "atomic" not in wgsl  # F16/BF16 words are owned by one invocation
     assert "virtual_count: u32," in wgsl and "vector_end: u32," in wgsl

@@ -164,7 +164,7 @@ def test_a_changed_split_limit_rebuilds_the_bound_run(gpu_adapter: Any, monkeypa
         [N.let("i", E.gid_x()), N.store("out", I, E.bitxor(E.load("a", I), E.load("a", E.u32(0))))],
         name="split",
     )
-    n, dispatch = 1300, (21, 1, 1)  # 3 workgroups when vectorised, 21 as written
+    n, dispatch = 5000, (79, 1, 1)  # 3 workgroups when vectorised (2,048 elements each), 79 as written
     a = np.random.default_rng(3).integers(0, 2**32, n, dtype=np.uint32)
     want = a ^ a[0]
     assert np.array_equal(vyre.run(program, {"a": a}, dispatch=dispatch, outputs={"out": n})["out"], want)

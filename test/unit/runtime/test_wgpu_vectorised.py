@@ -97,6 +97,10 @@ def test_every_length_around_the_vector_boundaries(dtype: DataType, gpu_adapter:
     rng = np.random.default_rng(7)
     cases = [(n, n, n) for n in range(18)] + [
         (63, 64, 64), (64, 63, 96), (511, 512, 513), (513, 511, 512), (0, 9, 64), (9, 0, 17),
+        # the second chunk of an invocation starts 1,024 elements after its first
+        # (vector.py); a workgroup covers 2,048
+        (1023, 1024, 1025), (1025, 1030, 1024), (1027, 1027, 2048),
+        (2047, 2048, 2049), (2049, 2047, 2048), (3000, 4100, 4103),
     ]
     for a_len, out_len, invocations in cases:
         groups = max(1, -(-invocations // 32))
@@ -148,7 +152,7 @@ def test_split_dispatches_of_a_vectorised_kernel(gpu_adapter: Any) -> None:
     """More real workgroups than the split limit: the slices' offsets must give
     every element once."""
     program = _copy_plus_one(DataType.U32)
-    n = 5000
+    n = 9000  # 5 real workgroups of 2,048 elements, in slices of 3
     words = {
         "a": np.arange(n, dtype=np.uint32),
         "out": np.zeros(n, dtype=np.uint32),
