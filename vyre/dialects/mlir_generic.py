@@ -11,12 +11,16 @@ reads and prints it again, unchanged:
 - an `IntAttr` prints as a standard integer attribute, `64 : i64`, and inside an
   array as a bare `64` (MLIR elides the default `i64` there);
 - vyre's own attributes and types (`#vyre.buffer<...>`, `!vyre.type<u32>`) keep
-  their syntax, which MLIR holds as opaque dialect attributes and types.
+  their syntax, which MLIR holds as opaque dialect attributes and types;
+- for the ops of xDSL's standard dialects in a mixed module: a property at its
+  default value is left out (xDSL's `arith` carries `overflowFlags`, which MLIR
+  16 does not know), and `operandSegmentSizes` is spelled `operand_segment_sizes`,
+  as MLIR 16 spells it.
 
 `int_properties_from_mlir` is the way back: xDSL's parser moves attributes that
 an op declares as properties into its properties, and this turns the standard
 integers among them (`64 : i64`, `[64, 2, 1]`) into the `IntAttr`s vyre's ops
-declare. `vyre.text`'s parser applies it to every op it reads, so both generic
+declare (and MLIR 16's `operand_segment_sizes` back into `operandSegmentSizes`). `vyre.text`'s parser applies it to every op it reads, so both generic
 spellings parse.
 
 See MLIR's [generic operation form](https://mlir.llvm.org/docs/LangRef/#operations).
@@ -29,6 +33,7 @@ from typing import cast
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, IntegerAttr, IntegerType, i64
 from xdsl.ir import Attribute, Operation
+from xdsl.irdl import IRDLOperation
 from xdsl.printer import Printer
 
 __all__ = ["MLIRGenericPrinter", "int_properties_from_mlir"]
@@ -92,9 +97,28 @@ class MLIRGenericPrinter(Printer):
         self.print_operands(op.operands)
         self.print_successors(op.successors)
         self.print_regions(op.regions)
-        self.print_op_attributes(dict(sorted((op.attributes | op.properties).items())))
+        properties = _mlir16_properties(op)
+        self.print_op_attributes(dict(sorted((op.attributes | properties).items())))
         self.print_string(" : ")
         self.print_operation_type(op)
+
+
+_SEGMENTS, _MLIR16_SEGMENTS = "operandSegmentSizes", "operand_segment_sizes"
+
+
+def _mlir16_properties(op: Operation) -> dict[str, Attribute]:
+    """The op's properties as MLIR 16 spells them: defaults left out, operand
+    segment sizes under their MLIR 16 name."""
+    if not isinstance(op, IRDLOperation) or not op.properties:
+        return op.properties
+    definitions = type(op).get_irdl_definition().properties
+    spelled: dict[str, Attribute] = {}
+    for name, value in op.properties.items():
+        definition = definitions.get(name)
+        if definition is not None and definition.default_value == value:
+            continue
+        spelled[_MLIR16_SEGMENTS if name == _SEGMENTS else name] = value
+    return spelled
 
 
 def _int_from_mlir(attr: Attribute) -> Attribute:
@@ -110,6 +134,10 @@ def int_properties_from_mlir(op: Operation) -> None:
     """In place: the `i64` integer attributes among a vyre op's properties (and
     the elements of its array properties) become the `IntAttr`s vyre's ops hold.
     Other ops, and other attributes, are left as they are."""
+    segments = op.attributes.get(_MLIR16_SEGMENTS)
+    if segments is not None and isinstance(op, IRDLOperation) and _SEGMENTS not in op.properties:
+        if _SEGMENTS in type(op).get_irdl_definition().properties:
+            op.properties[_SEGMENTS] = op.attributes.pop(_MLIR16_SEGMENTS)
     if not op.properties or not op.name.startswith("vyre."):
         return
     for name, value in op.properties.items():

