@@ -39,10 +39,12 @@ from typing import Any
 import numpy as np
 
 from vyre.ir import DataType
-from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
+from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
 from vyre.ops.kernels import inflate_format as F
 from vyre.ops.kernels import inflate_walk as W
+from vyre.ops.kernels import compression_laws as L
 from vyre.ops.kernels.codec_common import DECODER_OUTPUTS
+from vyre.ops.kernels.compression_host import sampler, stdlib, stdlib_code
 from vyre.ops.kernels.common import params_buffer
 from vyre.ops.kernels.hash_stream import clear_flag_program
 from vyre.ops.kernels.inflate_program import (
@@ -65,7 +67,6 @@ __all__ = [
     "decompress_plan",
     "initial_capacity",
     "max_rounds",
-    "stdlib_decompress",
 ]
 
 STEPS = 1024
@@ -146,22 +147,6 @@ def decompress_plan(
     return KernelPlan(tuple(buffers), steps, repeats=(Repeat(1, 3, until="flag", max_rounds=rounds, rounds_per_check=2),)), first
 
 
-def stdlib_decompress(fmt: str, data: bytes) -> bytes:
-    """CPython's decompression of `data` in format `fmt` (raises its errors)."""
-    if fmt == DEFLATE:
-        return zlib.decompress(data, -15)
-    if fmt == ZLIB:
-        return zlib.decompress(data)
-    return gzip.decompress(data)
-
-
-def _stdlib_code(error: Exception) -> int:
-    """The C6 code of a CPython decompression error."""
-    if isinstance(error, EOFError) or (isinstance(error, zlib.error) and "Error -5" in str(error)):
-        return W.TRUNCATED
-    return W.CORRUPT
-
-
 def _reference(fmt: str, stored_only: bool) -> Callable[[np.ndarray], tuple[np.ndarray, ...]]:
     """CPython's output, or the reference walk's offset and code where CPython
     rejects the stream (the walk must reject it with the code CPython's error
@@ -179,9 +164,9 @@ def _reference(fmt: str, stored_only: bool) -> Callable[[np.ndarray], tuple[np.n
                 raise RuntimeError("the stored-block walk disagrees with zlib.decompress (a library bug)")
             return _decoded(out)
         try:
-            out = stdlib_decompress(fmt, raw)
+            out = stdlib(fmt, raw)
         except (zlib.error, EOFError, gzip.BadGzipFile) as error:
-            code = _stdlib_code(error)
+            code = stdlib_code(error)
             try:
                 W.walk(raw, fmt)
             except W.Failure as failure:
@@ -247,6 +232,19 @@ def _planners(fmt: str, stored_only: bool) -> tuple[Any, Any, Any]:
     return plan, plan_many, replan
 
 
+BOUNDARIES = (0, 1, 2, 3, 5, 18, 64, 258, 1000, 4097)
+"""Input lengths of the boundary cases (the sampler makes streams of exactly
+that many bytes): empty, too short for any header, a byte more than the
+shortest member, word and block edges."""
+
+
+def _laws(fmt: str, stored_only: bool) -> tuple[KernelLaw, ...]:
+    laws: list[KernelLaw] = [L.DecompressesCompression(fmt, stored_only), L.PrefixIsTruncated(fmt)]
+    laws.append(L.Members() if fmt == GZIP else L.TrailingDataIgnored(fmt))
+    laws.append(L.CorruptIffCPython(fmt, stored_only))
+    return tuple(laws)
+
+
 def _spec(op_id: str, fmt: str, summary: str, stored_only: bool = False) -> KernelSpec:
     plan, plan_many, replan = _planners(fmt, stored_only)
     return KernelSpec(
@@ -260,6 +258,9 @@ def _spec(op_id: str, fmt: str, summary: str, stored_only: bool = False) -> Kern
         plan_many=plan_many,
         replan=replan,
         summary=summary,
+        laws=_laws(fmt, stored_only),
+        boundaries=BOUNDARIES,
+        sample=sampler(fmt, stored_only),
         max_length=MAX_INPUT,
         error_from="error_offset",
         code_from="error_code",
