@@ -261,6 +261,59 @@ class Guards:
         helper = self._helper(f"store {buffer}", f"vyre_store_{name}", make)
         return f"{helper}({index.text}, {value.text});"
 
+    def load4_helper(self, buffer: str) -> str:
+        """The guarded helper `f(i)` loading elements i .. i + 3 of a vec4-declared
+        buffer of one-word elements (combine.py; i a multiple of 4, so i + 3
+        does not wrap): one vec4 load when all four are below the logical length,
+        else each lane through the scalar guard (0 past the end)."""
+        binding = self.storage[buffer]
+        vector = binding.vector_type
+        scalar = self.load_helper(buffer)
+
+        def make(name: str) -> str:
+            (i,) = self._params("i")
+            lanes = ", ".join(f"{scalar}({i}{f' + {k}u' if k else ''})" for k in range(4))
+            return (
+                f"// OOB guard, four consecutive elements of `{binding.wgsl_name}` (i % 4 == 0):\n"
+                f"// one vec4 when all four are in bounds, else each lane guarded.\n"
+                f"fn {name}({i}: u32) -> {vector} {{\n"
+                f"  if ({i} + 3u < {self._bound(buffer)}) {{\n"
+                f"    return {binding.wgsl_name}[{i} >> 2u];\n"
+                f"  }}\n"
+                f"  return {vector}({lanes});\n"
+                f"}}"
+            )
+
+        return self._helper(f"load4 {buffer}", f"vyre_load4_{binding.wgsl_name}", make)
+
+    def store4_helper(self, buffer: str) -> str:
+        """The guarded helper `g(i, v)` storing elements i .. i + 3 of a
+        vec4-declared buffer (combine.py; i a multiple of 4): one vec4 store when
+        all four are below the logical length, else each lane through the scalar
+        guard (nothing written past the end)."""
+        binding = self.storage[buffer]
+        vector = binding.vector_type
+        scalar = self.store_vector_helper(binding)
+
+        def make(name: str) -> str:
+            i, v = self._params("i", "value")
+            lanes = "".join(
+                f"  {scalar}({i}{f' + {k}u' if k else ''}, {v}.{'xyzw'[k]});\n" for k in range(4)
+            )
+            return (
+                f"// OOB guard, four consecutive elements of `{binding.wgsl_name}` (i % 4 == 0):\n"
+                f"// one vec4 when all four are in bounds, else each lane guarded.\n"
+                f"fn {name}({i}: u32, {v}: {vector}) {{\n"
+                f"  if ({i} + 3u < {self._bound(buffer)}) {{\n"
+                f"    {binding.wgsl_name}[{i} >> 2u] = {v};\n"
+                f"    return;\n"
+                f"  }}\n"
+                f"{lanes}"
+                f"}}"
+            )
+
+        return self._helper(f"store4 {buffer}", f"vyre_store4_{binding.wgsl_name}", make)
+
     def store_vector_helper(self, binding: BufferBinding) -> str:
         """The helper `g(i, v)` storing one element of a vector buffer (the scalar
         tail of the vectorised lowering), a no-op when OOB. The invocation owns every

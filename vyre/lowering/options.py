@@ -7,6 +7,9 @@ wgpu runtime asks for what its adapter needs (`Prepared.lowered_for`):
 - `vectorize`: when the kernel is an elementwise map (map_shape.py), emit the
   vectorised entry point (vector.py: 8 elements per invocation, vec4 access,
   exact scalar tail); any other kernel is lowered as written.
+- `combine`: four loads (or stores) of consecutive words at a multiple of 4
+  become one vec4 access (combine.py), in kernels lowered as written; False
+  gives the one-word-per-access lowering (the differential tests' reference).
 - `loop_limit`: the adapter's driver stops the loops of one shader invocation,
   silently, after this many loop back-edges in total (lavapipe / llvmpipe:
   65,535, counted over all loops of the invocation together, and per SIMD
@@ -29,10 +32,13 @@ __all__ = ["LoweringOptions"]
 class LoweringOptions:
     vectorize: bool = False
     loop_limit: int | None = None
+    combine: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.vectorize, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"vectorize must be a bool, got {self.vectorize!r}")
+        if not isinstance(self.combine, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"combine must be a bool, got {self.combine!r}")
         limit = self.loop_limit
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ValueError(f"loop_limit must be a positive int or None, got {limit!r}")

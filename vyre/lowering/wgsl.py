@@ -41,7 +41,9 @@ Emission rules:
   loads and stores become `atomicLoad` / `atomicStore` (guards.py, layout.py).
 - `LoweringOptions` (options.py) select the target's variant: `vectorize` emits
   an elementwise map (map_shape.py) as a lane function run 8 times per
-  invocation with vec4 access (vector.py); `loop_limit` emits loops unrolled
+  invocation with vec4 access (vector.py); `combine` turns four loads or stores
+  of consecutive words at a multiple of 4 into one guarded vec4 access in
+  kernels lowered as written (combine.py); `loop_limit` emits loops unrolled
   and checked for adapters that stop them silently (loops.py).
 """
 
@@ -58,6 +60,7 @@ from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
 from vyre.dialects.vyre import fold_binop, fold_unop
 from vyre.lowering.casts import lower_bitcast, lower_cast
+from vyre.lowering.combine import NOTHING, Combined, Group, combine_accesses
 from vyre.lowering.guards import Guards
 from vyre.lowering.layout import (
     META_OFFSET_WORDS,
@@ -224,6 +227,10 @@ class _KernelLowering:
                 self.map = shape
         self.scan = scan
         vector_buffers = set(self.map.vector_buffers) if self.map is not None else set[str]()
+        self.combined: Combined = (
+            combine_accesses(kernel) if self.map is None and options.combine else NOTHING
+        )
+        vector_buffers |= self.combined.buffers
         atomic_buffers = scan.atomic_buffers
         # F16/BF16 buffers pack two elements per word: a store to one is a
         # compare-exchange on the word (guards.py), so the buffer is atomic.
@@ -523,6 +530,10 @@ class _Body:
     local_types: list[dict[str, DataTypeKind]] = field(default_factory=lambda: [{}])
     declared: set[Operation] = field(default_factory=lambda: set[Operation]())
     """Lets already emitted together with the atomic that defines their value."""
+    vectors: dict[int, str] = field(default_factory=lambda: {})
+    """The vec4 temporary of each load group (combine.py), by `id(group)`."""
+    pending: dict[int, dict[int, str]] = field(default_factory=lambda: {})
+    """The lane values of each store group not yet stored, by `id(group)`."""
 
     # -- bookkeeping ----------------------------------------------------------
 
@@ -656,6 +667,10 @@ class _Body:
         index = _coerce(self.take(op.index), U32)
         value = _coerce(self.take(op.value), self.kernel.guards.element(buffer))
         self.flush(lambda v: buffer in v.buffers)
+        member = self.kernel.combined.stores.get(op)
+        if member is not None:
+            self.combined_store(op, value, *member)
+            return
         lane = self.lane
         if lane is not None and buffer in lane.signature.pointers:
             # the lane's own element (map_shape.py: written buffers only at idx)
@@ -667,6 +682,39 @@ class _Body:
             self.emit("}")
             return
         self.emit(self.kernel.guards.store(buffer, index, value))
+
+    def group_base(self, group: Group) -> str:
+        """WGSL of a combined group's first element index (a multiple of 4)."""
+        base = self.local(group.base)
+        return f"{base} + {group.offset}u" if group.offset else base
+
+    def combined_load(self, op: d.LoadOp, group: Group, lane: int) -> Value:
+        """A member of a load group (combine.py): the leader loads the vec4."""
+        key = id(group)
+        if op is group.members[0]:
+            name = self.kernel.namer.temporary(f"{group.buffer}_v")
+            helper = self.kernel.guards.load4_helper(group.buffer)
+            self.emit(f"let {name} = {helper}({self.group_base(group)});")
+            self.vectors[key] = name
+        kind = self.kernel.guards.element(group.buffer)
+        return Value(f"{self.vectors[key]}.{'xyzw'[lane]}", kind, cheap=True)
+
+    def combined_store(self, op: d.StoreOp, value: Value, group: Group, lane: int) -> None:
+        """A member of a store group (combine.py): its value is kept, the last
+        member stores the vec4."""
+        key = id(group)
+        parts = self.pending.setdefault(key, {})
+        if op is not group.members[-1]:
+            name = self.kernel.namer.temporary(f"{group.buffer}_{lane}")
+            self.emit(f"let {name}: {wgsl_type(value.kind)} = {value.text};")
+            parts[lane] = name
+            return
+        parts[lane] = value.text
+        del self.pending[key]
+        guards = self.kernel.guards
+        vector = guards.storage[group.buffer].vector_type
+        lanes = ", ".join(parts[k] for k in range(4))
+        self.emit(f"{guards.store4_helper(group.buffer)}({self.group_base(group)}, {vector}({lanes}));")
 
     def atomic(self, op: d.AtomicOp) -> None:
         buffer = op.buffer.data
@@ -772,6 +820,9 @@ class _Body:
                 element = self.lane_element(lane, load.buffer.data)
                 if element is not None:
                     return element
+            member = self.kernel.combined.loads.get(load)
+            if member is not None:
+                return self.combined_load(load, *member)
             return guards.load(load.buffer.data, index)
         if kind == "unop":
             return self.unop(cast(d.UnOp, op))
