@@ -4,7 +4,9 @@
 
 Each elementwise row is one kernel over n elements (default 64 Mi on a GPU):
 vyre's strict kernel (`out[i] = op(a[i], b[i])`, lowered through float-strict:
-integer soft-float, no float instruction), the same op in PyTorch on CUDA
+integer soft-float, no float instruction), bound and dispatched exactly as
+`vyre.run` dispatches it (`wgpu_backend.bind`: the vectorised map lowering,
+8 elements per invocation; column `vectorised`), the same op in PyTorch on CUDA
 tensors (when torch with CUDA is present) and, for reference, the op written
 natively in WGSL (f32 hardware arithmetic: not strict; its wrong results
 against the exact oracle are counted). Timings are the median of alternating
@@ -23,9 +25,9 @@ integer operations per second that makes (`int Tops/s`; an H100 SXM issues about
   same access pattern, so its integer work is hidden behind memory access;
 - `integer issue`: it runs slower than that: the soft-float's integer work is
   the limit (cut the ops per element);
-- `CAS stores + integer issue`: F16/BF16 rows whose shader stores each half
-  word with an atomic compare-exchange loop (the lowering's scalar F16/BF16
-  stores), which costs more than the arithmetic.
+- `CAS stores + integer issue`: F16/BF16 rows run by the scalar lowering, whose
+  shader stores each half word with an atomic compare-exchange loop (the
+  vectorised form stores whole words), which costs more than the arithmetic.
 
 The sum rows run `reductions.f32_sum_tree` (the canonical tree) over the same
 n and `reductions.f32_sum_strict` (left to right: one invocation, so latency
@@ -156,29 +158,41 @@ class Gpu:
         return (time.perf_counter() - start) / reps
 
 
-def vyre_kernel(g: Gpu, op: str, fmt: str, n: int, inputs: list[np.ndarray]) -> tuple[Callable[[int], float], Callable[[], np.ndarray]]:
-    from vyre.pipeline import lowered
+def vyre_kernel(g: Gpu, op: str, fmt: str, n: int, inputs: list[np.ndarray]) -> tuple[Callable[[int], float], Callable[[], np.ndarray], bool]:
+    """The strict kernel bound and dispatched exactly as `vyre.run` dispatches it
+    (`wgpu_backend.bind`: the vectorised map lowering where the program is a map,
+    so F16/BF16 outputs are plain word stores); returns (time, result, vectorised)."""
+    from vyre.pipeline import prepare
+    from vyre.runtime.wgpu_backend import bind
+    from vyre.runtime.wgpu_device import Resident
 
     groups = grid(n)
-    low = lowered(program(op, fmt, groups[0] * WORKGROUP))
-    pipeline = g.gpu.pipeline(low, f"strict {fmt} {op}")
+    prepared = prepare(program(op, fmt, groups[0] * WORKGROUP))
     words = {name: packed(fmt, data) for name, data in zip("abc", inputs)}
     words["out"] = np.zeros_like(words["a"])
-    buffers = {name: g.buffer(data) for name, data in words.items()}
-    meta = np.array(low.meta.pack((0, 0, 0), tuple(n for _ in low.buffers)), dtype=np.uint32)
-    meta_buffer = g.device.create_buffer(size=meta.nbytes, usage=g.wgpu.BufferUsage.UNIFORM | g.wgpu.BufferUsage.COPY_DST)
-    g.device.queue.write_buffer(meta_buffer, 0, meta)
-    entries = [{"binding": b.binding, "resource": {"buffer": buffers[b.name]}} for b in low.buffers]
-    entries.append({"binding": low.meta.binding, "resource": {"buffer": meta_buffer}})
-    bind_group = g.device.create_bind_group(layout=pipeline.bind_group_layout, entries=entries)
+    resident = {name: Resident.upload(g.gpu, data) for name, data in words.items()}
+    lengths = None if fmt == "f32" else {name: n for name in words}
+    bound = bind(prepared, resident, groups, lengths=lengths)
+    out_buffer = resident["out"].buffer
+
+    def timed(reps: int) -> float:
+        start = time.perf_counter()
+        encoder = g.device.create_command_encoder()
+        compute = encoder.begin_compute_pass()
+        for _ in range(reps):
+            bound.record(compute)
+        compute.end()
+        g.device.queue.submit([encoder.finish()])
+        g.device.queue.read_buffer(out_buffer, 0, 4)
+        return (time.perf_counter() - start) / reps
 
     def result() -> np.ndarray:
-        out = np.frombuffer(g.device.queue.read_buffer(buffers["out"]), dtype=np.uint32)
+        out = np.frombuffer(g.device.queue.read_buffer(out_buffer), dtype=np.uint32)
         if fmt == "f32":
             return out[:n]
         return np.stack([out & 0xFFFF, out >> 16], axis=1).reshape(-1)[:n]
 
-    return (lambda reps: g.time(pipeline.pipeline, bind_group, groups, buffers["out"], reps)), result
+    return timed, result, bound.kernel.vector is not None
 
 
 def native_kernel(g: Gpu, op: str, n: int, inputs: list[np.ndarray]) -> tuple[Callable[[int], float], Callable[[], np.ndarray]]:
@@ -240,8 +254,8 @@ def gb(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
-def limit(strict_gbs: float, native_gbs: float | None, wgsl: str) -> str:
-    if "atomicCompareExchange" in wgsl:
+def limit(strict_gbs: float, native_gbs: float | None, wgsl: str, vectorised: bool = False) -> str:
+    if "atomicCompareExchange" in wgsl and not vectorised:
         return "CAS stores + integer issue"
     if native_gbs is not None and strict_gbs >= 0.85 * native_gbs:
         return "memory"
@@ -291,7 +305,7 @@ def sum_rows(n: int, strict_n: int, reps: int, trials: int) -> list[list[str]]:
         pt = median([peer() for _ in range(trials)]) if peer is not None else None
         gbs = 4 * count / t / 1e9
         rows.append([
-            op_id.removeprefix("reductions.") + " / torch.sum", gpu_name(), f"{count:,}", "-", "-",
+            op_id.removeprefix("reductions.") + " / torch.sum", gpu_name(), f"{count:,}", "-", "-", "-",
             gb(gbs), gb(4 * count / pt / 1e9) if pt else "-", f"{pt / t:.3f}" if pt else "-", "-", "-", "-",
             "0" if int(got) == int(expected) else f"WRONG {int(got):#x} != {int(expected):#x}",
             "memory" if op_id.endswith("tree") else "latency (one invocation, left to right)",
@@ -326,7 +340,7 @@ def main() -> None:
             arity = OPS[op][0]
             inputs = patterns(fmt, n, arity)
             want = exact(op, fmt, inputs)
-            strict_time, strict_result = vyre_kernel(g, op, fmt, n, inputs)
+            strict_time, strict_result, vectorised = vyre_kernel(g, op, fmt, n, inputs)
             strict_time(1)
             wrong = int(np.count_nonzero(strict_result() != want))
             kernels: dict[str, Callable[[int], float]] = {"strict": strict_time}
@@ -354,18 +368,18 @@ def main() -> None:
 
             shader = lowered(program(op, fmt, grid(n)[0] * WORKGROUP)).wgsl
             rows.append([
-                f"{fmt} {op}", gpu_name(), f"{n:,}", str(cost.ir), str(cost.total),
+                f"{fmt} {op}", gpu_name(), f"{n:,}", "yes" if vectorised else "no", str(cost.ir), str(cost.total),
                 gb(gbs["strict"]), gb(gbs["torch"]) if "torch" in gbs else "-",
                 f"{times['torch'] / times['strict']:.2f}" if "torch" in times else "-",
                 f"{cost.total * n / times['strict'] / 1e12:.2f}",
                 gb(gbs["native"]) if "native" in gbs else "-", native_wrong, str(wrong),
-                limit(gbs["strict"], gbs.get("native"), shader),
+                limit(gbs["strict"], gbs.get("native"), shader, vectorised),
             ])
             print(rows[-1], flush=True)
     if not args.no_sums:
         rows += sum_rows(n, args.strict_n or (1 << 16 if gpu_is_cpu() else 1 << 20), reps, args.trials)
     print(table(
-        ["kernel", "device", "elements", "IR ops", "WGSL ops", "strict GB/s", "torch GB/s", "strict/torch",
+        ["kernel", "device", "elements", "vectorised", "IR ops", "WGSL ops", "strict GB/s", "torch GB/s", "strict/torch",
          "int Tops/s", "native WGSL GB/s", "native wrong", "strict mismatches", "limit"],
         rows,
     ))
