@@ -94,7 +94,7 @@ def text(n: int, seed: int) -> bytes:
 def test_every_level_strategy_and_window(op_id: str, backend: str) -> None:
     fmt = OPS[op_id]
     data = [text(200, 1), random_bytes(60, 2), bytes(150), b"ab" * 40]
-    streams = []
+    streams: list[bytes] = []
     for level in range(10):
         for k, strategy in enumerate(STRATEGIES):
             window = 9 + (level + k) % 7
@@ -110,7 +110,7 @@ def test_every_length_0_to_300(backend: str) -> None:
     op_ids = sorted(OPS) if backend == "wgpu" else ["compression.zlib_decompress"]
     for op_id in op_ids:
         fmt = OPS[op_id]
-        streams = []
+        streams: list[bytes] = []
         for n in lengths:
             streams.append(compress(fmt, text(n, n), Settings(level=n % 10)))
             streams.append(compress(fmt, random_bytes(n, n), Settings(level=(n * 3) % 10, strategy=STRATEGIES[n % 5])))
@@ -280,7 +280,7 @@ def test_damaged_streams_agree_with_cpython(op_id: str, backend: str) -> None:
     rng = np.random.default_rng(21)
     sources = [compress(fmt, text(300, 8), Settings(level=9)), compress(fmt, random_bytes(100, 9), Settings(level=1)),
                compress(fmt, text(200, 10), Settings(level=6, strategy=zlib.Z_FIXED))]
-    streams = []
+    streams: list[bytes] = []
     count = 60 if backend == "wgpu" else 12
     for k in range(count):
         damaged = bytearray(sources[k % 3])
