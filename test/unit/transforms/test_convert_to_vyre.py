@@ -21,6 +21,7 @@ from vyre.transforms.convert_to_vyre import ConversionError, ConvertToVyrePass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import PassFailedException
 
 I32 = np.int32
 U32 = np.uint32
@@ -278,96 +279,85 @@ def saturate(x: np.ndarray, low: int, high: int) -> np.ndarray:
     return np.clip(t, low, high).astype(np.int64)
 
 
+class _Slots:
+    """The MLIR lines of a test function whose value k lands at out[k*n + i], with
+    the expected words of every slot (computed from the inputs by numpy)."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.expected: dict[str, list[np.ndarray]] = {"fout": [], "iout": []}
+
+    def store(self, buffer: str, value: str, expected: np.ndarray) -> None:
+        k = len(self.expected[buffer])
+        element = "f32" if buffer == "fout" else "i32"
+        self.lines += [
+            f"    %{buffer}_k{k} = arith.constant {k} : index",
+            f"    %{buffer}_o{k} = arith.muli %{buffer}_k{k}, %n : index",
+            f"    %{buffer}_p{k} = arith.addi %{buffer}_o{k}, %i : index",
+            f"    memref.store {value}, %{buffer}[%{buffer}_p{k}] : memref<?x{element}>",
+        ]
+        self.expected[buffer].append(expected.astype(U32))
+
+
 def test_float_ops_match_numpy_on_interp_and_wgpu(gpu_adapter) -> None:
-    lines = [
-        "    %x = memref.load %a[%i] : memref<?xf32>",
-        "    %y = memref.load %b[%i] : memref<?xf32>",
-        "    %w = memref.load %w_in[%i] : memref<?xi32>",
-    ]
-    float_models: list[Callable[[np.ndarray, np.ndarray], np.ndarray]] = []
-    word_models: list[Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = []
-
-    def store(buffer: str, value: str, models: list[object], index_name: str) -> None:
-        k = len(models)
-        lines.extend(
-            [
-                f"    %{index_name}k{k} = arith.constant {k} : index",
-                f"    %{index_name}o{k} = arith.muli %{index_name}k{k}, %n : index",
-                f"    %{index_name}p{k} = arith.addi %{index_name}o{k}, %i : index",
-                f"    memref.store {value}, %{buffer}[%{index_name}p{k}] : memref<?x{'f32' if buffer == 'fout' else 'i32'}>",
-            ]
-        )
-
-    for name, model in FLOAT_OPS.items():
-        lines.append(f"    %r_{name} = arith.{name} %x, %y : f32")
-        store("fout", f"%r_{name}", float_models, "f")  # type: ignore[arg-type]
-        float_models.append(model)
-    lines.append("    %r_negf = arith.negf %x : f32")
-    store("fout", "%r_negf", float_models, "f")  # type: ignore[arg-type]
-    float_models.append("negf")  # type: ignore[arg-type]  # the sign bit only (NaN payloads kept)
-    lines += ["    %r_si = arith.sitofp %w : i32 to f32"]
-    store("fout", "%r_si", float_models, "f")  # type: ignore[arg-type]
-    float_models.append("sitofp")  # type: ignore[arg-type]
-    lines += ["    %r_ui = arith.uitofp %w : i32 to f32"]
-    store("fout", "%r_ui", float_models, "f")  # type: ignore[arg-type]
-    float_models.append("uitofp")  # type: ignore[arg-type]
-    lines += ["    %r_bc = arith.bitcast %w : i32 to f32", "    %r_k = arith.constant -2.5 : f32", "    %r_bk = arith.addf %r_bc, %r_k : f32"]
-    store("fout", "%r_bk", float_models, "f")  # type: ignore[arg-type]
-    float_models.append("bitcast")  # type: ignore[arg-type]
-    for predicate, model in FLOAT_PREDICATES.items():
-        lines.append(f"    %c_{predicate} = arith.cmpf {predicate}, %x, %y : f32")
-        lines.append(f"    %e_{predicate} = arith.extui %c_{predicate} : i1 to i32")
-        store("iout", f"%e_{predicate}", word_models, "i")  # type: ignore[arg-type]
-        word_models.append(lambda a, b, w, m=model: m(a, b).astype(U32))
-    lines += ["    %t_si = arith.fptosi %x : f32 to i32"]
-    store("iout", "%t_si", word_models, "i")  # type: ignore[arg-type]
-    word_models.append(lambda a, b, w: wrap(saturate(a, INT_MIN, INT_MAX)))
-    lines += ["    %t_ui = arith.fptoui %x : f32 to i32"]
-    store("iout", "%t_ui", word_models, "i")  # type: ignore[arg-type]
-    word_models.append(lambda a, b, w: wrap(saturate(a, 0, 2**32 - 1)))
-    lines += ["    %t_bc = arith.bitcast %y : f32 to i32"]
-    store("iout", "%t_bc", word_models, "i")  # type: ignore[arg-type]
-    word_models.append(lambda a, b, w: b.view(U32))
-
-    args = "%a: memref<?xf32>, %b: memref<?xf32>, %w_in: memref<?xi32>, %fout: memref<?xf32>, %iout: memref<?xi32>"
-    source = parallel(args, "\n".join(lines)).replace("memref.dim %a, %c0 : memref<?xi32>", "memref.dim %a, %c0 : memref<?xf32>")
-    module = convert(source)
     pairs = [(x, y) for x in F32_SPECIAL for y in F32_SPECIAL]
     a = np.array([p[0] for p in pairs], dtype=np.float32)
     b = np.array([p[1] for p in pairs], dtype=np.float32)
-    words = integer_operands()[0][: len(a)]
-    words = np.resize(words, len(a))
-    n = len(a)
+    words = np.resize(integer_operands()[0], len(a))
+    slots = _Slots(
+        [
+            "    %x = memref.load %a[%i] : memref<?xf32>",
+            "    %y = memref.load %b[%i] : memref<?xf32>",
+            "    %w = memref.load %w_in[%i] : memref<?xi32>",
+        ]
+    )
     with np.errstate(all="ignore"):
-        expected_f = []
-        for model in float_models:
-            if model == "negf":
-                expected_f.append(a.view(U32) ^ U32(0x80000000))
-            elif model == "sitofp":
-                expected_f.append(canonical(words.view(I32).astype(np.float32)))
-            elif model == "uitofp":
-                expected_f.append(canonical(words.astype(np.float32)))
-            elif model == "bitcast":
-                expected_f.append(canonical(words.view(np.float32) + np.float32(-2.5)))
-            else:
-                expected_f.append(canonical(model(a, b)))
-        expected_i = [model(a, b, words) for model in word_models]
+        for name, model in FLOAT_OPS.items():
+            slots.lines.append(f"    %r_{name} = arith.{name} %x, %y : f32")
+            slots.store("fout", f"%r_{name}", canonical(model(a, b)))
+        slots.lines.append("    %r_negf = arith.negf %x : f32")
+        slots.store("fout", "%r_negf", a.view(U32) ^ U32(0x80000000))  # the sign bit only: NaN payloads kept
+        slots.lines.append("    %r_si = arith.sitofp %w : i32 to f32")
+        slots.store("fout", "%r_si", canonical(words.view(I32).astype(np.float32)))
+        slots.lines.append("    %r_ui = arith.uitofp %w : i32 to f32")
+        slots.store("fout", "%r_ui", canonical(words.astype(np.float32)))
+        slots.lines += [
+            "    %r_bc = arith.bitcast %w : i32 to f32",
+            "    %r_k = arith.constant -2.5 : f32",
+            "    %r_bk = arith.addf %r_bc, %r_k : f32",
+        ]
+        slots.store("fout", "%r_bk", canonical(words.view(np.float32) + np.float32(-2.5)))
+        for predicate, model in FLOAT_PREDICATES.items():
+            slots.lines.append(f"    %c_{predicate} = arith.cmpf {predicate}, %x, %y : f32")
+            slots.lines.append(f"    %e_{predicate} = arith.extui %c_{predicate} : i1 to i32")
+            slots.store("iout", f"%e_{predicate}", model(a, b))
+        slots.lines.append("    %t_si = arith.fptosi %x : f32 to i32")
+        slots.store("iout", "%t_si", wrap(saturate(a, INT_MIN, INT_MAX)))
+        slots.lines.append("    %t_ui = arith.fptoui %x : f32 to i32")
+        slots.store("iout", "%t_ui", wrap(saturate(a, 0, 2**32 - 1)))
+        slots.lines.append("    %t_bc = arith.bitcast %y : f32 to i32")
+        slots.store("iout", "%t_bc", b.view(U32))
+
+    args = "%a: memref<?xf32>, %b: memref<?xf32>, %w_in: memref<?xi32>, %fout: memref<?xf32>, %iout: memref<?xi32>"
+    source = parallel(args, "\n".join(slots.lines)).replace(
+        "memref.dim %a, %c0 : memref<?xi32>", "memref.dim %a, %c0 : memref<?xf32>"
+    )
+    module = convert(source)
+    n = len(a)
+    floats, words_out = slots.expected["fout"], slots.expected["iout"]
     inputs = {
         "a": a,
         "b": b,
         "w_in": words,
-        "fout": np.zeros(n * len(float_models), dtype=np.float32),
-        "iout": np.zeros(n * len(word_models), dtype=U32),
+        "fout": np.zeros(n * len(floats), dtype=np.float32),
+        "iout": np.zeros(n * len(words_out), dtype=U32),
     }
     for result in run_both(module, inputs, n):
-        got_f = result["fout"].view(U32).reshape(len(float_models), n)
-        got_i = result["iout"].reshape(len(word_models), n)
-        for k in range(len(float_models)):
-            bad = np.flatnonzero(got_f[k] != expected_f[k])
-            assert bad.size == 0, (k, float_models[k], a[bad[:3]], b[bad[:3]], got_f[k][bad[:3]], expected_f[k][bad[:3]])
-        for k in range(len(word_models)):
-            bad = np.flatnonzero(got_i[k] != expected_i[k])
-            assert bad.size == 0, (k, a[bad[:3]], b[bad[:3]], got_i[k][bad[:3]], expected_i[k][bad[:3]])
+        for buffer, expected in (("fout", floats), ("iout", words_out)):
+            got = result[buffer].view(U32).reshape(len(expected), n)
+            for k, want in enumerate(expected):
+                bad = np.flatnonzero(got[k] != want)
+                assert bad.size == 0, (buffer, k, a[bad[:3]], b[bad[:3]], got[k][bad[:3]], want[bad[:3]])
 
 
 # ---------------------------------------------------------------------------
@@ -450,3 +440,22 @@ def test_the_kernel_takes_the_function_name_buffers_and_guard() -> None:
         ("out", 1, "read_write", "u32"),
     ]
     assert vyre.validate(program) == []
+
+
+def test_unsupported_ops_are_conversion_errors_naming_them() -> None:
+    source = parallel(
+        "%a: memref<?xi32>",
+        "    %x = memref.load %a[%i] : memref<?xi32>\n    %y = arith.ceildivsi %x, %x : i32",
+    )
+    with pytest.raises(ConversionError) as caught:
+        convert(source)
+    assert caught.value.op.name == "arith.ceildivsi"
+    assert caught.value.reason.startswith("convert-to-vyre: 'arith.ceildivsi' is not supported")
+
+
+def test_the_workgroup_size_is_an_option() -> None:
+    module = Parser(_context(), FLOW, "test.mlir").parse_module()
+    ConvertToVyrePass(workgroup_size=256).apply(_context(), module)
+    assert Program.from_module(module).workgroup_size == (256, 1, 1)
+    with pytest.raises(PassFailedException, match="workgroup-size must be in"):
+        ConvertToVyrePass(workgroup_size=0).apply(_context(), Parser(_context(), FLOW, "t").parse_module())
