@@ -62,9 +62,13 @@ class WGSLTarget(Target):
         options = LoweringOptions(self.vectorize, self.loop_limit or None)
         for index, kernel in enumerate(kernels, 1):
             prepared = prepare(kernel)
-            lowered = prepared.wgsl if options == LoweringOptions() else prepared.lowered_for(options)
+            lowered = (
+                prepared.wgsl if options == LoweringOptions() else prepared.lowered_for(options)
+            )
             if len(kernels) > 1:
-                output.write(("\n" if index > 1 else "") + kernel_header(kernel, index, len(kernels)) + "\n")
+                output.write(
+                    ("\n" if index > 1 else "") + kernel_header(kernel, index, len(kernels)) + "\n"
+                )
             output.write(lowered.wgsl)
 
 

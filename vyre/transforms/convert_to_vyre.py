@@ -234,7 +234,14 @@ _FLOAT_BINOPS: dict[str, type[d.FloatBinaryOp]] = {
     "arith.maxnumf": d.FMaxOp,
     "arith.minnumf": d.FMinOp,
 }
-_ORDERED: dict[str, str] = {"oeq": "eq", "ogt": "gt", "oge": "ge", "olt": "lt", "ole": "le", "une": "ne"}
+_ORDERED: dict[str, str] = {
+    "oeq": "eq",
+    "ogt": "gt",
+    "oge": "ge",
+    "olt": "lt",
+    "ole": "le",
+    "une": "ne",
+}
 _UNORDERED: dict[str, str] = {"ugt": "le", "uge": "lt", "ult": "ge", "ule": "gt"}
 """An unordered predicate is the negation of the ordered one beside it."""
 
@@ -267,14 +274,23 @@ class _FunctionConverter:
     def convert(self) -> d.KernelOp:
         function = self.function
         if function.function_type.outputs.data:
-            raise ConversionError(function, f"@{function.sym_name.data} returns values; a kernel returns nothing (store results into a memref argument)")
+            raise ConversionError(
+                function,
+                f"@{function.sym_name.data} returns values; a kernel returns nothing (store results into a memref argument)",
+            )
         body = function.body
         if len(body.blocks) != 1:
-            raise ConversionError(function, f"@{function.sym_name.data} has {len(body.blocks)} blocks; only structured control flow (scf) converts")
+            raise ConversionError(
+                function,
+                f"@{function.sym_name.data} has {len(body.blocks)} blocks; only structured control flow (scf) converts",
+            )
         self._declare_buffers(body.blocks[0])
         parallel = self._body(body.blocks[0])
         if parallel is None:
-            raise ConversionError(function, f"@{function.sym_name.data} has no scf.parallel: nothing to run on the GPU")
+            raise ConversionError(
+                function,
+                f"@{function.sym_name.data} has no scf.parallel: nothing to run on the GPU",
+            )
         buffers = [
             d.BufferDeclAttr(
                 buffer.name,
@@ -306,6 +322,7 @@ class _FunctionConverter:
             name = _buffer_name(arg.name_hint, position, taken)
             taken.add(name)
             self.buffers[arg] = _Buffer(name, element)
+        self.locals |= taken  # a local never takes a buffer's name (one WGSL scope)
 
     def _body(self, entry: Block) -> scf.ParallelOp | None:
         parallel: scf.ParallelOp | None = None
@@ -315,7 +332,9 @@ class _FunctionConverter:
                     raise ConversionError(op, "func.return with values: a kernel returns nothing")
                 continue
             if parallel is not None:
-                raise ConversionError(op, f"'{op.name}' after the scf.parallel: only func.return may follow it")
+                raise ConversionError(
+                    op, f"'{op.name}' after the scf.parallel: only func.return may follow it"
+                )
             if isinstance(op, scf.ParallelOp):
                 self._parallel(op)
                 parallel = op
@@ -394,7 +413,10 @@ class _FunctionConverter:
         if converted is not None:
             return converted
         if value in self.buffers:
-            raise ConversionError(user, f"'{user.name}' uses memref %{self.buffers[value].name}; a memref converts only as the operand of memref.load, memref.store or memref.dim")
+            raise ConversionError(
+                user,
+                f"'{user.name}' uses memref %{self.buffers[value].name}; a memref converts only as the operand of memref.load, memref.store or memref.dim",
+            )
         raise ConversionError(user, f"'{user.name}' uses a value defined outside what converts")
 
     def define(self, source: SSAValue, value: SSAValue) -> None:
@@ -413,12 +435,17 @@ class _FunctionConverter:
     def buffer(self, value: SSAValue, user: Operation) -> _Buffer:
         buffer = self.buffers.get(value)
         if buffer is None:
-            raise ConversionError(user, f"'{user.name}' on a memref that is not an argument of the function (only argument memrefs become buffers)")
+            raise ConversionError(
+                user,
+                f"'{user.name}' on a memref that is not an argument of the function (only argument memrefs become buffers)",
+            )
         return buffer
 
     def index(self, indices: Sequence[SSAValue], user: Operation) -> SSAValue:
         if len(indices) != 1:
-            raise ConversionError(user, f"'{user.name}' with {len(indices)} indices; buffers are 1-D")
+            raise ConversionError(
+                user, f"'{user.name}' with {len(indices)} indices; buffers are 1-D"
+            )
         return self.get(indices[0], user)
 
     # -- ops ----------------------------------------------------------------------
@@ -448,14 +475,18 @@ class _FunctionConverter:
         attr = constant.value
         kind = self._result_type(op)
         if kind == "f32" and isinstance(attr, FloatAttr):
-            bits = struct.unpack("<I", struct.pack("<f", cast("FloatAttr[Float32Type]", attr).value.data))[0]
+            bits = struct.unpack(
+                "<I", struct.pack("<f", cast("FloatAttr[Float32Type]", attr).value.data)
+            )[0]
             self.define(op.results[0], self.value(d.LitFloatOp(bits, F32)))
             return
         if isinstance(attr, IntegerAttr):
             number = cast("IntegerAttr[IntegerType]", attr).value.data
             self.define(op.results[0], self.lit(number & (1 if kind == "i1" else d.U32_MAX)))
             return
-        raise ConversionError(op, f"arith.constant {attr} is not a scalar i1, i32, index or f32 constant")
+        raise ConversionError(
+            op, f"arith.constant {attr} is not a scalar i1, i32, index or f32 constant"
+        )
 
     def _integer_operands(self, op: Operation) -> tuple[str, SSAValue, SSAValue]:
         kinds = {_scalar(operand.type, op) for operand in op.operands}
@@ -474,12 +505,19 @@ class _FunctionConverter:
             return
         self.define(op.results[0], self.binop(_DIRECT_BINOPS[op.name], lhs, rhs))
 
-    def _signed_parts(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+    def _signed_parts(
+        self, a: SSAValue, b: SSAValue
+    ) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
         """(sign of a, sign of b, |a|, |b|) as u32 words (|INT_MIN| = 2^31)."""
         thirty_one = self.lit(31)
         sign_a = self.binop(d.BinOpKind.SHR, a, thirty_one)
         sign_b = self.binop(d.BinOpKind.SHR, b, thirty_one)
-        return sign_a, sign_b, self.select(sign_a, self.negate(a), a), self.select(sign_b, self.negate(b), b)
+        return (
+            sign_a,
+            sign_b,
+            self.select(sign_a, self.negate(a), a),
+            self.select(sign_b, self.negate(b), b),
+        )
 
     def convert_divsi(self, op: Operation) -> None:
         kind, a, b = self._integer_operands(op)
@@ -520,7 +558,9 @@ class _FunctionConverter:
         kind, a, b = self._integer_operands(op)
         predicate = arith.CMPI_COMPARISON_OPERATIONS[compare.predicate.value.data]
         if kind == "i1" and predicate not in ("eq", "ne"):
-            raise ConversionError(op, f"arith.cmpi {predicate} on i1 is not supported (eq and ne are)")
+            raise ConversionError(
+                op, f"arith.cmpi {predicate} on i1 is not supported (eq and ne are)"
+            )
         self.define(op.results[0], self.compare(predicate, a, b))
 
     def convert_min_max(self, op: Operation) -> None:
@@ -529,13 +569,17 @@ class _FunctionConverter:
         signed = op.name.endswith("si")
         less = self.compare("slt" if signed else "ult", a, b)
         wants_max = op.name.startswith("arith.max")
-        self.define(op.results[0], self.select(less, b, a) if wants_max else self.select(less, a, b))
+        self.define(
+            op.results[0], self.select(less, b, a) if wants_max else self.select(less, a, b)
+        )
 
     def convert_select(self, op: Operation) -> None:
         select = cast(arith.SelectOp, op)
         _scalar(select.result.type, op)
         cond = self.get(select.cond, op)
-        self.define(select.result, self.select(cond, self.get(select.lhs, op), self.get(select.rhs, op)))
+        self.define(
+            select.result, self.select(cond, self.get(select.lhs, op), self.get(select.rhs, op))
+        )
 
     def convert_int_cast(self, op: Operation) -> None:
         source, target = _scalar(op.operands[0].type, op), self._result_type(op)
@@ -549,7 +593,10 @@ class _FunctionConverter:
         elif op.name == "arith.trunci" and (source, target) == ("i32", "i1"):
             self.define(op.results[0], self.binop(d.BinOpKind.BIT_AND, value, self.lit(1)))
         else:
-            raise ConversionError(op, f"'{op.name}' from {source} to {target} is not supported (vyre's integers are 32 bits: i1<->i32 and i32<->index convert)")
+            raise ConversionError(
+                op,
+                f"'{op.name}' from {source} to {target} is not supported (vyre's integers are 32 bits: i1<->i32 and i32<->index convert)",
+            )
 
     # floats
 
@@ -590,10 +637,14 @@ class _FunctionConverter:
         elif predicate in _ORDERED:
             result = self.fcmp(_ORDERED[predicate], a, b)
         elif predicate in _UNORDERED:
-            result = self.value(d.UnOp(d.UnOpKind.LOGICAL_NOT, self.fcmp(_UNORDERED[predicate], a, b)))
+            result = self.value(
+                d.UnOp(d.UnOpKind.LOGICAL_NOT, self.fcmp(_UNORDERED[predicate], a, b))
+            )
         elif predicate in ("one", "ueq"):
             differ = self.binop(d.BinOpKind.OR, self.fcmp("lt", a, b), self.fcmp("gt", a, b))
-            result = differ if predicate == "one" else self.value(d.UnOp(d.UnOpKind.LOGICAL_NOT, differ))
+            result = (
+                differ if predicate == "one" else self.value(d.UnOp(d.UnOpKind.LOGICAL_NOT, differ))
+            )
         else:  # ord, uno
             nan = self.binop(
                 d.BinOpKind.OR,
@@ -642,13 +693,18 @@ class _FunctionConverter:
 
     def _inside_parallel(self, op: Operation) -> None:
         if not self.in_parallel:
-            raise ConversionError(op, f"'{op.name}' outside the scf.parallel: it would run once per invocation, not once")
+            raise ConversionError(
+                op,
+                f"'{op.name}' outside the scf.parallel: it would run once per invocation, not once",
+            )
 
     def convert_dim(self, op: Operation) -> None:
         dim = cast(memref.DimOp, op)
         buffer = self.buffer(dim.source, op)
         if self.constants.get(self.get(dim.index, op)) != 0:
-            raise ConversionError(op, "memref.dim of a dimension other than the constant 0 (buffers are 1-D)")
+            raise ConversionError(
+                op, "memref.dim of a dimension other than the constant 0 (buffers are 1-D)"
+            )
         self.define(dim.result, self.value(d.BufLenOp(buffer.name)))
 
     # structure
@@ -656,12 +712,21 @@ class _FunctionConverter:
     def _parallel(self, op: scf.ParallelOp) -> None:
         self.source = op
         if len(op.lowerBound) != 1:
-            raise ConversionError(op, f"scf.parallel over {len(op.lowerBound)} dimensions; convert-to-vyre takes 1-D loops")
+            raise ConversionError(
+                op,
+                f"scf.parallel over {len(op.lowerBound)} dimensions; convert-to-vyre takes 1-D loops",
+            )
         if op.initVals or op.res:
-            raise ConversionError(op, "scf.parallel with reductions (init values and scf.reduce regions) is not supported")
+            raise ConversionError(
+                op,
+                "scf.parallel with reductions (init values and scf.reduce regions) is not supported",
+            )
         lower, step = (self.constants.get(self.get(v[0], op)) for v in (op.lowerBound, op.step))
         if lower != 0 or step != 1:
-            raise ConversionError(op, "scf.parallel must run from the constant 0 with the constant step 1 (the invocation id is the index)")
+            raise ConversionError(
+                op,
+                "scf.parallel must run from the constant 0 with the constant step 1 (the invocation id is the index)",
+            )
         upper = self.get(op.upperBound[0], op)
         invocation = self.value(d.InvocationIdOp(0))
         in_bounds = self.binop(d.BinOpKind.LT, invocation, upper)
@@ -696,7 +761,11 @@ class _FunctionConverter:
             self.source = op
             k = self.value(d.VarOp(counter, U32))
             offset = k if self.constants.get(step) == 1 else self.binop(d.BinOpKind.MUL, k, step)
-            value = offset if self.constants.get(lower) == 0 else self.binop(d.BinOpKind.ADD, lower, offset)
+            value = (
+                offset
+                if self.constants.get(lower) == 0
+                else self.binop(d.BinOpKind.ADD, lower, offset)
+            )
             self.define(induction, value)
             for name, arg in carried:
                 self.define(arg, self.value(d.VarOp(name, _vyre_type(arg.type, op))))
@@ -714,11 +783,15 @@ class _FunctionConverter:
         lower < upper as signed integers, else ceil((upper - lower) / step)."""
         distance = self.binop(d.BinOpKind.SUB, upper, lower)
         if self.constants.get(step) != 1:
-            last = self.binop(d.BinOpKind.DIV, self.binop(d.BinOpKind.SUB, distance, self.lit(1)), step)
+            last = self.binop(
+                d.BinOpKind.DIV, self.binop(d.BinOpKind.SUB, distance, self.lit(1)), step
+            )
             distance = self.binop(d.BinOpKind.ADD, last, self.lit(1))
         return self.select(self.compare("slt", lower, upper), distance, self.lit(0))
 
-    def carry_in(self, inits: Sequence[SSAValue], args: Sequence[SSAValue], op: Operation) -> list[tuple[str, SSAValue]]:
+    def carry_in(
+        self, inits: Sequence[SSAValue], args: Sequence[SSAValue], op: Operation
+    ) -> list[tuple[str, SSAValue]]:
         carried: list[tuple[str, SSAValue]] = []
         for init, arg in zip(inits, args, strict=True):
             name = self.fresh_local(arg.name_hint, "carried")
@@ -726,10 +799,14 @@ class _FunctionConverter:
             carried.append((name, arg))
         return carried
 
-    def carry_out(self, carried: Sequence[tuple[str, SSAValue]], end: Operation | None, op: Operation) -> None:
+    def carry_out(
+        self, carried: Sequence[tuple[str, SSAValue]], end: Operation | None, op: Operation
+    ) -> None:
         yielded = list(end.operands) if end is not None else []
         if len(yielded) != len(carried):
-            raise ConversionError(end or op, f"scf.yield of {len(yielded)} values for {len(carried)} results")
+            raise ConversionError(
+                end or op, f"scf.yield of {len(yielded)} values for {len(carried)} results"
+            )
         values = [self.get(value, end or op) for value in yielded]
         for (name, _), value in zip(carried, values, strict=True):
             self.source = end or op
@@ -765,7 +842,10 @@ class _FunctionConverter:
         return self.lit(0)
 
     def convert_nested_parallel(self, op: Operation) -> None:
-        raise ConversionError(op, "scf.parallel inside the function's scf.parallel (or after other ops): one 1-D scf.parallel per function")
+        raise ConversionError(
+            op,
+            "scf.parallel inside the function's scf.parallel (or after other ops): one 1-D scf.parallel per function",
+        )
 
 
 def _scalar(ty: Attribute, op: Operation) -> str:
@@ -789,7 +869,9 @@ def _buffer_element(ty: Attribute) -> d.DataTypeAttr | None:
     memref_type = cast("MemRefType[Attribute]", ty)
     layout = memref_type.layout
     if not isinstance(layout, NoneAttr) and not (
-        isinstance(layout, StridedLayoutAttr) and layout.get_strides() == (1,) and layout.get_offset() in (0, None)
+        isinstance(layout, StridedLayoutAttr)
+        and layout.get_strides() == (1,)
+        and layout.get_offset() in (0, None)
     ):
         return None
     if not isinstance(memref_type.memory_space, NoneAttr):
@@ -820,7 +902,8 @@ _HANDLERS: dict[str, _Handler] = {
     "arith.shrsi": _FunctionConverter.convert_shrsi,
     "arith.cmpi": _FunctionConverter.convert_cmpi,
     **dict.fromkeys(
-        ("arith.maxui", "arith.minui", "arith.maxsi", "arith.minsi"), _FunctionConverter.convert_min_max
+        ("arith.maxui", "arith.minui", "arith.maxsi", "arith.minsi"),
+        _FunctionConverter.convert_min_max,
     ),
     "arith.select": _FunctionConverter.convert_select,
     **dict.fromkeys(
