@@ -22,7 +22,7 @@ from vyre.ops.registry import get, get_kernel
 from vyre.ops.spec import OpSpec, OpSignature, UnsupportedByBackend
 from vyre.runtime.api import run
 from vyre.runtime.device_buffer import to_device
-from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_many
+from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_columns
 
 __all__ = ["elementwise_program", "evaluate", "evaluate_many", "evaluate_raw"]
 
@@ -128,7 +128,7 @@ def evaluate_many(
     a batched plan, `KernelSpec.plan_many`, runs them as one pipeline over the
     inputs laid end to end). `DeviceBuffer`s with `on_device=True`."""
     spec = get_kernel(op_id)
-    return [outputs[0] for outputs in evaluate_kernel_many(spec, many, backend, on_device=on_device)]
+    return evaluate_kernel_columns(spec, many, backend, on_device=on_device)[0]
 
 
 def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:

@@ -29,10 +29,14 @@ op modules build their programs once per shape and keep them).
 
 from __future__ import annotations
 
+import gc
+import itertools
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import contextmanager
+from types import MappingProxyType
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
@@ -50,7 +54,6 @@ from vyre.ops.kernel import (
     Port,
     Repeat,
     Step,
-    batch_starts,
 )
 from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
@@ -489,25 +492,18 @@ def _sources_of(spec: KernelSpec, job: _Job) -> dict[str, _Source]:
 
 
 def _batch_sources(spec: KernelSpec, batch: BatchPlan, job: _Job, evaluations: int) -> list[dict[str, _Source]]:
+    return _split_sources(spec, job, _batch_splits(spec, batch, job, evaluations), evaluations)
+
+
+def _split_sources(
+    spec: KernelSpec, job: _Job, splits: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]], evaluations: int
+) -> list[dict[str, _Source]]:
+    """Each evaluation's output sources from a batch's splits (`_batch_splits`)."""
     out: list[dict[str, _Source]] = [{} for _ in range(evaluations)]
-    for port in spec.outputs:
-        buffer = job.plan.buffer(job.plan.output_buffer(port.name))
-        total = host.word_count(buffer.dtype, buffer.count)
-        splits = batch.splits.get(port.name)
-        if splits is None or len(splits) != evaluations:
-            raise RuntimeError(
-                f"kernel op `{spec.id}`: its batched plan splits output `{port.name}` into"
-                f" {0 if splits is None else len(splits)} parts for {evaluations} evaluations (a library bug)"
-            )
-        for k, (first, count) in enumerate(splits):
-            words = host.word_count(port.dtype, count)
-            if first < 0 or count < 0 or first + words > total:
-                raise RuntimeError(
-                    f"kernel op `{spec.id}`: its batched plan puts output `{port.name}` of"
-                    f" evaluation {k} at words {first}..{first + words}, past the buffer's {total}"
-                    " (a library bug)"
-                )
-            out[k][port.name] = _Source(job.state[buffer.name], first, words, count)
+    for port, (buffer, firsts, words, counts) in zip(spec.outputs, splits):
+        holder = job.state[buffer]
+        for evaluation, first, size, count in zip(out, firsts.tolist(), words.tolist(), counts.tolist()):
+            evaluation[port.name] = _Source(holder, first, size, count)
     return out
 
 
@@ -555,7 +551,11 @@ def _values(spec: KernelSpec, ports: Sequence[Port], sources: Sequence[Mapping[s
     return out
 
 
-def _check_error(spec: KernelSpec, values: Mapping[str, np.ndarray], args: KernelArgs) -> None:
+def _check_error(
+    spec: KernelSpec, values: Mapping[str, np.ndarray], args: KernelArgs, position: tuple[int, int] = (0, 1)
+) -> None:
+    """`OpInputError` when the evaluation's error output reports one; with
+    `position` (k, of n), n >= 2, its detail names argument list k."""
     if spec.error_from is None:
         return
     offset = int(values[spec.error_from][0])
@@ -564,6 +564,10 @@ def _check_error(spec: KernelSpec, values: Mapping[str, np.ndarray], args: Kerne
     detail = ""
     if spec.describe_error is not None:
         detail = spec.describe_error(host_values(args.user), offset)
+    k, count = position
+    if count >= 2:
+        where = f"argument list {k} of {count} in ops.evaluate_many"
+        detail = f"{detail} ({where})" if detail else where
     code = 1 if spec.code_from is None else int(values[spec.code_from][0])
     raise OpInputError(spec.id, offset, code, detail)
 
@@ -640,77 +644,357 @@ def evaluate_kernel(
 
 _WORD_VIEWS = {DataType.U32: np.dtype(np.uint32), DataType.I32: np.dtype(np.int32), DataType.F32: np.dtype(np.float32)}
 """Element types whose native 1-D arrays are their host words (little-endian hosts)."""
+_PAD = (b"", b"\0\0\0", b"\0\0", b"\0")
+"""Zero bytes that pad a message of n bytes to a whole word: _PAD[n % 4]."""
+_USER_VIEWS: dict[DataType, tuple[np.dtype[Any], int]] = {
+    DataType.BYTES: (np.dtype(np.uint8), 4),
+    DataType.U32: (np.dtype(np.uint32), 1),
+    DataType.BOOL: (np.dtype(np.uint32), 1),
+    DataType.I32: (np.dtype(np.int32), 1),
+    DataType.F32: (np.dtype(np.float32), 1),
+}
+"""(user dtype, elements per word) of the outputs whose user arrays are views
+of the words as they are (what `host.from_words` gives on a little-endian host)."""
 
 
-def _fast_batch(spec: KernelSpec, many: Sequence[Sequence[Any]]) -> tuple[list[KernelArgs], dict[str, np.ndarray]] | None:
-    """The checked arguments of a batch whose values all have the plain types
-    (`bytes` for Bytes ports, 1-D contiguous arrays of the port's own numpy
-    dtype for U32/I32/F32 ports, ints in range for scalars), with each array
-    input laid end to end in one pass (`batch_starts`) and every evaluation's
-    words a view of that: a million 64-byte messages cost a join, not a million
-    conversions. None: the general per-evaluation checks apply."""
-    if spec.plan_many is None or len(many) < BATCH_THRESHOLD or np.little_endian is False:
-        return None
-    arity = len(spec.inputs)
-    if not all(type(args) in (list, tuple) and len(args) == arity for args in many):
-        return None
-    columns: dict[str, list[Any]] = {}
-    counts: dict[str, list[int]] = {}
-    inputs: dict[str, np.ndarray] = {}
-    for k, port in enumerate(spec.inputs):
-        column = [args[k] for args in many]
-        columns[port.name] = column
-        if port.scalar:
-            low, high = _INTEGER_RANGES.get(port.dtype, (0, 2**32 - 1))
-            if not all(type(v) is int and low <= v <= high for v in column):
-                return None
-            continue
-        if port.dtype is DataType.BYTES:
-            if not all(type(v) is bytes for v in column):
-                return None
-            counts[port.name] = [len(v) for v in column]
-            joined = b"".join(v + bytes(-len(v) % 4) for v in column)
-            inputs[port.name] = np.frombuffer(joined, dtype=np.uint32)
-        else:
-            native = _WORD_VIEWS.get(port.dtype)
-            if native is None or not all(
-                type(v) is np.ndarray and v.dtype == native and v.ndim == 1 and v.flags.c_contiguous for v in column
-            ):
-                return None
-            counts[port.name] = [len(v) for v in column]
-            inputs[port.name] = np.concatenate(column).view(np.uint32) if column else np.zeros(0, np.uint32)
-        if max(counts[port.name], default=0) > spec.max_length:
+def _word_counts(dtype: DataType, counts: np.ndarray) -> np.ndarray:
+    """`host.word_count` of every count (int64 arrays)."""
+    if dtype is DataType.BYTES:
+        return (counts + 3) // 4
+    if dtype in host.PACKED_HALF_TYPES:
+        return (counts + 1) // 2
+    return counts * host.layout(dtype).words_per_element
+
+
+class _Columns:
+    """The arguments of a batch in columns: the columnar path of
+    `evaluate_many` for an op with a batched plan (`KernelSpec.plan_many`).
+
+    Taken when every value has the plain type of its port (`bytes` for Bytes
+    ports, 1-D arrays of the port's own numpy dtype for U32/I32/F32 ports, ints
+    in range for scalars): each check is one C-level pass over a column (the
+    set of the values' types, dtypes, dimensions; min and max), each array
+    input is laid end to end at once (one `b"".join`, or one
+    `np.concatenate`), and an evaluation's own arguments (`args(k)`, views of
+    the laid words) are made only where they are needed: the op's
+    `check_args`, an error's description, a re-plan."""
+
+    __slots__ = ("count", "laid", "sizes", "spec", "starts", "values")
+
+    def __init__(self, spec: KernelSpec, count: int, values: dict[str, list[Any]]):
+        self.spec = spec
+        self.count = count
+        self.values = values
+        """Per input port: the user values of every evaluation."""
+        self.sizes: dict[str, np.ndarray] = {}
+        """Per array input port: element counts (bytes for Bytes), int64."""
+        self.laid: dict[str, np.ndarray] = {}
+        """Per array input port: every evaluation's words laid end to end."""
+        self.starts: dict[str, np.ndarray] = {}
+        """Per array input port: where each evaluation's words start (count + 1
+        entries: `batch_starts`)."""
+
+    @classmethod
+    def of(cls, spec: KernelSpec, many: Sequence[Any]) -> _Columns | None:
+        """The columns of `many`, or None: the general per-evaluation checks apply."""
+        count = len(many)
+        if spec.plan_many is None or count < BATCH_THRESHOLD or not np.little_endian:
             return None
-    starts = {p.name: batch_starts(p.dtype, counts[p.name]) for p in spec.array_inputs}
-    checked: list[KernelArgs] = []
-    for k in range(len(many)):
-        user: list[Any] = []
+        if not set(map(type, many)) <= {list, tuple}:
+            return None
+        arity = len(spec.inputs)
+        if set(map(len, many)) != {arity}:
+            return None
+        values = {port.name: list(map(operator.itemgetter(k), many)) for k, port in enumerate(spec.inputs)}
+        columns = cls(spec, count, values)
+        for port in spec.inputs:
+            column = values[port.name]
+            if port.scalar:
+                low, high = _INTEGER_RANGES.get(port.dtype, (0, 2**32 - 1))
+                if set(map(type, column)) != {int} or min(column) < low or max(column) > high:
+                    return None
+                continue
+            sizes = np.fromiter(map(len, column), dtype=np.int64, count=count)
+            if port.dtype is DataType.BYTES:
+                if set(map(type, column)) != {bytes}:
+                    return None
+                if (sizes & 3).any():
+                    column = [v + _PAD[len(v) & 3] for v in column]
+                laid = np.frombuffer(b"".join(column), dtype=np.uint32)
+            else:
+                native = _WORD_VIEWS.get(port.dtype)
+                if (
+                    native is None
+                    or set(map(type, column)) != {np.ndarray}
+                    or set(map(operator.attrgetter("dtype"), column)) != {native}
+                    or set(map(operator.attrgetter("ndim"), column)) != {1}
+                ):
+                    return None
+                laid = np.concatenate(column).view(np.uint32)
+            if int(sizes.max()) > spec.max_length:
+                return None
+            starts = np.zeros(count + 1, dtype=np.int64)
+            np.cumsum(_word_counts(port.dtype, sizes), out=starts[1:])
+            columns.sizes[port.name] = sizes
+            columns.laid[port.name] = laid
+            columns.starts[port.name] = starts
+        return columns
+
+    def user(self, k: int) -> tuple[Any, ...]:
+        """Evaluation k's checked user values (Bytes as uint8 arrays)."""
+        return tuple(
+            np.frombuffer(self.values[p.name][k], dtype=np.uint8) if p.dtype is DataType.BYTES else self.values[p.name][k]
+            for p in self.spec.inputs
+        )
+
+    def args(self, k: int) -> KernelArgs:
+        """Evaluation k's `KernelArgs`: its words are views of the laid words."""
         words: dict[str, np.ndarray | DeviceBuffer] = {}
         sizes: dict[str, int] = {}
         scalars: dict[str, int] = {}
-        for port in spec.inputs:
-            value = columns[port.name][k]
+        for port in self.spec.inputs:
             if port.scalar:
-                scalars[port.name] = value
-                user.append(value)
+                scalars[port.name] = self.values[port.name][k]
                 continue
-            first, stop = starts[port.name][k], starts[port.name][k + 1]
-            words[port.name] = inputs[port.name][first:stop]
-            sizes[port.name] = counts[port.name][k]
-            user.append(np.frombuffer(value, dtype=np.uint8) if port.dtype is DataType.BYTES else value)
-        args = KernelArgs(tuple(user), words, sizes, scalars)
-        if spec.check_args is not None:
-            spec.check_args(args.user)
-        checked.append(args)
-    return checked, inputs
+            starts = self.starts[port.name]
+            words[port.name] = self.laid[port.name][int(starts[k]) : int(starts[k + 1])]
+            sizes[port.name] = int(self.sizes[port.name][k])
+        return KernelArgs(self.user(k), words, sizes, scalars)
+
+    def check(self) -> None:
+        """The op's own `check_args` on every evaluation, in order."""
+        check = self.spec.check_args
+        if check is None:
+            return
+        for k in range(self.count):
+            try:
+                check(self.user(k))
+            except (TypeError, ValueError) as error:
+                _reraise_at(error, k, self.count)
+
+    def plan_arguments(self) -> tuple[list[Mapping[str, int]], list[Mapping[str, int]]]:
+        """(sizes, scalars) of every evaluation, as `plan_many` takes them.
+        Evaluations with equal values share one read-only mapping (a million
+        64-byte messages: one `{"data": 64}`), so this costs a list, not a
+        million dicts; with many distinct values each gets its own dict."""
+        arrays = [p.name for p in self.spec.array_inputs]
+        scalar_ports = [p.name for p in self.spec.inputs if p.scalar]
+        sizes = _rows(arrays, [self.sizes[name] for name in arrays], self.count)
+        scalars = _rows(
+            scalar_ports, [np.asarray(self.values[name], dtype=np.int64) for name in scalar_ports], self.count
+        )
+        return sizes, scalars
+
+
+SHARED_ROWS = 4096
+"""`_rows` shares mappings among evaluations when they have at most this many
+distinct rows."""
+
+
+def _rows(names: Sequence[str], columns: Sequence[np.ndarray], count: int) -> list[Mapping[str, int]]:
+    """One mapping name -> value per evaluation, from int64 `columns`."""
+    if not names:
+        return [_NO_VALUES] * count
+    if len(columns) == 1:
+        distinct, which = np.unique(columns[0], return_inverse=True)
+        table = distinct.reshape(-1, 1)
+    else:
+        table, which = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+    if len(table) <= SHARED_ROWS:
+        shared: list[Mapping[str, int]] = [
+            MappingProxyType(dict(zip(names, row))) for row in cast("list[list[int]]", table.tolist())
+        ]
+        indices: list[int] = which.reshape(-1).tolist()
+        return list(map(shared.__getitem__, indices))
+    table = np.stack(columns, axis=1)
+    if len(names) == 1:
+        (name,) = names
+        return [{name: value} for value in cast("list[int]", columns[0].tolist())]
+    return [dict(zip(names, row)) for row in cast("list[list[int]]", table.tolist())]
+
+
+_NO_VALUES: Mapping[str, int] = MappingProxyType({})
+
+
+class _LazyArgs(Sequence[KernelArgs]):
+    """`KernelArgs` of each evaluation of a `_Columns`, made when asked for."""
+
+    def __init__(self, columns: _Columns):
+        self.columns = columns
+
+    def __len__(self) -> int:
+        return self.columns.count
+
+    def __getitem__(self, k: int) -> KernelArgs:  # type: ignore[override]  # pyright: ignore[reportIncompatibleMethodOverride]
+        if not -self.columns.count <= k < self.columns.count:
+            raise IndexError(k)
+        return self.columns.args(k % self.columns.count)
+
+
+def _reraise_at(error: Exception, k: int, count: int) -> NoReturn:
+    """`error` naming evaluation k of `count` (an argument list of
+    `evaluate_many`); errors of other types (and of a single evaluation) as
+    they are."""
+    if count < 2 or type(error) not in (TypeError, ValueError):
+        raise error
+    raise type(error)(f"{error} (argument list {k} of {count} in ops.evaluate_many)") from None
+
+
+def _cut(port: Port, whole: np.ndarray, firsts: np.ndarray, counts: np.ndarray) -> list[Any]:
+    """Each evaluation's user array of output `port` (element `counts`, words
+    from `firsts`) as a view of `whole`, the output buffer's words: rows of a
+    2-D view when the outputs lie at a regular stride, else one slice each."""
+    view = _USER_VIEWS.get(port.dtype)
+    if view is None:
+        words = _word_counts(port.dtype, counts)
+        return [
+            host.from_words(port.name, port.dtype, whole[f : f + w], c)
+            for f, w, c in zip(firsts.tolist(), words.tolist(), counts.tolist())
+        ]
+    dtype, per_word = view
+    user = whole.view(dtype)
+    begins = firsts * per_word
+    total = len(counts)
+    if total and (counts == counts[0]).all():
+        width = int(counts[0])
+        first = int(begins[0])
+        stride = int(begins[1] - first) if total > 1 else width
+        if width <= stride and (total == 1 or (np.diff(begins) == stride).all()) and first + total * stride <= len(user):
+            if stride == 0:
+                return [user[first:first]] * total
+            return list(user[first : first + total * stride].reshape(total, stride)[:, :width])
+    return [user[b : b + c] for b, c in zip(begins.tolist(), counts.tolist())]
+
+
+@contextmanager
+def _collector_paused() -> Generator[None]:
+    """Python's cyclic garbage collector paused while a batch builds its
+    millions of small containers (the planner's per-evaluation mappings and
+    split tuples, the list of results), none of them in a cycle: a collection
+    every 700 allocations, traversing every container still alive, cost 0.7-1.3
+    us per message of a million-message SHA-256 batch (measured on the dev
+    box). The collector's previous state is restored; nothing is collected
+    later than it would be once it runs again."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _evaluate_columns(
+    spec: KernelSpec, columns: _Columns, backend: str, raise_errors: bool, on_device: bool
+) -> list[list[Any]]:
+    """`evaluate_kernel_many` of a batch in columns: one batched plan, the
+    outputs cut apart as views of their buffers (per output port, every
+    evaluation's value)."""
+    assert spec.plan_many is not None
+    columns.check()
+    count = columns.count
+    sizes, scalars = columns.plan_arguments()
+    batch = spec.plan_many(sizes, scalars)
+    job = _Job(_checked_plan(spec, batch.plan, set(columns.laid)), dict(columns.laid), {})
+    _run(spec, [job], backend)
+    splits = _batch_splits(spec, batch, job, count)
+    outputs = {port.name: port for port in spec.outputs}
+    decisive = [name for name in (spec.error_from, spec.code_from, *(p.length_from for p in spec.outputs)) if name]
+    if on_device or spec.replan is not None or any(outputs[name].dtype not in _USER_VIEWS for name in decisive):
+        sources = _split_sources(spec, job, splits, count)
+        ports = _scalar_ports(spec, on_device)
+        values = _values(spec, ports, sources)
+        results = _finish(spec, _LazyArgs(columns), sources, values, ports, backend, raise_errors, on_device)
+        return [list(column) for column in zip(*results)]
+    wholes = _read_words([_Source(job.state[buffer], 0, int(total), 0) for buffer, total in _totals(spec, job)])
+    if backend == "interp":  # the interpreter's words may be the plan's own arrays
+        wholes = [np.array(words, dtype=np.uint32) for words in wholes]
+    by_port = {port.name: (whole, firsts, counts) for port, whole, (_, firsts, _, counts) in zip(spec.outputs, wholes, splits)}
+
+    def scalar(name: str) -> np.ndarray:
+        whole, firsts, _ = by_port[name]
+        dtype, per_word = _USER_VIEWS[outputs[name].dtype]
+        return whole.view(dtype)[firsts * per_word]
+
+    if raise_errors and spec.error_from is not None:
+        offsets = scalar(spec.error_from)
+        bad = np.flatnonzero(offsets != NO_ERROR)
+        if bad.size:
+            k = int(bad[0])
+            values = {spec.error_from: offsets[k : k + 1]}
+            if spec.code_from is not None:
+                values[spec.code_from] = scalar(spec.code_from)[k : k + 1]
+            _check_error(spec, values, columns.args(k), (k, count))
+    out: list[list[Any]] = []
+    for port in spec.outputs:
+        whole, firsts, counts = by_port[port.name]
+        if port.length_from is not None:
+            lengths = scalar(port.length_from).astype(np.int64)
+            over = np.flatnonzero(lengths > counts)
+            if over.size:
+                k = int(over[0])
+                raise RuntimeError(
+                    f"kernel op `{spec.id}` reported {int(lengths[k])} elements of `{port.name}`, which"
+                    f" holds {int(counts[k])} (a library bug)"
+                )
+            counts = lengths
+        out.append(_cut(port, whole, firsts, counts))
+    return out
+
+
+def _totals(spec: KernelSpec, job: _Job) -> list[tuple[str, int]]:
+    """(buffer, word count) of every output port's buffer."""
+    out: list[tuple[str, int]] = []
+    for port in spec.outputs:
+        buffer = job.plan.buffer(job.plan.output_buffer(port.name))
+        out.append((buffer.name, host.word_count(buffer.dtype, buffer.count)))
+    return out
+
+
+def _batch_splits(
+    spec: KernelSpec, batch: BatchPlan, job: _Job, evaluations: int
+) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """(buffer, first words, word counts, element counts) of every output port
+    over the evaluations, from the batched plan's splits; a split past its
+    buffer is a library bug (RuntimeError naming the first)."""
+    out: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
+    for port, (buffer, total) in zip(spec.outputs, _totals(spec, job)):
+        splits = batch.splits.get(port.name)
+        if splits is None or len(splits) != evaluations:
+            raise RuntimeError(
+                f"kernel op `{spec.id}`: its batched plan splits output `{port.name}` into"
+                f" {0 if splits is None else len(splits)} parts for {evaluations} evaluations (a library bug)"
+            )
+        if isinstance(splits, np.ndarray):  # an (evaluations, 2) array: taken as it is
+            pairs = np.asarray(splits, dtype=np.int64).reshape(-1)
+            if pairs.size != 2 * evaluations:
+                raise RuntimeError(
+                    f"kernel op `{spec.id}`: its batched plan splits output `{port.name}` with an array of"
+                    f" {pairs.size} numbers, not ({evaluations}, 2) (a library bug)"
+                )
+        else:
+            pairs = np.fromiter(itertools.chain.from_iterable(splits), dtype=np.int64, count=2 * evaluations)
+        firsts, counts = pairs[0::2], pairs[1::2]
+        words = _word_counts(port.dtype, counts)
+        bad = np.flatnonzero((firsts < 0) | (counts < 0) | (firsts + words > total))
+        if bad.size:
+            k = int(bad[0])
+            raise RuntimeError(
+                f"kernel op `{spec.id}`: its batched plan puts output `{port.name}` of"
+                f" evaluation {k} at words {int(firsts[k])}..{int(firsts[k] + words[k])}, past the buffer's {total}"
+                " (a library bug)"
+            )
+        out.append((buffer, firsts, words, counts))
+    return out
 
 
 def _jobs(
-    spec: KernelSpec, checked: Sequence[KernelArgs], laid: dict[str, np.ndarray] | None = None
+    spec: KernelSpec, checked: Sequence[KernelArgs]
 ) -> tuple[list[_Job], BatchPlan | None]:
     """One job per evaluation, or one batched job (`KernelSpec.plan_many`) when
     the op has one, there are at least BATCH_THRESHOLD evaluations and every
-    input is on the host (`laid`: the inputs already laid end to end)."""
+    input is on the host."""
     batchable = (
         spec.plan_many is not None
         and len(checked) >= BATCH_THRESHOLD
@@ -725,9 +1009,6 @@ def _jobs(
     batch = spec.plan_many([args.sizes for args in checked], [args.scalars for args in checked])
     inputs: dict[str, np.ndarray | DeviceBuffer] = {}
     for port in spec.array_inputs:
-        if laid is not None:
-            inputs[port.name] = laid[port.name]
-            continue
         parts = [cast(np.ndarray, args.words[port.name]) for args in checked]
         inputs[port.name] = np.concatenate(parts).astype(np.uint32, copy=False) if parts else np.zeros(0, np.uint32)
     return [_Job(_checked_plan(spec, batch.plan, set(inputs)), inputs, {})], batch
@@ -746,7 +1027,22 @@ def evaluate_kernel_many(
     on the device as `DeviceBuffer`s of their logical lengths (only the scalars
     that decide errors, lengths and replans are read). Malformed input raises
     `OpInputError` unless `raise_errors` is False (the proof system compares the
-    error output itself)."""
+    error output itself). With two or more argument lists, an argument error
+    and an `OpInputError` name the argument list (its position in `many`)."""
+    columns = evaluate_kernel_columns(spec, many, backend, raise_errors, on_device)
+    return list(zip(*columns)) if columns else []
+
+
+def evaluate_kernel_columns(
+    spec: KernelSpec,
+    many: Sequence[Sequence[Any]],
+    backend: str = "wgpu",
+    raise_errors: bool = True,
+    on_device: bool = False,
+) -> list[list[Any]]:
+    """`evaluate_kernel_many` by output port: one list per output of the op,
+    each holding every evaluation's value (what `ops.evaluate_many` takes the
+    first of, without building a tuple per evaluation)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; choose one of: {', '.join(map(repr, BACKENDS))}")
     if not isinstance(on_device, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -758,16 +1054,21 @@ def evaluate_kernel_many(
         )
     if isinstance(many, np.ndarray | bytes | str) or not isinstance(many, Sequence):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"ops.evaluate_many(`{spec.id}`, ...) takes a list of argument lists")
-    fast = _fast_batch(spec, many)
-    laid: dict[str, np.ndarray] | None = None
-    if fast is not None:
-        checked, laid = fast
-    else:
-        checked = [check_args(spec, args) for args in many]
+    if spec.plan_many is not None and len(many) >= BATCH_THRESHOLD:
+        with _collector_paused():
+            columns = _Columns.of(spec, many)
+            if columns is not None:
+                return _evaluate_columns(spec, columns, backend, raise_errors, on_device)
+    checked: list[KernelArgs] = []
+    for k, args in enumerate(many):
+        try:
+            checked.append(check_args(spec, args))
+        except (TypeError, ValueError) as error:
+            _reraise_at(error, k, len(many))
     if not checked:
-        return []
+        return [[] for _ in spec.outputs]
     _device_checks(spec, checked, backend)
-    jobs, batch = _jobs(spec, checked, laid)
+    jobs, batch = _jobs(spec, checked)
     _run(spec, jobs, backend)
     if batch is not None:
         sources = _batch_sources(spec, batch, jobs[0], len(checked))
@@ -775,17 +1076,30 @@ def evaluate_kernel_many(
         sources = [_sources_of(spec, job) for job in jobs]
     ports = _scalar_ports(spec, on_device)
     values = _values(spec, ports, sources)
+    results = _finish(spec, checked, sources, values, ports, backend, raise_errors, on_device)
+    return [list(column) for column in zip(*results)]
+
+
+def _finish(
+    spec: KernelSpec,
+    checked: Sequence[KernelArgs],
+    sources: list[dict[str, _Source]],
+    values: list[dict[str, np.ndarray]],
+    ports: Sequence[Port],
+    backend: str,
+    raise_errors: bool,
+    on_device: bool,
+) -> list[tuple[Any, ...]]:
+    """After the run: re-plans, errors, then the outputs of every evaluation."""
     if spec.replan is not None:
         _replan(spec, checked, sources, values, ports, backend)
-    results: list[tuple[Any, ...]] = []
     if raise_errors:
-        for evaluation, args in zip(values, checked):
-            _check_error(spec, evaluation, args)
+        for k, evaluation in enumerate(values):
+            if spec.error_from is not None and int(evaluation[spec.error_from][0]) != NO_ERROR:
+                _check_error(spec, evaluation, checked[k], (k, len(values)))
     if on_device:
-        results.extend(_device_outputs(spec, sources, values))
-    else:
-        results.extend(_host_outputs(spec, evaluation) for evaluation in values)
-    return results
+        return _device_outputs(spec, sources, values)
+    return [_host_outputs(spec, evaluation) for evaluation in values]
 
 
 def _replan(

@@ -568,14 +568,14 @@ def test_plan_many_takes_every_input_form(monkeypatch: pytest.MonkeyPatch) -> No
     from vyre.runtime import kernel_run as kr
 
     fast: list[bool] = []
-    original = kr._fast_batch  # pyright: ignore[reportPrivateUsage]
+    original = kr._Columns.of  # pyright: ignore[reportPrivateUsage]
 
     def spy(spec: KernelSpec, many: Any) -> Any:
         got = original(spec, many)
         fast.append(got is not None)
         return got
 
-    monkeypatch.setattr(kr, "_fast_batch", spy)
+    monkeypatch.setattr(kr._Columns, "of", spy)  # pyright: ignore[reportPrivateUsage]
     messages = [b"", b"abc", b"\xff" * 5]
     forms: list[list[Any]] = [
         [[m] for m in messages],
