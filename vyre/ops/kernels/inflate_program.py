@@ -116,6 +116,9 @@ CLEAR, COUNTING, META, SORT, PLACE, DOUBLE = range(6)
 
 _TRUNCATED, _CORRUPT, _TOO_SMALL = 5, 7, 8
 
+LITERALS_PER_STEP = 4
+"""Literals one `CODES` step may decode (they fill the first output word)."""
+
 
 def crc_table() -> np.ndarray:
     """CRC-32's slicing-by-4 tables T0..T3 (`hash_crc.tables`)."""
@@ -238,35 +241,35 @@ class _Builder:
     # -- output -----------------------------------------------------------------
 
     def append(self) -> list[Node]:
-        """Append the `c` (1..8) bytes of v0:v1 (bytes past c are zero) at `out`:
-        stored while within the capacity, with the checksum; counted always."""
-        r, s = v("ar"), v("as")
-        h0 = _sel(E.eq(r, u(0)), u(0), E.shr(v("v0"), E.sub(u(32), s)))
-        h1 = _sel(E.eq(r, u(0)), u(0), E.shr(v("v1"), E.sub(u(32), s)))
-        wq = v("aq")
-        spill = E.add(r, v("c"))
+        """Append the `c` (1..8) bytes of v0:v1 (bytes past c are zero) at
+        `opos`: stored, with the checksum, when they all fit the capacity;
+        counted always (a stream past its capacity is run again, so its bytes
+        past the capacity need not be kept)."""
+        s = v("as")
+        high0 = _sel(E.eq(v("ar"), u(0)), u(0), E.shr(v("v0"), E.sub(u(32), s)))
+        high1 = _sel(E.eq(v("ar"), u(0)), u(0), E.shr(v("v1"), E.sub(u(32), s)))
+        third = [
+            Node.let("w2", high1),
+            Node.if_(E.gt(v("aend"), u(8)), [Node.store("out", E.add(v("aq"), u(2)), v("w2"))]),
+            Node.assign("acc", v("w2")),
+        ]
+        second = [
+            Node.let("w1", E.bitor(high0, E.shl(v("v1"), s))),
+            Node.if_(E.gt(v("aend"), u(4)), [Node.store("out", E.add(v("aq"), u(1)), v("w1"))]),
+            Node.if_(E.lt(v("aend"), u(8)), [Node.assign("acc", v("w1"))], third),
+        ]
         stores = [
             Node.let("ar", E.bitand(v("opos"), u(3))),
-            Node.let("as", E.shl(r, u(3))),
-            Node.let("aq", E.shr(v("opos"), u(2))),
+            Node.let("as", E.shl(v("ar"), u(3))),
+            Node.let("aq", E.add(v("obase"), E.shr(v("opos"), u(2)))),
             Node.let("w0", E.bitor(v("acc"), E.shl(v("v0"), s))),
-            Node.let("w1", E.bitor(h0, E.shl(v("v1"), s))),
-            Node.let("w2", h1),
-            Node.if_(E.lt(wq, v("rwords")), [Node.store("out", E.add(v("obase"), wq), v("w0"))]),
-            Node.if_(
-                E.and_(E.gt(spill, u(4)), E.lt(E.add(wq, u(1)), v("rwords"))),
-                [Node.store("out", E.add(E.add(v("obase"), wq), u(1)), v("w1"))],
-            ),
-            Node.if_(
-                E.and_(E.gt(spill, u(8)), E.lt(E.add(wq, u(2)), v("rwords"))),
-                [Node.store("out", E.add(E.add(v("obase"), wq), u(2)), v("w2"))],
-            ),
-            Node.let("ak", E.shr(spill, u(2))),
-            Node.assign("acc", _sel(E.eq(v("ak"), u(0)), v("w0"), _sel(E.eq(v("ak"), u(1)), v("w1"), v("w2")))),
+            Node.store("out", v("aq"), v("w0")),
+            Node.let("aend", E.add(v("ar"), v("c"))),
+            Node.if_(E.lt(v("aend"), u(4)), [Node.assign("acc", v("w0"))], second),
             *self.checksum(),
         ]
         return [
-            Node.if_(E.le(v("opos"), v("cap")), stores),
+            Node.if_(E.le(E.add(v("opos"), v("c")), v("cap")), stores),
             Node.assign("opos", E.add(v("opos"), v("c"))),
         ]
 
@@ -281,15 +284,19 @@ class _Builder:
         ]
 
     def adler(self) -> list[Node]:
-        """A += bytes; B += each running A, for the c bytes of v0:v1, mod 65521."""
+        """A += bytes; B += each running A, for the c bytes of v0:v1, mod 65521:
+        for a word of cc bytes b0..b3 (zero past cc), B += cc A + cc S - (b1 +
+        2 b2 + 3 b3) and A += S, S the sum of its bytes."""
 
         def word(value: str, cc: Expr) -> list[Node]:
-            s, w = self.fresh("as"), self.fresh("aw")
+            b = [self.fresh("ab") for _ in range(4)]
+            sum_, weights = self.fresh("as"), self.fresh("aw")
             return [
-                Node.let(s, E.add(E.add(_byte(v(value), 0), _byte(v(value), 1)), E.add(_byte(v(value), 2), _byte(v(value), 3)))),
-                Node.let(w, E.add(E.add(_byte(v(value), 1), E.mul(_byte(v(value), 2), u(2))), E.mul(_byte(v(value), 3), u(3)))),
-                Node.assign("chk2", E.sub(E.add(v("chk2"), E.mul(cc, E.add(v("chk1"), v(s)))), v(w))),
-                Node.assign("chk1", E.add(v("chk1"), v(s))),
+                *[Node.let(name, _byte(v(value), k)) for k, name in enumerate(b)],
+                Node.let(sum_, E.add(E.add(v(b[0]), v(b[1])), E.add(v(b[2]), v(b[3])))),
+                Node.let(weights, E.add(E.add(v(b[1]), E.shl(v(b[2]), u(1))), E.mul(v(b[3]), u(3)))),
+                Node.assign("chk2", E.sub(E.add(v("chk2"), E.mul(cc, E.add(v("chk1"), v(sum_)))), v(weights))),
+                Node.assign("chk1", E.add(v("chk1"), v(sum_))),
             ]
 
         return [
@@ -362,7 +369,10 @@ class _Builder:
                         [
                             Node.assign("v0", E.shr(v("e"), u(16))),
                             Node.assign("c", u(1)),
-                            Node.assign("bitpos", E.add(pos, v("el"))),
+                            Node.let("used", v("el")),
+                            Node.let("lim", _min(v("av"), u(32))),
+                            *self.more_literals(1),
+                            Node.assign("bitpos", E.add(pos, v("used"))),
                         ],
                         [
                             Node.if_(
@@ -382,6 +392,30 @@ class _Builder:
             ),
         ]
         return [Node.if_(E.eq(v("clen"), u(0)), decode), Node.if_(E.ne(v("clen"), u(0)), self.copy_chunk())]
+
+    def more_literals(self, k: int) -> list[Node]:
+        """Literal k (1..3) of the step, when the next code in the bits already
+        peeked is a literal of the root table that the stream holds: up to four
+        literals take one step (one append, one checksum update)."""
+        if k == LITERALS_PER_STEP:
+            return []
+        e, length = f"e{k}", f"el{k}"
+        # a literal of the root table (kind 0, length 1..15) whose bits are peeked and there
+        fits = E.and_(
+            E.lt(E.sub(E.bitand(v(e), u(0x3F)), u(1)), u(15)),
+            E.le(E.add(v("used"), v(length)), v("lim")),
+        )
+        take = [
+            Node.assign("v0", E.bitor(v("v0"), E.shl(E.shr(v(e), u(16)), u(8 * k)))),
+            Node.assign("c", u(k + 1)),
+            Node.assign("used", E.add(v("used"), v(length))),
+            *self.more_literals(k + 1),
+        ]
+        return [
+            Node.let(e, self.table(E.add(v("litbase"), E.bitand(E.shr(v("pk"), v("used")), u((1 << F.LIT_ROOT) - 1))))),
+            Node.let(length, E.bitand(v(e), u(15))),
+            Node.if_(fits, take),
+        ]
 
     def distance(self) -> list[Node]:
         """After a length code: its extra bits, the distance code and its extra bits."""
