@@ -1441,12 +1441,20 @@ def structure(op: Operation) -> tuple[Hashable, ...]:
         key.append(tuple(number(operand) for operand in current.operands))
         key.append(tuple((number(result), result.type) for result in current.results))
         key.append(len(current.successors))
-        key.append(tuple(len(region.blocks) for region in current.regions))
-        blocks = [block for region in current.regions for block in region.blocks]
+        # a region without a block and one with an empty block are the same empty
+        # statement list (the text form cannot tell them apart)
+        key.append(tuple(max(1, len(region.blocks)) for region in current.regions))
+        blocks = [block for region in current.regions for block in (list(region.blocks) or [None])]
         for block in reversed(blocks):
             stack.append(None)
-            stack.append(_block_ops(block, key, number))
+            stack.append(_empty_block(key) if block is None else _block_ops(block, key, number))
     return tuple(key)
+
+
+def _empty_block(key: list[Hashable]) -> Iterator[Operation]:
+    """What `_block_ops` gives for a block without arguments or ops."""
+    key.append(())
+    yield from ()
 
 
 def _block_ops(

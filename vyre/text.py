@@ -14,7 +14,8 @@ from bisect import bisect_right
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
+from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -31,6 +32,10 @@ from vyre.context import (
 )
 from vyre.dialects import vyre as d
 from vyre.dialects.mlir_generic import MLIRGenericPrinter, int_properties_from_mlir
+
+
+MAX_INT_WIDTH = 1 << 16
+_INTEGER_TYPE = re.compile(r"[su]?i(\d+)$")
 
 
 class VyreParseError(ValueError):
@@ -113,6 +118,8 @@ class LocatingParser(Parser):
         source = text.decode("utf-8") if isinstance(text, bytes) else text
         self._parser_state = ParserState(VyreLexer(Input(source, name)))
         self.line_offset = line_offset
+        self._last_generic: Operation | None = None
+        self.generic_ops: list[tuple[Operation, int]] = []
         content = self.lexer.input.content
         self._line_starts = [0]
         position = content.find("\n")
@@ -139,7 +146,12 @@ class LocatingParser(Parser):
         is an error at its user: vyre's ops run in the order they are written."""
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
-        module = super().parse_module(allow_implicit_module)
+        try:
+            module = super().parse_module(allow_implicit_module)
+        except (ValueError, IndexError, KeyError, TypeError, AttributeError, OverflowError) as error:
+            # xDSL's own checks on malformed input (a block name `^3`, ...): located here
+            message = " ".join(str(error).split()) or type(error).__name__
+            self.raise_error(f"malformed input: {message}")
         user = _first_use_before_definition(module)
         if user is not None:
             start = 0
@@ -161,6 +173,8 @@ class LocatingParser(Parser):
         try:
             op = super().parse_operation()
             int_properties_from_mlir(op)  # MLIR's generic form: `64 : i64` for IntAttr
+            if op is self._last_generic:
+                self.generic_ops.append((op, start))
         except VerifyException as error:  # an attribute that verifies when built
             message = " ".join(str(error).split())
             self.raise_error(message, start, max(start + 1, self._current_token.span.start))
@@ -180,6 +194,36 @@ class LocatingParser(Parser):
                 IntAttr(column),
             )
         return op
+
+    def _parse_optional_integer_or_float_type(self) -> TypeAttribute | None:
+        """xDSL computes the value range of `i<N>` (1 << N): a width of 10**9 takes
+        seconds and 10**20 raises OverflowError. vyre text needs none above 64."""
+        token = self._current_token
+        if token.kind == MLIRTokenKind.BARE_IDENT:
+            match = _INTEGER_TYPE.match(token.text)
+            if match is not None and (len(match.group(1)) > 6 or int(match.group(1)) > MAX_INT_WIDTH):
+                self.raise_error(f"integer type `{token.text[:40]}` is wider than {MAX_INT_WIDTH} bits")
+        return super()._parse_optional_integer_or_float_type()
+
+    def _parse_generic_operation(self, op_type: type[Operation]) -> Operation:
+        op = super()._parse_generic_operation(op_type)
+        self._last_generic = op
+        return op
+
+    def check_generic_ops(self) -> None:
+        """Hold the vyre ops written in the generic syntax (which builds ops without
+        their constructors' checks) to their structure: operand, result and region
+        counts, properties present and of their kind. A ParseError at the first
+        one that is not (the printer and every pass rely on it)."""
+        for op, start in self.generic_ops:
+            if not (op.name.startswith("vyre.") and isinstance(op, IRDLOperation)):
+                continue
+            try:
+                type(op).get_irdl_definition().verify(op)
+            except (VerifyException, ValueError) as error:
+                message = " ".join(str(error).split())
+                name_end = self.lexer.input.content.find("(", start)
+                self.raise_error(f"'{op.name}' op: {message}", start, max(start + 1, name_end))
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         """Report an unknown op at its name, not at the token after it."""
@@ -325,7 +369,10 @@ def parse_module(text: str, name: str = "<vyre>") -> ModuleOp:
 
     def parse() -> ModuleOp:
         with bulk_ir():
-            return LocatingParser(vyre_context(), text, name).parse_module()
+            parser = LocatingParser(vyre_context(), text, name)
+            module = parser.parse_module()
+            parser.check_generic_ops()
+            return module
 
     try:
         try:

@@ -1,0 +1,5 @@
+"builtin.module"() ({"vyre.kernel"() ({  %30 = "vyre.lit_u32"() {value = 1 : i64} : () -> !vyre.type<u32>  %31 = "vyre.lit_float"() {bits = 49 : i64} : () -> !vyre.type<bf16>  %32 = "vyre.bitcast"(%31) : (!vyre.type<bf16>) -> !vyre.type<u32>
+ %33 = "vyre.unop"(%32) {kind = "ctz"} : (!vyre.type<u32>) -> !vyre.type<u32>
+ %34 = "vyre.fma"(%30, %33) {bur = "max"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+  }) {buffers = [#vyre.buffer<@rb : read_only bool binding(0)>, #vyre.buffer<@acc : read_write u32 binding(2)>, #vyre.buffer<@rf : read_only f32 binding(3)>, #vyre.buffer<@rv2 : read_only vec2u32 binding(5)>, #vyre.buffer<@obytes : read_write bytes binding(6)>, #vyre.buffer<@ru : read_only u32 binding(8)>, #vyre.buffer<@own : read_write u32 binding(9)>, #vyre.buffer<@out : read_write u32 binding(10)>], sym_name = "r003", workgroup_size = [4, 2, 1]} : () -> ()
+}) : () -> ()

@@ -1,0 +1,2 @@
+vyre.kernel@_ workgroup_size()buffers(@h:read_write f16 binding(0),@o:read_write vec4u32 binding(1), @out : read_write u32 binding(2), @ob : read_write bool binding(4), @ri : read_only i32 binding(5), @ru : read_only u32 binding(6), @o64 : read_write u64 binding(7), @rb : read_only bool binding(8)) {
+ ^57 =

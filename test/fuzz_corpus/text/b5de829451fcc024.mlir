@@ -1,0 +1,5 @@
+"builtin.module"() ({"vyre.kernel"() ({  %0 = "vyre.invocation_id"() {axis = 2} : () -> !vyre.type<u32>
+ %1 = "vyre.lit_u32"() {value =64} : () -> !vyre.type<u32>  %2 = "vyre.lit_float"(%0, %1) { "mul"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>  "vyre.block"() ({
+ }) : () -> ()
+  }) {buffers = [#vyre.buffer<@r64 : read_only u64 binding(1)>, #vyre.buffer<@r: read_only vec2u32 binding(3)>, #vyre.buffer<@rbytes : read_only bytes binding(4)>, #vyre.buffer<@rg : read_only bf16 binding(5)>, #vyre.buffer<@ri : read_only i32 binding(6)>, #vyre.buffer<@acc : read_write u32 binding(7)>, #vyre.buffer<@ru : read_only u32 binding(8)>, #vyre.buffer<@out : read_write u32 binding(9)>, #vyre.buffer<@tile1 : workgroup bool[3]>, #vyre.buffer<@tile2 : workgroup bf16[2]>], sym_name = "ran5", workgroup_size = [1, 1, 2]} : () -> ()
+}) : () -> ()

@@ -1,0 +1,1 @@
+"vyre.kernel"()({^3
