@@ -84,6 +84,26 @@ def test_byte_histogram_large_on_wgpu(n: int) -> None:
         assert got.tobytes() == expected.tobytes(), label
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_byte_histogram_whole_chunks_and_the_tail(backend: str) -> None:
+    """The counting walks whole chunks of 16 bytes (vec4 loads, no per-byte
+    test) and workgroup 0 counts the fewer than 16 bytes after them: every
+    length 0..40 puts the end at each position of a chunk."""
+    rng = np.random.default_rng(40)
+    cases = [rng.integers(0, 256, n, dtype=np.uint8) for n in range(41)]
+    for data, got in zip(cases, ops.evaluate_many("stats.byte_histogram", [[c] for c in cases], backend=backend)):
+        assert got.tobytes() == np.bincount(data, minlength=256).astype(np.uint32).tobytes(), len(data)
+
+
+def test_byte_histogram_over_two_rounds_of_chunks_on_wgpu() -> None:
+    """More whole chunks than two rounds of the grid (2,048 workgroups x 256
+    invocations x 2 chunks of 16 bytes = 16 MiB), plus a tail."""
+    n = 2 * 16 * 2048 * 256 + 16 * 3 + 5
+    data = np.random.default_rng(41).integers(0, 256, n, dtype=np.uint8)
+    got = ops.evaluate("stats.byte_histogram", [data], backend="wgpu")
+    assert got.tobytes() == np.bincount(data, minlength=256).astype(np.uint32).tobytes()
+
+
 NBINS = (1, 2, 3, 17, 255, 256, 257, 1000, 1024, 1025, 4095, 4096, 4097, 70_000)
 """Both sides of every capacity class (256 .. 4096) and the global path."""
 
