@@ -25,7 +25,12 @@ size), returns nothing, and runs one 1-D `scf.parallel` from 0 with step 1:
   `if id < upper bound`: dispatch ceil(n / workgroup_size) workgroups (the
   pass option `workgroup-size`, 64 by default) and the extra invocations do
   nothing. The upper bound is any value the function computes (usually
-  `memref.dim`, which becomes `vyre.buf_len`, the bound buffer's length).
+  `memref.dim`, which becomes `vyre.buf_len`, the bound buffer's length). When
+  the bound is the length of the one buffer the body stores to, at the index,
+  and the body has no loop, the guard is left out: vyre's store past the end
+  does nothing, so the effect is the same, and the kernel is then exactly the
+  elementwise map one writes by hand (its vectorised lowering reads only the
+  inputs).
 - Values: `i32` and `index` are `u32` words (vyre's index is 32 bits: MLIR lets
   the target choose the width of `index`), `i1` is a `u32` 0 or 1, `f32` is a
   strict `f32`. Ops before the `scf.parallel` run in every invocation (they
@@ -741,6 +746,11 @@ class _FunctionConverter:
 
         then_block = self.nested(build)
         self.source = op
+        if _guard_is_implied(then_block, upper, invocation):
+            for inner in list(then_block.ops):  # the body, unguarded (`in_bounds` is dead)
+                inner.detach()
+                self.block.add_op(inner)
+            return
         self.emit(d.IfOp(in_bounds, Region(then_block), None))
 
     def convert_for(self, op: Operation) -> None:
@@ -846,6 +856,24 @@ class _FunctionConverter:
             op,
             "scf.parallel inside the function's scf.parallel (or after other ops): one 1-D scf.parallel per function",
         )
+
+
+def _guard_is_implied(body: Block, upper: SSAValue, index: SSAValue) -> bool:
+    """Whether `if index < upper` can be left out without changing what the body
+    does: the bound is the length of a buffer B and the body's only effects are
+    stores to B at `index` (vyre's store past the end does nothing), with no loop
+    (an invocation past the end would run it for nothing). The store is then
+    unconditional, and an elementwise kernel lowers exactly as one written by
+    hand (the vectorised map need not load B to keep the lanes it skips)."""
+    length = upper.owner
+    if not isinstance(length, d.BufLenOp):
+        return False
+    for op in body.walk():
+        if isinstance(op, d.LoopOp | d.AtomicOp | d.BarrierOp | d.ReturnOp):
+            return False
+        if isinstance(op, d.StoreOp) and (op.buffer.data != length.buffer.data or op.index != index):
+            return False
+    return True
 
 
 def _scalar(ty: Attribute, op: Operation) -> str:

@@ -459,3 +459,35 @@ def test_the_workgroup_size_is_an_option() -> None:
     assert Program.from_module(module).workgroup_size == (256, 1, 1)
     with pytest.raises(PassFailedException, match="workgroup-size must be in"):
         ConvertToVyrePass(workgroup_size=0).apply(_context(), Parser(_context(), FLOW, "t").parse_module())
+
+
+GUARD_CASES = {
+    # bound = the stored buffer's length, store at the index: the guard is implied
+    "implied": ("%out", "%out"),
+    # bound = a's length, store into the longer out: the guard must stay
+    "needed": ("%a", "%out"),
+}
+
+
+@pytest.mark.parametrize("case", GUARD_CASES)
+def test_the_bounds_guard_is_left_out_only_where_implied(case: str, gpu_adapter) -> None:
+    bound, stored = GUARD_CASES[case]
+    source = parallel(
+        "%a: memref<?xi32>, %out: memref<?xi32>",
+        "    %x = memref.load %a[%i] : memref<?xi32>\n"
+        "    %y = arith.muli %x, %x : i32\n"
+        f"    memref.store %y, {stored}[%i] : memref<?xi32>",
+    ).replace("memref.dim %a, %c0", f"memref.dim {bound}, %c0")
+    module = convert(source)
+    has_guard = "vyre.if" in str(module)
+    assert has_guard == (case == "needed")
+    a = np.arange(1, 101, dtype=U32)
+    out = np.full(150, 7, dtype=U32)
+    expected = out.copy()
+    expected[: len(a) if case == "needed" else len(out)] = np.concatenate([a * a, np.zeros(50, U32)])[
+        : len(a) if case == "needed" else len(out)
+    ]
+    program = Program.from_module(module)
+    for backend in ("interp", "wgpu"):  # 4 extra workgroups of invocations past the end
+        result = vyre.run(program, {"a": a, "out": out}, dispatch=(7, 1, 1), backend=backend)
+        assert (result["out"] == expected).all(), (backend, result["out"])
