@@ -35,7 +35,7 @@ import operator
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from types import MappingProxyType
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn, cast
 
 import numpy as np
@@ -352,6 +352,12 @@ class _Job:
     inputs: Mapping[str, np.ndarray | DeviceBuffer]
     state: dict[str, Any]
     """Every buffer by name after the run: host words (interp) or `Resident`s."""
+    encoded: dict[int, tuple[Prepared, dict[str, Any], tuple[int, int, int]]] = field(
+        default_factory=lambda: {}
+    )
+    """Each step of the plan bound to the job's device buffers, by id(step),
+    made once (an iterative op's rounds repeat the same steps: `run_steps`
+    then binds a repeated step once per submission)."""
 
 
 def _interp_step(state: dict[str, np.ndarray], step: Step) -> None:
@@ -398,14 +404,22 @@ def _stage_job(job: _Job) -> list[Any]:
             resident = Resident.upload(gpu, _buffer_words(buffer))
         state[buffer.name] = resident
     job.state = state
+    job.encoded.clear()
     return clear
 
 
 def _encoded(job: _Job, steps: Sequence[Step]) -> list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]]:
+    """The steps bound to the job's device buffers (`run_steps` items); a step
+    repeated is the same tuple object every time."""
     out: list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]] = []
+    memo = job.encoded
     for step in steps:
-        _, prepared, names = _prepared_entry(step.program)
-        out.append((prepared, {name: job.state[step.source(name)] for name in names}, step.dispatch))
+        item = memo.get(id(step))
+        if item is None:
+            _, prepared, names = _prepared_entry(step.program)
+            item = (prepared, {name: job.state[step.source(name)] for name in names}, step.dispatch)
+            memo[id(step)] = item
+        out.append(item)
     return out
 
 

@@ -1027,6 +1027,28 @@ def _run(
 # ---------------------------------------------------------------------------
 
 
+class _EncodedStep:
+    """What encoding one step of `run_steps` needs, made once per distinct
+    step object of a submission (an iterative op's rounds repeat the same
+    step objects): the uniform copies to record before its dispatches, the
+    pipeline, every slice's (bind group, workgroups), and the label to mark
+    when the kernel checks its loops."""
+
+    __slots__ = ("copies", "dispatches", "label", "pipeline")
+
+    def __init__(
+        self,
+        copies: tuple[tuple[Any, Any, int], ...],
+        pipeline: Any,
+        dispatches: tuple[tuple[Any, tuple[int, int, int]], ...],
+        label: str | None,
+    ):
+        self.copies = copies
+        self.pipeline = pipeline
+        self.dispatches = dispatches
+        self.label = label
+
+
 def run_steps(
     steps: Sequence[tuple[Prepared, Mapping[str, Resident], tuple[int, int, int]]],
     *,
@@ -1037,10 +1059,16 @@ def run_steps(
     zeroes device buffers first, then each step dispatches its program with
     every storage buffer bound in place (a read_write buffer is written where it
     is: the caller owns it) and every uniform buffer copied on the device into
-    a pooled uniform buffer. Dispatches run in order (wgpu orders the passes).
-    `repeat` encodes the steps that many times (benchmarks). Returns
+    a pooled uniform buffer. Dispatches run in order: consecutive steps share a
+    compute pass (WebGPU makes each dispatch's writes visible to the next), and
+    a step with uniform copies starts a new pass after its copies. `repeat`
+    encodes the steps that many times (benchmarks). Returns
     `time.perf_counter()` taken just before the submission, so a caller can
-    time the device work apart from the encoding."""
+    time the device work apart from the encoding.
+
+    A step given more than once as the same tuple object (an iterative op's
+    rounds) is checked and bound once per call: its later occurrences only
+    record their copies and dispatches."""
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
         raise ValueError(f"repeat must be a positive int, got {repeat!r}")
     steps = list(steps) * repeat
@@ -1057,36 +1085,40 @@ def run_steps(
         metas: list[tuple[Any, bytes]] = []
         shared_metas: dict[bytes, Any] = {}
         """Meta words -> the uniform buffer holding them in this submission: steps
-        with the same meta share it, so a step repeated (an iterative op's rounds)
-        binds the same buffers and reuses its cached bind group."""
+        with the same meta share it, so a step repeated binds the same buffers
+        and reuses its cached bind group."""
+        encoded: dict[int, _EncodedStep] = {}
+        """By id of the step tuple (alive in `steps` during the call)."""
+        compute: Any = None
+        pipeline: Any = None
         try:
-            for prepared, words, dispatch in steps:
-                plan = _plan(prepared, gpu)
-                groups = _check_dispatch(dispatch)
-                checked = _check_words(plan, words)
-                shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts)
-                entries: list[tuple[int, Any, int, int | None]] = []
-                for binding, data, nbytes, (usage, size) in zip(
-                    shape.kernel.buffers, checked.arrays, shape.nbytes, shape.allocations
-                ):
-                    assert isinstance(data, Resident)
-                    buffer = data.buffer
-                    if binding.is_uniform:
-                        buffer = gpu.acquire(usage, size)
-                        held.append((usage, buffer))
-                        if nbytes:
-                            encoder.copy_buffer_to_buffer(data.buffer, 0, buffer, 0, nbytes)
-                    entries.append((binding.binding, buffer, 0, None))
-                if not shape.slices:
+            for item in steps:
+                step = encoded.get(id(item))
+                if step is None:
+                    step = _encode_step(gpu, item, limit, held, metas, shared_metas, usages)
+                    encoded[id(item)] = step
+                if step.copies:  # recorded outside any pass, right before the step
+                    if compute is not None:
+                        compute.end()
+                        compute = None
+                    for source, target, nbytes in step.copies:
+                        encoder.copy_buffer_to_buffer(source, 0, target, 0, nbytes)
+                if not step.dispatches:
                     continue
-                meta_buffer = shared_metas.get(shape.meta)
-                if meta_buffer is None:
-                    meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
-                    metas.append((meta_buffer, shape.meta))
-                    shared_metas[shape.meta] = meta_buffer
-                _encode_pass(encoder, shape, _bind_groups(gpu, shape, entries, meta_buffer))
-                if shape.checks_loops:
-                    gpu.pending_status[plan.label] = None
+                if compute is None:
+                    compute = encoder.begin_compute_pass()
+                    pipeline = None
+                if step.pipeline is not pipeline:
+                    pipeline = step.pipeline
+                    compute.set_pipeline(pipeline)
+                for group, count in step.dispatches:
+                    compute.set_bind_group(0, group)
+                    compute.dispatch_workgroups(*count)
+                if step.label is not None:
+                    gpu.pending_status[step.label] = None
+            if compute is not None:
+                compute.end()
+                compute = None
             command = encoder.finish()
             submitted = time.perf_counter()
             gpu.device.queue.submit([command])
@@ -1102,3 +1134,48 @@ def run_steps(
             for buffer, content in metas:
                 gpu.release_written(usages.uniform, buffer, content)
     return submitted
+
+
+def _encode_step(
+    gpu: GpuDevice,
+    item: tuple[Prepared, Mapping[str, Resident], tuple[int, int, int]],
+    limit: int,
+    held: list[tuple[int, Any]],
+    metas: list[tuple[Any, bytes]],
+    shared_metas: dict[bytes, Any],
+    usages: _Usages,
+) -> _EncodedStep:
+    """Check and bind one step of `run_steps` (buffers for its uniform copies
+    taken from the pool into `held`, its meta uniform shared by content)."""
+    prepared, words, dispatch = item
+    plan = _plan(prepared, gpu)
+    groups = _check_dispatch(dispatch)
+    checked = _check_words(plan, words)
+    shape = _shape(gpu, plan, checked.lengths, groups, limit, checked.counts)
+    entries: list[tuple[int, Any, int, int | None]] = []
+    copies: list[tuple[Any, Any, int]] = []
+    for binding, data, nbytes, (usage, size) in zip(
+        shape.kernel.buffers, checked.arrays, shape.nbytes, shape.allocations
+    ):
+        assert isinstance(data, Resident)
+        buffer = data.buffer
+        if binding.is_uniform:
+            buffer = gpu.acquire(usage, size)
+            held.append((usage, buffer))
+            if nbytes:
+                copies.append((data.buffer, buffer, nbytes))
+        entries.append((binding.binding, buffer, 0, None))
+    if not shape.slices:
+        return _EncodedStep(tuple(copies), None, (), None)
+    meta_buffer = shared_metas.get(shape.meta)
+    if meta_buffer is None:
+        meta_buffer = gpu.acquire_written(usages.uniform, shape.meta)
+        metas.append((meta_buffer, shape.meta))
+        shared_metas[shape.meta] = meta_buffer
+    groups_of_slices = _bind_groups(gpu, shape, entries, meta_buffer)
+    return _EncodedStep(
+        tuple(copies),
+        shape.pipeline.pipeline,
+        tuple(zip(groups_of_slices, (count for _, count in shape.slices))),
+        plan.label if shape.checks_loops else None,
+    )
