@@ -24,7 +24,16 @@ outputs; `KernelSpec.plan_many` runs many evaluations as one batched plan;
 status readback) instead of reading them back for `check_args`.
 
 Each step's program is prepared by the pipeline once per program object (the
-op modules build their programs once per shape and keep them).
+op modules build their programs once per shape and keep them), and bound to an
+evaluation's device buffers once (`_Job.encoded`): an iterative op's rounds
+repeat the same bound steps, which `run_steps` checks and binds once per
+submission and records into shared compute passes.
+
+`evaluate_many` over many small host inputs of an op with `plan_many` takes
+the columnar path (`_Columns`): the arguments checked column by column, each
+input laid end to end at once, one batched plan, the outputs cut apart as
+views of their buffers (`_cut`); per message, what remains is the op's own
+planner and the Python list of results (`bench/evaluate_overhead.py`).
 """
 
 from __future__ import annotations

@@ -21,10 +21,13 @@ the word too and raises `DeviceLimitError` if a loop was stopped.
 
 Per run with host words (the common case, `vyre.run`'s fast path included): the
 run shape's bundle (buffers, staging, meta, bind groups, made on its first run
-and kept by the device) is written (uploads; zero-filled words cleared on the
-device unless the vectorised map overwrites every element), dispatched in one
+and kept by the device, with its uploads, dispatches, copies and reads laid
+out as tuples) is written (uploads; zero-filled words cleared on the device
+unless the vectorised map overwrites every element), dispatched in one
 compute pass, and each read_write buffer copied to its staging buffer, mapped,
-and copied once into its result. With words already on the device or results
+and copied once into its result. `vyre.run`'s hot path keeps a `HostRun` (the
+run shape bound for host words) per element counts and dispatch, so a call
+looks up nothing but the device's bundle. With words already on the device or results
 kept there: buffers from a pool keyed by size; a read-only `Resident` is bound as
 it is; the meta uniform is uploaded only when no pooled meta buffer holds the
 same words already. Uniform buffers are uploaded packed four words per vec4
