@@ -110,3 +110,30 @@ def test_a_consumer_projects_pyright_resolves_vyre(tmp_path: Path) -> None:
     messages = [d["message"] for d in report["generalDiagnostics"]]
     assert not any("could not be resolved" in m or "is unknown" in m for m in messages), messages
     assert len(messages) == 1 and "(kernel: KernelOp) -> str" in messages[0], messages
+
+
+def test_without_wgpu_the_gpu_backend_names_the_extra(tmp_path: Path) -> None:
+    """`pip install vyre` (no extra): the interpreter runs, the wgpu backend says
+    which extra it needs (wgpu hidden from the import system in a subprocess)."""
+    probe = (
+        "import sys\n"
+        "class NoWgpu:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'wgpu' or name.startswith('wgpu.'):\n"
+        "            raise ModuleNotFoundError(\"No module named 'wgpu'\", name='wgpu')\n"
+        "sys.meta_path.insert(0, NoWgpu())\n"
+        "import numpy as np, vyre\n"
+        "from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program\n"
+        "p = Program(buffers=[BufferDecl.read_write('o', 0, DataType.U32)], workgroup_size=(1, 1, 1),\n"
+        "            entry=[N.store('o', E.u32(0), E.u32(9))])\n"
+        "print(vyre.run(p, {}, dispatch=(1, 1, 1), outputs={'o': 1}, backend='interp')['o'][0])\n"
+        "try:\n"
+        "    vyre.run(p, {}, dispatch=(1, 1, 1), outputs={'o': 1}, backend='wgpu')\n"
+        "except RuntimeError as error:\n"
+        "    print(error)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "9"
+    assert "pip install 'vyre[gpu]'" in lines[1]

@@ -41,7 +41,13 @@ def _info(adapter: Any) -> AdapterInfo:
 def vulkan_adapters() -> tuple[Any, ...]:
     """Every Vulkan adapter, best first: discrete GPUs, then integrated, then CPU."""
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
-    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+    try:
+        import wgpu  # pyright: ignore[reportMissingTypeStubs]
+    except ModuleNotFoundError as missing:  # `pip install vyre` has no GPU stack
+        raise RuntimeError(
+            "the wgpu backend needs wgpu, which vyre installs as an extra. Fix: pip install"
+            " 'vyre[gpu]', or run on the reference interpreter (backend=\"interp\")"
+        ) from missing
 
     adapters = [a for a in wgpu.gpu.enumerate_adapters_sync() if _info(a).backend == "Vulkan"]
     adapters.sort(key=lambda a: _TYPE_RANK.get(_info(a).adapter_type, 9))
