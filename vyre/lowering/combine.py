@@ -15,7 +15,8 @@ H100). The IR has no component access for Vec4U32 values, so a kernel says
   such a factor, sums and differences of such terms, shifts left by 2 or more,
   `&` with such a mask, reads of other such locals);
 - a *member* is a load or store whose index is `var base` or `var base + c`
-  (`c` a literal, either operand order): it is lane `c % 4` of the group
+  (`c` a literal, either operand order), directly or through a constant local
+  bound to such an expression: it is lane `c % 4` of the group
   `(buffer, base, c - c % 4)`;
 - a load group: four lanes of a `read_only` storage buffer of one-word elements
   (U32, I32, F32; not atomic), all in one block. The buffer never changes
@@ -132,7 +133,7 @@ def combine_accesses(kernel: d.KernelOp) -> Combined:
         wanted = AccessKind.READ_WRITE if is_store else AccessKind.READ_ONLY
         if decl.access_kind != wanted:
             continue
-        member = _member(op.index, bases)
+        member = _member(op.index, bases, constant)
         if member is None:
             continue
         base, c = member
@@ -193,11 +194,22 @@ def multiple_of_four(value: SSAValue, locals_: set[str] | frozenset[str]) -> boo
     return False
 
 
-def _member(index: SSAValue, bases: frozenset[str]) -> tuple[str, int] | None:
-    """(base, c) when `index` is `var base` or `var base + c`."""
+def _member(
+    index: SSAValue, bases: frozenset[str], constant: dict[str, d.LetOp], depth: int = 0
+) -> tuple[str, int] | None:
+    """(base, c) when `index` is `var base` or `var base + c`, directly or
+    through constant locals bound to such an expression (`let i1 = q + 1`;
+    `let i0 = q` resolves to q as well, so aliases of one base share groups)."""
+    if depth > 4:
+        return None
     owner = index.owner
     if isinstance(owner, d.VarOp):
         name = cast(StringAttr, owner.properties["name"]).data
+        alias = constant.get(name)
+        if alias is not None:
+            inner = _member(alias.value, bases, constant, depth + 1)
+            if inner is not None:
+                return inner
         return (name, 0) if name in bases else None
     if not isinstance(owner, d.BinOp) or owner.op_kind != BinOpKind.ADD:
         return None
@@ -205,9 +217,9 @@ def _member(index: SSAValue, bases: frozenset[str]) -> tuple[str, int] | None:
         c = d.literal_word(literal)
         if c is None or not isinstance(var.owner, d.VarOp):
             continue
-        name = cast(StringAttr, var.owner.properties["name"]).data
-        if name in bases and c <= 0xFFFF_FFFF - LANES:
-            return (name, c)
+        inner = _member(var, bases, constant, depth + 1)
+        if inner is not None and inner[1] + c <= 0xFFFF_FFFF - LANES:
+            return (inner[0], inner[1] + c)
     return None
 
 

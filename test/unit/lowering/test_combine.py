@@ -82,6 +82,15 @@ def test_consecutive_words_at_a_multiple_of_four_combine() -> None:
         assert _groups(_sum_and_spread(base=base)) == (2, 2)
 
 
+def test_indices_through_constant_locals_share_the_base() -> None:
+    """`let i0 = q; let i1 = q + 1; let i2 = i1 + 1; ...`: one group."""
+    entry: list[N] = [N.let("q", E.mul(E.gid_x(), E.u32(4))), N.let("i0", Q), N.let("i1", E.add(Q, E.u32(1)))]
+    entry += [N.let("i2", E.add(E.var("i1"), E.u32(1))), N.let("i3", E.add(E.u32(2), E.var("i1")))]
+    entry += [N.let(f"v{k}", E.load("x", E.var(f"i{k}"))) for k in range(4)]
+    entry += [N.store("out", E.var(f"i{k}"), E.var(f"v{3 - k}")) for k in range(4)]
+    assert _groups(_program(entry)) == (1, 1)
+
+
 @pytest.mark.parametrize(
     ("entry", "reason"),
     [

@@ -26,6 +26,9 @@ from vyre.ops.kernel import Buffer
 
 __all__ = [
     "GROUPS",
+    "MULTI_SCAN_PRE_WORDS",
+    "multi_scan",
+    "multi_scan_words",
     "MAX_GROUPS",
     "NONE",
     "SCAN_WORDS",
@@ -193,6 +196,78 @@ def workgroup_scan(values: Sequence[str], arrays: Sequence[str], groups: Sequenc
             body.append(Node.assign(whole, E.add(E.var(whole), group_sum)))
         inclusive = E.load(a, spread(local))
         body.append(Node.let(f"{prefix}ex{w}", E.sub(E.add(E.var(before), inclusive), E.var(value))))
+    return body
+
+
+MULTI_SCAN_PRE_WORDS = WORKGROUP
+"""Words of each of the `sums` and `pre` arrays of `multi_scan`."""
+
+
+def multi_scan_words(words: int) -> int:
+    """Words of the `array` of a `multi_scan` of `words` values per invocation
+    (one skewed row of WORKGROUP entries per value, a pad word every 8)."""
+    return words * (WORKGROUP + WORKGROUP // 8)
+
+
+def multi_scan(values: Sequence[str], array: str, sums: str, pre: str, totals: str, prefix: str) -> list[Node]:
+    """Exclusive workgroup scans (wrapping, invocation order) of W = len(values)
+    u32 variables per invocation (W in 2, 4, 8), every invocation working in
+    every phase: afterwards each invocation holds `{prefix}ex{w}` and
+    `{prefix}tot{w}` as `workgroup_scan` gives them.
+
+    Row w of `array` (multi_scan_words(W) words) holds value w of the 256
+    invocations. Phase 1: invocation l scans ITEMS = W consecutive entries of
+    row l // S (S = 256 / W segments per row) serially and stores the segment
+    sum in `sums` (WORKGROUP words). Phase 2: it sums the segment sums before its
+    own in its row into `pre` (WORKGROUP words) and, for the first segment, the
+    row's total into `totals` (W words); a warp reads one row, so those reads
+    are broadcasts. Phase 3: each invocation reads its inclusive entries and its
+    segments' prefixes. Three barriers; the serial depth is W + S + W steps
+    (`workgroup_scan` of 8 words: 16 x 8 x 2 loads and stores by 16
+    invocations, which dominated the radix sort's ranking)."""
+    count = len(values)
+    if count not in (2, 4, 8):
+        raise ValueError(f"multi_scan takes 2, 4 or 8 values per invocation, got {count}")
+    local = E.local_id(0)
+    items = count
+    segments = WORKGROUP // count
+    row = WORKGROUP + WORKGROUP // 8
+
+    def at(w: Expr | int, t: Expr) -> Expr:
+        w_expr = E.u32(w) if isinstance(w, int) else w
+        return E.add(E.mul(w_expr, E.u32(row)), E.add(t, E.shr(t, E.u32(3))))
+
+    body: list[Node] = [Node.store(array, at(w, local), E.var(v)) for w, v in enumerate(values)]
+    body.append(Node.barrier())
+    log_segments = segments.bit_length() - 1
+    body += [
+        Node.let(f"{prefix}w", E.shr(local, E.u32(log_segments))),
+        Node.let(f"{prefix}seg", E.bitand(local, E.u32(segments - 1))),
+        Node.let(f"{prefix}run", E.u32(0)),
+    ]
+    mine_w, seg = E.var(f"{prefix}w"), E.var(f"{prefix}seg")
+    for j in range(items):
+        position = at(mine_w, E.add(E.mul(seg, E.u32(items)), E.u32(j)))
+        body.append(Node.let(f"{prefix}at{j}", position))
+        body.append(Node.assign(f"{prefix}run", E.add(E.var(f"{prefix}run"), E.load(array, E.var(f"{prefix}at{j}")))))
+        body.append(Node.store(array, E.var(f"{prefix}at{j}"), E.var(f"{prefix}run")))
+    body.append(Node.store(sums, local, E.var(f"{prefix}run")))
+    body.append(Node.barrier())
+    body += [Node.let(f"{prefix}before", E.u32(0)), Node.let(f"{prefix}all", E.u32(0))]
+    row_base = E.mul(mine_w, E.u32(segments))
+    for h in range(segments):
+        body.append(Node.let(f"{prefix}s{h}", E.load(sums, E.add(row_base, E.u32(h)))))
+        body.append(Node.assign(f"{prefix}before", E.add(E.var(f"{prefix}before"), E.select(E.lt(E.u32(h), seg), E.var(f"{prefix}s{h}"), E.u32(0)))))
+        body.append(Node.assign(f"{prefix}all", E.add(E.var(f"{prefix}all"), E.var(f"{prefix}s{h}"))))
+    body.append(Node.store(pre, local, E.var(f"{prefix}before")))
+    body.append(Node.if_(E.eq(seg, E.u32(0)), [Node.store(totals, mine_w, E.var(f"{prefix}all"))]))
+    body.append(Node.barrier())
+    own_segment = E.shr(local, E.u32(items.bit_length() - 1))
+    for w, v in enumerate(values):
+        inclusive = E.load(array, at(w, local))
+        before = E.load(pre, E.add(E.u32(w * segments), own_segment))
+        body.append(Node.let(f"{prefix}ex{w}", E.sub(E.add(inclusive, before), E.var(v))))
+        body.append(Node.let(f"{prefix}tot{w}", E.load(totals, E.u32(w))))
     return body
 
 

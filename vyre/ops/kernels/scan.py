@@ -78,9 +78,10 @@ def group_sum(array: str, groups: str, value: Expr) -> list[Node]:
 
 
 @cache
-def block_sums_program() -> Program:
+def block_sums_program(subtiles: int = SUBTILES) -> Program:
+    """Step 1: `sums[block]` = the sum of block `block` (subtiles x TILE elements)."""
     local = E.local_id(0)
-    base = E.add(E.mul(E.workgroup_id(0), E.u32(BLOCK)), local)
+    base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE * subtiles)), local)
     # the loads read 0 past n (the lowering's guard) and 0 is the sum's
     # identity: every load is unconditional, so ITEMS loads are in flight at once
     body: list[Node] = [Node.let("acc", E.u32(0))]
@@ -92,7 +93,7 @@ def block_sums_program() -> Program:
     for k in range(1, ITEMS):
         total = E.add(total, E.var(f"v{k}"))
     loop.append(Node.assign("acc", E.add(E.var("acc"), total)))
-    body.append(Node.loop("t", E.u32(0), E.u32(SUBTILES), loop))
+    body.append(Node.loop("t", E.u32(0), E.u32(subtiles), loop))
     body += group_sum("sh", "groups", E.var("acc"))
     body.append(Node.if_(E.eq(local, E.u32(0)), [Node.store("sums", E.workgroup_id(0), E.var("_gsum"))]))
     return Program(
@@ -104,7 +105,7 @@ def block_sums_program() -> Program:
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
-        name="scan_block_sums",
+        name="scan_block_sums" if subtiles == SUBTILES else f"scan_block_sums_{subtiles}",
     )
 
 
@@ -154,7 +155,7 @@ def scan_sums_program() -> Program:
 
 
 @cache
-def scan_tiles_program(exclusive: bool) -> Program:
+def scan_tiles_program(exclusive: bool, subtiles: int = SUBTILES) -> Program:
     """Step 3: each workgroup walks its block of SUBTILES tiles; invocation l
     holds elements 8l .. 8l + 7 of the tile in registers (two vec4 loads: the
     lowering combines the loads at `q + k`, vyre/lowering/combine.py), scans
@@ -166,7 +167,7 @@ def scan_tiles_program(exclusive: bool) -> Program:
     Measured on the H100 (bench/wgsl_variants.py, 64 Mi elements): 238 us
     against 485 us for the tile through workgroup memory."""
     local = E.local_id(0)
-    block_base = E.mul(E.workgroup_id(0), E.u32(BLOCK))
+    block_base = E.mul(E.workgroup_id(0), E.u32(TILE * subtiles))
     q = E.var("q")
     loop: list[Node] = [
         Node.let("q", E.add(E.add(block_base, E.mul(E.var("t"), E.u32(TILE))), E.mul(local, E.u32(ITEMS)))),
@@ -186,8 +187,9 @@ def scan_tiles_program(exclusive: bool) -> Program:
     loop.append(Node.assign("carry", E.add(E.var("carry"), E.var("_stot0"))))
     body: list[Node] = [
         Node.let("carry", E.load("offsets", E.workgroup_id(0))),
-        Node.loop("t", E.u32(0), E.u32(SUBTILES), loop),
+        Node.loop("t", E.u32(0), E.u32(subtiles), loop),
     ]
+    kind = "exclusive" if exclusive else "inclusive"
     return Program(
         buffers=[
             BufferDecl.read("x", 0, DataType.U32),
@@ -198,7 +200,7 @@ def scan_tiles_program(exclusive: bool) -> Program:
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
-        name=f"scan_tiles_{'exclusive' if exclusive else 'inclusive'}",
+        name=f"scan_tiles_{kind}" if subtiles == SUBTILES else f"scan_tiles_{kind}_{subtiles}",
     )
 
 

@@ -5,20 +5,22 @@ Eight passes of 4-bit digits (least significant first); each pass is five
 dispatches in the reduce-then-scan form (Satish, Harris & Garland 2009; C3: no
 inter-workgroup communication inside a dispatch, so no onesweep look-back):
 
-1. `radix_count`: each workgroup counts the digits of its tile of TILE = 1,024
-   keys into 16 bins with workgroup atomics (integer adds: deterministic) and
-   writes the digit-major table `hist[digit * blocks + block]`.
+1. `radix_count`: invocation l of each workgroup takes keys 4l .. 4l + 3 of
+   its tile of TILE = 1,024 keys (one vec4 load), packs the counts of their
+   digits into 8 words of two 16-bit counters, and the workgroup's
+   `common.multi_scan` of those words gives the tile's 16 digit counts (its
+   totals: no atomics, so no contention on 16 bins), written digit-major to
+   `hist[digit * blocks + block]`.
 2.-4. the exclusive prefix sum of `hist` (the three programs of
-   `vyre/ops/kernels/scan.py`, bound to this pipeline's buffers): `offs[digit *
-   blocks + block]` is where the block's keys of that digit start.
-5. `radix_scatter`: each workgroup loads its tile into workgroup memory
-   (coalesced, `skewed` positions), invocation l takes keys 4l .. 4l+3 of the
-   tile (tile order is input order), ranks each among the tile's keys of the
-   same digit before it — an exclusive workgroup scan of the packed counters
-   (same-digit keys in earlier invocations) plus the same-digit keys before it
-   among its own four — and writes the key (and its value) to
-   `offs[digit, block] + rank`. Equal digits keep their order, so every pass
-   is stable and so is the sort.
+   `vyre/ops/kernels/scan.py` with blocks of one tile, HIST_SUBTILES, bound to
+   this pipeline's buffers): `offs[digit * blocks + block]` is where the
+   block's keys of that digit start.
+5. `radix_scatter`: the same keys, digits and packed counters, whose
+   exclusive `multi_scan` counts the same-digit keys in earlier invocations;
+   plus the same-digit keys before it among its own four, that is each key's
+   rank among the tile's keys of its digit, and the key (and its value, one
+   vec4 load of the four) goes to `offs[digit, block] + rank`. Equal digits
+   keep their order, so every pass is stable and so is the sort.
 
 Ranks come from prefix sums (no atomics in the scatter), so the result is
 deterministic on every device. The plan depends on n only: every pass runs (no data-dependent skipping),
@@ -26,7 +28,10 @@ buffers ping-pong between `ka`/`kb` (and `va`/`vb`), the eighth pass writes `ka`
 Per invocation: straight-line code over 4 keys, no loop (lavapipe's loop cap).
 
 Traffic per pass: keys read twice and written once (+ values read and written
-once), about 8 x 12 = 96 bytes per key for sort.u32.
+once), about 8 x 12 = 96 bytes per key for sort.u32. The multi-word scan keeps
+all 256 invocations busy in each of its phases; `workgroup_scan` (16 serial
+scanners over 8 arrays) made the ranking the bottleneck (scatter 416 us per
+pass at 16 Mi keys on the H100).
 """
 
 from __future__ import annotations
@@ -37,20 +42,18 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
+from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.kernel import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.ops.kernels.common import (
-    GROUPS,
-    SCAN_WORDS,
+    MULTI_SCAN_PRE_WORDS,
     WORKGROUP,
+    multi_scan,
+    multi_scan_words,
     param,
     params_buffer,
-    skewed,
-    skewed_size,
-    workgroup_scan,
 )
-from vyre.ops.kernels.scan import BLOCK, block_sums_program, scan_sums_program, scan_tiles_program
+from vyre.ops.kernels.scan import block_sums_program, scan_sums_program, scan_tiles_program
 from vyre.ops.kernels.scan import TILE as SCAN_TILE
 
 __all__ = ["DIGIT_BITS", "KERNELS", "PASSES", "TILE"]
@@ -65,6 +68,11 @@ WORDS = BINS // 2
 at most 1,024 keys, so no counter overflows)."""
 INVALID = BINS
 """The digit of a position past n: it matches no bin."""
+HIST_SUBTILES = 1
+"""Tiles of 2,048 entries per block of the hist scan: 128 workgroups for the
+262,144 entries at 16 Mi keys (16 with the scan op's blocks of 16,384, whose
+8 serial tiles per workgroup made the three scan steps latency-bound: 165 us
+per pass on the H100)."""
 
 
 def _packed(digits: Sequence[Expr]) -> list[Expr]:
@@ -79,10 +87,34 @@ def _packed(digits: Sequence[Expr]) -> list[Expr]:
     return words
 
 
-def _packed_scan(values: Sequence[str]) -> list[Node]:
-    """Exclusive workgroup scan of the WORDS packed counter words in variables
-    `values`: `_pex{w}` (the earlier invocations' counts) and `_ptot{w}`."""
-    return workgroup_scan(values, [f"c{w}" for w in range(WORDS)], [f"g{w}" for w in range(WORDS)], "_p")
+def _ranked_digits(prefix: str) -> list[Node]:
+    """Invocation l's keys 4l .. 4l + 3 of the workgroup's tile (tile order is
+    input order; one vec4 load: the lowering combines the loads at `q + j`,
+    combine.py), their digits `d{j}`, their packed counter words and the
+    workgroup's exclusive scan of those (`multi_scan`): `{prefix}ex{w}` counts
+    the same digits in the earlier invocations, `{prefix}tot{w}` in the tile."""
+    local = E.local_id(0)
+    body: list[Node] = [Node.let("q", E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), E.mul(local, E.u32(ITEMS))))]
+    digits: list[Expr] = []
+    for j in range(ITEMS):
+        index = E.add(E.var("q"), E.u32(j)) if j else E.var("q")
+        body.append(Node.let(f"i{j}", index))
+        body.append(Node.let(f"k{j}", E.load("keys", E.var(f"i{j}"))))
+        body.append(Node.let(f"d{j}", _digit(E.var(f"k{j}"), E.var(f"i{j}"))))
+        digits.append(E.var(f"d{j}"))
+    for w, word in enumerate(_packed(digits)):
+        body.append(Node.let(f"p{w}", word))
+    body += multi_scan([f"p{w}" for w in range(WORDS)], "scan", "sums", "pre", "totals", prefix)
+    return body
+
+
+def _scan_buffers() -> list[BufferDecl]:
+    return [
+        BufferDecl.workgroup("scan", multi_scan_words(WORDS), DataType.U32),
+        BufferDecl.workgroup("sums", MULTI_SCAN_PRE_WORDS, DataType.U32),
+        BufferDecl.workgroup("pre", MULTI_SCAN_PRE_WORDS, DataType.U32),
+        BufferDecl.workgroup("totals", WORDS, DataType.U32),
+    ]
 
 
 def _counter(words: Sequence[Expr], digit: Expr) -> Expr:
@@ -99,35 +131,22 @@ def _digit(key: Expr, index: Expr) -> Expr:
     return E.select(E.lt(index, param(0)), value, E.u32(INVALID))
 
 
-def _scan_buffers() -> list[BufferDecl]:
-    decls = [BufferDecl.workgroup(f"c{w}", SCAN_WORDS, DataType.U32) for w in range(WORDS)]
-    decls += [BufferDecl.workgroup(f"g{w}", GROUPS, DataType.U32) for w in range(WORDS)]
-    return decls
-
-
 @cache
 def count_program() -> Program:
-    """The tile's digit counts with workgroup atomics (16 bins; docs/kernels.md),
-    written digit-major to `hist`."""
+    """The tile's digit counts (the totals of the packed-counter scan: no
+    atomics, no contention on 16 bins), written digit-major to `hist` by
+    invocations 0..15."""
     local = E.local_id(0)
-    base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), local)
-    body: list[Node] = []
-    for k in range(ITEMS):
-        index = E.add(base, E.u32(k * WORKGROUP))
-        body.append(Node.let(f"d{k}", _digit(E.load("keys", index), index)))
-        # INVALID (16) is past the 16 bins: the guarded atomic does nothing there
-        body.append(Node.let(f"_o{k}", E.atomic(AtomicOp.ADD, "bins", E.var(f"d{k}"), E.u32(1))))
-    body.append(Node.barrier())
+    body = _ranked_digits("_c")
+    totals = [E.var(f"_ctot{w}") for w in range(WORDS)]
     at = E.add(E.mul(local, param(1)), E.workgroup_id(0))
-    body.append(
-        Node.if_(E.lt(local, E.u32(BINS)), [Node.store("hist", at, E.atomic(AtomicOp.ADD, "bins", local, E.u32(0)))])
-    )
+    body.append(Node.if_(E.lt(local, E.u32(BINS)), [Node.store("hist", at, _counter(totals, local))]))
     return Program(
         buffers=[
             BufferDecl.read("keys", 0, DataType.U32),
             BufferDecl.read_write("hist", 1, DataType.U32),
             BufferDecl.uniform("params", 2, DataType.U32),
-            BufferDecl.workgroup("bins", BINS, DataType.U32),
+            *_scan_buffers(),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
@@ -137,23 +156,14 @@ def count_program() -> Program:
 
 @cache
 def scatter_program(with_values: bool) -> Program:
-    local = E.local_id(0)
-    tile_base = E.mul(E.workgroup_id(0), E.u32(TILE))
-    body: list[Node] = []
-    for k in range(ITEMS):
-        at = E.add(E.u32(k * WORKGROUP), local)
-        body.append(Node.store("tile", skewed(at), E.load("keys", E.add(tile_base, at))))
-    body.append(Node.barrier())
-    digits: list[Expr] = []
-    for j in range(ITEMS):
-        at = E.add(E.mul(local, E.u32(ITEMS)), E.u32(j))
-        body.append(Node.let(f"i{j}", E.add(tile_base, at)))
-        body.append(Node.let(f"k{j}", E.load("tile", skewed(at))))
-        body.append(Node.let(f"d{j}", _digit(E.var(f"k{j}"), E.var(f"i{j}"))))
-        digits.append(E.var(f"d{j}"))
-    for w, word in enumerate(_packed(digits)):
-        body.append(Node.let(f"p{w}", word))
-    body += _packed_scan([f"p{w}" for w in range(WORDS)])
+    """Each key to `offs[digit, block]` + its rank among the tile's keys of the
+    same digit before it (the earlier invocations' count from the packed scan,
+    plus the same digits before it among the invocation's own four); its value
+    goes to the same place."""
+    body = _ranked_digits("_p")
+    if with_values:
+        # the values of the invocation's four keys (one vec4 load)
+        body += [Node.let(f"v{j}", E.load("values", E.var(f"i{j}"))) for j in range(ITEMS)]
     earlier = [E.var(f"_pex{w}") for w in range(WORDS)]
     for j in range(ITEMS):
         d = E.var(f"d{j}")
@@ -163,7 +173,7 @@ def scatter_program(with_values: bool) -> Program:
         start = E.load("offs", E.add(E.mul(d, param(1)), E.workgroup_id(0)))
         writes = [Node.let(f"to{j}", E.add(start, rank)), Node.store("keys_out", E.var(f"to{j}"), E.var(f"k{j}"))]
         if with_values:
-            writes.append(Node.store("values_out", E.var(f"to{j}"), E.load("values", E.var(f"i{j}"))))
+            writes.append(Node.store("values_out", E.var(f"to{j}"), E.var(f"v{j}")))
         body.append(Node.if_(E.lt(d, E.u32(INVALID)), writes))
     buffers = [
         BufferDecl.read("keys", 0, DataType.U32),
@@ -177,7 +187,7 @@ def scatter_program(with_values: bool) -> Program:
             BufferDecl.read_write("values_out", 5, DataType.U32),
         ]
     return Program(
-        buffers=[*buffers, BufferDecl.workgroup("tile", skewed_size(TILE), DataType.U32), *_scan_buffers()],
+        buffers=[*buffers, *_scan_buffers()],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
         name=f"radix_scatter{'_kv' if with_values else ''}",
@@ -194,7 +204,7 @@ def _radix_plan(with_values: bool) -> Callable[[Any, Any], KernelPlan]:
             return KernelPlan(outputs, (), _output_names(with_values))
         blocks = -(-n // TILE)
         entries = BINS * blocks
-        scan_blocks = -(-entries // BLOCK)
+        scan_blocks = -(-entries // (SCAN_TILE * HIST_SUBTILES))
         buffers = [
             *outputs,
             Buffer("kb", DataType.U32, n),
@@ -211,10 +221,14 @@ def _radix_plan(with_values: bool) -> Callable[[Any, Any], KernelPlan]:
             source = "keys" if p == 0 else ("ka" if p % 2 == 0 else "kb")
             target = "kb" if p % 2 == 0 else "ka"
             steps.append(Step(count_program(), (blocks, 1, 1), {"keys": source, "params": f"params{p}"}))
-            steps.append(Step(block_sums_program(), (scan_blocks, 1, 1), {"x": "hist", "sums": "hsums"}))
+            steps.append(Step(block_sums_program(HIST_SUBTILES), (scan_blocks, 1, 1), {"x": "hist", "sums": "hsums"}))
             steps.append(Step(scan_sums_program(), (1, 1, 1), {"sums": "hsums", "params": "hparams"}))
             steps.append(
-                Step(scan_tiles_program(True), (scan_blocks, 1, 1), {"x": "hist", "offsets": "hsums", "out": "offs"})
+                Step(
+                    scan_tiles_program(True, HIST_SUBTILES),
+                    (scan_blocks, 1, 1),
+                    {"x": "hist", "offsets": "hsums", "out": "offs"},
+                )
             )
             bind = {"keys": source, "keys_out": target, "params": f"params{p}"}
             if with_values:
