@@ -129,7 +129,8 @@ def sampler(fmt: str, stored_only: bool = False) -> Callable[[np.random.Generato
     the stream fits and the stream filled up to n with what CPython skips after
     it (zero bytes after a gzip member, anything after a zlib or raw stream);
     "few": the same with one damaged byte. When not even empty content fits,
-    the stream's first n bytes (a truncated stream)."""
+    the empty content's stream without header fields, or its first n bytes (a
+    truncated stream)."""
 
     def sample(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray]:
         settings = Settings.pick(rng)
@@ -141,6 +142,8 @@ def sampler(fmt: str, stored_only: bool = False) -> Callable[[np.random.Generato
         while len(stream) > n and length > 0:
             length = max(0, min(length - 1, (length * n) // max(1, len(stream))))
             stream = compress(fmt, data[:length], settings)
+        if len(stream) > n and not stored_only:  # no header fields, the shortest window header
+            stream = compress(fmt, b"", Settings())
         if len(stream) > n:
             stream = stream[:n]
         elif fmt == GZIP:

@@ -17,7 +17,7 @@ import numpy as np
 
 from vyre.ops.kernel import NO_ERROR, KernelLaw
 from vyre.ops.kernels.compression_host import STRATEGIES, Settings, compress, stdlib, stdlib_code
-from vyre.ops.kernels.inflate_walk import CORRUPT, GZIP, TRUNCATED
+from vyre.ops.kernels.inflate_walk import CORRUPT, GZIP, TRUNCATED, ZLIB
 
 __all__ = ["CorruptIffCPython", "DecompressesCompression", "Members", "PrefixIsTruncated", "TrailingDataIgnored"]
 
@@ -85,9 +85,10 @@ class DecompressesCompression(KernelLaw):
 
 
 class TrailingDataIgnored(KernelLaw):
-    """op(s ‖ t) = op(s) for a well-formed zlib or raw stream s and any bytes t:
-    like CPython's `zlib.decompress`, the decoder stops at the end of the stream
-    (t: a zero byte, or bytes that would be a corrupt block)."""
+    """op(s ‖ t) = op(s) for a well-formed zlib or raw stream s (the case cut
+    where CPython's decoder stops) and any bytes t: like CPython's
+    `zlib.decompress`, the decoder stops at the end of the stream (t: the
+    case's own bytes after s, a zero byte, bytes that would be a corrupt block)."""
 
     name = "TrailingDataIgnored"
 
@@ -96,13 +97,19 @@ class TrailingDataIgnored(KernelLaw):
 
     def check(self, op: Op, args: tuple[Any, ...]) -> str | None:
         case = _stream(args)
-        if _content(self.fmt, case) is None:
+        decoder = zlib.decompressobj(-15 if self.fmt != ZLIB else 15)
+        try:
+            decoder.decompress(case)
+        except zlib.error:
             return None
-        tails = [b"\x00", b"\xff\xfe\x07garbage"]
-        results = _results(op, [case, *(case + t for t in tails)])
+        if not decoder.eof:
+            return None
+        stream = case[: len(case) - len(decoder.unused_data)]
+        tails = [case[len(stream) :], b"\x00", b"\xff\xfe\x07garbage"]
+        results = _results(op, [stream, *(stream + t for t in tails)])
         for tail, result in zip(tails, results[1:]):
             if result != results[0]:
-                return f"op(s ‖ {tail!r}) = {result[1:]} / {_show(result[0])}, op(s) = {results[0][1:]} / {_show(results[0][0])}"
+                return f"op(s ‖ {_show(tail)}) = {result[1:]} / {_show(result[0])}, op(s) = {results[0][1:]} / {_show(results[0][0])}"
         return None
 
 
