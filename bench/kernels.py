@@ -154,11 +154,14 @@ def best(fn: Callable[[], float], trials: int) -> float:
 
 
 def copy_program(n_groups: int) -> Any:
+    """`y[i] = x[i]` at the invocation id: an elementwise map, so the runtime
+    runs its vectorised lowering (vyre/lowering/vector.py), as for any copy a
+    user writes this way."""
     from vyre.ir import BufferDecl, DataType, Program
     from vyre.ir import Expr as E
     from vyre.ir import Node as N
 
-    i = E.add(E.mul(E.workgroup_id(0), E.u32(256)), E.local_id(0))
+    i = E.gid_x()
     return Program(
         buffers=[BufferDecl.read("x", 0, DataType.U32), BufferDecl.read_write("y", 1, DataType.U32)],
         workgroup_size=(256, 1, 1),
@@ -276,7 +279,8 @@ def rows(n: int, sort_n: int, reps: int, trials: int, only: Sequence[str] = ()) 
         lambda g: bool((first(g) == vals[order]).all()), 16 * sort_n,
         torch_time(lambda t: (lambda: t.sort(stable=True)), keys.view(np.int32) ^ np.int32(-(2**31)), reps),
         ">= 0.5 of torch keys/s")
-    library_rows(add, rng, n, sort_n, reps)
+    if not only or any(p.startswith(("buffer", "bitset", "collection", "match")) for p in only):
+        library_rows(add, rng, n, sort_n, reps)
     return table_rows, record
 
 
