@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from collections.abc import Sequence
 from enum import Enum
-from typing import ClassVar, Self, TypeVar
+from typing import ClassVar, Self, TypeVar, cast
 
 from xdsl.dialects.builtin import UNKNOWN_LOC, ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import (
@@ -270,6 +270,8 @@ def fold_binop(kind: BinOpKind, a: int, b: int) -> int:
             return int(a != 0 and b != 0)
         case BinOpKind.OR:
             return int(a != 0 or b != 0)
+        case _:
+            raise ValueError(f"`{kind.value}` is a float operator: vyre.binop folds integer operators only")
 
 
 def fold_unop(kind: UnOpKind, a: int) -> int:
@@ -290,6 +292,8 @@ def fold_unop(kind: UnOpKind, a: int) -> int:
             return 32 if a == 0 else (a & -a).bit_length() - 1
         case UnOpKind.REVERSE_BITS:
             return int(f"{a:032b}"[::-1], 2)
+        case _:
+            raise ValueError(f"`{kind.value}` is a float operator: vyre.unop folds integer operators only")
 
 
 def fold_cast(
@@ -1261,7 +1265,7 @@ class LitFloatOp(ExprOp):
         return self.value_type.data_kind
 
     def verify_(self) -> None:
-        ty = self.res.type
+        ty = cast(Attribute, self.res.type)
         if not isinstance(ty, DataTypeAttr) or not ty.data_kind.is_float:
             raise VerifyException(f"a float literal has a float type (f32, f16, bf16), not {ty}")
         width = FLOAT_BITS[ty.data_kind]
@@ -1277,7 +1281,7 @@ class LitFloatOp(ExprOp):
         return op
 
     def print(self, printer: Printer) -> None:
-        ty = self.res.type
+        ty = cast(Attribute, self.res.type)
         width = FLOAT_BITS.get(ty.data_kind, 32) if isinstance(ty, DataTypeAttr) else 32
         printer.print_string(f" 0x{self.bits.data:0{width // 4}x} : ")
         print_data_type(printer, self.res.type)
@@ -1654,7 +1658,7 @@ class BitcastOp(ExprOp, HasFolderInterface):
         ):
             return (inner.value,)
         word = inner.bits.data if isinstance(inner, LitFloatOp) else literal_word(self.value)
-        target = self.res.type
+        target = cast(Attribute, self.res.type)
         if word is None or not isinstance(target, DataTypeAttr) or target.data_kind not in BITCAST_WIDTHS:
             return None
         kind = target.data_kind
@@ -2067,14 +2071,15 @@ class VyreConstantMaterialization(ConstantMaterializationInterface):
     def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
         if not isinstance(value, IntAttr) or not isinstance(type, DataTypeAttr):
             return None
+        data = cast(int, value.data)  # pyright: ignore[reportUnknownMemberType]
         if type.data_kind.is_float:
-            if not 0 <= value.data < 1 << FLOAT_BITS[type.data_kind]:
+            if not 0 <= data < 1 << FLOAT_BITS[type.data_kind]:
                 return None
-            return LitFloatOp(value.data, type)
+            return LitFloatOp(data, type)
         literal = _LITERALS.get(type.data_kind)
-        if literal is None or not literal.in_range(value.data):
+        if literal is None or not literal.in_range(data):
             return None
-        return literal(value.data)
+        return literal(data)
 
 
 _LITERALS: dict[DataTypeKind, type[_LitOp]] = {
