@@ -5,18 +5,17 @@ Eight passes of 4-bit digits (least significant first); each pass is five
 dispatches in the reduce-then-scan form (Satish, Harris & Garland 2009; C3: no
 inter-workgroup communication inside a dispatch, so no onesweep look-back):
 
-1. `radix_count`: invocation l of each workgroup takes keys 4l .. 4l + 3 of
-   its tile of TILE = 1,024 keys (one vec4 load), packs the counts of their
-   digits into 8 words of two 16-bit counters, and the workgroup's
-   `common.multi_scan` of those words gives the tile's 16 digit counts (its
-   totals: no atomics, so no contention on 16 bins), written digit-major to
-   `hist[digit * blocks + block]`.
+1. `radix_count`: each workgroup counts the digits of its tile of TILE = 1,024
+   keys into 16 bins with workgroup atomics (integer adds: deterministic) and
+   writes the digit-major table `hist[digit * blocks + block]`.
 2.-4. the exclusive prefix sum of `hist` (the three programs of
    `vyre/ops/kernels/scan.py` with blocks of one tile, HIST_SUBTILES, bound to
    this pipeline's buffers): `offs[digit * blocks + block]` is where the
    block's keys of that digit start.
-5. `radix_scatter`: the same keys, digits and packed counters, whose
-   exclusive `multi_scan` counts the same-digit keys in earlier invocations;
+5. `radix_scatter`: invocation l takes keys 4l .. 4l + 3 of its tile (tile
+   order is input order; one vec4 load), packs the counts of their digits into
+   8 words of two 16-bit counters, whose exclusive `common.multi_scan` over the
+   workgroup counts the same-digit keys in earlier invocations;
    plus the same-digit keys before it among its own four, that is each key's
    rank among the tile's keys of its digit, and the key (and its value, one
    vec4 load of the four) goes to `offs[digit, block] + rank`. Equal digits
@@ -29,9 +28,11 @@ Per invocation: straight-line code over 4 keys, no loop (lavapipe's loop cap).
 
 Traffic per pass: keys read twice and written once (+ values read and written
 once), about 8 x 12 = 96 bytes per key for sort.u32. The multi-word scan keeps
-all 256 invocations busy in each of its phases; `workgroup_scan` (16 serial
-scanners over 8 arrays) made the ranking the bottleneck (scatter 416 us per
-pass at 16 Mi keys on the H100).
+all 256 invocations busy in each of its phases; with `workgroup_scan` (16 serial
+scanners over 8 arrays) the scatter took 416 us per pass at 16 Mi keys on the
+H100, with `multi_scan` 220 us. Per pass now (H100, 16 Mi keys, the count
+measured with atomics before): count 95, hist scan 14 + 30 + 15, scatter 220 us;
+the ranking's three barriers per tile are the main cost (bench/notes-h100-speed.md).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ir import BufferDecl, DataType, Expr, Node, Program
+from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.kernel import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.ops.kernels.common import (
@@ -133,20 +134,29 @@ def _digit(key: Expr, index: Expr) -> Expr:
 
 @cache
 def count_program() -> Program:
-    """The tile's digit counts (the totals of the packed-counter scan: no
-    atomics, no contention on 16 bins), written digit-major to `hist` by
-    invocations 0..15."""
+    """The tile's digit counts with workgroup atomics (16 bins; docs/kernels.md),
+    written digit-major to `hist`. (Counting through the packed-counter
+    `multi_scan` instead, as the scatter ranks, took 176 us per pass at 16 Mi
+    keys on the H100 against 95 us for these atomics.)"""
     local = E.local_id(0)
-    body = _ranked_digits("_c")
-    totals = [E.var(f"_ctot{w}") for w in range(WORDS)]
+    base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), local)
+    body: list[Node] = []
+    for k in range(ITEMS):
+        index = E.add(base, E.u32(k * WORKGROUP))
+        body.append(Node.let(f"d{k}", _digit(E.load("keys", index), index)))
+        # INVALID (16) is past the 16 bins: the guarded atomic does nothing there
+        body.append(Node.let(f"_o{k}", E.atomic(AtomicOp.ADD, "bins", E.var(f"d{k}"), E.u32(1))))
+    body.append(Node.barrier())
     at = E.add(E.mul(local, param(1)), E.workgroup_id(0))
-    body.append(Node.if_(E.lt(local, E.u32(BINS)), [Node.store("hist", at, _counter(totals, local))]))
+    body.append(
+        Node.if_(E.lt(local, E.u32(BINS)), [Node.store("hist", at, E.atomic(AtomicOp.ADD, "bins", local, E.u32(0)))])
+    )
     return Program(
         buffers=[
             BufferDecl.read("keys", 0, DataType.U32),
             BufferDecl.read_write("hist", 1, DataType.U32),
             BufferDecl.uniform("params", 2, DataType.U32),
-            *_scan_buffers(),
+            BufferDecl.workgroup("bins", BINS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
