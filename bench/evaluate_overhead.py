@@ -96,7 +96,9 @@ def instrumented(op_id: str, many: list[list[bytes]]) -> tuple[float, Parts]:
     assert spec.plan_many is not None
     timed_spec = dataclasses.replace(spec, plan_many=parts.wrap("planner", spec.plan_many))
     saved = {name: getattr(kernel_run, name) for name in ("_run", "_read_words", "_cut")}
-    columns_of, columns_check = kernel_run._Columns.of, kernel_run._Columns.check  # pyright: ignore[reportPrivateUsage]
+    columns = kernel_run._Columns  # pyright: ignore[reportPrivateUsage]
+    raw_of, raw_check = columns.__dict__["of"], columns.__dict__["check"]  # the classmethod itself, to restore
+    columns_of, columns_check = columns.of, columns.check
     try:
         kernel_run._run = parts.wrap("device", saved["_run"])  # pyright: ignore[reportPrivateUsage]
         kernel_run._read_words = parts.wrap("readback", saved["_read_words"])  # pyright: ignore[reportPrivateUsage]
@@ -109,8 +111,8 @@ def instrumented(op_id: str, many: list[list[bytes]]) -> tuple[float, Parts]:
     finally:
         for name, function in saved.items():
             setattr(kernel_run, name, function)
-        kernel_run._Columns.of = columns_of  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
-        kernel_run._Columns.check = columns_check  # type: ignore[method-assign]  # pyright: ignore[reportPrivateUsage]
+        setattr(columns, "of", raw_of)
+        setattr(columns, "check", raw_check)
     return whole, parts
 
 
