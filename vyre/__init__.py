@@ -31,6 +31,7 @@ from vyre.ops.admission import AdmissionError
 from vyre.ops.kernel import OpInputError
 from vyre.runtime import api, evaluate
 from vyre.runtime.device_buffer import DeviceBuffer, to_device
+from vyre.runtime.wgpu_device import DeviceLimitError
 from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
 
@@ -46,6 +47,7 @@ __all__ = [
     "BufferDecl",
     "DataType",
     "DeviceBuffer",
+    "DeviceLimitError",
     "Diagnostic",
     "Expr",
     "Node",
