@@ -361,3 +361,19 @@ def test_outputs_stay_on_the_device() -> None:
     streams = [zlib.compress(text(3000, 13)), zlib.compress(bytes(50_000))]
     outputs = ops.evaluate_many("compression.zlib_decompress", [[s] for s in streams], backend="wgpu", on_device=True)
     assert [o.numpy().tobytes() for o in outputs] == [zlib.decompress(s) for s in streams]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_large_batch_goes_in_waves(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vyre.ops.kernels import compression
+
+    monkeypatch.setattr(compression, "WAVE", 3)  # 11 streams: waves of 3, 3, 3, 2
+    streams = [compress("gzip", text(20 * k, k), Settings(level=k % 10, gzip_flags=k)) for k in range(10)]
+    streams.append(b"\x1f\x8b\x08\x00")  # truncated, in the last wave
+    got = check_all("compression.gzip_decompress", streams, backend)
+    assert [code for _, _, code in got] == [0] * 10 + [5]
+    spec = registry.get_kernel("compression.gzip_decompress")
+    assert spec.plan_many is not None
+    empty: dict[str, int] = {}
+    batch = spec.plan_many([{"data": len(s)} for s in streams], [empty] * len(streams))
+    assert len(batch.plan.repeats) == 4

@@ -58,12 +58,14 @@ from vyre.ops.kernels.inflate_program import (
     crc_table,
     decode_program,
     prepare_program,
+    reset_program,
 )
 
 __all__ = [
     "KERNELS",
     "MAX_INPUT",
     "STEPS",
+    "WAVE",
     "decompress_plan",
     "initial_capacity",
     "max_rounds",
@@ -76,6 +78,10 @@ so an invocation takes about 1,100 loop back-edges per dispatch, far below
 lavapipe's 65,535, and a dispatch stays within the reference interpreter's
 work budget with every lane in a different state."""
 
+WAVE = 16_384
+"""Streams decoded at once: a batch of more goes in waves that reuse the state
+rows and the table regions (4.8 KB a stream: 78 MB a wave)."""
+
 MAX_INPUT = (1 << 29) - 1
 """Bit positions of one stream are u32."""
 
@@ -87,9 +93,10 @@ about 1,100 steps and its header is at least 40 bits), for `Repeat.max_rounds`."
 
 def initial_capacity(n: int) -> int:
     """The output bytes the first run of a stream of n input bytes may write:
-    4n + 1 KiB (typical DEFLATE ratios are below 4; a stream that needs more
-    is re-planned with its exact length)."""
-    return 4 * n + 1024
+    8n + 1 KiB (text and source code compress 3-5x; a stream that needs more
+    is decoded again with its exact length, so a ratio past 8 costs a second
+    run, a smaller guess memory only)."""
+    return 8 * n + 1024
 
 
 def max_rounds(longest: int) -> int:
@@ -111,7 +118,9 @@ def decompress_plan(
 ) -> tuple[KernelPlan, list[int]]:
     """The plan decoding streams of `lengths` bytes laid end to end in `data`
     (each on a word, `batch_starts`), stream k into `capacities[k]` bytes of
-    `out` from word `first[k]`; returns (plan, first)."""
+    `out` from word `first[k]`; returns (plan, first). Streams go in waves of
+    at most `WAVE` (one `Repeat` each), which share the state rows and table
+    regions."""
     streams = len(lengths)
     starts = batch_starts(DataType.BYTES, lengths)
     first: list[int] = []
@@ -124,6 +133,7 @@ def decompress_plan(
     table[1::STREAM_WORDS] = lengths
     table[2::STREAM_WORDS] = first
     table[3::STREAM_WORDS] = capacities
+    width = min(streams, WAVE)
     buffers = [
         Buffer("out", DataType.BYTES, 4 * at),
         Buffer("length", DataType.U32, streams),
@@ -132,19 +142,24 @@ def decompress_plan(
         Buffer("streams", DataType.U32, len(table), words=table),
         Buffer("symtab", DataType.U32, len(_constant("symtab")), words=_constant("symtab")),
         Buffer("fixed", DataType.U32, F.FIXED_WORDS, words=_constant("fixed")),
-        Buffer("state", DataType.U32, STATE_WORDS * streams),
-        Buffer("tables", DataType.U32, F.FIXED_WORDS + F.REGION * streams),
+        Buffer("state", DataType.U32, STATE_WORDS * width),
+        Buffer("tables", DataType.U32, F.FIXED_WORDS + F.REGION * width),
         Buffer("flag", DataType.U32, 1),
-        params_buffer("params", [streams, STEPS, FORMATS[fmt], int(stored_only)]),
         Buffer("crct", DataType.U32, 1024, words=_constant("crct")),
     ]
-    steps = (
-        Step(prepare_program(), (-(-F.FIXED_WORDS // WORKGROUP), 1, 1)),
-        Step(clear_flag_program(), (1, 1, 1)),
-        Step(decode_program(), (-(-streams // WORKGROUP), 1, 1)),
-    )
-    rounds = max_rounds(max(lengths, default=0))
-    return KernelPlan(tuple(buffers), steps, repeats=(Repeat(1, 3, until="flag", max_rounds=rounds, rounds_per_check=2),)), first
+    steps = [Step(prepare_program(), (-(-F.FIXED_WORDS // WORKGROUP), 1, 1))]
+    repeats: list[Repeat] = []
+    for wave, begin in enumerate(range(0, streams, WAVE)):
+        count = min(WAVE, streams - begin)
+        params = f"params{wave}"
+        buffers.append(params_buffer(params, [count, STEPS, FORMATS[fmt], int(stored_only), begin]))
+        rounds = max_rounds(max(lengths[begin : begin + count]))
+        if begin:  # the rows of the wave before
+            steps.append(Step(reset_program(), (-(-count * STATE_WORDS // WORKGROUP), 1, 1), {"params": params}))
+        repeats.append(Repeat(len(steps), len(steps) + 2, until="flag", max_rounds=rounds, rounds_per_check=2))
+        steps.append(Step(clear_flag_program(), (1, 1, 1)))
+        steps.append(Step(decode_program(), (-(-count // WORKGROUP), 1, 1), {"params": params}))
+    return KernelPlan(tuple(buffers), tuple(steps), repeats=tuple(repeats)), first
 
 
 def _reference(fmt: str, stored_only: bool) -> Callable[[np.ndarray], tuple[np.ndarray, ...]]:

@@ -72,16 +72,19 @@ __all__ = [
     "crc_table",
     "decode_program",
     "prepare_program",
+    "reset_program",
 ]
 
 DEFLATE, ZLIB, GZIP = "deflate", "zlib", "gzip"
 FORMATS = {DEFLATE: 0, ZLIB: 1, GZIP: 2}
 """The format's parameter word."""
 
-PARAMS = ("streams", "steps", "format", "stored_only")
-"""The decode program's parameter words: streams, steps per dispatch, the
-format (`FORMATS`), 1 to reject blocks that are not stored."""
-STREAMS, STEPS, FORMAT, STORED_ONLY = range(len(PARAMS))
+PARAMS = ("streams", "steps", "format", "stored_only", "first")
+"""The decode program's parameter words: the streams of the wave, steps per
+dispatch, the format (`FORMATS`), 1 to reject blocks that are not stored, the
+wave's first stream. Invocation w of a wave decodes stream first + w with
+state row w and table region w: waves of a large batch reuse them."""
+STREAMS, STEPS, FORMAT, STORED_ONLY, FIRST = range(len(PARAMS))
 
 WORKGROUP = 64
 """Invocations per workgroup: a small batch of streams keeps the interpreter's
@@ -1232,9 +1235,8 @@ class _Builder:
             Node.let("obase", E.load("streams", E.add(row, u(2)))),
             Node.let("cap", E.load("streams", E.add(row, u(3)))),
             Node.let("nbits", E.shl(v("n"), u(3))),
-            Node.let("rwords", E.shr(E.add(v("cap"), u(3)), u(2))),
-            Node.let("tb", E.add(u(F.FIXED_WORDS), E.mul(t, u(F.REGION)))),
-            Node.let("sb", E.mul(t, u(STATE_WORDS))),
+            Node.let("tb", E.add(u(F.FIXED_WORDS), E.mul(v("w"), u(F.REGION)))),
+            Node.let("sb", E.mul(v("w"), u(STATE_WORDS))),
             Node.let("fmt", param(FORMAT)),
             *load,
             Node.if_(E.eq(v("mode"), u(DONE)), [Node.return_()]),
@@ -1252,8 +1254,9 @@ class _Builder:
             ),
         ]
         entry: list[Node] = [
-            Node.let("t", E.add(E.mul(E.workgroup_id(0), u(WORKGROUP)), E.local_id(0))),
-            Node.if_(E.lt(t, param(STREAMS)), body),
+            Node.let("w", E.add(E.mul(E.workgroup_id(0), u(WORKGROUP)), E.local_id(0))),
+            Node.let("t", E.add(param(FIRST), v("w"))),
+            Node.if_(E.lt(v("w"), param(STREAMS)), body),
         ]
         buffers = [
             BufferDecl.read("data", 0, DataType.U32),
@@ -1277,6 +1280,19 @@ def decode_program() -> Program:
     """The decode step of every format (the format, and whether only stored
     blocks are accepted, are parameter words: see `PARAMS`)."""
     return _Builder().program()
+
+
+@cache
+def reset_program() -> Program:
+    """state[i] = 0 for the state rows of a wave (params[STREAMS] streams): the
+    streams of the next wave start afresh."""
+    i = E.add(E.mul(E.workgroup_id(0), u(WORKGROUP)), E.local_id(0))
+    return Program(
+        buffers=[BufferDecl.read_write("state", 0, DataType.U32), BufferDecl.uniform("params", 1, DataType.U32)],
+        workgroup_size=(WORKGROUP, 1, 1),
+        entry=[Node.if_(E.lt(i, E.mul(param(STREAMS), u(STATE_WORDS))), [Node.store("state", i, u(0))])],
+        name="inflate_reset",
+    )
 
 
 @cache
