@@ -295,6 +295,8 @@ def _prepare(
 
 
 _NO_SIZES: dict[str, Any] = {}
+_MAX_GROUPS = 0xFFFF_FFFF
+"""Workgroup counts are u32 (the backend refuses more, naming the limit)."""
 
 
 class _Hot:
@@ -344,8 +346,8 @@ class _Hot:
         x, y, z = grid
         if x.__class__ is not int or y.__class__ is not int or z.__class__ is not int:
             return None
-        if x < 1 or y < 1 or z < 1:
-            return None
+        if not (0 < x <= _MAX_GROUPS and 0 < y <= _MAX_GROUPS and 0 < z <= _MAX_GROUPS):
+            return None  # the general path names what is wrong (the backend's limit: u32 counts)
         given = cast("dict[str, Any]", inputs)
         rows = self.rows
         if len(given) + len(sizes) != len(rows):

@@ -114,6 +114,15 @@ def test_other_arguments_take_the_general_path(
         vyre.run(_program(), inputs, dispatch=(1, 1, 1), outputs=outputs)
 
 
+def test_a_dispatch_past_u32_is_the_backends_error(gpu_adapter: Any) -> None:
+    inputs, outputs = _arguments(4)
+    program = _program()
+    vyre.run(program, inputs, dispatch=(1, 1, 1), outputs=outputs)  # the kept entry exists
+    for dispatch in ((2**32, 1, 1), (1, 1, 2**40)):
+        with pytest.raises(ValueError, match="dispatch counts must be in \\[0, 2\\*\\*32\\)"):
+            vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)
+
+
 @pytest.mark.parametrize("dispatch", [(0, 1, 1), (1, 1), (1.0, 1, 1), (True, 1, 1)])
 def test_bad_dispatches_are_the_general_paths_errors(dispatch: Any, gpu_adapter: Any) -> None:
     inputs, outputs = _arguments(4)
