@@ -22,8 +22,8 @@ skips zero bytes between and after members and FHCRC is not checked.
 
 **The GPU plan** (`inflate_program.py`): one invocation per stream, the
 streams of an `evaluate_many` laid end to end (`plan_many`), steps of
-[clear the flag, decode at most `STEPS` state-machine steps per stream] repeated
-until every stream is done (`Repeat`). The output capacity of a stream is a
+[decode at most `STEPS` state-machine steps per stream] repeated until every
+stream is done (`Repeat` on a count of unfinished streams). The output capacity of a stream is a
 guess from its input length (`initial_capacity`); a stream that needs more
 reports code 8 and the length it needs, and `replan` runs it again with exactly
 that: the output is never truncated, and a stream is decoded at most twice.
@@ -46,7 +46,6 @@ from vyre.ops.kernels import compression_laws as L
 from vyre.ops.kernels.codec_common import DECODER_OUTPUTS
 from vyre.ops.kernels.compression_host import sampler, stdlib, stdlib_code
 from vyre.ops.kernels.common import params_buffer
-from vyre.ops.kernels.hash_stream import clear_flag_program
 from vyre.ops.kernels.inflate_program import (
     DEFLATE,
     FORMATS,
@@ -64,19 +63,33 @@ from vyre.ops.kernels.inflate_program import (
 __all__ = [
     "KERNELS",
     "MAX_INPUT",
+    "LANE_STEPS",
     "STEPS",
     "WAVE",
     "decompress_plan",
     "initial_capacity",
     "max_rounds",
+    "steps_per_dispatch",
 ]
 
 STEPS = 1024
-"""State-machine steps per stream and dispatch: the one loop of the decode
-program runs at most this many iterations (no inner loop runs more than 44),
-so an invocation takes about 1,100 loop back-edges per dispatch, far below
-lavapipe's 65,535, and a dispatch stays within the reference interpreter's
-work budget with every lane in a different state."""
+"""The most state-machine steps per stream and dispatch: the one loop of the
+decode program runs at most this many iterations (no inner loop runs more than
+44), so an invocation takes at most about 1,100 loop back-edges per dispatch,
+far below lavapipe's 65,535."""
+
+LANE_STEPS = 1 << 17
+"""Streams x steps of one dispatch at most (`steps_per_dispatch`): the
+reference interpreter runs a dispatch's lanes in lockstep and charges each
+lane its steps; a wave of 512 mixed streams took 1.5e10 work units (its
+budget) in 1,024 steps, so a wave of many streams takes fewer steps a round
+(a GPU dispatch of 10,000 streams x 64 steps is still some 100 us of work)."""
+
+
+def steps_per_dispatch(streams: int) -> int:
+    """Steps a round of a wave of `streams` streams runs: LANE_STEPS / streams
+    within [64, STEPS]."""
+    return max(64, min(STEPS, LANE_STEPS // max(1, streams)))
 
 WAVE = 16_384
 """Streams decoded at once: a batch of more goes in waves that reuse the state
@@ -99,9 +112,9 @@ def initial_capacity(n: int) -> int:
     return 8 * n + 1024
 
 
-def max_rounds(longest: int) -> int:
+def max_rounds(longest: int, steps: int) -> int:
     """A bound on the rounds of the longest stream (the plan fails loudly past it)."""
-    return -(-(STEPS_PER_BIT * 8 * longest + 4096) // STEPS) + 2
+    return -(-(STEPS_PER_BIT * 8 * longest + 4096) // steps) + 2
 
 
 _CONSTANTS: dict[str, np.ndarray] = {}
@@ -144,20 +157,24 @@ def decompress_plan(
         Buffer("fixed", DataType.U32, F.FIXED_WORDS, words=_constant("fixed")),
         Buffer("state", DataType.U32, STATE_WORDS * width),
         Buffer("tables", DataType.U32, F.FIXED_WORDS + F.REGION * width),
-        Buffer("flag", DataType.U32, 1),
         Buffer("crct", DataType.U32, 1024, words=_constant("crct")),
     ]
     steps = [Step(prepare_program(), (-(-F.FIXED_WORDS // WORKGROUP), 1, 1))]
     repeats: list[Repeat] = []
-    for wave, begin in enumerate(range(0, streams, WAVE)):
+    waves = range(0, streams, WAVE)
+    buffers.append(Buffer("left", DataType.U32, max(1, len(waves)), words=np.array(
+        [min(WAVE, streams - begin) for begin in waves] or [0], dtype=np.uint32)))
+    for wave, begin in enumerate(waves):
         count = min(WAVE, streams - begin)
         params = f"params{wave}"
-        buffers.append(params_buffer(params, [count, STEPS, FORMATS[fmt], int(stored_only), begin]))
-        rounds = max_rounds(max(lengths[begin : begin + count]))
+        per_round = steps_per_dispatch(count)
+        buffers.append(params_buffer(params, [count, per_round, FORMATS[fmt], int(stored_only), begin, wave]))
+        rounds = max_rounds(max(lengths[begin : begin + count]), per_round)
         if begin:  # the rows of the wave before
             steps.append(Step(reset_program(), (-(-count * STATE_WORDS // WORKGROUP), 1, 1), {"params": params}))
-        repeats.append(Repeat(len(steps), len(steps) + 2, until="flag", max_rounds=rounds, rounds_per_check=2))
-        steps.append(Step(clear_flag_program(), (1, 1, 1)))
+        # a round: every unfinished stream of the wave takes up to `per_round`
+        # steps; one that finishes takes itself off `left`, the wave's flag
+        repeats.append(Repeat(len(steps), len(steps) + 1, until="left", word=wave, max_rounds=rounds, rounds_per_check=2))
         steps.append(Step(decode_program(), (-(-count // WORKGROUP), 1, 1), {"params": params}))
     return KernelPlan(tuple(buffers), tuple(steps), repeats=tuple(repeats)), first
 

@@ -37,9 +37,11 @@ length up to the failure), and the op re-plans it with that capacity
 (`KernelSpec.replan`): a result is never truncated. Checksums are verified
 only within the capacity (a re-planned run verifies them).
 
-**Rounds**: the plan repeats [clear the flag, decode] while any stream is
-unfinished (`Repeat`); a finished stream writes its `length`, `error_offset`
-and `error_code` and returns at once in later rounds.
+**Rounds**: the plan repeats the decode step while any stream of the wave is
+unfinished (`Repeat` on the wave's word of `left`, the count of unfinished
+streams: a stream takes itself off with an atomic add of -1 when it
+finishes); a finished stream writes its `length`, `error_offset` and
+`error_code` once and returns at once in later rounds.
 """
 
 from __future__ import annotations
@@ -79,12 +81,13 @@ DEFLATE, ZLIB, GZIP = "deflate", "zlib", "gzip"
 FORMATS = {DEFLATE: 0, ZLIB: 1, GZIP: 2}
 """The format's parameter word."""
 
-PARAMS = ("streams", "steps", "format", "stored_only", "first")
+PARAMS = ("streams", "steps", "format", "stored_only", "first", "wave")
 """The decode program's parameter words: the streams of the wave, steps per
 dispatch, the format (`FORMATS`), 1 to reject blocks that are not stored, the
-wave's first stream. Invocation w of a wave decodes stream first + w with
-state row w and table region w: waves of a large batch reuse them."""
-STREAMS, STEPS, FORMAT, STORED_ONLY, FIRST = range(len(PARAMS))
+wave's first stream, the wave's index (its word of `left`). Invocation w of a
+wave decodes stream first + w with state row w and table region w: waves of a
+large batch reuse them."""
+STREAMS, STEPS, FORMAT, STORED_ONLY, FIRST, WAVE_INDEX = range(len(PARAMS))
 
 WORKGROUP = 64
 """Invocations per workgroup: a small batch of streams keeps the interpreter's
@@ -1222,6 +1225,7 @@ class _Builder:
                 _sel(E.or_(over, E.eq(v("ecode"), u(0))), u(NO_ERROR), v("err")),
             ),
             Node.store("state", v("sb"), u(DONE)),
+            Node.let("was", E.atomic(AtomicOp.ADD, "left", param(WAVE_INDEX), u(0xFFFF_FFFF))),
         ]
 
     def program(self) -> Program:
@@ -1250,7 +1254,7 @@ class _Builder:
             Node.if_(
                 E.eq(v("mode"), u(DONE)),
                 self.finish(),
-                [*save, Node.let("was", E.atomic(AtomicOp.OR, "flag", u(0), u(1)))],
+                save,
             ),
         ]
         entry: list[Node] = [
@@ -1268,7 +1272,7 @@ class _Builder:
             BufferDecl.read_write("length", 6, DataType.U32),
             BufferDecl.read_write("error_offset", 7, DataType.U32),
             BufferDecl.read_write("error_code", 8, DataType.U32),
-            BufferDecl.read_write("flag", 9, DataType.U32),
+            BufferDecl.read_write("left", 9, DataType.U32),
             BufferDecl.uniform("params", 10, DataType.U32),
             BufferDecl.read("crct", 11, DataType.U32),
         ]
