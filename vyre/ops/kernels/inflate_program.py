@@ -4,18 +4,20 @@ per invocation, a bounded number of steps per dispatch (docs/compression.md).
 
 **One invocation, one stream, a state machine.** DEFLATE is a sequential bit
 stream, so the parallelism is across streams (oplib.md C2 kind `batch`):
-invocation t decodes stream t. Its whole decoder state (bit position, output
+invocation w of a wave decodes stream first + w. Its whole decoder state (bit position, output
 position, block and copy state, table-building progress, checksum, error) is
 a row of `STATE_WORDS` words of the `state` buffer, loaded into locals at the
 start of a dispatch and stored at its end; its Huffman tables live in its
 region of the `tables` buffer (`inflate_format.py`). A dispatch runs at most
-`steps` iterations of one flat loop (a parameter word; no other loop has more
-than 43 iterations), each iteration one *step* of the state machine:
+`steps` iterations of one flat loop (a parameter word; the only other loop,
+clearing a dynamic block's code lengths, has 44 iterations), each iteration
+one *step* of the state machine:
 
 - `CODES`: one literal/length code by one root-table load (a hole: the
-  canonical slow path over the longer lengths), its extra bits, the distance
-  code and its extra bits, and the first chunk of the match copy; `COPY`ing
-  goes on in later steps, 8 bytes a step (4 while the distance is below 8; a
+  canonical slow path over the longer lengths) and up to three more literals
+  whose codes are in the bits already peeked, or a length code, its extra
+  bits, the distance code and its extra bits, and the first chunk of the
+  match copy; copying goes on in later steps, 8 bytes a step (4 while the distance is below 8; a
   distance d below 8 is doubled while the copied bytes allow, since a copy at
   distance d is one at distance 2d once d bytes of it are out);
 - `SCOPY`: 8 bytes of a stored block;
@@ -26,12 +28,13 @@ than 43 iterations), each iteration one *step* of the state machine:
 
 Output goes through `append`: up to 8 bytes at any byte position, the partial
 last word kept in a local (`acc`) and every touched word stored whole (a
-stream's output region starts on a word and is its own). The checksum of the
+stream's output region starts on a word and is its own); a chunk that would
+pass the capacity is counted, not stored. The checksum of the
 framing (Adler-32 for zlib, CRC-32 for gzip, the slicing-by-4 tables of
 `hash_crc`) is updated with every appended chunk.
 
 **Output capacity** (`cap` bytes per stream, from the plan): bytes past it are
-counted, not stored, and copies are skipped once past it; a stream that needs
+counted, not stored, and copies and stored blocks are skipped once past it; a stream that needs
 more ends with code 8 and its full length (or, if it also fails later, the
 length up to the failure), and the op re-plans it with that capacity
 (`KernelSpec.replan`): a result is never truncated. Checksums are verified
