@@ -97,6 +97,52 @@ def test_buflen_counts_elements_and_bytes_words() -> None:
     assert out["raw"].tolist() == [1, 2, 3, 4, 5]  # Bytes read_write buffer comes back
 
 
+def test_one_compiled_body_serves_every_buffer_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Buffer lengths are read at run time: a prepared program compiles once, and
+    each run sees its own lengths (a loop bounded by buf_len, a packed F16 count,
+    a workgroup buffer's declared count, the OOB rule against the new length)."""
+    from vyre.fingerprint import LruCache
+    from vyre.pipeline import prepare
+    from vyre.runtime.interp import engine
+
+    program = Program(
+        buffers=[
+            BufferDecl.read("a", 0, DataType.U32),
+            BufferDecl.read("h", 1, DataType.F16),
+            BufferDecl.workgroup("tile", 5, DataType.U32),
+            BufferDecl.read_write("out", 2, DataType.U32),
+        ],
+        workgroup_size=(1, 1, 1),
+        entry=[
+            N.let("s", E.u32(0)),
+            N.loop("i", E.u32(0), E.buf_len("a"), [N.assign("s", E.add(E.var("s"), E.load("a", E.var("i"))))]),
+            N.store("out", E.u32(0), E.var("s")),
+            N.store("out", E.u32(1), E.buf_len("a")),
+            N.store("out", E.u32(2), E.buf_len("h")),
+            N.store("out", E.u32(3), E.buf_len("tile")),
+            N.store("out", E.u32(4), E.load("a", E.u32(6))),  # 0 past the end
+        ],
+    )
+    prepared = prepare(program)
+    compiles: list[int] = []
+    real = engine.compile_kernel
+
+    def counting(*args: object) -> object:
+        compiles.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "compile_kernel", counting)
+    fresh: LruCache[int, object] = LruCache(engine.COMPILED_CAPACITY)
+    monkeypatch.setattr(engine, "_COMPILED", fresh)
+    for n, halves in [(0, 0), (1, 3), (7, 4), (300, 1), (6, 2)]:
+        a = np.arange(1, n + 1, dtype=np.uint32) * 3
+        words = {"a": a, "h": np.zeros((halves + 1) // 2, np.uint32), "out": np.zeros(5, np.uint32)}
+        out = engine.execute(prepared, words, 1, lengths={"h": halves})["out"]
+        past = int(a[6]) if n > 6 else 0
+        assert out.tolist() == [int(a.sum()) & M, n, halves, 5, past], n
+    assert len(compiles) == 1
+
+
 def test_uniform_buffer_parameters() -> None:
     program = Program(
         buffers=[

@@ -97,7 +97,6 @@ class Compiler:
     visible at the current point (defined earlier in an enclosing block)."""
 
     buffers: Mapping[str, BufferInfo]
-    counts: Mapping[str, int]
     slots: dict[int, int] = field(default_factory=lambda: {})
     visible: set[int] = field(default_factory=lambda: set[int]())
     constants: dict[int, int] = field(default_factory=lambda: {})
@@ -186,7 +185,7 @@ class Compiler:
 
     def _buf_len(self, op: d.BufLenOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
-        return m.Constant(slot, (self.counts[info.name] & 0xFFFF_FFFF,))
+        return m.BufferLength(slot, info.name)
 
     def _id(self, op: d.IdOp, slot: int) -> m.Step:
         axis = op.axis.data
@@ -445,10 +444,10 @@ class Compiler:
     }
 
 
-def compile_kernel(
-    kernel: d.KernelOp, buffers: Mapping[str, BufferInfo], counts: Mapping[str, int]
-) -> tuple[m.Body, int]:
-    """The kernel's entry body as machine steps, and the number of value slots."""
-    compiler = Compiler(buffers, counts)
+def compile_kernel(kernel: d.KernelOp, buffers: Mapping[str, BufferInfo]) -> tuple[m.Body, int]:
+    """The kernel's entry body as machine steps, and the number of value slots.
+    Nothing of a dispatch is compiled in (buffer lengths are read when
+    `vyre.buf_len` runs), so one body serves every run of the kernel."""
+    compiler = Compiler(buffers)
     body = compiler.body(kernel.entry)
     return body, len(compiler.slots)

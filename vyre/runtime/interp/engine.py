@@ -91,9 +91,7 @@ def execute(
     }
     workgroup_infos = [info for info in infos.values() if info.is_workgroup]
     _check_workgroup_limits(workgroup_infos)
-    counts = {name: memory.count for name, memory in storage.items()}
-    counts |= {info.name: info.declared_count for info in workgroup_infos}
-    body, slot_count = _compiled(program, kernel, infos, counts)
+    body, slot_count = _compiled(program, kernel, infos)
     plan = _Plan(grid, workgroup_size, lane_order == "reversed")
     per_workgroup_bytes = sum(
         info.declared_count * info.words_per_element * 4 for info in workgroup_infos
@@ -121,26 +119,26 @@ def execute(
 
 
 COMPILED_CAPACITY = 256
-_COMPILED: LruCache[tuple[int, tuple[tuple[str, int], ...]], tuple[Prepared, m.Body, int]] = LruCache(
-    COMPILED_CAPACITY
-)
-"""Compiled bodies of prepared programs by (program identity, buffer element
-counts): a kernel op runs the same few programs many times (a BFS level is
-three dispatches). Machine steps are frozen, so a body is reused as it is; the
-entry keeps the program alive, so its id is not reused while it is cached.
-Bare kernel ops (which a caller may still rewrite) are compiled every time."""
+_COMPILED: LruCache[int, tuple[Prepared, m.Body, int]] = LruCache(COMPILED_CAPACITY)
+"""Compiled bodies of prepared programs by program identity: a kernel op runs
+the same few programs many times, over many buffer sizes (a BFS level is three
+dispatches; a certificate runs each op on dozens of lengths). A body holds
+nothing of a dispatch (buffer lengths are read at run time), so it serves
+every run; machine steps are frozen, so it is reused as it is. The entry keeps
+the program alive, so its id is not reused while it is cached. Bare kernel ops
+(which a caller may still rewrite) are compiled every time."""
 
 
 def _compiled(
-    program: object, kernel: d.KernelOp, infos: Mapping[str, BufferInfo], counts: Mapping[str, int]
+    program: object, kernel: d.KernelOp, infos: Mapping[str, BufferInfo]
 ) -> tuple[m.Body, int]:
     if not isinstance(program, Prepared):
-        return compile_kernel(kernel, infos, counts)
-    key = (id(program), tuple(sorted(counts.items())))
+        return compile_kernel(kernel, infos)
+    key = id(program)
     entry = _COMPILED.get(key)
     if entry is not None and entry[0] is program:
         return entry[1], entry[2]
-    body, slot_count = compile_kernel(kernel, infos, counts)
+    body, slot_count = compile_kernel(kernel, infos)
     _COMPILED.put(key, (program, body, slot_count))
     return body, slot_count
 

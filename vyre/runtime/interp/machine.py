@@ -176,6 +176,22 @@ class Constant:
 
 
 @dataclass(frozen=True)
+class BufferLength:
+    """`vyre.buf_len`: the logical element count of a buffer in this dispatch
+    (a storage buffer's run-time count, a workgroup buffer's declared count),
+    read when the step runs, so one compiled body serves every buffer size."""
+
+    COST: ClassVar[tuple[float, int]] = Constant.COST
+    slot: int
+    buffer: str
+
+    def run(self, batch: Batch, mask: Mask) -> Mask:
+        count = batch.memories[self.buffer].count
+        batch.values[self.slot] = batch.constant((count & 0xFFFF_FFFF,))
+        return mask
+
+
+@dataclass(frozen=True)
 class Identity:
     COST: ClassVar[tuple[float, int]] = (24, 45_000)
     slot: int
