@@ -377,3 +377,24 @@ def test_a_large_batch_goes_in_waves(backend: str, monkeypatch: pytest.MonkeyPat
     empty: dict[str, int] = {}
     batch = spec.plan_many([{"data": len(s)} for s in streams], [empty] * len(streams))
     assert len(batch.plan.repeats) == 4
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_output_past_the_u32_limit_fails_with_code_6(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from vyre.ops.kernels import compression
+
+    monkeypatch.setattr(compression, "MAX_OUTPUT", 1000)  # the limit is 2^32 - 65,536 bytes
+    fits, bomb = zlib.compress(bytes(1000)), zlib.compress(bytes(1001))
+    broken = bytearray(zlib.compress(bytes(2000)))
+    broken[-1] ^= 1  # its checksum fails after the output passed the limit: 6 first
+    spec = registry.get_kernel("compression.zlib_decompress")
+    results = evaluate_kernel_many(spec, [[fits], [bomb], [bytes(broken)]], backend, raise_errors=False)
+    assert [(r[0].tobytes(), int(r[2][0]), int(r[3][0])) for r in results] == [
+        (bytes(1000), NO_ERROR, 0), (b"", 0, 6), (b"", 0, 6),
+    ]
+    for stream in (bomb, bytes(broken)):
+        expected = spec.reference(np.frombuffer(stream, dtype=np.uint8))
+        assert (int(expected[2][0]), int(expected[3][0])) == (0, 6)
+    with pytest.raises(vyre.OpInputError) as info:
+        ops.evaluate("compression.zlib_decompress", [bomb], backend=backend)
+    assert (info.value.offset, info.value.code) == (0, 6) and "overflow" in str(info.value)

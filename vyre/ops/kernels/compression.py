@@ -64,6 +64,7 @@ __all__ = [
     "KERNELS",
     "MAX_INPUT",
     "LANE_STEPS",
+    "MAX_OUTPUT",
     "STEPS",
     "WAVE",
     "decompress_plan",
@@ -97,6 +98,11 @@ rows and the table regions (4.8 KB a stream: 78 MB a wave)."""
 
 MAX_INPUT = (1 << 29) - 1
 """Bit positions of one stream are u32."""
+
+MAX_OUTPUT = 0xFFFF_0000
+"""The longest output of one evaluation (counts are u32, oplib.md C5): a
+longer one (a decompression bomb) fails with code 6 (overflow) at byte 0, on
+the GPU and in the reference alike."""
 
 STEPS_PER_BIT = 40
 """An upper bound on the steps a stream takes per input bit (a match of 2 bits
@@ -168,7 +174,7 @@ def decompress_plan(
         count = min(WAVE, streams - begin)
         params = f"params{wave}"
         per_round = steps_per_dispatch(count)
-        buffers.append(params_buffer(params, [count, per_round, FORMATS[fmt], int(stored_only), begin, wave]))
+        buffers.append(params_buffer(params, [count, per_round, FORMATS[fmt], int(stored_only), begin, wave, MAX_OUTPUT]))
         rounds = max_rounds(max(lengths[begin : begin + count]), per_round)
         if begin:  # the rows of the wave before
             steps.append(Step(reset_program(), (-(-count * STATE_WORDS // WORKGROUP), 1, 1), {"params": params}))
@@ -189,7 +195,7 @@ def _reference(fmt: str, stored_only: bool) -> Callable[[np.ndarray], tuple[np.n
         raw = np.asarray(data, dtype=np.uint8).tobytes()
         if stored_only:
             try:
-                out = W.walk_stored(raw)
+                out = W.walk_stored(raw, MAX_OUTPUT)
             except W.Failure as failure:
                 return _failed(failure)
             if out != zlib.decompress(raw, -15):
@@ -200,8 +206,10 @@ def _reference(fmt: str, stored_only: bool) -> Callable[[np.ndarray], tuple[np.n
         except (zlib.error, EOFError, gzip.BadGzipFile) as error:
             code = stdlib_code(error)
             try:
-                W.walk(raw, fmt)
+                W.walk(raw, fmt, MAX_OUTPUT)
             except W.Failure as failure:
+                if failure.code == W.OVERFLOW:
+                    return _failed(failure)  # the output passes MAX_OUTPUT before CPython's error
                 if failure.code != code:
                     raise RuntimeError(
                         f"the reference walk of `{fmt}` fails with code {failure.code} where CPython's"
@@ -209,6 +217,8 @@ def _reference(fmt: str, stored_only: bool) -> Callable[[np.ndarray], tuple[np.n
                     ) from None
                 return _failed(failure)
             raise RuntimeError(f"the reference walk of `{fmt}` accepts what CPython rejects: {error!r} (a library bug)") from None
+        if len(out) > MAX_OUTPUT:
+            return _failed(W.Failure(W.OVERFLOW, 0, f"the output passes {MAX_OUTPUT} bytes"))
         return _decoded(out)
 
     return reference
@@ -230,7 +240,7 @@ def _describe(fmt: str, stored_only: bool) -> Callable[[tuple[Any, ...], int], s
     def describe(args: tuple[Any, ...], offset: int) -> str:
         raw = np.asarray(args[0], dtype=np.uint8).tobytes()
         try:
-            W.walk_stored(raw) if stored_only else W.walk(raw, fmt)
+            W.walk_stored(raw, MAX_OUTPUT) if stored_only else W.walk(raw, fmt, MAX_OUTPUT)
         except W.Failure as failure:
             return failure.why
         return "(the reference walk accepts the stream)"

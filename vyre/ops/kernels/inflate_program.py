@@ -84,13 +84,14 @@ DEFLATE, ZLIB, GZIP = "deflate", "zlib", "gzip"
 FORMATS = {DEFLATE: 0, ZLIB: 1, GZIP: 2}
 """The format's parameter word."""
 
-PARAMS = ("streams", "steps", "format", "stored_only", "first", "wave")
+PARAMS = ("streams", "steps", "format", "stored_only", "first", "wave", "limit")
 """The decode program's parameter words: the streams of the wave, steps per
 dispatch, the format (`FORMATS`), 1 to reject blocks that are not stored, the
-wave's first stream, the wave's index (its word of `left`). Invocation w of a
+wave's first stream, the wave's index (its word of `left`), the longest
+output (longer fails with code 6 at byte 0). Invocation w of a
 wave decodes stream first + w with state row w and table region w: waves of a
 large batch reuse them."""
-STREAMS, STEPS, FORMAT, STORED_ONLY, FIRST, WAVE_INDEX = range(len(PARAMS))
+STREAMS, STEPS, FORMAT, STORED_ONLY, FIRST, WAVE_INDEX, LIMIT = range(len(PARAMS))
 
 WORKGROUP = 64
 """Invocations per workgroup: a small batch of streams keeps the interpreter's
@@ -123,7 +124,7 @@ MODES = (
 CLEAR, COUNTING, META, SORT, PLACE, DOUBLE = range(6)
 """Phases of building one table."""
 
-_TRUNCATED, _CORRUPT, _TOO_SMALL = 5, 7, 8
+_TRUNCATED, _OVERFLOW, _CORRUPT, _TOO_SMALL = 5, 6, 7, 8
 
 LITERALS_PER_STEP = 4
 """Literals one `CODES` step may decode (they fill the first output word)."""
@@ -1207,6 +1208,9 @@ class _Builder:
                 ],
             ),
             Node.if_(E.ne(v("c"), u(0)), self.append()),
+            # outputs are counted in u32: one that passes the limit (below 2^32 -
+            # 65,536, so no step wraps the count) fails, never wraps
+            Node.if_(E.gt(v("opos"), param(LIMIT)), self.fail(_OVERFLOW, u(0))),
         ]
 
     # -- the program ------------------------------------------------------------------

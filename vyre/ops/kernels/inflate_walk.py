@@ -35,6 +35,8 @@ from dataclasses import dataclass
 __all__ = [
     "CORRUPT",
     "DEFLATE",
+    "NO_LIMIT",
+    "OVERFLOW",
     "FORMATS",
     "GZIP",
     "TRUNCATED",
@@ -45,7 +47,9 @@ __all__ = [
 ]
 
 TRUNCATED = 5
+OVERFLOW = 6
 CORRUPT = 7
+NO_LIMIT = 1 << 64
 DEFLATE, ZLIB, GZIP = "deflate", "zlib", "gzip"
 FORMATS = (DEFLATE, ZLIB, GZIP)
 
@@ -234,12 +238,23 @@ def _dynamic(bits: _Bits, header: int) -> tuple[_Table, _Table]:
     return lit, dist
 
 
-def _codes(bits: _Bits, out: bytearray, member: int, lit: _Table, dist: _Table) -> None:
+class _Output(bytearray):
+    """The output so far, and the longest it may grow (`limit`)."""
+
+    limit: int = NO_LIMIT
+
+    def check(self) -> None:
+        if len(self) > self.limit:
+            raise Failure(OVERFLOW, 0, f"the output passes {self.limit} bytes")
+
+
+def _codes(bits: _Bits, out: _Output, member: int, lit: _Table, dist: _Table) -> None:
     while True:
         start = bits.pos
         sym = bits.decode(lit, "literal/length")
         if sym < 256:
             out.append(sym)
+            out.check()
             continue
         if sym == 256:
             return
@@ -257,9 +272,10 @@ def _codes(bits: _Bits, out: bytearray, member: int, lit: _Table, dist: _Table) 
             raise Failure(CORRUPT, dstart >> 3, "invalid distance too far back")
         for _ in range(length):
             out.append(out[-distance])
+        out.check()
 
 
-def _inflate(bits: _Bits, out: bytearray, member: int, stored_only: bool = False) -> None:
+def _inflate(bits: _Bits, out: _Output, member: int, stored_only: bool = False) -> None:
     """One raw DEFLATE stream from `bits.pos`, appended to `out` (whose bytes
     from `member` on are this stream's: a distance may not reach before);
     `stored_only`: a block that is not stored is corrupt at its header."""
@@ -280,6 +296,7 @@ def _inflate(bits: _Bits, out: bytearray, member: int, stored_only: bool = False
             if begin + length > len(bits.data):
                 raise Failure(TRUNCATED, len(bits.data), "the stream ends inside a stored block")
             out += bits.data[begin : begin + length]
+            out.check()
             bits.pos += 8 * length
         elif kind == 1:
             if not _fixed_tables:
@@ -304,7 +321,7 @@ def _adler32(data: bytes | bytearray) -> int:
     return b << 16 | a
 
 
-def _zlib(data: bytes) -> bytes:
+def _zlib(data: bytes, limit: int) -> bytes:
     bits = _Bits(data)
     if len(data) < 2:
         raise Failure(TRUNCATED, 0, "the stream ends inside the zlib header")
@@ -320,7 +337,8 @@ def _zlib(data: bytes) -> bytes:
             raise Failure(TRUNCATED, 2, "the stream ends inside the dictionary id")
         raise Failure(CORRUPT, 1, "a preset dictionary (FDICT) is required")
     bits.pos = 16
-    out = bytearray()
+    out = _Output()
+    out.limit = limit
     _inflate(bits, out, 0)
     bits.align()
     at = bits.pos >> 3
@@ -344,8 +362,9 @@ def _cstring(data: bytes, at: int) -> int:
     return len(data) if end < 0 else end + 1
 
 
-def _gzip(data: bytes) -> bytes:
-    out = bytearray()
+def _gzip(data: bytes, limit: int) -> bytes:
+    out = _Output()
+    out.limit = limit
     at = 0
     while True:
         if at == len(data):
@@ -389,22 +408,25 @@ def _gzip(data: bytes) -> bytes:
             at += 1
 
 
-def walk_stored(data: bytes) -> bytes:
+def walk_stored(data: bytes, limit: int = NO_LIMIT) -> bytes:
     """`walk` of a raw DEFLATE stream of stored blocks only (`decode.inflate_stored`)."""
-    out = bytearray()
+    out = _Output()
+    out.limit = limit
     _inflate(_Bits(data), out, 0, stored_only=True)
     return bytes(out)
 
 
-def walk(data: bytes, fmt: str) -> bytes:
+def walk(data: bytes, fmt: str, limit: int = NO_LIMIT) -> bytes:
     """The decompressed bytes of `data` in format `fmt` (DEFLATE, ZLIB or GZIP),
-    or `Failure` at the first failure (see the module doc)."""
+    or `Failure` at the first failure (see the module doc); an output longer
+    than `limit` bytes fails with code 6 (overflow) at byte 0 when it passes it."""
     if fmt == DEFLATE:
-        out = bytearray()
+        out = _Output()
+        out.limit = limit
         _inflate(_Bits(data), out, 0)
         return bytes(out)
     if fmt == ZLIB:
-        return _zlib(data)
+        return _zlib(data, limit)
     if fmt == GZIP:
-        return _gzip(data)
+        return _gzip(data, limit)
     raise ValueError(f"unknown format {fmt!r}; choose one of {FORMATS}")
