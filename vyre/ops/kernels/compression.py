@@ -15,16 +15,18 @@ Bytes -> Bytes, with the decoder outputs of every strict decoder (`out`,
 
 Malformed input raises `vyre.OpInputError` with code 5 (truncated: CPython's
 `Error -5` / `EOFError`) or 7 (corrupt: `Error -3`, FDICT's `Error 2`,
-`BadGzipFile`) and the offset `inflate_walk` defines (the byte holding the
+`BadGzipFile`), or 6 at byte 0 for an output past `MAX_OUTPUT`, and the offset
+`inflate_walk` defines (the byte holding the
 first bit of the element that failed); the reference walk and the GPU give the
 same. Like CPython, zlib and raw streams ignore bytes after their end, gzip
 skips zero bytes between and after members and FHCRC is not checked.
 
 **The GPU plan** (`inflate_program.py`): one invocation per stream, the
-streams of an `evaluate_many` laid end to end (`plan_many`), steps of
-[decode at most `STEPS` state-machine steps per stream] repeated until every
-stream is done (`Repeat` on a count of unfinished streams). The output capacity of a stream is a
-guess from its input length (`initial_capacity`); a stream that needs more
+streams of an `evaluate_many` laid end to end (`plan_many`), in waves of at
+most `WAVE`; a wave's round is one dispatch in which every unfinished stream
+takes at most `steps_per_dispatch` state-machine steps, repeated until none is
+left (`Repeat` on the wave's count of unfinished streams). The output capacity
+of a stream is a guess from its input length (`initial_capacity`); a stream that needs more
 reports code 8 and the length it needs, and `replan` runs it again with exactly
 that: the output is never truncated, and a stream is decoded at most twice.
 """
@@ -40,9 +42,9 @@ import numpy as np
 
 from vyre.ir import DataType
 from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
+from vyre.ops.kernels import compression_laws as L
 from vyre.ops.kernels import inflate_format as F
 from vyre.ops.kernels import inflate_walk as W
-from vyre.ops.kernels import compression_laws as L
 from vyre.ops.kernels.codec_common import DECODER_OUTPUTS
 from vyre.ops.kernels.compression_host import sampler, stdlib, stdlib_code
 from vyre.ops.kernels.common import params_buffer
@@ -276,8 +278,8 @@ def _planners(fmt: str, stored_only: bool) -> tuple[Any, Any, Any]:
 
 BOUNDARIES = (0, 1, 2, 3, 5, 18, 64, 258, 1000, 4097)
 """Input lengths of the boundary cases (the sampler makes streams of exactly
-that many bytes): empty, too short for any header, a byte more than the
-shortest member, word and block edges."""
+that many bytes): empty; 1-5, shorter than a zlib stream (8) and 1-3 not a
+word; 18, shorter than a gzip member (20); word and block edges."""
 
 
 def _laws(fmt: str, stored_only: bool) -> tuple[KernelLaw, ...]:
