@@ -398,3 +398,19 @@ def test_an_output_past_the_u32_limit_fails_with_code_6(backend: str, monkeypatc
     with pytest.raises(vyre.OpInputError) as info:
         ops.evaluate("compression.zlib_decompress", [bomb], backend=backend)
     assert (info.value.offset, info.value.code) == (0, 6) and "overflow" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_codes_longer_than_the_root_tables(backend: str) -> None:
+    # bytes of a geometric distribution, Huffman only: literal codes of up to 13
+    # bits (the root table has 9); text with far matches: distance codes of up to
+    # 12 bits (root 7); both decoded by the canonical slow path
+    rng = np.random.default_rng(4)
+    geometric = bytes(min(255, int(x)) for x in rng.geometric(0.35, 3000 if backend == "interp" else 20_000))
+    far = text(6000 if backend == "interp" else 50_000, 14)
+    streams = [
+        compress("deflate", geometric, Settings(level=9, strategy=zlib.Z_HUFFMAN_ONLY, memory=9)),
+        compress("deflate", far, Settings(level=9, memory=9)),
+    ]
+    got = check_all("compression.deflate_decompress", streams, backend)
+    assert all(code == 0 for _, _, code in got)
