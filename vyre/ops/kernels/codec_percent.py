@@ -318,6 +318,7 @@ KERNELS = (
         summary="every byte outside A-Za-z0-9-._~ as %XX, upper case (urllib.parse.quote_from_bytes(b, safe=''))",
         laws=(L.EncodingDecodes(urllib.parse.unquote_to_bytes), EncodedForm()),
         boundaries=SCAN_BOUNDARIES,
+        max_length=0xFFFF_FFFF // 3,  # up to 3 output bytes a byte; `length` is a u32 (C5)
     ),
     KernelSpec(
         id="decode.url_percent",

@@ -655,7 +655,15 @@ def _encoder(codec: Radix) -> KernelSpec:
             L.EncodeSplit(codec.group_bytes),
         ),
         boundaries=_boundaries(codec.bytes_per_invocation),
+        max_length=max_encodable(codec),
     )
+
+
+def max_encodable(codec: Radix) -> int:
+    """The longest input whose encoding, `group` symbols per `group_bytes`
+    bytes, still has at most 2^32 - 1 bytes (C5: counts are u32): longer
+    inputs are a ValueError naming `data`, never a wrapped length."""
+    return codec.group_bytes * (0xFFFF_FFFF // codec.group)
 
 
 KERNELS = tuple(

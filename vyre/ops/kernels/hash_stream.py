@@ -439,12 +439,21 @@ def offsets_plan(h: StreamHash, data_bytes: int, entries: int, dtype: DataType) 
     return KernelPlan(tuple(buffers), steps, repeats=(Repeat(0, 2, until="flag", max_rounds=rounds, rounds_per_check=1),))
 
 
-def check_offsets(op_id: str) -> Callable[[tuple[Any, ...]], None]:
-    """The argument check of a `_batch` op: offsets non-decreasing, within the data."""
+def check_offsets(op_id: str, out_bytes: int = 0) -> Callable[[tuple[Any, ...]], None]:
+    """The argument check of a `_batch` op: offsets non-decreasing, within the
+    data; with Bytes outputs of `out_bytes` a message, at most
+    (2^32 - 1) // out_bytes messages (C5: the output's byte count is a u32),
+    checked before the offsets are read."""
+    most = 0xFFFF_FFFF // out_bytes if out_bytes else None
 
     def check(args: tuple[Any, ...]) -> None:
-        data, offsets = np.asarray(args[0]), np.asarray(args[1], dtype=np.int64)
         where = f"input `offsets` of `{op_id}`"
+        if most is not None and len(args[1]) - 1 > most:
+            raise ValueError(
+                f"{where} has {len(args[1])} entries ({len(args[1]) - 1} messages); `{op_id}` takes at most"
+                f" {most} messages (their {out_bytes}-byte digests must fit 2^32 - 1 bytes)"
+            )
+        data, offsets = np.asarray(args[0]), np.asarray(args[1], dtype=np.int64)
         if len(offsets) == 0:
             raise ValueError(f"{where} must hold at least one entry (n + 1 entries for n messages)")
         bad = np.flatnonzero(offsets[1:] < offsets[:-1])
@@ -574,6 +583,6 @@ def batch_spec(
         laws=(MessagesAlone(width), PackedVectors(vectors, width)),
         boundaries=boundaries,
         max_length=MAX_MESSAGE,
-        check_args=check_offsets(op_id),
+        check_args=check_offsets(op_id, width if dtype is DataType.BYTES else 0),
         sample=sample_batch,
     )

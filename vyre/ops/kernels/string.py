@@ -517,6 +517,7 @@ KERNELS = (
         summary="tokens of bytes.split(bytes([delim])) as [starts[j], ends[j]); k = count + 1",
         laws=(SplitLaws(),),
         boundaries=SCAN_BOUNDARIES,
+        max_length=0xFFFF_FFFE,  # n + 1 tokens at most; `k` is a u32 (C5)
         check_args=_check_split,
         sample=_sample_split,
     ),

@@ -389,5 +389,6 @@ KERNELS = (
         summary="each u32 as its shortest unsigned LEB128 bytes (DWARF 5 §7.6), one after the other",
         laws=(EncodeLaws(),),
         boundaries=SCAN_BOUNDARIES,
+        max_length=0xFFFF_FFFF // 5,  # up to 5 bytes a value; `length` is a u32 (C5)
     ),
 )

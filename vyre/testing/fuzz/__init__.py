@@ -9,7 +9,10 @@
 - `api`: the public Python API (python-api.md) called with wrong arguments;
   allowed: `TypeError`/`ValueError` (and `KeyError` for unknown op ids),
 - `differential`: random valid programs (`vyre.testing.random_programs`) on the
-  interpreter and on wgpu; their final words must be equal.
+  interpreter and on wgpu; their final words must be equal,
+- `kernel`: kernel ops on random and malformed inputs through every entry
+  point on both backends, against independent oracles
+  (`vyre.testing.kernel_fuzz`, `vyre.testing.kernel_oracles`).
 
 `harness.run_fuzzer` checks inputs in a child process under a watchdog (an
 input that takes more than `HANG_SECONDS` is a hang), shrinks every failure and

@@ -24,7 +24,7 @@ from pathlib import Path
 from vyre.testing.fuzz.base import FUZZERS
 from vyre.testing.fuzz.harness import CORPUS, HANG_SECONDS, Report, run_fuzzer
 
-WEIGHTS = {"text": 3, "wire": 3, "api": 1, "differential": 3}
+WEIGHTS = {"text": 3, "wire": 3, "api": 1, "differential": 3, "kernel": 3}
 KINDS = ("traceback", "oracle", "hang", "crash")
 
 

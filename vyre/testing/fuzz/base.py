@@ -39,6 +39,7 @@ FUZZERS: dict[str, str] = {
     "wire": "vyre.testing.fuzz.wire:WireFuzzer",
     "api": "vyre.testing.fuzz.api:ApiFuzzer",
     "differential": "vyre.testing.fuzz.differential:DifferentialFuzzer",
+    "kernel": "vyre.testing.kernel_fuzz:KernelFuzzer",
 }
 """Fuzzer name -> `module:class`, imported on first use."""
 
