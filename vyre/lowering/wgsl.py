@@ -36,7 +36,9 @@ Emission rules:
 - If/Select conditions are `!= 0`; Select evaluates both arms (WGSL `select`);
   Loop is `for (var i = from; i < to; i = i + 1u)` with `to` evaluated once before
   it (a half-open loop never increments past `to`, so `to == 0xffffffff` is safe);
-  Return is `return;`; Barrier is `storageBarrier(); workgroupBarrier();`.
+  Return is `return;`; Barrier is `storageBarrier(); workgroupBarrier();`, or
+  `workgroupBarrier();` alone where no invocation can observe its storage
+  fence (fences.py).
 - A workgroup buffer that an atomic touches is `array<atomic<u32>, N>`; its
   loads and stores become `atomicLoad` / `atomicStore` (guards.py, layout.py).
 - `LoweringOptions` (options.py) select the target's variant: `vectorize` emits
@@ -61,6 +63,7 @@ from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
 from vyre.dialects.vyre import fold_binop, fold_unop
 from vyre.lowering.casts import lower_bitcast, lower_cast
 from vyre.lowering.combine import NOTHING, Combined, Group, combine_accesses
+from vyre.lowering.fences import StorageFences, storage_fences
 from vyre.lowering.guards import Guards
 from vyre.lowering.layout import (
     META_OFFSET_WORDS,
@@ -311,6 +314,8 @@ class _KernelLowering:
         self.unroll: dict[Operation, int] = (
             unroll_factors(kernel) if options.loop_limit is not None else {}
         )
+        self.fences: StorageFences | None = None
+        """Which barriers keep the storage fence (fences.py): at the first barrier."""
 
     def run(self) -> LoweredKernel:
         if self.map is not None:
@@ -639,8 +644,10 @@ class _Body:
             self.emit("}")
         elif kind == "barrier":
             self.flush(lambda v: bool(v.buffers))
-            self.emit("storageBarrier();")
-            self.emit("workgroupBarrier();")
+            if self.kernel.fences is None:
+                self.kernel.fences = storage_fences(self.kernel.kernel)
+            for line in self.kernel.fences.lines(op):
+                self.emit(line)
         else:
             raise LoweringError(f"vyre lowering: unexpected op `{op.name}`")
 

@@ -77,12 +77,10 @@ vyre.kernel @histogram workgroup_size(64, 1, 1) buffers(@data : read_only u32 bi
 // CHECK-NEXT:   let v: u32 = vyre_load_data(invocation_id.x);
 // CHECK-NEXT:   let old: u32 = vyre_atomic_add_bins(v & 15u, 1u);
 // CHECK-NEXT:   vyre_store_plain(local_id.x, old);
-// CHECK-NEXT:   storageBarrier();
 // CHECK-NEXT:   workgroupBarrier();
 // CHECK-NEXT:   if (local_id.x < 16u) {
 // CHECK-NEXT:     _ = vyre_atomic_add_hist(local_id.x, vyre_load_bins(local_id.x));
 // CHECK-NEXT:   }
-// CHECK-NEXT:   storageBarrier();
 // CHECK-NEXT:   workgroupBarrier();
 // CHECK-NEXT:   vyre_store_bins(0u, 0u);
 // CHECK-NEXT:   _ = vyre_atomic_compare_exchange_bins(1u, 0u, local_id.x);

@@ -24,6 +24,5 @@ vyre.kernel @zero workgroup_size(8, 4, 1) buffers(@tile : workgroup u32[100], @p
 // CHECK-NEXT:   }
 // CHECK-NEXT:   workgroupBarrier();
 // CHECK-NEXT:   vyre_store_out(local_id.y, vyre_load_tile(local_id.y));
-// CHECK-NEXT:   storageBarrier();
 // CHECK-NEXT:   workgroupBarrier();
 // CHECK-NEXT: }
