@@ -9,8 +9,11 @@ is built with the Python builder, then timed step by step (median of
 
 - build: `Expr`/`Node` trees -> `Program` (the dialect ops),
 - validate: `vyre.validate`,
-- prepare: the pipeline's passes after validation (inline-calls, canonicalize),
-- lower: `Prepared.wgsl` (float-strict, canonicalize, the WGSL emitter),
+- fingerprint: `vyre.fingerprint` (the key of the pipeline's cache; not in b+v+l),
+- prepare: what `vyre.pipeline.prepare` does after validation when its cache
+  misses (`pipeline.transformed`: a copy of the module, inline-calls, canonicalize),
+- lower: `Prepared.wgsl` (float-strict and canonicalize when the module holds a
+  float operation, then the WGSL emitter),
 - b+v+l: build + validate + prepare + lower, what a program costs from Python to WGSL,
 - print / parse: `vyre.print_ir` / `vyre.parse_ir` of the custom text,
 - wire enc / dec: `Program.to_wire` / `Program.from_wire`,
@@ -31,12 +34,15 @@ import gc
 import sys
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import _common  # noqa: F401  (puts the checkout first on sys.path)
+import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the checkout first on sys.path)
 import numpy as np
 
 from _common import cpu_name, median, table
+
+if TYPE_CHECKING:
+    from vyre.ir import Program
 
 T = TypeVar("T")
 
@@ -51,12 +57,21 @@ def _timed(fn: Callable[[], T]) -> tuple[float, T]:
     return time.perf_counter() - start, result
 
 
+def _nodes(units: int) -> int:
+    """The V019 node count of `_program(units)`: 8 + 22 per unit + 9 per loop."""
+    return 8 + 22 * units + 9 * (units // 8)
+
+
 def _units(target: int) -> int:
-    """Units of about 22.5 nodes each (see `_program`)."""
-    return max(1, round(target / 22.5))
+    """The most units whose program has at most `target` nodes (at least one):
+    100,000 stays within V019's limit."""
+    units = max(1, target // 22)
+    while units > 1 and _nodes(units) > target:
+        units -= 1
+    return units
 
 
-def _program(units: int):  # -> tuple[Program, Callable[[int], int]]
+def _program(units: int) -> tuple[Program, Callable[[int], int]]:
     """A map kernel: `acc` mixes `x = a[gid]` through `units` blocks of lets,
     an if/else and (every 8th unit) a 4-trip loop; stores `acc` to out[gid].
     Also returns the plain-Python model of one lane (the oracle)."""
@@ -137,11 +152,10 @@ def _xdsl_arith_parse(text: str) -> int:
 
 def _measure(units: int, repeat: int) -> dict[str, float | int]:
     import vyre
+    from vyre.fingerprint import fingerprint
     from vyre.ir import Program, parse_ir, print_ir
-    from vyre.pipeline import run_passes
+    from vyre.pipeline import Prepared, transformed
     from vyre.validation.checker import KernelShape
-    from vyre.lowering.wgsl import lower
-    from vyre.pipeline import Prepared
 
     times: dict[str, list[float]] = {}
 
@@ -149,19 +163,19 @@ def _measure(units: int, repeat: int) -> dict[str, float | int]:
         times.setdefault(name, []).append(seconds)
 
     nodes = 0
+    checked: tuple[Program, Callable[[int], int]] | None = None
     for _ in range(repeat):
         build, (program, model) = _timed(lambda: _program(units))
         nodes = KernelShape.measure(program.kernel).node_count
+        assert nodes == _nodes(units), (nodes, _nodes(units))
         validate, diagnostics = _timed(lambda: vyre.validate(program))
         assert diagnostics == [], diagnostics[:3]
-
-        def passes():
-            module = program.module.clone()
-            run_passes(module)
-            return Prepared(module, None)
-
-        prepare, prepared = _timed(passes)
-        lower_time, lowered = _timed(lambda: lower(_strict_kernel(prepared)))
+        # what vyre.pipeline.prepare does after its cache missed, and the
+        # fingerprint it looks the cache up by
+        keying, key = _timed(lambda: fingerprint(program))
+        assert key is not None
+        prepare, prepared = _timed(lambda: Prepared(transformed(program), None))
+        lower_time, lowered = _timed(lambda: prepared.wgsl)
         assert lowered.wgsl.count("out[") >= 1
         printing, text = _timed(lambda: print_ir(program))
         parsing, parsed = _timed(lambda: parse_ir(text))
@@ -172,6 +186,7 @@ def _measure(units: int, repeat: int) -> dict[str, float | int]:
         assert decoded == program, "from_wire(to_wire(p)) differs from p"
         record("build", build)
         record("validate", validate)
+        record("fingerprint", keying)
         record("prepare", prepare)
         record("lower", lower_time)
         record("b+v+l", build + validate + prepare + lower_time)
@@ -183,22 +198,15 @@ def _measure(units: int, repeat: int) -> dict[str, float | int]:
         arith_time, arith_ops = _timed(lambda: _xdsl_arith_parse(arith))
         assert arith_ops == nodes, (arith_ops, nodes)
         record("xdsl arith parse", arith_time)
-    _check_semantics(program, model)
+        checked = program, model
+    assert checked is not None, "--repeat must be at least 1"
+    _check_semantics(*checked)
     result: dict[str, float | int] = {"nodes": nodes}
     result |= {name: median(values) for name, values in times.items()}
     return result
 
 
-def _strict_kernel(prepared: object):
-    from vyre.dialects import vyre as d
-
-    module = prepared.strict_module  # type: ignore[attr-defined]
-    kernel = module.body.block.first_op
-    assert isinstance(kernel, d.KernelOp)
-    return kernel
-
-
-def _check_semantics(program: object, model: Callable[[int], int]) -> None:
+def _check_semantics(program: Program, model: Callable[[int], int]) -> None:
     """The interpreter on a few lanes against the plain-Python model."""
     import vyre
 
@@ -210,14 +218,14 @@ def _check_semantics(program: object, model: Callable[[int], int]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--nodes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     sizes = [int(n) for n in args.nodes.split(",")]
     rows: list[list[object]] = []
     steps = [
-        "build", "validate", "prepare", "lower", "b+v+l", "print", "parse",
+        "build", "validate", "fingerprint", "prepare", "lower", "b+v+l", "print", "parse",
         "wire enc", "wire dec", "xdsl arith parse",
     ]  # fmt: skip
     for size in sizes:

@@ -37,15 +37,16 @@ from functools import cache, cached_property
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.transforms.canonicalize import CanonicalizePass
 
-from vyre.context import vyre_context
+from vyre.context import bulk_ir, vyre_context
 from vyre.dialects import vyre as d
 from vyre.fingerprint import Fingerprint, LruCache, fingerprint
 from vyre.ir import BufferDecl, Program
 from vyre.lowering.options import LoweringOptions
 from vyre.lowering.wgsl import LoweredKernel, lower
-from vyre.transforms.float_strict import float_strict
+from vyre.transforms.clone import clone_module
+from vyre.transforms.float_strict import float_strict, has_float_arithmetic
+from vyre.transforms.fold import canonicalize
 from vyre.transforms.inline_calls import inline_module
 from vyre.validate import ValidationError, validate
 
@@ -81,10 +82,15 @@ class Prepared:
     @cached_property
     def strict_module(self) -> ModuleOp:
         """The module after `float-strict` and a second `canonicalize`: integer IR
-        only (float values travel as bit patterns). What the WGSL target lowers."""
-        module = self.module.clone()
-        float_strict(module)
-        CanonicalizePass().apply(_context(), module)
+        only (float values travel as bit patterns). What the WGSL target lowers.
+        The prepared module itself when it holds no float operation (the pass
+        would change nothing and it is canonical already)."""
+        if not has_float_arithmetic(self.module):
+            return self.module
+        with bulk_ir():
+            module = clone_module(self.module)
+            float_strict(module)
+            canonicalize(module, _context())
         return module
 
     @cached_property
@@ -138,18 +144,27 @@ def prepare(
     diagnostics = validate(program)
     if diagnostics:
         raise ValidationError(diagnostics)
-    module = program.module.clone()
-    run_passes(module)
-    prepared = Prepared(module, key)
+    prepared = Prepared(transformed(program), key)
     if key is not None:
         _PREPARED.put(key, prepared)
     return prepared
 
 
+def transformed(program: Program) -> ModuleOp:
+    """A copy of the validated `program`'s module after the pipeline's passes
+    (what `prepare` caches; uncached)."""
+    with bulk_ir():
+        module = clone_module(program.module)
+        run_passes(module)
+    return module
+
+
 def run_passes(module: ModuleOp) -> None:
-    """The pipeline's passes on a validated module, in place."""
-    inline_module(module)
-    CanonicalizePass().apply(_context(), module)
+    """The pipeline's passes on a validated module, in place: inline-calls, then
+    canonicalize (`vyre.transforms.fold`: xDSL's canonicalize in one walk)."""
+    with bulk_ir():
+        inline_module(module)
+        canonicalize(module, _context())
 
 
 @cache

@@ -38,8 +38,15 @@ from xdsl.rewriter import InsertPoint
 from vyre.dialects import vyre as d
 from vyre.ir import Param, emit_expr
 from vyre.transforms import softfloat as sf
+from vyre.transforms.walk import operations
 
-__all__ = ["FloatStrictPass", "FloatStrictPattern", "float_strict", "soft_float_program"]
+__all__ = [
+    "FloatStrictPass",
+    "FloatStrictPattern",
+    "float_strict",
+    "has_float_arithmetic",
+    "soft_float_program",
+]
 
 _BINARY: dict[type[Operation], str] = {
     d.FAddOp: "add",
@@ -163,6 +170,20 @@ class FloatStrictPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         float_strict(op)
+
+
+def has_float_arithmetic(root: Operation) -> bool:
+    """Whether `float_strict` has anything to rewrite under `root` (a float
+    operation or a float value cast): the pipeline skips the pass, and the
+    second canonicalize, for modules without one."""
+    for op in operations(root):
+        if isinstance(op, _CANDIDATES) and soft_float_program(op) is not None:
+            return True
+    return False
+
+
+_CANDIDATES = (d.FloatBinaryOp, d.FCmpOp, d.FmaOp, d.FloatUnaryOp, d.CastOp)
+"""The op classes `soft_float_program` may rewrite."""
 
 
 def float_arithmetic(ops: Sequence[Operation]) -> list[Operation]:

@@ -40,6 +40,7 @@ from vyre.ir import DataType, Program, emit_expr
 from vyre.ops.registry import resolve
 from vyre.ops.spec import OpSpec
 from vyre.validate import Diagnostic, ValidationError
+from vyre.transforms.walk import operations
 from vyre.validation import messages
 
 __all__ = [
@@ -132,7 +133,7 @@ class InlineCallPattern(RewritePattern):
                 self.report("V132", message, call)
                 ok = False
         found = call.res.type
-        if found != sig.output.attr and isinstance(found, d.DataTypeAttr):
+        if found != sig.output.attr and isinstance(found, d.DataTypeAttr):  # pyright: ignore[reportUnnecessaryIsInstance]
             message = messages.call_result_type(op_id, found.data_kind, sig.output.attr.data_kind)
             self.report("V130", message, call)
             ok = False
@@ -145,7 +146,9 @@ def _type_name(ty: Attribute) -> str:
 
 def inline_module(module: ModuleOp, *, specs: Mapping[str, OpSpec] | None = None) -> None:
     """Inline every call under `module`, in place; `InlineCallsError` lists every
-    call that cannot be inlined."""
+    call that cannot be inlined. A module without calls is left as it is, unwalked."""
+    if not any(type(op) is d.CallOp for op in operations(module)):
+        return
     pattern = InlineCallPattern(specs or {})
     PatternRewriteWalker(pattern).rewrite_module(module)
     if pattern.diagnostics:
