@@ -14,7 +14,7 @@ from bisect import bisect_right
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
 from xdsl.irdl import IRDLOperation
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
@@ -152,6 +152,7 @@ class LocatingParser(Parser):
             # xDSL's own checks on malformed input (a block name `^3`, ...): located here
             message = " ".join(str(error).split()) or type(error).__name__
             self.raise_error(f"malformed input: {message}")
+        self.check_generic_ops()
         user = _first_use_before_definition(module)
         if user is not None:
             start = 0
@@ -211,15 +212,23 @@ class LocatingParser(Parser):
         return op
 
     def check_generic_ops(self) -> None:
-        """Hold the vyre ops written in the generic syntax (which builds ops without
+        """Hold the ops written in the generic syntax (which builds ops without
         their constructors' checks) to their structure: operand, result and region
-        counts, properties present and of their kind. A ParseError at the first
-        one that is not (the printer and every pass rely on it)."""
+        counts, properties present and of their kind, the result type an
+        expression defines itself (`vyre.lit_u32` yields `u32`); an empty vyre
+        region gets its one empty block, as in the custom form. A ParseError at
+        the first one that is not (the printer and every pass rely on it)."""
         for op, start in self.generic_ops:
-            if not (op.name.startswith("vyre.") and isinstance(op, IRDLOperation)):
+            if not isinstance(op, IRDLOperation):
                 continue
+            if op.name.startswith("vyre."):
+                for region in op.regions:
+                    if not region.blocks:  # `({ })`: the custom form's empty body
+                        region.add_block(Block())
             try:
                 type(op).get_irdl_definition().verify(op)
+                if isinstance(op, d.ExprOp):  # a type only the generic form can spell
+                    op.verify_result_type()
             except (VerifyException, ValueError) as error:
                 message = " ".join(str(error).split())
                 name_end = self.lexer.input.content.find("(", start)
@@ -370,9 +379,7 @@ def parse_module(text: str, name: str = "<vyre>") -> ModuleOp:
     def parse() -> ModuleOp:
         with bulk_ir():
             parser = LocatingParser(vyre_context(), text, name)
-            module = parser.parse_module()
-            parser.check_generic_ops()
-            return module
+            return parser.parse_module()
 
     try:
         try:

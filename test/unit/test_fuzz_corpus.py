@@ -11,6 +11,8 @@ of an unknown kind, a use before definition)."""
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +41,14 @@ def _deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+DRIVER_CRASHES = {"8a0de831eb9e5e71.json"}
+"""Differential entries that crash NVIDIA's Vulkan driver inside
+`create_compute_pipeline` (a segfault of the process: 1 of 20,000 random programs on
+the H100, driver 580.159.04; the shrunk WGSL is bench/results/nvidia-pipeline-crash-shrunk.wgsl).
+They run in a subprocess: on an NVIDIA adapter a segfault is an expected failure
+(the driver's bug, recorded in docs/reliability.md), anywhere else they must pass."""
+
+
 def test_the_corpus_holds_every_fuzzer() -> None:
     assert {path.parent.name for path in ENTRIES} == set(FUZZERS)
 
@@ -47,6 +57,29 @@ def test_the_corpus_holds_every_fuzzer() -> None:
 def test_corpus_entry_passes_its_oracle(entry: Path, request: pytest.FixtureRequest) -> None:
     if entry.parent.name == "differential":
         request.getfixturevalue("gpu_adapter")
+        if entry.name in DRIVER_CRASHES:
+            _in_a_subprocess(entry)
+            return
     fuzzer = get_fuzzer(entry.parent.name)
     with _deadline(3 * HANG_SECONDS):
         fuzzer.check(entry.read_bytes())
+
+
+def _in_a_subprocess(entry: Path) -> None:
+    code = (
+        "import sys; from vyre.testing.fuzz import get_fuzzer; "
+        "get_fuzzer('differential').check(open(sys.argv[1], 'rb').read())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(entry)], capture_output=True, text=True, timeout=6 * HANG_SECONDS
+    )
+    if done.returncode < 0 and "nvidia" in _adapter_name().lower():
+        pytest.xfail(f"NVIDIA's driver crashes compiling this shader (signal {-done.returncode})")
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def _adapter_name() -> str:
+    import wgpu
+
+    adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    return str(adapter.info["device"]) if adapter is not None else ""

@@ -144,16 +144,17 @@ def small_program() -> Program:
 
 
 PARSED_TEXTS = {
-    # generic form: an empty region (no block at all), odd result types, any names
+    # generic form: any names (`odd_program` makes the shapes only the API can:
+    # an empty region, a result type the op does not define)
     "generic": """"builtin.module"() ({
   "vyre.kernel"() <{sym_name = "g", workgroup_size = [#builtin.int<1>, #builtin.int<1>, #builtin.int<1>], buffers = []}> ({
     %fancy.name$1 = "vyre.lit_u32"() <{value = #builtin.int<3>}> : () -> !vyre.type<u32>
-    %odd = "vyre.binop"(%fancy.name$1, %fancy.name$1) <{kind = "mul"}> : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<i32>
+    %odd = "vyre.binop"(%fancy.name$1, %fancy.name$1) <{kind = "mul"}> : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
     "vyre.block"() ({
     }) : () -> ()
     "vyre.if"(%odd) ({
     }, {
-    }) : (!vyre.type<i32>) -> ()
+    }) : (!vyre.type<u32>) -> ()
   }) : () -> ()
 }) : () -> ()
 """,
@@ -230,7 +231,28 @@ def sample_programs() -> dict[str, Program]:
     programs = {"every_op": every_op_program(), "small": small_program()}
     programs["compact"] = vyre.parse_ir(COMPACT)
     programs |= {name: vyre.parse_ir(text) for name, text in PARSED_TEXTS.items()}
+    programs["odd"] = odd_program()
     return programs
+
+
+def odd_program() -> Program:
+    """The generic text's program with what only the API makes: the binop's
+    result typed i32 (V130: the op defines u32) and the block's region empty
+    (no block at all). The wire form keeps both."""
+    program = vyre.parse_ir(PARSED_TEXTS["generic"])
+    binop = next(op for op in program.kernel.walk() if isinstance(op, d.BinOp))
+    odd = d.BinOp.create(
+        operands=list(binop.operands), result_types=[d.I32], properties=dict(binop.properties)
+    )
+    odd.results[0].name_hint = "odd"
+    block = binop.parent_block()
+    assert block is not None
+    block.insert_op_before(odd, binop)
+    binop.results[0].replace_all_uses_with(odd.results[0])
+    block.erase_op(binop)
+    holder = next(op for op in program.kernel.walk() if isinstance(op, d.BlockOp))
+    holder.regions[0].detach_block(0)
+    return program
 
 
 @pytest.fixture(scope="module")

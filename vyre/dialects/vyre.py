@@ -535,7 +535,7 @@ def _parse_axis(parser: Parser) -> int:
 
 
 def _print_axis(printer: Printer, axis: int) -> None:
-    printer.print_string(f" {AXIS_NAMES[axis]}" if axis < 3 else f" {axis}")
+    printer.print_string(f" {AXIS_NAMES[axis]}" if 0 <= axis < 3 else f" {axis}")
 
 
 def _print_attr_dict(printer: Printer, op: Operation) -> None:

@@ -30,7 +30,9 @@ All resources live in bind group 0.
   storage buffer in whole 16-byte units, so the binding size is a multiple of
   16); its meta uniform ends with `virtual_count` and `vector_end`.
 - Where loops are checked (options.py `loop_limit`), a kernel that has a loop
-  binds the loop status word at `meta binding + 1`:
+  binds the loop status word at `meta binding + 1` (the meta uniform takes the
+  binding after the buffers' highest; where that passes 2**32 - 1, the two take
+  the smallest numbers no buffer uses, wgsl.py `_internal_bindings`):
   `var<storage, read_write> _vyre_status: array<atomic<u32>>` (16 bytes, the
   device's one status buffer; non-zero after a run: a loop was stopped).
 - Workgroup buffers are `var<workgroup>` arrays of their declared count (floats

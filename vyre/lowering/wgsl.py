@@ -134,6 +134,19 @@ class LoweredKernel:
         return x * y * z
 
 
+def _internal_bindings(used: set[int]) -> tuple[int, int]:
+    """The binding numbers of the meta uniform and the loop status word: the two
+    after the buffers' highest (layout.py), or, when that passes 2**32 - 1, the
+    smallest ones no buffer uses (a kernel has far fewer than 2**32 buffers)."""
+    top = max(used, default=-1)
+    if top + 2 <= U32_MASK:
+        return top + 1, top + 2
+    free = (slot for slot in range(U32_MASK + 1) if slot not in used and slot != top + 1)
+    if top + 1 <= U32_MASK:
+        return top + 1, next(free)
+    return next(free), next(free)
+
+
 def lower(kernel: d.KernelOp, options: LoweringOptions = LoweringOptions()) -> LoweredKernel:
     """Lower a prepared kernel (`vyre.pipeline.prepare`) to WGSL plus its binding
     layout, for the target `options` describe (options.py). A call of anything
@@ -270,12 +283,7 @@ class _KernelLowering:
                     name in vector_buffers,
                 )
             )
-        meta_binding = max((b.binding for b in buffers), default=-1) + 1
-        if meta_binding > U32_MASK:
-            raise LoweringError(
-                "vyre lowering: no binding slot is left for the internal meta uniform. "
-                "Fix: use binding numbers below 4294967295."
-            )
+        meta_binding, self.status_slot = _internal_bindings({b.binding for b in buffers})
         self.entry_point = self.namer.claim("main")
         struct_name = self.namer.claim("VyreMeta")
         meta_name = self.namer.claim("_vyre_meta")
@@ -288,11 +296,6 @@ class _KernelLowering:
         )
         status = None
         if options.loop_limit is not None:
-            if meta_binding + 1 > U32_MASK:
-                raise LoweringError(
-                    "vyre lowering: no binding slot is left for the internal loop status word. "
-                    "Fix: use binding numbers below 4294967294."
-                )
             status = self.namer.claim("_vyre_status")
         self.buffers = tuple(buffers)
         self.arrays = tuple(arrays)
@@ -369,7 +372,7 @@ class _KernelLowering:
         )
 
     def _status_binding(self) -> int | None:
-        return self.meta.binding + 1 if self.guards.status_used else None
+        return self.status_slot if self.guards.status_used else None
 
     def _run_vector(self, shape: MapShape) -> LoweredKernel:
         """The vectorised lowering of a map kernel (vector.py)."""

@@ -737,10 +737,11 @@ class _Columns:
                 if set(map(type, column)) != {int} or min(column) < low or max(column) > high:
                     return None
                 continue
-            sizes = np.fromiter(map(len, column), dtype=np.int64, count=count)
+            # the types first: len() of another value may raise or mean something else
             if port.dtype is DataType.BYTES:
                 if set(map(type, column)) != {bytes}:
                     return None
+                sizes = np.fromiter(map(len, column), dtype=np.int64, count=count)
                 if (sizes & 3).any():
                     column = [v + _PAD[len(v) & 3] for v in column]
                 laid = np.frombuffer(b"".join(column), dtype=np.uint32)
@@ -753,6 +754,7 @@ class _Columns:
                     or set(map(operator.attrgetter("ndim"), column)) != {1}
                 ):
                     return None
+                sizes = np.fromiter(map(len, column), dtype=np.int64, count=count)
                 laid = np.concatenate(column).view(np.uint32)
             if int(sizes.max()) > spec.max_length:
                 return None

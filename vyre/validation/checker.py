@@ -266,12 +266,11 @@ class KernelChecker:
         return depth
 
     def _foreign(self, op: Operation) -> None:
-        """An op of another dialect: no rule applies; its results are untyped."""
+        """An op of another dialect (V134): no backend runs it; its results are
+        untyped and what it holds is not checked further."""
+        self._report("V134", m.foreign_op_in_kernel(op.name, self.kernel.sym_name.data), op)
         for result in op.results:
             self._types[result] = None
-        for region in op.regions:
-            for block in region.blocks:
-                self._walk(block)
 
     # -- expressions ------------------------------------------------------------
     def visit_literal(self, op: d.ExprOp) -> None:
@@ -328,7 +327,7 @@ class KernelChecker:
         self._set_type(op, U32)
 
     def visit_id(self, op: d.IdOp) -> None:
-        if op.axis.data > 2:
+        if not 0 <= op.axis.data <= 2:
             self._report("V007", m.axis_out_of_range(op.axis.data), op)
         self._set_type(op, U32)
 

@@ -7,7 +7,8 @@ extensions (no 0.7 code exists for them): V140 (a float operation's operand is
 not a float), V141 (a float operation mixes float types), V142 (a bitcast
 between types of different widths), V143 (an approximate op on a non-F32
 value), V133 (a literal its type cannot hold: the builder and the text
-parser refuse one, this catches IR made otherwise). V130 (a result type annotated
+parser refuse one, this catches IR made otherwise), V134 (an op of another
+dialect inside a kernel: no backend runs it). V130 (a result type annotated
 in the text that disagrees with the declaration it reads) has no 0.7
 counterpart: the Rust IR infers those types, the textual form spells them.
 """
@@ -279,6 +280,15 @@ def load_result_type(name: str, found: DataTypeKind, element: DataTypeKind) -> s
         f"load from buffer `{name}` yields `{found.value}` but its element type is"
         f" `{element.value}`",
         f"load it as `{element.value}`",
+    )
+
+
+def foreign_op_in_kernel(op_name: str, kernel: str) -> str:
+    """V134 (vyre extension): an op of another dialect inside a kernel's body."""
+    return _text(
+        f"`{op_name}` inside kernel `{kernel}` is not a vyre operation",
+        "convert it to vyre ops (vyre-opt -p convert-to-vyre converts func/scf/arith/memref "
+        "kernels) or move it out of the kernel",
     )
 
 

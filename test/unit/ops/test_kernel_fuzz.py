@@ -204,19 +204,7 @@ def test_hostile_arguments(op_id: str) -> None:
     _fail(kf.check_hostile(op_id, "interp", beside_valid=False, accepted_entries=("evaluate",)))
 
 
-_COLUMNS_BUG = (
-    "kernel_run._Columns.of (the columnar evaluate_many path) calls len() on every value of an array"
-    " column before checking its type: a None/int/float/object/0-d array beside a valid argument list"
-    " raises a bare TypeError ('object of type NoneType has no len()') that names neither the input nor"
-    " the argument list"
-)
-
-
-@pytest.mark.parametrize(
-    "op_id",
-    [pytest.param(op, marks=pytest.mark.xfail(strict=True, reason=_COLUMNS_BUG)) if get_kernel(op).plan_many else op
-     for op in OPS],  # fmt: skip
-)
+@pytest.mark.parametrize("op_id", OPS)
 def test_hostile_argument_in_a_batch(op_id: str) -> None:
     """The refused hostile values in evaluate_many beside a valid argument list."""
     report = kf.check_hostile(op_id, "interp", entries=("evaluate_many",), accepted=False)
