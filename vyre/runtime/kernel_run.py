@@ -667,6 +667,7 @@ def evaluate_kernel(
 
 _WORD_VIEWS = {DataType.U32: np.dtype(np.uint32), DataType.I32: np.dtype(np.int32), DataType.F32: np.dtype(np.float32)}
 """Element types whose native 1-D arrays are their host words (little-endian hosts)."""
+_BYTE = np.dtype(np.uint8)
 _PAD = (b"", b"\0\0\0", b"\0\0", b"\0")
 """Zero bytes that pad a message of n bytes to a whole word: _PAD[n % 4]."""
 _USER_VIEWS: dict[DataType, tuple[np.dtype[Any], int]] = {
@@ -693,8 +694,8 @@ class _Columns:
     """The arguments of a batch in columns: the columnar path of
     `evaluate_many` for an op with a batched plan (`KernelSpec.plan_many`).
 
-    Taken when every value has the plain type of its port (`bytes` for Bytes
-    ports, 1-D arrays of the port's own numpy dtype for U32/I32/F32 ports, ints
+    Taken when every value has the plain type of its port (`bytes` or 1-D
+    uint8 arrays for Bytes ports, 1-D arrays of the port's own numpy dtype for U32/I32/F32 ports, ints
     in range for scalars): each check is one C-level pass over a column (the
     set of the values' types, dtypes, dimensions; min and max), each array
     input is laid end to end at once (one `b"".join`, or one
@@ -739,8 +740,19 @@ class _Columns:
                 continue
             # the types first: len() of another value may raise or mean something else
             if port.dtype is DataType.BYTES:
-                if set(map(type, column)) != {bytes}:
-                    return None
+                kinds = set(map(type, column))
+                if kinds != {bytes}:
+                    # 1-D uint8 arrays (a slice of a larger array, as bytes usually
+                    # arrive from numpy) join as their bytes
+                    if not kinds <= {bytes, np.ndarray}:
+                        return None
+                    arrays = [v for v in column if type(v) is np.ndarray]
+                    if set(map(operator.attrgetter("dtype"), arrays)) != {_BYTE} or set(
+                        map(operator.attrgetter("ndim"), arrays)
+                    ) != {1}:
+                        return None
+                    column = [v if type(v) is bytes else v.tobytes() for v in column]
+                    values[port.name] = column
                 sizes = np.fromiter(map(len, column), dtype=np.int64, count=count)
                 if (sizes & 3).any():
                     column = [v + _PAD[len(v) & 3] for v in column]

@@ -258,3 +258,25 @@ def test_a_split_array_is_taken_as_it_is_and_checked(paths: list[bool]) -> None:
     assert [o.tobytes() for (o,) in got] == [hashlib.sha256(m).digest() for m in messages]
     with pytest.raises(RuntimeError, match="not \\(3, 2\\) \\(a library bug\\)"):
         evaluate_kernel_many(dataclasses.replace(spec, plan_many=too_short), [[m] for m in messages], "interp")
+
+
+def test_uint8_array_slices_take_the_columnar_path(backend: str, paths: list[bool]) -> None:
+    """Messages as 1-D uint8 arrays (slices of one array, strided ones, mixed with
+    bytes): the columnar path, digests equal to hashlib's."""
+    blob = RNG.integers(0, 256, 70 * 64, dtype=np.uint8)
+    lengths = [*LENGTHS, *range(20)]
+    many: list[list[Any]] = [[blob[i * 64 : i * 64 + n]] for i, n in enumerate(lengths)]
+    many[3] = [blob[::2][:40]]  # strided
+    many[5] = [bytes(blob[:17])]  # bytes beside arrays
+    got = evaluate_kernel_many(get_kernel("hash.sha256"), many, backend)
+    assert paths[-1] is True
+    assert [out.tobytes() for (out,) in got] == [hashlib.sha256(bytes(m)).digest() for (m,) in many]
+
+
+@pytest.mark.parametrize("wrong", [np.zeros((2, 4), np.uint8), np.zeros(8, np.uint16)], ids=["2-D", "uint16"])
+def test_arrays_of_another_dtype_or_shape_take_the_general_path(wrong: np.ndarray, paths: list[bool]) -> None:
+    many: list[list[Any]] = [[np.zeros(8, np.uint8)] for _ in range(40)]
+    many[7] = [wrong]
+    with pytest.raises(TypeError, match=r"input `data` of `hash.sha256`.*argument list 7 of 40"):
+        evaluate_kernel_many(get_kernel("hash.sha256"), many, "interp")
+    assert paths[-1] is False
