@@ -96,6 +96,52 @@ def test_a_2000_deep_chain_runs(backend: str, request: pytest.FixtureRequest) ->
     assert np.array_equal(out["out"], expected)
 
 
+def _paren_depth(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")":
+            depth -= 1
+    return deepest
+
+
+def _mixed_chain(depth: int) -> Program:
+    """x * 3, ^ 1, * 3, ^ 3, ...: mixed ops, so that no folding shortens the chain."""
+    expr = E.load("a", E.gid_x())
+    for k in range(depth):
+        expr = E.bitxor(expr, E.u32(k)) if k % 2 else E.mul(expr, E.u32(3))
+    return Program(
+        [BufferDecl.read("a", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        (LANES, 1, 1),
+        [N.store("out", E.gid_x(), expr)],
+    )
+
+
+def test_a_40000_deep_chain_lowers_to_bounded_nesting() -> None:
+    """naga parses WGSL expressions recursively and segfaulted on a 5,000-deep
+    chain (a valid program, far under V019): the lowering cuts expressions longer
+    than `MAX_INLINE_TEXT` into `let`s."""
+    from vyre.pipeline import lower_to_wgsl
+
+    assert _paren_depth(lower_to_wgsl(_mixed_chain(40_000))) < 1_100
+
+
+def test_a_6000_deep_chain_runs_on_wgpu(gpu_adapter: object) -> None:
+    """Deeper than the chain that crashed naga; equal to plain Python. (Deeper
+    chains run too, but lavapipe's LLVM takes seconds per thousand levels.)"""
+    depth = 6_000
+    a = np.array([0, 1, 2, 3, 0xFFFF_FFFF, 1 << 31, 12345, 99], dtype=np.uint32)
+    out = vyre.run(_mixed_chain(depth), {"a": a}, outputs={"out": LANES}, dispatch=(1, 1, 1))
+    expected: list[int] = []
+    for x in a.tolist():
+        for k in range(depth):
+            x = x ^ k if k % 2 else (x * 3) & 0xFFFF_FFFF
+        expected.append(x)
+    assert out["out"].tolist() == expected
+
+
 def test_ten_thousand_nested_blocks_build_and_are_v018() -> None:
     program = _nested(10_000)
     diagnostics = vyre.validate(program)

@@ -523,6 +523,15 @@ class _Lane:
     bindings: dict[str, BufferBinding]
 
 
+MAX_INLINE_TEXT = 2048
+"""The longest WGSL expression a value is kept inline as: a longer one becomes a
+`let` where it is defined (as the IR evaluates it: in program order). Every
+nesting level adds at least two characters, so no emitted expression nests more
+than about a thousand levels: naga parses expressions recursively and overflows
+its stack (a segfault of the process) somewhere between 2,000 and 5,000 levels,
+while V019 admits expression chains of up to 100,000 nodes."""
+
+
 @dataclass
 class _Body:
     kernel: _KernelLowering
@@ -575,7 +584,7 @@ class _Body:
         if value.const is not None or (value.cheap and not value.reads_memory):
             self.values[key] = value
             return
-        if uses > 1 and not value.cheap:
+        if (uses > 1 and not value.cheap) or len(value.text) > MAX_INLINE_TEXT:
             self.values[key] = self.materialise(ssa, value)
             return
         self.values[key] = value
