@@ -34,7 +34,8 @@ vulkan: $(STAMP)
 demo: setup
 	$(PY) examples/xor_kernel.py
 
-test: setup
+# pyright is part of the tests too (test_packaging checks a consumer project's view of vyre)
+test: setup $(VENV)/bin/pyright
 	$(PY) -m pytest -q test/unit
 
 lit: setup
@@ -51,9 +52,11 @@ fuzz: setup
 	$(PY) -m vyre.testing.fuzz --seconds $(FUZZ_SECONDS)
 	VYRE_HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q test/unit/test_properties.py
 
-# pyright in strict mode over vyre/ (needs Node.js; .ci/run runs it after the tests).
-typecheck: $(STAMP)
+$(VENV)/bin/pyright: $(STAMP)
 	$(PY) -m pip install -q pyright -c constraints.txt
+
+# pyright in strict mode over vyre/ (needs Node.js; .ci/run runs it before the tests).
+typecheck: $(VENV)/bin/pyright
 	$(VENV)/bin/pyright vyre
 
 # The API reference, generated from the docstrings with pdoc into docs/api/ (git-ignored).
