@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from vyre.testing.fuzz import FUZZERS, get_fuzzer
-from vyre.testing.fuzz.base import OracleFailure
 from vyre.testing.fuzz.harness import CORPUS, HANG_SECONDS
 
 ENTRIES = sorted(
@@ -50,14 +49,6 @@ They run in a subprocess: on an NVIDIA adapter a segfault is an expected failure
 (the driver's bug, recorded in docs/reliability.md), anywhere else they must pass."""
 
 
-LAVAPIPE_MISMATCHES = {"dea5bbb68fc3e4ae.json"}
-"""Differential entries where lavapipe (Mesa 22.3.6, LLVM 15) disagrees with the
-interpreter and with IEEE: a `select(0xbf800000u, 0u, c)` stored to a u32 array
-lands as 0x80000000 (found by the interp-vs-lavapipe campaign of 2026-11-24; not
-yet isolated). An expected failure on llvmpipe only; every other adapter must
-agree with the interpreter."""
-
-
 def test_the_corpus_holds_every_fuzzer() -> None:
     assert {path.parent.name for path in ENTRIES} == set(FUZZERS)
 
@@ -68,13 +59,6 @@ def test_corpus_entry_passes_its_oracle(entry: Path, request: pytest.FixtureRequ
         adapter = str(request.getfixturevalue("gpu_adapter").info["device"]).lower()
         if entry.name in DRIVER_CRASHES:
             _in_a_subprocess(entry, adapter)
-            return
-        if entry.name in LAVAPIPE_MISMATCHES and "llvmpipe" in adapter:
-            try:
-                with _deadline(3 * HANG_SECONDS):
-                    get_fuzzer("differential").check(entry.read_bytes())
-            except OracleFailure as error:  # the open defect: a wrong word, nothing else
-                pytest.xfail(f"lavapipe disagrees with the interpreter: {error}")
             return
     fuzzer = get_fuzzer(entry.parent.name)
     with _deadline(3 * HANG_SECONDS):

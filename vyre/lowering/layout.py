@@ -198,10 +198,15 @@ class MetaLayout:
     extra_fields: tuple[str, ...] = ()
     """Fields after the counts (the vectorised lowering's `virtual_count` and
     `vector_end`, vector.py), packed from `pack(..., extra=...)`."""
+    opaque_zero: bool = False
+    """A last field `opaque_zero`, always 0 (`pack` pads with zeros): a value no
+    shader compiler can fold, which opaque_constants.py mixes into the literals
+    that Mesa's NIR would otherwise rewrite."""
 
     @property
     def words(self) -> int:
-        return META_OFFSET_WORDS + len(self.length_fields) + len(self.extra_fields)
+        zero = 1 if self.opaque_zero else 0
+        return META_OFFSET_WORDS + len(self.length_fields) + len(self.extra_fields) + zero
 
     @property
     def size_bytes(self) -> int:
@@ -229,7 +234,8 @@ class MetaLayout:
 
     def struct_declaration(self) -> str:
         fields = [
-            "wg_offset_x", "wg_offset_y", "wg_offset_z", *self.length_fields, *self.extra_fields
+            "wg_offset_x", "wg_offset_y", "wg_offset_z", *self.length_fields, *self.extra_fields,
+            *(("opaque_zero",) if self.opaque_zero else ()),
         ]
         body = "".join(f"  {field}: u32,\n" for field in fields)
         return f"struct {self.struct_name} {{\n{body}}}"

@@ -52,7 +52,7 @@ Emission rules:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from xdsl.dialects.builtin import StringAttr
@@ -74,6 +74,7 @@ from vyre.lowering.layout import (
 from vyre.lowering.loops import unroll_factors
 from vyre.lowering.map_shape import MapShape, map_shape
 from vyre.lowering.names import Namer, comment_safe
+from vyre.lowering.opaque_constants import shield, uses_hazard
 from vyre.lowering.options import LoweringOptions
 from vyre.lowering.walk import operations
 from vyre.lowering.vector import (
@@ -429,6 +430,15 @@ class _KernelLowering:
     ) -> str:
         name = self.kernel.sym_name.data
         x, y, z = (WORKGROUP, 1, 1) if vector else self.workgroup_size
+        functions = [text for _, text in self.guards.functions.values()] + (extra or [])
+        code = [*functions, *prologue, *body]
+        if any(uses_hazard(text) for text in code):
+            # literals Mesa's NIR would rewrite with the wrong zero (opaque_constants.py)
+            self.meta = replace(self.meta, opaque_zero=True)
+            zero = f"{self.meta.wgsl_name}.opaque_zero"
+            functions = [shield(text, zero) for text in functions]
+            prologue = [shield(line, zero) for line in prologue]
+            body = [shield(line, zero) for line in body]
         out = [
             f"// vyre kernel @{comment_safe(name)}, lowered by vyre.lowering.wgsl.",
             "// Bind group 0: the program's storage/uniform buffers at their bindings, and",
@@ -449,9 +459,7 @@ class _KernelLowering:
                 f"{self.guards.status}: array<atomic<u32>>;",
             ]
         out += [a.wgsl_declaration for a in self.arrays]
-        for _, text in self.guards.functions.values():
-            out += ["", text]
-        for text in extra or []:
+        for text in functions:
             out += ["", text]
         out += [
             "",
