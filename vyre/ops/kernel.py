@@ -39,9 +39,9 @@ Data-dependent continuation (docs/kernels.md "Iterative and re-planned ops"):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -56,6 +56,7 @@ __all__ = [
     "OpInputError",
     "KERNEL_KINDS",
     "BatchPlan",
+    "BatchSizes",
     "Buffer",
     "DeviceCheck",
     "KernelLaw",
@@ -66,6 +67,7 @@ __all__ = [
     "Repeat",
     "Step",
     "batch_starts",
+    "size_column",
 ]
 
 KERNEL_KINDS = ("map", "reduce", "scan-based", "batch", "iterative")
@@ -283,15 +285,90 @@ def _words(dtype: DataType, count: int) -> int:
     return count
 
 
-def batch_starts(dtype: DataType, counts: Sequence[int]) -> tuple[int, ...]:
+def _word_array(dtype: DataType, counts: np.ndarray) -> np.ndarray:
+    """`_words` of every count of an integer array (int64)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if dtype is DataType.BYTES:
+        return (counts + 3) // 4
+    if dtype in (DataType.F16, DataType.BF16):
+        return (counts + 1) // 2
+    if dtype in (DataType.U64, DataType.VEC2U32):
+        return 2 * counts
+    if dtype is DataType.VEC4U32:
+        return 4 * counts
+    return counts
+
+
+@overload
+def batch_starts(dtype: DataType, counts: np.ndarray) -> np.ndarray: ...
+@overload
+def batch_starts(dtype: DataType, counts: Sequence[int]) -> tuple[int, ...]: ...
+def batch_starts(dtype: DataType, counts: Sequence[int] | np.ndarray) -> tuple[int, ...] | np.ndarray:
     """Where each evaluation's words start in a batched input of element type
     `dtype` (`BatchPlan`): the packed words of the inputs laid end to end, each
     starting on a word (a Bytes input is padded to a multiple of 4 bytes).
-    One more entry than `counts`: the last is the total word count."""
-    starts = [0]
+    One more entry than `counts`: the last is the total word count. Given an
+    integer array, an int64 array (one numpy pass, no Python int per
+    evaluation); given a sequence of ints, a tuple of ints."""
+    if isinstance(counts, np.ndarray):
+        starts = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(_word_array(dtype, counts), out=starts[1:])
+        return starts
+    starts_list = [0]
     for count in counts:
-        starts.append(starts[-1] + _words(dtype, count))
-    return tuple(starts)
+        starts_list.append(starts_list[-1] + _words(dtype, count))
+    return tuple(starts_list)
+
+
+class BatchSizes(Sequence[Mapping[str, int]]):
+    """Per-evaluation mappings (name -> value) of a batch, backed by one int64
+    column per name: what the runtime's columnar `evaluate_many` path gives a
+    `BatchPlanner`. A planner that needs only a column reads it with
+    `size_column` (one array, no Python object per evaluation); indexing or
+    iterating makes the mappings once, on first use (`rows()`)."""
+
+    __slots__ = ("_columns", "_count", "_make_rows", "_rows")
+
+    def __init__(
+        self,
+        columns: Mapping[str, np.ndarray],
+        count: int,
+        make_rows: Callable[[], Sequence[Mapping[str, int]]],
+    ):
+        self._columns = columns
+        self._count = count
+        self._make_rows = make_rows
+        self._rows: Sequence[Mapping[str, int]] | None = None
+
+    def column(self, name: str) -> np.ndarray:
+        """Every evaluation's value of `name` (int64; KeyError if absent)."""
+        return self._columns[name]
+
+    def rows(self) -> Sequence[Mapping[str, int]]:
+        if self._rows is None:
+            self._rows = self._make_rows()
+        return self._rows
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, k: int) -> Mapping[str, int]: ...
+    @overload
+    def __getitem__(self, k: slice) -> Sequence[Mapping[str, int]]: ...
+    def __getitem__(self, k: int | slice) -> Mapping[str, int] | Sequence[Mapping[str, int]]:
+        return self.rows()[k]
+
+    def __iter__(self) -> Iterator[Mapping[str, int]]:
+        return iter(self.rows())
+
+
+def size_column(sizes: Sequence[Mapping[str, int]], name: str) -> np.ndarray:
+    """Every evaluation's `name` entry of a planner's `sizes` (or scalars) as an
+    int64 array: the column itself for `BatchSizes`, else read row by row."""
+    if isinstance(sizes, BatchSizes):
+        return sizes.column(name)
+    return np.fromiter((int(s[name]) for s in sizes), dtype=np.int64, count=len(sizes))
 
 
 @dataclass(frozen=True)
@@ -304,10 +381,12 @@ class BatchPlan:
     mapping per evaluation (a plan uploads what its kernels need). Each output
     buffer holds every evaluation's output: `splits[port][k]` is (first word,
     element count) of evaluation k's, which the runtime cuts out (and then trims
-    to a `length_from` output as for a single evaluation)."""
+    to a `length_from` output as for a single evaluation). A port's splits may
+    also be an integer array of shape (evaluations, 2), row k being that pair
+    (no Python tuple per evaluation)."""
 
     plan: KernelPlan
-    splits: Mapping[str, tuple[tuple[int, int], ...]]
+    splits: Mapping[str, tuple[tuple[int, int], ...] | np.ndarray]
 
 
 Reference = Callable[..., tuple[np.ndarray, ...]]

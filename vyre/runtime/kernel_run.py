@@ -32,8 +32,11 @@ submission and records into shared compute passes.
 `evaluate_many` over many small host inputs of an op with `plan_many` takes
 the columnar path (`_Columns`): the arguments checked column by column, each
 input laid end to end at once, one batched plan, the outputs cut apart as
-views of their buffers (`_cut`); per message, what remains is the op's own
-planner and the Python list of results (`bench/evaluate_overhead.py`).
+views of their buffers (`_cut`). A planner reads the sizes as int64 columns
+(`size_column` of `BatchSizes`) and may split its outputs with an array, so
+per message what remains is a few C-level passes over the argument lists, the
+join of the Bytes values and the Python list of results
+(`bench/evaluate_overhead.py`).
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ from vyre.ops.kernel import (
     MAX_ROUNDS_PER_CHECK,
     NO_ERROR,
     BatchPlan,
+    BatchSizes,
     Buffer,
     KernelPlan,
     KernelSpec,
@@ -746,17 +750,11 @@ class _Columns:
                     # arrive from numpy) join as their bytes
                     if not kinds <= {bytes, np.ndarray}:
                         return None
-                    arrays = [v for v in column if type(v) is np.ndarray]
-                    if set(map(operator.attrgetter("dtype"), arrays)) != {_BYTE} or set(
-                        map(operator.attrgetter("ndim"), arrays)
-                    ) != {1}:
+                    arrays = column if kinds == {np.ndarray} else [v for v in column if type(v) is np.ndarray]
+                    if set(map(_DTYPE_OF, arrays)) != {_BYTE} or set(map(_NDIM_OF, arrays)) != {1}:
                         return None
-                    column = [v if type(v) is bytes else v.tobytes() for v in column]
-                    values[port.name] = column
                 sizes = np.fromiter(map(len, column), dtype=np.int64, count=count)
-                if (sizes & 3).any():
-                    column = [v + _PAD[len(v) & 3] for v in column]
-                laid = np.frombuffer(b"".join(column), dtype=np.uint32)
+                laid = _laid_bytes(column, sizes)
             else:
                 native = _WORD_VIEWS.get(port.dtype)
                 if (
@@ -778,11 +776,9 @@ class _Columns:
         return columns
 
     def user(self, k: int) -> tuple[Any, ...]:
-        """Evaluation k's checked user values (Bytes as uint8 arrays)."""
-        return tuple(
-            np.frombuffer(self.values[p.name][k], dtype=np.uint8) if p.dtype is DataType.BYTES else self.values[p.name][k]
-            for p in self.spec.inputs
-        )
+        """Evaluation k's checked user values (Bytes as uint8 arrays: the
+        user's own array, as `check_args` gives it, or a view of the bytes)."""
+        return tuple(_user_value(p, self.values[p.name][k]) for p in self.spec.inputs)
 
     def args(self, k: int) -> KernelArgs:
         """Evaluation k's `KernelArgs`: its words are views of the laid words."""
@@ -809,18 +805,54 @@ class _Columns:
             except (TypeError, ValueError) as error:
                 _reraise_at(error, k, self.count)
 
-    def plan_arguments(self) -> tuple[list[Mapping[str, int]], list[Mapping[str, int]]]:
-        """(sizes, scalars) of every evaluation, as `plan_many` takes them.
-        Evaluations with equal values share one read-only mapping (a million
-        64-byte messages: one `{"data": 64}`), so this costs a list, not a
-        million dicts; with many distinct values each gets its own dict."""
+    def plan_arguments(self) -> tuple[BatchSizes, BatchSizes]:
+        """(sizes, scalars) of every evaluation, as `plan_many` takes them:
+        `BatchSizes`, whose int64 columns a planner reads with `size_column`
+        (nothing per evaluation). Their mappings are made only if a planner
+        indexes or iterates them; then evaluations with equal values share one
+        read-only mapping (a million 64-byte messages: one `{"data": 64}`), so
+        that costs a list, not a million dicts; with many distinct values each
+        gets its own dict."""
+        count = self.count
         arrays = [p.name for p in self.spec.array_inputs]
         scalar_ports = [p.name for p in self.spec.inputs if p.scalar]
-        sizes = _rows(arrays, [self.sizes[name] for name in arrays], self.count)
-        scalars = _rows(
-            scalar_ports, [np.asarray(self.values[name], dtype=np.int64) for name in scalar_ports], self.count
-        )
+        size_columns = {name: self.sizes[name] for name in arrays}
+        scalar_columns = {name: np.asarray(self.values[name], dtype=np.int64) for name in scalar_ports}
+        sizes = BatchSizes(size_columns, count, lambda: _rows(arrays, list(size_columns.values()), count))
+        scalars = BatchSizes(scalar_columns, count, lambda: _rows(scalar_ports, list(scalar_columns.values()), count))
         return sizes, scalars
+
+
+_DTYPE_OF = operator.attrgetter("dtype")
+_NDIM_OF = operator.attrgetter("ndim")
+
+
+def _user_value(port: Port, value: Any) -> Any:
+    """A columnar value as `check_args` gives it: Bytes as a uint8 array."""
+    if port.dtype is DataType.BYTES and type(value) is not np.ndarray:
+        return np.frombuffer(value, dtype=np.uint8)
+    return value
+
+
+def _laid_bytes(column: list[Any], sizes: np.ndarray) -> np.ndarray:
+    """The words of a Bytes column (`bytes` and 1-D uint8 arrays) laid end to
+    end, each value padded with zero bytes to a whole word: one `b"".join`,
+    which takes C-contiguous arrays as they are (buffer protocol); the pads are
+    separate parts of the join, never added to a value. A strided array has no
+    contiguous buffer (the join raises TypeError): then the arrays that are
+    not contiguous are copied first."""
+    parts: list[Any] = column
+    pads = sizes & 3
+    if pads.any():
+        parts = [b""] * (2 * len(column))
+        parts[0::2] = column
+        parts[1::2] = list(map(_PAD.__getitem__, pads.tolist()))
+    try:
+        joined = b"".join(parts)
+    except TypeError:
+        contiguous: list[Any] = [v if type(v) is bytes else np.ascontiguousarray(v) for v in parts]
+        joined = b"".join(contiguous)
+    return np.frombuffer(joined, dtype=np.uint32)
 
 
 SHARED_ROWS = 4096

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vyre.ops.kernel import NO_ERROR, OpInputError
+from vyre.ops.kernel import NO_ERROR, BatchSizes, OpInputError
 from vyre.ops.registry import get_kernel
 from vyre.runtime import kernel_run
 from vyre.runtime.kernel_run import evaluate_kernel_columns, evaluate_kernel_many
@@ -271,6 +271,82 @@ def test_uint8_array_slices_take_the_columnar_path(backend: str, paths: list[boo
     got = evaluate_kernel_many(get_kernel("hash.sha256"), many, backend)
     assert paths[-1] is True
     assert [out.tobytes() for (out,) in got] == [hashlib.sha256(bytes(m)).digest() for (m,) in many]
+
+
+def _array_batches(blob: np.ndarray) -> Iterator[list[list[Any]]]:
+    """Batches of uint8 arrays for each way `_laid_bytes` joins them: whole
+    words, no copy; padded (lengths not multiples of 4, empty messages); a
+    strided or reversed array among whole words, among padded ones, beside
+    bytes (copied before the join)."""
+    yield [[blob[i * 64 : i * 64 + 4 * (i % 17)]] for i in range(33)]
+    yield [[blob[i * 64 : i * 64 + (i * 7) % 70]] for i in range(33)]
+    words = [[blob[i * 64 : i * 64 + 4 * (i % 5)]] for i in range(33)]
+    words[4], words[9] = [blob[::2][:24]], [blob[::-1][:8]]
+    yield words
+    mixed: list[list[Any]] = [[blob[i * 64 : i * 64 + i % 9]] for i in range(33)]
+    mixed[1], mixed[2], mixed[3] = [bytes(blob[:5])], [blob[1::3][:13]], [b""]
+    mixed[6], mixed[7] = [blob[::-1][:3]], [np.zeros(0, dtype=np.uint8)[::2]]
+    yield mixed
+
+
+def test_uint8_arrays_are_joined_as_they_are(backend: str, paths: list[bool]) -> None:
+    """Every `_laid_bytes` branch: digests equal hashlib's one by one, and the
+    user's arrays are left as they were (the pads are never added to them)."""
+    blob = RNG.integers(0, 256, 40 * 64, dtype=np.uint8)
+    kept = blob.copy()
+    spec = get_kernel("hash.sha256")
+    for many in _array_batches(blob):
+        before = [bytes(m) for (m,) in many]
+        got = evaluate_kernel_many(spec, many, backend)
+        assert paths[-1] is True
+        assert [out.tobytes() for (out,) in got] == [hashlib.sha256(m).digest() for m in before]
+        assert [bytes(m) for (m,) in many] == before
+    assert np.array_equal(blob, kept)
+
+
+def test_the_digest_planner_reads_size_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A million-message batch builds no mapping per message: the digest
+    planner reads the sizes as a column (`size_column`) and splits its output
+    with an array, equal to the pairs of the planner given plain mappings."""
+    spec = get_kernel("hash.sha256")
+    assert spec.plan_many is not None
+    lengths = [0, 3, 64, 120, 5]
+    plain = spec.plan_many([{"data": n} for n in lengths], [{}] * len(lengths))
+    columns = spec.plan_many(
+        BatchSizes({"data": np.array(lengths, dtype=np.int64)}, len(lengths), lambda: pytest.fail("rows made")),
+        BatchSizes({}, len(lengths), lambda: pytest.fail("rows made")),
+    )
+    for batch in (plain, columns):
+        splits = batch.splits["out"]
+        assert isinstance(splits, np.ndarray) and splits.tolist() == [[8 * k, 32] for k in range(len(lengths))]
+    assert [b.name for b in plain.plan.buffers] == [b.name for b in columns.plan.buffers]
+    assert plain.plan.steps == columns.plan.steps
+    for a, b in zip(plain.plan.buffers, columns.plan.buffers):
+        assert a.count == b.count and (a.words is None) == (b.words is None)
+        assert a.words is None or b.words is None or np.array_equal(a.words, b.words)
+
+    def no_rows(*args: Any) -> Any:
+        raise AssertionError("a mapping per evaluation was made")
+
+    monkeypatch.setattr(kernel_run, "_rows", no_rows)
+    messages = _messages([3, 64, 0, 9])
+    got = evaluate_kernel_many(spec, [[m] for m in messages], "interp")
+    assert [o.tobytes() for (o,) in got] == [hashlib.sha256(m).digest() for m in messages]
+
+
+def test_malformed_arrays_are_named_as_bytes_are(backend: str, paths: list[bool]) -> None:
+    """A decoder's error for a batch of uint8 arrays (the user's arrays reach
+    the error's description) is the one for the same bytes."""
+    many, position, offset = next(_malformed_batch())
+    spec = get_kernel("decode.base64")
+    errors: list[OpInputError] = []
+    for form in (many, [[np.frombuffer(m, dtype=np.uint8)] for (m,) in many]):
+        with pytest.raises(OpInputError) as caught:
+            evaluate_kernel_many(spec, form, backend)
+        errors.append(caught.value)
+    assert paths == [True, True]
+    assert str(errors[0]) == str(errors[1]) and errors[1].offset == offset
+    assert f"argument list {position} of {len(many)}" in str(errors[1])
 
 
 @pytest.mark.parametrize("wrong", [np.zeros((2, 4), np.uint8), np.zeros(8, np.uint16)], ids=["2-D", "uint16"])

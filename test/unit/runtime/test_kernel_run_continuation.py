@@ -19,6 +19,7 @@ from vyre.ir import Expr as E
 from vyre.ops.kernel import (
     MAX_REPLANS,
     BatchPlan,
+    BatchSizes,
     Buffer,
     KernelPlan,
     KernelSpec,
@@ -26,6 +27,7 @@ from vyre.ops.kernel import (
     Repeat,
     Step,
     batch_starts,
+    size_column,
 )
 from vyre.runtime import kernel_run
 from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_many
@@ -613,6 +615,33 @@ def test_batch_starts_are_word_aligned() -> None:
     assert batch_starts(DataType.BYTES, [0, 1, 4, 5, 3]) == (0, 0, 1, 2, 4, 5)
     assert batch_starts(DataType.U32, [2, 0, 3]) == (0, 2, 2, 5)
     assert batch_starts(DataType.U64, [2, 1]) == (0, 4, 6)
+
+
+@pytest.mark.parametrize("dtype", [DataType.BYTES, DataType.U32, DataType.U64, DataType.F16, DataType.VEC4U32], ids=str)
+def test_batch_starts_of_an_array_equal_those_of_the_ints(dtype: DataType) -> None:
+    counts = [0, 1, 2, 3, 4, 5, 7, 63, 64, 65, 2**32 - 1, 6]
+    for given in (np.array(counts, dtype=np.uint32), np.array(counts, dtype=np.int64)):
+        got = batch_starts(dtype, given)
+        assert isinstance(got, np.ndarray) and got.dtype == np.int64
+        assert got.tolist() == list(batch_starts(dtype, counts))
+    assert batch_starts(dtype, np.zeros(0, dtype=np.int64)).tolist() == [0] and batch_starts(dtype, []) == (0,)
+
+
+def test_batch_sizes_give_their_columns_and_make_rows_once() -> None:
+    made: list[int] = []
+
+    def rows() -> list[Mapping[str, int]]:
+        made.append(1)
+        return [{"data": 3}, {"data": 9}]
+
+    sizes = BatchSizes({"data": np.array([3, 9], dtype=np.int64)}, 2, rows)
+    assert size_column(sizes, "data").tolist() == [3, 9] and len(sizes) == 2 and made == []
+    assert [dict(s) for s in sizes] == [{"data": 3}, {"data": 9}] and sizes[-1]["data"] == 9 and made == [1]
+    assert [dict(s) for s in sizes[1:]] == [{"data": 9}] and made == [1]
+    with pytest.raises(KeyError):
+        size_column(sizes, "other")
+    plain = size_column([{"data": 3}, {"data": 2**32 - 1}], "data")  # any sequence of mappings
+    assert plain.dtype == np.int64 and plain.tolist() == [3, 2**32 - 1] and size_column([], "data").size == 0
 
 
 def test_on_device_needs_wgpu() -> None:

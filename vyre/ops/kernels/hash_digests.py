@@ -42,7 +42,7 @@ import numpy as np
 
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
-from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port
+from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.ops.kernels.hash_stream import (
     MAX_MESSAGE,
     BatchEqualsSingle,
@@ -331,7 +331,7 @@ def digest_spec(op_id: str, h: StreamHash, name: str, vectors: Sequence[tuple[by
         return single_plan(h, int(sizes["data"]), DataType.BYTES)
 
     def plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
-        return batch_plan(h, [int(s["data"]) for s in sizes], DataType.BYTES)
+        return batch_plan(h, size_column(sizes, "data"), DataType.BYTES)
 
     def reference(data: np.ndarray) -> tuple[np.ndarray]:
         digest = hashlib.new(name, np.asarray(data, dtype=np.uint8).tobytes()).digest()

@@ -167,7 +167,8 @@ class StreamHash:
     blocks: Callable[[Expr], Expr]
     """(n) -> how many blocks the streaming loop walks."""
     host_blocks: Callable[[int], int]
-    """`blocks` on the host (the number of dispatches depends on the longest message)."""
+    """`blocks` on the host (the number of dispatches depends on the longest
+    message); non-decreasing in n (a batch's plan takes it of the longest)."""
     block: Callable[[Sequence[str], Message, Expr], list[Node]]
     """(state variable names, the message, block index) -> nodes updating the state."""
     finish: Callable[[Sequence[str], Message], tuple[list[Node], list[Expr]]]
@@ -325,7 +326,7 @@ def table_plan(
     h: StreamHash,
     source: str,
     table: np.ndarray,
-    lengths: Sequence[int],
+    lengths: Sequence[int] | np.ndarray,
     out: Buffer,
 ) -> KernelPlan:
     """The dispatches over messages (first byte, byte count) = `table` (2 words
@@ -334,7 +335,8 @@ def table_plan(
     buffers: list[Buffer] = [out]
     if messages == 0:
         return KernelPlan(tuple(buffers), ())
-    longest = max(h.host_blocks(n) for n in lengths)
+    # host_blocks is non-decreasing: the longest message has the most blocks
+    longest = h.host_blocks(int(np.max(lengths)) if isinstance(lengths, np.ndarray) else max(lengths))
     dispatches = max(1, -(-longest // h.per_dispatch))
     buffers.append(Buffer("msgs", DataType.U32, len(table), words=table.astype(np.uint32)))
     state = "state" if dispatches > 1 else "no_state"
@@ -365,16 +367,21 @@ def single_plan(h: StreamHash, n: int, dtype: DataType) -> KernelPlan:
     return table_plan(h, "data", table, [n], _out(h, dtype, 1))
 
 
-def batch_plan(h: StreamHash, sizes: Sequence[int], dtype: DataType) -> BatchPlan:
+def batch_plan(h: StreamHash, sizes: Sequence[int] | np.ndarray, dtype: DataType) -> BatchPlan:
     """`plan_many`: the evaluations' inputs laid end to end (each on a word),
-    one invocation per message; output k at words [k O, (k + 1) O)."""
-    starts = batch_starts(DataType.BYTES, sizes)
-    table = np.empty(2 * len(sizes), dtype=np.uint32)
-    table[0::2] = np.asarray(starts[:-1], dtype=np.uint64) * 4
-    table[1::2] = np.asarray(sizes, dtype=np.uint64)
-    plan = table_plan(h, "data", table, sizes, _out(h, dtype, len(sizes)))
-    count = 4 * h.out_words if dtype is DataType.BYTES else h.out_words
-    splits = tuple((k * h.out_words, count) for k in range(len(sizes)))
+    one invocation per message; output k at words [k O, (k + 1) O). Numpy
+    passes over the message lengths: nothing per message in Python; the
+    splits are an (evaluations, 2) array."""
+    lengths = np.asarray(sizes, dtype=np.int64).reshape(-1)
+    messages = len(lengths)
+    starts = batch_starts(DataType.BYTES, lengths)
+    table = np.empty(2 * messages, dtype=np.uint32)
+    table[0::2] = starts[:-1] * 4
+    table[1::2] = lengths
+    plan = table_plan(h, "data", table, lengths, _out(h, dtype, messages))
+    splits = np.empty((messages, 2), dtype=np.int64)
+    splits[:, 0] = np.arange(messages, dtype=np.int64) * h.out_words
+    splits[:, 1] = 4 * h.out_words if dtype is DataType.BYTES else h.out_words
     return BatchPlan(plan, {"out": splits})
 
 
