@@ -97,3 +97,33 @@ def test_shield_forms() -> None:
     for text in ("0x3f8000001u", "x0x3f800000u", "a.0x3f800000u", "10x3f800000u", "0x3f800000", "21065353216i"):
         assert not uses_hazard(text), text
         assert shield(text, zero) == text
+
+
+def test_vectorised_map_kernels_are_shielded(gpu_adapter: object) -> None:
+    """The map shape (load and store at the invocation index) takes the vectorised
+    lowering (vector.py): its lane function is shielded too."""
+    i = E.var("i")
+    cond = E.ne(E.load("c", i), E.u32(0))
+    program = Program(
+        [BufferDecl.read("c", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        (64, 1, 1),
+        [N.let("i", E.gid_x()), N.store("out", i, E.select(cond, E.u32(0x3F80_0000), E.u32(0x8000_0000)))],
+    )
+    conditions = np.tile(CONDITIONS, 33)  # 132 elements: whole vectors and a tail
+    want = np.where(conditions != 0, np.uint32(0x3F80_0000), np.uint32(0x8000_0000)).astype(np.uint32)
+    result = vyre.run(program, {"c": conditions}, dispatch=(3, 1, 1), outputs={"out": len(conditions)})
+    assert result["out"].tolist() == want.tolist()
+    assert "opaque_zero" in vyre.lower_to_wgsl(program)
+
+
+def test_i32_literals_are_shielded(gpu_adapter: object) -> None:
+    cond = E.ne(E.load("c", E.gid_x()), E.u32(0))
+    minus_one = E.bitcast(DataType.I32, E.u32(0xBF80_0000))
+    program = Program(
+        [BufferDecl.read("c", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.I32)],
+        (4, 1, 1),
+        [N.store("out", E.gid_x(), E.select(cond, E.i32(0), minus_one))],
+    )
+    result = vyre.run(program, {"c": CONDITIONS}, dispatch=(1, 1, 1), outputs={"out": 4})
+    want = np.where(TAKES_TRUE, 0, np.int32(-1082130432)).astype(np.int32)
+    assert result["out"].tolist() == want.tolist()
