@@ -127,3 +127,21 @@ def test_i32_literals_are_shielded(gpu_adapter: object) -> None:
     result = vyre.run(program, {"c": CONDITIONS}, dispatch=(1, 1, 1), outputs={"out": 4})
     want = np.where(TAKES_TRUE, 0, np.int32(-1082130432)).astype(np.int32)
     assert result["out"].tolist() == want.tolist()
+
+
+def test_constants_through_lets_fold_and_are_shielded(gpu_adapter: object) -> None:
+    """`let k = 0xbf800001u; select(k - 1u, 0u, c)`: the driver folds k - 1u into the
+    hazard literal itself; the emitter folds it first (a let bound to a constant reads
+    as the constant), so the literal is shielded."""
+    cond = E.ne(E.load("c", E.gid_x()), E.u32(0))
+    program = Program(
+        [BufferDecl.read("c", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+        (4, 1, 1),
+        [
+            N.let("k", E.u32(0xBF80_0001)),
+            N.store("out", E.gid_x(), E.select(cond, E.u32(0), E.sub(E.var("k"), E.u32(1)))),
+        ],
+    )
+    assert "(0xbf800000u ^ _vyre_meta.opaque_zero)" in vyre.lower_to_wgsl(program)
+    result = vyre.run(program, {"c": CONDITIONS}, dispatch=(1, 1, 1), outputs={"out": 4})
+    assert result["out"].tolist() == _expected(0xBF80_0000, 0x0).tolist()

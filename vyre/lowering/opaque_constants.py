@@ -24,11 +24,11 @@ with a word NIR cannot know: `(0x3f800000u ^ meta.opaque_zero)`, where
 NVIDIA a uniform operand costs nothing, and only kernels that contain such a
 literal get the field.
 
-What this does not cover: a constant that NIR itself computes from other
-constants (`x - 1u` with `x` a local bound to 0xbf800001u) and then selects
-against ±0. The emitter folds constant expressions before it writes them, so the
-literal reaches this module in the cases seen; a value that only NIR can fold
-would need NIR's folding to prove it and is not shielded.
+The emitter folds constant expressions before it writes them, and a read of a
+never-assigned local bound to a constant is that constant (wgsl.py
+`local_const`), so `let k = 0xbf800001u; select(k - 1u, 0u, c)` reaches this module
+as the literal 0xbf800000u. Not covered: a value NIR alone can prove constant
+(through a `var` it propagates after unrolling a loop, say).
 """
 
 from __future__ import annotations

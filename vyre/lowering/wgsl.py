@@ -553,6 +553,11 @@ class _Body:
     remaining: dict[int, tuple[SSAValue, int]] = field(default_factory=lambda: {})
     """Values that read memory and still wait for uses (how many), by `id`."""
     local_types: list[dict[str, DataTypeKind]] = field(default_factory=lambda: [{}])
+    local_consts: list[dict[str, tuple[int, ...]]] = field(default_factory=lambda: [{}])
+    """Per scope, beside `local_types`: the lanes of each never-assigned local bound
+    to a constant. A read of it is that constant, so expressions over it fold here
+    and the literals they make pass through opaque_constants.py (a driver would
+    fold them itself, after the lowering could shield them)."""
     declared: set[Operation] = field(default_factory=lambda: set[Operation]())
     """Lets already emitted together with the atomic that defines their value."""
     vectors: dict[int, str] = field(default_factory=lambda: {})
@@ -618,11 +623,20 @@ class _Body:
                 return frame[name]
         raise LoweringError(f"vyre lowering: local `{name}` is used outside its scope")
 
+    def local_const(self, name: str) -> tuple[int, ...] | None:
+        """The constant lanes of a let in scope, from the scope that declares it."""
+        for types, consts in zip(reversed(self.local_types), reversed(self.local_consts)):
+            if name in types:
+                return consts.get(name)
+        return None
+
     def nested(self, block: Block, scope: dict[str, DataTypeKind] | None = None) -> None:
         self.depth += 1
         self.local_types.append(dict(scope or {}))
+        self.local_consts.append({})
         self.block(block)
         self.local_types.pop()
+        self.local_consts.pop()
         self.depth -= 1
 
     # -- statements -----------------------------------------------------------
@@ -682,6 +696,8 @@ class _Body:
         keyword = "var" if name in self.kernel.assigned else "let"
         self.emit(f"{keyword} {self.local(name)}: {wgsl_type(value.kind)} = {value.text};")
         self.local_types[-1][name] = value.kind
+        if value.const is not None and keyword == "let":
+            self.local_consts[-1][name] = value.const
 
     def assign(self, op: d.AssignOp) -> None:
         name = op.var_name.data
@@ -902,7 +918,11 @@ class _Body:
     def var(self, op: d.VarOp) -> Value:
         name = cast(StringAttr, op.properties["name"]).data  # `op.var_name`, without the descriptor
         kind = self.local_type(name)
-        value = Value(self.local(name), kind, locals=frozenset({name}), cheap=True)
+        const = self.local_const(name)
+        if const is not None:
+            value = Value.constant(kind, const)
+        else:
+            value = Value(self.local(name), kind, locals=frozenset({name}), cheap=True)
         (result,) = op.results
         return _coerce(value, _kind(result.type))
 
