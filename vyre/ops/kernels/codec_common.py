@@ -33,13 +33,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import count
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelPlan, Port, Step
+from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelPlan, Port, Step, size_column
 from vyre.ops.kernels.common import GROUPS, SCAN_WORDS, WORKGROUP, params_buffer, workgroup_scan
 from vyre.ops.kernels.scan import BLOCK, TILE, block_sums_program, scan_sums_program, scan_tiles_program
 
@@ -65,6 +65,9 @@ __all__ = [
     "first_error",
     "groups_for",
     "job_buffers",
+    "one_each",
+    "pairs",
+    "unit_starts",
     "locate",
     "min_u32",
     "single",
@@ -284,11 +287,17 @@ def field(job: Expr, index: int, stride: int) -> Expr:
     return E.load("jobs", E.add(E.mul(job, E.u32(stride)), E.u32(index)) if index else E.mul(job, E.u32(stride)))
 
 
-def job_buffers(starts: Sequence[int], rows: Sequence[Sequence[int]]) -> tuple[Buffer, ...]:
+def job_buffers(
+    starts: Sequence[int] | np.ndarray, rows: Sequence[Sequence[int]] | np.ndarray
+) -> tuple[Buffer, ...]:
     """The constant buffers of JOB_BUFFERS for evaluations with these unit
-    starts (K + 1 entries) and job rows."""
+    starts (K + 1 entries) and job rows (or an integer array of shape (K,
+    fields), row k evaluation k's; each value taken mod 2^32 either way)."""
     count_ = len(rows)
-    flat = [int(v) for row in rows for v in row]
+    if isinstance(rows, np.ndarray):
+        flat: Sequence[int] | np.ndarray = rows.reshape(-1)
+    else:
+        flat = [int(v) for row in rows for v in row]
     return (
         Buffer("job_starts", DataType.U32, len(starts), words=_words(starts)),
         Buffer("jobs", DataType.U32, len(flat), words=_words(flat)),
@@ -296,7 +305,9 @@ def job_buffers(starts: Sequence[int], rows: Sequence[Sequence[int]]) -> tuple[B
     )
 
 
-def _words(values: Sequence[int]) -> np.ndarray:
+def _words(values: Sequence[int] | np.ndarray) -> np.ndarray:
+    if isinstance(values, np.ndarray):
+        return (np.asarray(values, dtype=np.int64).reshape(-1) & 0xFFFF_FFFF).astype(np.uint32)
     return np.array([int(v) & 0xFFFF_FFFF for v in values], dtype=np.uint32)
 
 
@@ -305,18 +316,48 @@ def single(batch: BatchPlan) -> KernelPlan:
     holds that evaluation's output from word 0, sized to its element count."""
     counts: dict[str, int] = {}
     for port, parts in batch.splits.items():
-        ((first, elements),) = parts
-        assert first == 0
-        counts[batch.plan.output_buffer(port)] = elements
+        ((first, elements),) = parts  # one pair, a tuple or a (1, 2) array's row
+        assert int(first) == 0
+        counts[batch.plan.output_buffer(port)] = int(elements)
     buffers = tuple(
         replace(b, count=counts[b.name]) if b.name in counts else b for b in batch.plan.buffers
     )
     return replace(batch.plan, buffers=buffers)
 
 
-def word_starts(counts: Sequence[int]) -> list[int]:
+def unit_starts(units: np.ndarray) -> np.ndarray:
+    """Where each of K evaluations' `units` (an integer array: words,
+    invocations, workgroups) starts when laid end to end: K + 1 int64 entries,
+    the last the total (one numpy pass)."""
+    starts = np.zeros(len(units) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(units, dtype=np.int64), out=starts[1:])
+    return starts
+
+
+def pairs(firsts: np.ndarray, counts: np.ndarray | int) -> np.ndarray:
+    """A `BatchPlan` split as an (K, 2) int64 array: row k = (firsts[k],
+    counts[k]) (`counts` may be one number for every row)."""
+    out = np.empty((len(firsts), 2), dtype=np.int64)
+    out[:, 0] = firsts
+    out[:, 1] = counts
+    return out
+
+
+def one_each(count: int) -> np.ndarray:
+    """The split of a scalar output with one word per evaluation: row k = (k, 1)."""
+    return pairs(np.arange(count, dtype=np.int64), 1)
+
+
+@overload
+def word_starts(counts: np.ndarray) -> np.ndarray: ...
+@overload
+def word_starts(counts: Sequence[int]) -> list[int]: ...
+def word_starts(counts: Sequence[int] | np.ndarray) -> list[int] | np.ndarray:
     """Where each of several packed Bytes buffers of `counts` bytes starts when
-    laid end to end on word boundaries (K + 1 entries)."""
+    laid end to end on word boundaries (K + 1 entries; an int64 array for an
+    integer array of counts)."""
+    if isinstance(counts, np.ndarray):
+        return unit_starts(-(-np.asarray(counts, dtype=np.int64) // 4))
     starts = [0]
     for c in counts:
         starts.append(starts[-1] + -(-c // 4))
@@ -358,11 +399,13 @@ _ROW_NAMES = ("n", "m", "per", "in0", "out0", "out1", "x0", "x1")
 @dataclass(frozen=True)
 class ArrayOutput:
     """An array output of a scan kernel: its element type and its capacity for
-    an input of n elements (the worst case; the host trims it to its length)."""
+    an input of n elements (the worst case; the host trims it to its length).
+    `capacity` is numpy arithmetic: it takes the int64 array of a batch's n and
+    gives each one's capacity (or one number for all)."""
 
     name: str
     dtype: DataType
-    capacity: Callable[[int], int]
+    capacity: Callable[[np.ndarray], np.ndarray | int]
 
 
 @dataclass(frozen=True)
@@ -401,45 +444,44 @@ class ScanKernel:
         """(one workgroup, count, scatter, finish)."""
         return _scan_programs(self)
 
-    def batch(self, ns: Sequence[int], extras: Sequence[Sequence[int]] = ()) -> BatchPlan:
+    def batch(self, ns: Sequence[int] | np.ndarray, extras: Sequence[Sequence[int]] = ()) -> BatchPlan:
         """The plan of evaluations with inputs of ns elements (extras: up to two
-        words of each evaluation's row)."""
-        count = len(ns)
+        words of each evaluation's row). Numpy passes over `ns`: the job rows,
+        unit starts and splits are arrays (a Python step per evaluation only
+        for `extras` and for an evaluation too big for one workgroup)."""
+        lengths = np.asarray(ns, dtype=np.int64).reshape(-1)
+        count = len(lengths)
         unit = 4 if self.input_dtype is DataType.BYTES else 1
-        ins = [0]
-        for n in ns:
-            ins.append(ins[-1] + -(-n // unit))
-        outs: list[list[int]] = []
+        ins = unit_starts(-(-lengths // unit))
+        rows = np.zeros((count, SCAN_ROW), dtype=np.int64)
         buffers: list[Buffer] = []
-        splits: dict[str, tuple[tuple[int, int], ...]] = {}
-        for array in self.arrays:
-            sizes = [array.capacity(n) for n in ns]
-            starts = [0]
-            for size in sizes:
-                starts.append(starts[-1] + host_words(array.dtype, size))
-            outs.append(starts)
-            buffers.append(Buffer(array.name, array.dtype, _elements(array.dtype, starts[-1])))
-            splits[array.name] = tuple((starts[k], sizes[k]) for k in range(count))
+        splits: dict[str, np.ndarray] = {}
+        for i, array in enumerate(self.arrays):
+            sizes = np.broadcast_to(np.asarray(array.capacity(lengths), dtype=np.int64), lengths.shape)
+            starts = unit_starts(-(-sizes // 4) if array.dtype is DataType.BYTES else sizes)
+            if i < 2:
+                rows[:, 4 + i] = starts[:-1]
+            buffers.append(Buffer(array.name, array.dtype, _elements(array.dtype, int(starts[-1]))))
+            splits[array.name] = pairs(starts[:-1], sizes)
         for name, fill in self.scalars:
             buffers.append(Buffer(name, DataType.U32, count, fill=fill))
-            splits[name] = tuple((k, 1) for k in range(count))
-        ms = [-(-n // self.chunk) for n in ns]
-        rows: list[list[int]] = []
-        small_starts = [0]
-        for k, (n, m) in enumerate(zip(ns, ms)):
-            out = [outs[i][k] if i < len(outs) else 0 for i in range(2)]
-            extra = [*(extras[k] if extras else ()), 0, 0][:2]
-            rows.append([n, m, max(1, -(-m // WORKGROUP)), ins[k], *out, *extra])
-            small_starts.append(small_starts[-1] + (1 if m <= SMALL_CHUNKS else 0))
+            splits[name] = one_each(count)
+        ms = -(-lengths // self.chunk)
+        rows[:, 0], rows[:, 1], rows[:, 3] = lengths, ms, ins[:-1]
+        rows[:, 2] = np.maximum(1, -(-ms // WORKGROUP))
+        if extras:
+            for k in range(count):
+                extra = [*extras[k], 0, 0][:2]
+                rows[k, 6], rows[k, 7] = int(extra[0]), int(extra[1])
+        small_starts = unit_starts(ms <= SMALL_CHUNKS)
         buffers += job_buffers(small_starts, rows)
         buffers += self.constants
         small, counter, scatter, finish = self.programs()
         steps: list[Step] = []
         if small_starts[-1]:
-            steps.append(Step(small, (small_starts[-1], 1, 1)))
-        for k, m in enumerate(ms):
-            if m <= SMALL_CHUNKS:
-                continue
+            steps.append(Step(small, (int(small_starts[-1]), 1, 1)))
+        for big in np.flatnonzero(ms > SMALL_CHUNKS):
+            k, m = int(big), int(ms[big])
             tag = f"{self.name}_{k}"
             counts, offsets, index = f"{tag}_counts", f"{tag}_offsets", f"{tag}_job"
             scan_buffers, scan_steps = exclusive_scan_steps(counts, offsets, m, tag)
@@ -462,7 +504,7 @@ class ScanKernel:
 
         def plan_many(sizes: Sequence[Mapping[str, int]], scalars: Sequence[Mapping[str, int]]) -> BatchPlan:
             rows = [list(extras(s)) for s in scalars] if extras is not None else []
-            return self.batch([int(s[self.input]) for s in sizes], rows)
+            return self.batch(size_column(sizes, self.input), rows)
 
         def plan(sizes: Mapping[str, int], scalars: Mapping[str, int]) -> KernelPlan:
             return single(plan_many([sizes], [scalars]))

@@ -59,7 +59,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
+from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 from vyre.ops.kernels import codec_laws as L
 from vyre.ops.kernels.codec_common import (
     BYTE_BOUNDARIES,
@@ -74,7 +74,10 @@ from vyre.ops.kernels.codec_common import (
     job_buffers,
     locate,
     min_u32,
+    one_each,
+    pairs,
     single,
+    unit_starts,
     word_starts,
 )
 from vyre.ops.kernels.codec_host import as_bytes, decoded, describe_byte, encoded_sampler, malformed
@@ -449,16 +452,16 @@ def decoded_capacity(codec: Radix, n: int) -> int:
     return (n // codec.group) * codec.group_bytes
 
 
-def _decode_batch(codec: Radix, ns: Sequence[int]) -> BatchPlan:
-    ins = word_starts(ns)
-    outs = word_starts([decoded_capacity(codec, n) for n in ns])
-    starts = [0]
-    for n in ns:
-        starts.append(starts[-1] + groups_for(-(-n // codec.symbols_per_invocation)))
-    rows = [[n, ins[k], outs[k], outs[k + 1] - outs[k]] for k, n in enumerate(ns)]
-    count = len(ns)
+def _decode_batch(codec: Radix, ns: Sequence[int] | np.ndarray) -> BatchPlan:
+    """Numpy passes over the input lengths `ns` (nothing per evaluation in Python)."""
+    lengths = np.asarray(ns, dtype=np.int64).reshape(-1)
+    count = len(lengths)
+    capacities = (lengths // codec.group) * codec.group_bytes  # decoded_capacity
+    ins, outs = word_starts(lengths), word_starts(capacities)
+    starts = unit_starts(-(-(-(-lengths // codec.symbols_per_invocation)) // WORKGROUP))  # groups_for
+    rows = np.stack([lengths, ins[:-1], outs[:-1], np.diff(outs)], axis=1)
     buffers = (
-        Buffer("out", DataType.BYTES, 4 * outs[-1]),
+        Buffer("out", DataType.BYTES, 4 * int(outs[-1])),
         Buffer("length", DataType.U32, count),
         Buffer("error_offset", DataType.U32, count, fill=NO_ERROR),
         Buffer("error_code", DataType.U32, count),
@@ -467,41 +470,40 @@ def _decode_batch(codec: Radix, ns: Sequence[int]) -> BatchPlan:
     )
     steps: list[Step] = []
     if starts[-1]:
-        steps.append(Step(decode_program(codec), (starts[-1], 1, 1)))
-    if any(ns):
+        steps.append(Step(decode_program(codec), (int(starts[-1]), 1, 1)))
+    if lengths.any():
         steps.append(Step(finish_program(codec), (groups_for(count), 1, 1)))
     splits = {
-        "out": tuple((outs[k], decoded_capacity(codec, n)) for k, n in enumerate(ns)),
-        **{name: tuple((k, 1) for k in range(count)) for name in ("length", "error_offset", "error_code")},
+        "out": pairs(outs[:-1], capacities),
+        **{name: one_each(count) for name in ("length", "error_offset", "error_code")},
     }
     return BatchPlan(KernelPlan(buffers, tuple(steps)), splits)
 
 
-def _encode_batch(codec: Radix, ns: Sequence[int]) -> BatchPlan:
-    ins = word_starts(ns)
-    outs = word_starts([encoded_length(codec, n) for n in ns])
-    starts = [0]
-    for n in ns:
-        starts.append(starts[-1] + -(-n // codec.bytes_per_invocation))
-    rows = [[n, ins[k], outs[k], outs[k + 1] - outs[k]] for k, n in enumerate(ns)]
+def _encode_batch(codec: Radix, ns: Sequence[int] | np.ndarray) -> BatchPlan:
+    """Numpy passes over the input lengths `ns` (nothing per evaluation in Python)."""
+    lengths = np.asarray(ns, dtype=np.int64).reshape(-1)
+    encoded = codec.group * -(-lengths // codec.group_bytes)  # encoded_length
+    ins, outs = word_starts(lengths), word_starts(encoded)
+    starts = unit_starts(-(-lengths // codec.bytes_per_invocation))
+    rows = np.stack([lengths, ins[:-1], outs[:-1], np.diff(outs)], axis=1)
     buffers = (
-        Buffer("out", DataType.BYTES, 4 * outs[-1]),
+        Buffer("out", DataType.BYTES, 4 * int(outs[-1])),
         Buffer("table", DataType.U32, len(codec.alphabet), words=encode_table(codec)),
         *job_buffers(starts, rows),
     )
-    steps = (Step(encode_program(codec), (groups_for(starts[-1]), 1, 1)),) if starts[-1] else ()
-    splits = {"out": tuple((outs[k], encoded_length(codec, n)) for k, n in enumerate(ns))}
-    return BatchPlan(KernelPlan(buffers, steps), splits)
+    steps = (Step(encode_program(codec), (groups_for(int(starts[-1])), 1, 1)),) if starts[-1] else ()
+    return BatchPlan(KernelPlan(buffers, steps), {"out": pairs(outs[:-1], encoded)})
 
 
 def _planners(
-    batch: Callable[[Radix, Sequence[int]], BatchPlan], codec: Radix
+    batch: Callable[[Radix, np.ndarray], BatchPlan], codec: Radix
 ) -> tuple[Callable[[Any, Any], KernelPlan], Callable[[Any, Any], BatchPlan]]:
     def plan(sizes: Any, scalars: Any) -> KernelPlan:
-        return single(batch(codec, [int(sizes["data"])]))
+        return single(batch(codec, np.array([int(sizes["data"])], dtype=np.int64)))
 
     def plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
-        return batch(codec, [int(s["data"]) for s in sizes])
+        return batch(codec, size_column(sizes, "data"))
 
     return plan, plan_many
 

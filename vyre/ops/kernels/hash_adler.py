@@ -27,7 +27,7 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.ops import kernel_laws as K
-from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port
+from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.ops.kernels.common import param
 from vyre.ops.kernels.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan, merged_plan
 from vyre.ops.kernels.hash_crc import STREAM_BLOCKS, STREAM_LIMIT, CheckValue
@@ -186,10 +186,10 @@ def adler_plan(chunk: int = CHUNK) -> Callable[[Any, Any], KernelPlan]:
 def _plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
     """One invocation per input when every input is at most STREAM_LIMIT bytes,
     else every input's own chunk tree in one plan."""
-    lengths = [int(s["data"]) for s in sizes]
-    if max(lengths, default=0) <= STREAM_LIMIT:
+    lengths = size_column(sizes, "data")
+    if lengths.size == 0 or int(lengths.max()) <= STREAM_LIMIT:
         return batch_plan(STREAM, lengths, DataType.U32)
-    return merged_plan(ADLER, lengths)
+    return merged_plan(ADLER, lengths.tolist())
 
 
 def _reference(data: np.ndarray) -> tuple[np.ndarray]:

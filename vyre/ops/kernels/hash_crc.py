@@ -32,7 +32,7 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.ops import kernel_laws as K
-from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port
+from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.ops.kernels.common import param
 from vyre.ops.kernels.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan, merged_plan
 from vyre.ops.kernels.hash_stream import (
@@ -303,10 +303,10 @@ def crc_plan_many(poly: int) -> Callable[[Sequence[Any], Sequence[Any]], BatchPl
     c, stream = _CHECKSUMS[poly], _STREAMS[poly]
 
     def plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
-        lengths = [int(s["data"]) for s in sizes]
-        if max(lengths, default=0) <= STREAM_LIMIT:
+        lengths = size_column(sizes, "data")
+        if lengths.size == 0 or int(lengths.max()) <= STREAM_LIMIT:
             return batch_plan(stream, lengths, DataType.U32)
-        return merged_plan(c, lengths)
+        return merged_plan(c, lengths.tolist())
 
     return plan_many
 

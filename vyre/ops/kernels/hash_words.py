@@ -27,7 +27,7 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.ops import kernel_laws as K
-from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port
+from vyre.ops.kernel import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.ops.kernels.hash_stream import (
     MAX_MESSAGE,
     BatchEqualsSingle,
@@ -370,7 +370,7 @@ def word_hash_spec(
         return single_plan(h, int(sizes["data"]), DataType.U32)
 
     def plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
-        return batch_plan(h, [int(s["data"]) for s in sizes], DataType.U32)
+        return batch_plan(h, size_column(sizes, "data"), DataType.U32)
 
     def ref(data: np.ndarray) -> tuple[np.ndarray]:
         return (np.array([reference(np.asarray(data, dtype=np.uint8).tobytes())], dtype=np.uint32),)

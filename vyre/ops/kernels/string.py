@@ -39,7 +39,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
+from vyre.ops.kernel import BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 from vyre.ops.kernels import codec_laws as L
 from vyre.ops.kernels.codec_common import (
     BYTE_BOUNDARIES,
@@ -52,7 +52,9 @@ from vyre.ops.kernels.codec_common import (
     groups_for,
     job_buffers,
     locate,
+    pairs,
     single,
+    unit_starts,
     word_starts,
 )
 from vyre.ops.kernels.codec_host import as_bytes, raw_bytes
@@ -124,20 +126,21 @@ def ascii_case_program(upper: bool) -> Program:
     )
 
 
-def _same_shape_batch(program: Program, ns: Sequence[int], per_unit_words: int, unit: int) -> BatchPlan:
+def _same_shape_batch(program: Program, ns: Sequence[int] | np.ndarray, per_unit_words: int, unit: int) -> BatchPlan:
     """A map whose output has the input's length: evaluation k's words start at
     the same word in the input and the output; `unit` = invocations (1) or
-    workgroups (WORKGROUP) of `per_unit_words` words each."""
-    ins = word_starts(ns)
-    starts = [0]
-    for n in ns:
-        units = -(-(-(-n // 4)) // (per_unit_words * unit))
-        starts.append(starts[-1] + units)
-    rows = [[n, ins[k], ins[k], ins[k + 1] - ins[k]] for k, n in enumerate(ns)]
-    buffers = (Buffer("out", DataType.BYTES, 4 * ins[-1]), *job_buffers(starts, rows))
-    dispatch = starts[-1] if unit == WORKGROUP else groups_for(starts[-1])
-    steps = (Step(program, (dispatch, 1, 1)),) if starts[-1] else ()
-    return BatchPlan(KernelPlan(buffers, steps), {"out": tuple((ins[k], n) for k, n in enumerate(ns))})
+    workgroups (WORKGROUP) of `per_unit_words` words each. Numpy passes over
+    the input lengths `ns` (nothing per evaluation in Python)."""
+    lengths = np.asarray(ns, dtype=np.int64).reshape(-1)
+    ins = word_starts(lengths)
+    words = np.diff(ins)
+    starts = unit_starts(-(-words // (per_unit_words * unit)))
+    rows = np.stack([lengths, ins[:-1], ins[:-1], words], axis=1)
+    buffers = (Buffer("out", DataType.BYTES, 4 * int(ins[-1])), *job_buffers(starts, rows))
+    total = int(starts[-1])
+    dispatch = total if unit == WORKGROUP else groups_for(total)
+    steps = (Step(program, (dispatch, 1, 1)),) if total else ()
+    return BatchPlan(KernelPlan(buffers, steps), {"out": pairs(ins[:-1], lengths)})
 
 
 # ---------------------------------------------------------------------------
@@ -453,7 +456,7 @@ def _case_spec(upper: bool) -> KernelSpec:
     name = "upper" if upper else "lower"
 
     def plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
-        return _same_shape_batch(ascii_case_program(upper), [int(s["data"]) for s in sizes], 1, 1)
+        return _same_shape_batch(ascii_case_program(upper), size_column(sizes, "data"), 1, 1)
 
     def plan(sizes: Any, scalars: Any) -> KernelPlan:
         return single(plan_many([sizes], [scalars]))
@@ -475,7 +478,7 @@ def _case_spec(upper: bool) -> KernelSpec:
 
 
 def _byte_class_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
-    batch = _same_shape_batch(byte_class_program(), [int(s["data"]) for s in sizes], CLASS_WORDS, WORKGROUP)
+    batch = _same_shape_batch(byte_class_program(), size_column(sizes, "data"), CLASS_WORDS, WORKGROUP)
     return batch
 
 

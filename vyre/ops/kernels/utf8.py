@@ -45,7 +45,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
+from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 from vyre.ops.kernels import codec_laws as L
 from vyre.ops.kernels.codec_common import (
     BYTE_BOUNDARIES,
@@ -58,7 +58,9 @@ from vyre.ops.kernels.codec_common import (
     groups_for,
     job_buffers,
     locate,
+    one_each,
     single,
+    unit_starts,
     word_starts,
 )
 from vyre.ops.kernels.codec_host import as_bytes, damaged, raw_bytes
@@ -253,23 +255,24 @@ def finish_program() -> Program:
     )
 
 
-def _batch(ns: Sequence[int]) -> BatchPlan:
-    ins = word_starts(ns)
-    starts = [0]
-    for n in ns:
-        starts.append(starts[-1] + groups_for(-(-n // 4)))
-    count = len(ns)
+def _batch(ns: Sequence[int] | np.ndarray) -> BatchPlan:
+    """Numpy passes over the input lengths `ns` (nothing per evaluation in Python)."""
+    lengths = np.asarray(ns, dtype=np.int64).reshape(-1)
+    ins = word_starts(lengths)
+    starts = unit_starts(-(-np.diff(ins) // WORKGROUP))  # groups_for of each input's words
+    count = len(lengths)
     buffers = (
         Buffer("valid", DataType.BOOL, count, fill=1),
         Buffer("first_bad", DataType.U32, count, fill=NO_ERROR),
         Buffer("code", DataType.U32, count),
         Buffer("table", DataType.U32, 256, words=lead_table()),
-        *job_buffers(starts, [[n, ins[k]] for k, n in enumerate(ns)]),
+        *job_buffers(starts, np.stack([lengths, ins[:-1]], axis=1)),
     )
     steps: list[Step] = []
     if starts[-1]:
-        steps += [Step(validate_program(), (starts[-1], 1, 1)), Step(finish_program(), (groups_for(count), 1, 1))]
-    splits = {name: tuple((k, 1) for k in range(count)) for name in ("valid", "first_bad", "code")}
+        grid = (int(starts[-1]), 1, 1)
+        steps += [Step(validate_program(), grid), Step(finish_program(), (groups_for(count), 1, 1))]
+    splits = {name: one_each(count) for name in ("valid", "first_bad", "code")}
     return BatchPlan(KernelPlan(buffers, tuple(steps)), splits)
 
 
@@ -278,7 +281,7 @@ def _plan(sizes: Any, scalars: Any) -> KernelPlan:
 
 
 def _plan_many(sizes: Sequence[Any], scalars: Sequence[Any]) -> BatchPlan:
-    return _batch([int(s["data"]) for s in sizes])
+    return _batch(size_column(sizes, "data"))
 
 
 def _reference(data: Any) -> tuple[np.ndarray, ...]:
