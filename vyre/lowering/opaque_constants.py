@@ -40,8 +40,8 @@ __all__ = ["ONE_PATTERNS", "shield", "uses_hazard"]
 ONE_PATTERNS = (0x3F80_0000, 0xBF80_0000)
 """The bit patterns of +1.0 and -1.0 (binary32)."""
 
-_U32_FORMS = (f"0x{bits:x}u" for bits in ONE_PATTERNS)
-_U32_DECIMAL = (f"{bits}u" for bits in ONE_PATTERNS)
+_U32_FORMS = tuple(f"0x{bits:x}u" for bits in ONE_PATTERNS)
+_U32_DECIMAL = tuple(f"{bits}u" for bits in ONE_PATTERNS)
 _I32_FORMS = ("1065353216i", "-1082130432i")
 
 _LITERAL = re.compile(

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -68,6 +68,7 @@ __all__ = [
     "Step",
     "batch_starts",
     "size_column",
+    "unit_starts",
 ]
 
 KERNEL_KINDS = ("map", "reduce", "scan-based", "batch", "iterative")
@@ -272,8 +273,12 @@ class KernelPlan:
         return tuple(out)
 
 
-def _words(dtype: DataType, count: int) -> int:
-    """Host words of `count` elements (vyre.runtime.host's layout, C1)."""
+_Count = TypeVar("_Count", int, np.ndarray)
+
+
+def _words(dtype: DataType, count: _Count) -> _Count:
+    """Host words of `count` elements (vyre.runtime.host's layout, C1); `count`
+    an int or an int64 array (the same arithmetic on every entry)."""
     if dtype is DataType.BYTES:
         return (count + 3) // 4
     if dtype in (DataType.F16, DataType.BF16):
@@ -285,18 +290,13 @@ def _words(dtype: DataType, count: int) -> int:
     return count
 
 
-def _word_array(dtype: DataType, counts: np.ndarray) -> np.ndarray:
-    """`_words` of every count of an integer array (int64)."""
-    counts = np.asarray(counts, dtype=np.int64)
-    if dtype is DataType.BYTES:
-        return (counts + 3) // 4
-    if dtype in (DataType.F16, DataType.BF16):
-        return (counts + 1) // 2
-    if dtype in (DataType.U64, DataType.VEC2U32):
-        return 2 * counts
-    if dtype is DataType.VEC4U32:
-        return 4 * counts
-    return counts
+def unit_starts(units: np.ndarray) -> np.ndarray:
+    """Where each of K evaluations' `units` (an integer array: words,
+    invocations, workgroups) starts when laid end to end: K + 1 int64 entries,
+    the last the total (one numpy pass)."""
+    starts = np.zeros(len(units) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(units, dtype=np.int64), out=starts[1:])
+    return starts
 
 
 @overload
@@ -311,9 +311,7 @@ def batch_starts(dtype: DataType, counts: Sequence[int] | np.ndarray) -> tuple[i
     integer array, an int64 array (one numpy pass, no Python int per
     evaluation); given a sequence of ints, a tuple of ints."""
     if isinstance(counts, np.ndarray):
-        starts = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(_word_array(dtype, counts), out=starts[1:])
-        return starts
+        return unit_starts(_words(dtype, counts.astype(np.int64, copy=False)))
     starts_list = [0]
     for count in counts:
         starts_list.append(starts_list[-1] + _words(dtype, count))

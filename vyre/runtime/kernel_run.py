@@ -67,6 +67,7 @@ from vyre.ops.kernel import (
     Port,
     Repeat,
     Step,
+    batch_starts,
 )
 from vyre.pipeline import Prepared, prepare
 from vyre.runtime import host
@@ -768,8 +769,7 @@ class _Columns:
                 laid = np.concatenate(column).view(np.uint32)
             if int(sizes.max()) > spec.max_length:
                 return None
-            starts = np.zeros(count + 1, dtype=np.int64)
-            np.cumsum(_word_counts(port.dtype, sizes), out=starts[1:])
+            starts = batch_starts(port.dtype, sizes)
             columns.sizes[port.name] = sizes
             columns.laid[port.name] = laid
             columns.starts[port.name] = starts

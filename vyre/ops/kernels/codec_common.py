@@ -39,7 +39,7 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelPlan, Port, Step, size_column
+from vyre.ops.kernel import NO_ERROR, BatchPlan, Buffer, KernelPlan, Port, Step, size_column, unit_starts
 from vyre.ops.kernels.common import GROUPS, SCAN_WORDS, WORKGROUP, params_buffer, workgroup_scan
 from vyre.ops.kernels.scan import BLOCK, TILE, block_sums_program, scan_sums_program, scan_tiles_program
 
@@ -323,15 +323,6 @@ def single(batch: BatchPlan) -> KernelPlan:
         replace(b, count=counts[b.name]) if b.name in counts else b for b in batch.plan.buffers
     )
     return replace(batch.plan, buffers=buffers)
-
-
-def unit_starts(units: np.ndarray) -> np.ndarray:
-    """Where each of K evaluations' `units` (an integer array: words,
-    invocations, workgroups) starts when laid end to end: K + 1 int64 entries,
-    the last the total (one numpy pass)."""
-    starts = np.zeros(len(units) + 1, dtype=np.int64)
-    np.cumsum(np.asarray(units, dtype=np.int64), out=starts[1:])
-    return starts
 
 
 def pairs(firsts: np.ndarray, counts: np.ndarray | int) -> np.ndarray:
