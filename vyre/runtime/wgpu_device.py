@@ -135,9 +135,7 @@ class GpuDevice:
         """Read the status word copied into the mappable `staging` buffer (after
         the submission that copied it); raise `DeviceLimitError` when a loop of
         one of the runs since the last check was stopped. Call with `lock` held."""
-        import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
-        staging.map_sync(wgpu.MapMode.READ)
+        staging.map_sync(map_read_mode())
         try:
             word = int(np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32)[0])
         finally:
@@ -237,7 +235,7 @@ class GpuDevice:
                     encoder.copy_buffer_to_buffer(self.status_buffer(), 0, status, 0, 16)
                 self.device.queue.submit([encoder.finish()])
                 for (k, _), buffer in zip(wanted, staging):
-                    buffer.map_sync(wgpu.MapMode.READ)
+                    buffer.map_sync(map_read_mode())
                     try:
                         results[k] = np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
                     finally:
@@ -334,6 +332,28 @@ def storage_usage() -> int:
 
     usage = wgpu.BufferUsage
     return int(usage.STORAGE | usage.COPY_DST | usage.COPY_SRC)
+
+
+@cache
+def map_read_mode() -> int | str:
+    """The mode vyre maps its staging buffers with to read results back.
+
+    wgpu-py's `map_async(READ)` first submits an empty command buffer, a
+    workaround for wgpu-native#305 (wgpu#5173): a MAP_READ buffer written
+    through `mapped_at_creation` reads as zeros until some submission. vyre
+    never creates a buffer mapped, and maps a staging buffer only after the
+    submission that copies into it, whose completion the map waits for (the
+    WebGPU rule), so that submission is pure cost: 3 native calls and, on
+    lavapipe, 47 µs per readback buffer. wgpu-py's own readback
+    (`queue.read_buffer`) skips it with its internal mode "READ_NOSYNC"; vyre
+    does the same on the wgpu-py versions this was checked on (0.32), and maps
+    with plain READ on any other."""
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    version = str(getattr(wgpu, "__version__", ""))
+    if re.fullmatch(r"0\.32\.\d+", version):
+        return "READ_NOSYNC"
+    return int(wgpu.MapMode.READ)
 
 
 def storage_size(nbytes: int) -> int:

@@ -240,8 +240,22 @@ def _outcome(program: Program) -> tuple[str, str]:
         return (type(error).__name__, str(error))
 
 
+@pytest.fixture(params=["check before submitting", "check while the GPU works"])
+def hot_check(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Where vyre.run's hot path asks whether the module is unchanged: after
+    the submission, while the GPU works (GPU adapters), or before it when the
+    run reports a loop status word (lavapipe's loop limit). Both are run on
+    any adapter: the second by dropping the loop limit for the test."""
+    request.getfixturevalue("gpu_adapter")
+    if request.param == "check while the GPU works":
+        from vyre.runtime.wgpu_device import gpu_device
+
+        monkeypatch.setattr(gpu_device(), "loop_limit", None)
+    return request.param
+
+
 @pytest.mark.parametrize(("what", "mutate"), list(_mutations()), ids=[m[0] for m in _mutations()])
-def test_the_hot_path_sees_every_in_place_change(what: str, mutate: Any, gpu_adapter: object) -> None:
+def test_the_hot_path_sees_every_in_place_change(what: str, mutate: Any, hot_check: str) -> None:
     """vyre.run's hot path (a kept entry per module) answers for the mutated
     program exactly as a fresh copy of it is answered."""
     program = binop_program()
@@ -263,6 +277,29 @@ def test_an_in_place_change_that_makes_it_invalid_raises(backend: str) -> None:
         run(program, backend)
     only(program, d.StoreOp).properties["buffer"] = StringAttr("out")
     assert run(program, backend).tolist() == (A ^ B).tolist()
+
+
+def test_the_hot_path_never_compiles_an_invalid_change(hot_check: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module made invalid in place after its hot entry exists raises the
+    validation error, and no shader of the invalid program is ever made."""
+    from vyre.runtime.wgpu_device import gpu_device
+
+    program = binop_program()
+    run(program, "wgpu")
+    run(program, "wgpu")
+    only(program, d.StoreOp).properties["buffer"] = StringAttr("a")
+    device = gpu_device().device
+    made: list[str] = []
+    real = type(device).create_shader_module
+
+    def spy(self: Any, **kwargs: Any) -> Any:
+        made.append(kwargs["code"])
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(type(device), "create_shader_module", spy)
+    with pytest.raises(vyre.ValidationError, match="store to non-writable buffer `a`"):
+        run(program, "wgpu")
+    assert made == []
 
 
 def test_argument_checks_run_on_every_cached_call(backend: str) -> None:
@@ -297,6 +334,14 @@ def _user_op(composition: Any, reference: Any) -> OpSpec:
 
 
 def test_a_changed_registry_is_seen_by_a_cached_program(backend: str, registry_guard: None) -> None:
+    _registry_case(backend)
+
+
+def test_the_hot_path_sees_a_changed_registry(hot_check: str, registry_guard: None) -> None:
+    _registry_case("wgpu")
+
+
+def _registry_case(backend: str) -> None:
     ops.register(_user_op(E.bitxor, lambda a, b: a ^ b))
     program = Program(
         buffers=[

@@ -199,3 +199,49 @@ def test_many_sizes_keep_a_bounded_set_of_runs(gpu_adapter: Any) -> None:
         assert np.array_equal(got["out"][:n], inputs["a"] ^ inputs["f"].view(np.uint32))
     hot = api._HOT.get(id(program.module))  # pyright: ignore[reportPrivateUsage]
     assert hot is not None and 1 <= len(hot.runs) <= api._Hot.RUNS_CAPACITY  # pyright: ignore[reportPrivateUsage]
+
+
+def test_the_unchanged_check_runs_while_the_gpu_works(gpu_adapter: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a loop status word (GPU adapters), the hot path submits first
+    and asks whether the module is unchanged while the GPU works; a False
+    answer drops that run's results and the general path runs the program
+    again. With a status word (lavapipe), it asks before submitting."""
+    from vyre.fingerprint import Known
+    from vyre.runtime.wgpu_device import gpu_device
+
+    program = _program()
+    inputs, outputs = _arguments(100)
+    want = vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs, backend="interp")
+    vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs)
+    events: list[str] = []
+    queue = gpu_device().device.queue
+    submit, still_valid = type(queue).submit, Known.still_valid
+    answer = [True]
+
+    def spy_submit(self: Any, buffers: Any) -> Any:
+        events.append("submit")
+        return submit(self, buffers)
+
+    def spy_check(self: Known) -> bool:
+        events.append("check")
+        return still_valid(self) and answer[0]
+
+    monkeypatch.setattr(type(queue), "submit", spy_submit)
+    monkeypatch.setattr(Known, "still_valid", spy_check)
+    for limit in (None, 65_535):
+        monkeypatch.setattr(gpu_device(), "loop_limit", limit)
+        events.clear()
+        got = vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs)
+        assert all(np.array_equal(got[k], want[k]) for k in want)
+        # one submission: the readback maps without wgpu-py's extra empty one (map_read_mode)
+        assert events == (["submit", "check"] if limit is None else ["check", "submit"]), events
+    monkeypatch.setattr(gpu_device(), "loop_limit", None)
+    answer[0] = False  # the module "changed": the run is dropped, the general path runs it
+    general: list[object] = []
+    take = api.fingerprint
+    monkeypatch.setattr(api, "fingerprint", lambda program: general.append(program) or take(program))  # pyright: ignore[reportUnknownLambdaType, reportUnknownArgumentType]
+    events.clear()
+    got = vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs)
+    assert all(np.array_equal(got[k], want[k]) for k in want)
+    assert events[:2] == ["submit", "check"] and len(general) == 1
+
