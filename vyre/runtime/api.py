@@ -11,17 +11,11 @@ buffer table the argument checks use is cached beside it. A program changed in
 place has a new fingerprint, so it is validated and prepared again.
 
 The hot path (`_Hot`, per program module, wgpu with host arrays): a repeated
-call checks the arguments of the common shape in one loop and runs the bound
-run shape (`wgpu_backend.HostRun`) kept for its element counts and dispatch.
-Whether the module is unchanged since its fingerprint was taken
-(`vyre.fingerprint.Known.still_valid`: a comparison of every IR object with a
-snapshot) is asked while the GPU works, after the submission: its cost, tens
-of microseconds when the CPU caches are cold after a transfer, hides in the
-wait. When the module has changed, the run (the previous, validated program,
-writing only its bundle's buffers) is dropped and the call takes the general
-path, which validates the program as it now is: a program that is invalid
-never reaches the GPU. A new run shape, which compiles, is made only after the
-check. Every other call, and every argument of another shape, goes through
+call checks that the module is unchanged since its fingerprint was taken
+(`vyre.fingerprint.Known.still_valid`: a comparison with a snapshot in C
+loops), checks the arguments of the common shape in one loop, and runs the
+bound run shape (`wgpu_backend.HostRun`) kept for its element counts and
+dispatch. Every other call, and every argument of another shape, goes through
 the general checks; errors are theirs.
 """
 
@@ -307,8 +301,7 @@ _MAX_GROUPS = 0xFFFF_FFFF
 
 class _Hot:
     """What `vyre.run` keeps per program module for its hot path on wgpu: the
-    fingerprint entry that says whether the module is unchanged (asked by
-    `run` while the GPU works: `unchanged`), the prepared
+    fingerprint entry that says whether the module is unchanged, the prepared
     program, the buffer rows the common arguments are checked against, and the
     bound run (`wgpu_backend.HostRun`) of every (element counts, dispatch) seen.
 
@@ -338,13 +331,7 @@ class _Hot:
         every read_write buffer, in binding order (the order of the run's words)."""
         self.runs: dict[tuple[int, ...], Any] = {}
 
-    def run(
-        self,
-        inputs: object,
-        dispatch: object,
-        outputs: object,
-        unchanged: Callable[[], bool] | None = None,
-    ) -> dict[str, Any] | None:
+    def run(self, inputs: object, dispatch: object, outputs: object) -> dict[str, Any] | None:
         if dispatch.__class__ is not tuple or inputs.__class__ is not dict:
             return None
         if outputs is None:
@@ -389,20 +376,13 @@ class _Hot:
         shape = tuple(key)
         bound = self.runs.get(shape)
         if bound is None or not bound.current():
-            if unchanged is not None:  # binding a shape compiles: only for the current program
-                if not unchanged():
-                    return None
-                unchanged = None
             counts = shape[:-3]
             bound = _wgpu_backend().host_run(self.prepared, counts, (x, y, z))
             if len(self.runs) >= self.RUNS_CAPACITY:
                 self.runs.clear()
             self.runs[shape] = bound
-        final = bound.run(arrays, unchanged)
-        if final is None:
-            return None
         result: dict[str, Any] = {}
-        for (name, view), words in zip(self.outputs, final):
+        for (name, view), words in zip(self.outputs, bound.run(arrays)):
             result[name] = words if view is None else words.view(view)
         return result
 
@@ -438,8 +418,8 @@ def run(
     if program.__class__ is Program and backend.__class__ is str and backend == "wgpu" and on_device is False:
         module = program.module
         hot = _HOT.get(id(module))
-        if hot is not None and hot.module is module:
-            result = hot.run(inputs, dispatch, outputs, hot.known.still_valid)
+        if hot is not None and hot.module is module and hot.known.still_valid():
+            result = hot.run(inputs, dispatch, outputs)
             if result is not None:
                 return result
     return _run(program, inputs, dispatch, outputs, backend, on_device)

@@ -51,7 +51,7 @@ from __future__ import annotations
 import itertools
 import struct
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple, NoReturn, cast
@@ -231,18 +231,14 @@ class HostRun:
         gpu = self.gpu
         return gpu is gpu_device() and gpu.limits[_PER_AXIS] == self.limit
 
-    def run(
-        self, arrays: Sequence[np.ndarray | None], unchanged: Callable[[], bool] | None = None
-    ) -> list[np.ndarray] | None:
+    def run(self, arrays: Sequence[np.ndarray | None]) -> list[np.ndarray]:
         """Run with `arrays` (binding order: contiguous 1-D arrays of 4-byte
         elements, None for a fresh zeroed output), the final words of every
-        read_write buffer in `outputs` order; None when `unchanged`, asked
-        while the GPU works, says the program this run was bound for has
-        changed (its results are dropped: see `_bundle_words`)."""
+        read_write buffer in `outputs` order."""
         gpu = self.gpu
         with gpu.lock:
             try:
-                return _bundle_words(gpu, self.plan, self.shape, arrays, unchanged)
+                return _bundle_words(gpu, self.plan, self.shape, arrays)
             except Exception as error:
                 _reraise(error, self.plan.label)
 
@@ -284,9 +280,7 @@ def run_host_words(
     counts, `dispatch` three positive ints. Returns the final words of every
     read_write buffer."""
     bound = host_run(prepared, counts, dispatch)
-    words = bound.run(arrays)
-    assert words is not None  # only a run given `unchanged` is ever dropped
-    return dict(zip(bound.outputs, words))
+    return dict(zip(bound.outputs, bound.run(arrays)))
 
 
 def lowering_for(
@@ -876,25 +870,13 @@ def _staging_or_none(staging: tuple[Any, ...], shape: _Shape) -> list[Any]:
 
 
 def _bundle_words(
-    gpu: GpuDevice,
-    plan: _Plan,
-    shape: _Shape,
-    arrays: Sequence[np.ndarray | None],
-    unchanged: Callable[[], bool] | None = None,
-) -> list[np.ndarray] | None:
+    gpu: GpuDevice, plan: _Plan, shape: _Shape, arrays: Sequence[np.ndarray | None]
+) -> list[np.ndarray]:
     """A run whose words are all on the host (`arrays` in binding order; None:
     zeroed on the device) and whose results are read back: through the shape's
     bundle (made on the first run of the shape). Returns the final words of
     every read_write buffer in `shape.readback` order (fresh, writeable arrays).
-    Call with `gpu.lock` held.
-
-    `unchanged` (`vyre.run`'s hot path: is the user's program still the one
-    this shape was prepared from?) is asked while the GPU works, after the
-    submission, so its cost hides in the wait; when it answers False (or
-    raises) the run's results are dropped and None is returned. The run it
-    drops wrote only the bundle's own buffers. A run that reports a loop
-    status word asks before submitting instead: that word is shared by every
-    run since the last check, and a dropped run must not add to it."""
+    Call with `gpu.lock` held."""
     bundle = cast("_Bundle | None", gpu.bundle(shape))
     if bundle is None:
         bundle = _Bundle(gpu, shape)
@@ -920,22 +902,10 @@ def _bundle_words(
         encoder.copy_buffer_to_buffer(source, 0, staging, 0, nbytes)
     status = None
     if gpu.loop_limit is not None:
-        if unchanged is not None:
-            if not _holds(unchanged):
-                return None  # the writes queued above touch only the bundle's buffers
-            unchanged = None
         status = _copy_status(gpu, encoder, shape, bundle.status)
         if dispatches and shape.checks_loops:
             gpu.pending_status[plan.label] = None
     queue.submit([encoder.finish()])
-    if unchanged is not None and not _holds(unchanged):
-        for staging, _ in bundle.reads:  # wait for the dropped run: the bundle is reused
-            if staging is not None:
-                staging.map_sync(bundle.usages.map_read)
-                staging.unmap()
-        if not bundle.reads:
-            queue.read_buffer(bundle.meta, 0, 16)
-        return None
     if not bundle.copies and status is None and dispatches:
         # nothing to read: still wait until the work is done (the bundle's
         # buffers are written by the next run); on_submitted_work_done_sync
@@ -957,22 +927,14 @@ def _bundle_words(
     return words
 
 
-def _holds(unchanged: Callable[[], bool]) -> bool:
-    """`unchanged()`, an exception counting as False (the caller's general
-    path then reports whatever is wrong)."""
-    try:
-        return unchanged() is True
-    except Exception:
-        return False
-
-
 def _run_bundle(
     gpu: GpuDevice, plan: _Plan, shape: _Shape, arrays: Sequence[np.ndarray | None]
 ) -> dict[str, Any]:
     """`_bundle_words` by buffer name. Call with `gpu.lock` held."""
-    words = _bundle_words(gpu, plan, shape, arrays)
-    assert words is not None  # only a run given `unchanged` is ever dropped
-    return {name: final for (name, _, _), final in zip(shape.readback, words)}
+    return {
+        name: words
+        for (name, _, _), words in zip(shape.readback, _bundle_words(gpu, plan, shape, arrays))
+    }
 
 
 def _copy_status(gpu: GpuDevice, encoder: Any, shape: _Shape, staging: Any) -> Any:

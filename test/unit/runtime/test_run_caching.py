@@ -240,14 +240,13 @@ def _outcome(program: Program) -> tuple[str, str]:
         return (type(error).__name__, str(error))
 
 
-@pytest.fixture(params=["check before submitting", "check while the GPU works"])
+@pytest.fixture(params=["as the adapter is", "without a loop status word"])
 def hot_check(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Where vyre.run's hot path asks whether the module is unchanged: after
-    the submission, while the GPU works (GPU adapters), or before it when the
-    run reports a loop status word (lavapipe's loop limit). Both are run on
-    any adapter: the second by dropping the loop limit for the test."""
+    """vyre.run's hot path on the adapter present, and as on GPU adapters,
+    whose runs report no loop status word (lavapipe's loop limit dropped for
+    the test)."""
     request.getfixturevalue("gpu_adapter")
-    if request.param == "check while the GPU works":
+    if request.param == "without a loop status word":
         from vyre.runtime.wgpu_device import gpu_device
 
         monkeypatch.setattr(gpu_device(), "loop_limit", None)
