@@ -70,7 +70,7 @@ from vyre.runtime.wgpu_device import (
     Pipeline,
     Resident,
     gpu_device,
-    map_read_mode,
+    read_words,
     storage_size,
     storage_usage,
 )
@@ -594,8 +594,6 @@ class _Usages:
     storage: int
     uniform: int
     staging: int
-    map_read: int | str
-    """`wgpu_device.map_read_mode()`."""
 
 
 @cache
@@ -607,7 +605,6 @@ def _usages() -> _Usages:
         storage=storage_usage(),
         uniform=usage.UNIFORM | usage.COPY_DST | usage.COPY_SRC,
         staging=usage.MAP_READ | usage.COPY_DST,
-        map_read=map_read_mode(),
     )
 
 
@@ -782,19 +779,10 @@ def _read_back(
 ) -> dict[str, Any]:
     """Map every staging buffer (after the submission) into a result; then the
     loop status, when it was copied into `status`."""
-    map_read = _usages().map_read
     arrays: dict[str, Any] = {}
-    mapped = iter(staging)
+    mapped = iter(read_words(gpu.device, staging) if staging else ())
     for name, _, nbytes in shape.readback:
-        if not nbytes:
-            arrays[name] = np.zeros(0, dtype=np.uint32)
-            continue
-        buffer = next(mapped)
-        buffer.map_sync(map_read)
-        try:  # one copy: from the mapped memory into the result
-            arrays[name] = np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
-        finally:
-            buffer.unmap()
+        arrays[name] = next(mapped) if nbytes else np.zeros(0, dtype=np.uint32)
     if status is not None:
         gpu.check_status(status)
     return arrays
@@ -911,17 +899,10 @@ def _bundle_words(
         # buffers are written by the next run); on_submitted_work_done_sync
         # raises in wgpu-py 0.32
         queue.read_buffer(bundle.meta, 0, 16)
-    words: list[np.ndarray] = []
-    map_read = bundle.usages.map_read
-    for staging, nbytes in bundle.reads:
-        if staging is None:
-            words.append(np.zeros(0, dtype=np.uint32))
-            continue
-        staging.map_sync(map_read)
-        try:  # one copy: from the mapped memory into the result
-            words.append(np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32).copy())
-        finally:
-            staging.unmap()
+    words = read_words(device, bundle.staging) if bundle.staging else []
+    if len(words) != len(bundle.reads):  # empty read_write buffers read as empty arrays
+        mapped = iter(words)
+        words = [next(mapped) if staging is not None else np.zeros(0, dtype=np.uint32) for staging, _ in bundle.reads]
     if status is not None:
         gpu.check_status(status)
     return words

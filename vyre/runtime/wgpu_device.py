@@ -135,11 +135,7 @@ class GpuDevice:
         """Read the status word copied into the mappable `staging` buffer (after
         the submission that copied it); raise `DeviceLimitError` when a loop of
         one of the runs since the last check was stopped. Call with `lock` held."""
-        staging.map_sync(map_read_mode())
-        try:
-            word = int(np.frombuffer(staging.read_mapped(copy=False), dtype=np.uint32)[0])
-        finally:
-            staging.unmap()
+        word = int(read_words(self.device, [staging])[0][0])
         labels = list(self.pending_status)
         self.pending_status.clear()
         if not word:
@@ -234,12 +230,8 @@ class GpuDevice:
                 if status is not None:
                     encoder.copy_buffer_to_buffer(self.status_buffer(), 0, status, 0, 16)
                 self.device.queue.submit([encoder.finish()])
-                for (k, _), buffer in zip(wanted, staging):
-                    buffer.map_sync(map_read_mode())
-                    try:
-                        results[k] = np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
-                    finally:
-                        buffer.unmap()
+                for (k, _), words in zip(wanted, read_words(self.device, staging)):
+                    results[k] = words
                 if status is not None:
                     self.check_status(status)
             finally:
@@ -335,6 +327,15 @@ def storage_usage() -> int:
 
 
 @cache
+def _own_readback() -> bool:
+    """Whether this wgpu-py is one vyre's readback (`read_words`) was checked
+    on (0.32): it then uses two of wgpu-py's internals, else the documented
+    `map_sync(MapMode.READ)`."""
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    return re.fullmatch(r"0\.32\.\d+", str(getattr(wgpu, "__version__", ""))) is not None
+
+
 def map_read_mode() -> int | str:
     """The mode vyre maps its staging buffers with to read results back.
 
@@ -344,16 +345,53 @@ def map_read_mode() -> int | str:
     never creates a buffer mapped, and maps a staging buffer only after the
     submission that copies into it, whose completion the map waits for (the
     WebGPU rule), so that submission is pure cost: 3 native calls and, on
-    lavapipe, 47 µs per readback buffer. wgpu-py's own readback
-    (`queue.read_buffer`) skips it with its internal mode "READ_NOSYNC"; vyre
-    does the same on the wgpu-py versions this was checked on (0.32), and maps
-    with plain READ on any other."""
+    lavapipe, 47 µs per readback buffer. wgpu-py's own `queue.read_buffer`
+    skips it with its internal mode "READ_NOSYNC", which vyre uses too on the
+    checked wgpu-py versions (`_own_readback`)."""
     import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
-    version = str(getattr(wgpu, "__version__", ""))
-    if re.fullmatch(r"0\.32\.\d+", version):
-        return "READ_NOSYNC"
-    return int(wgpu.MapMode.READ)
+    return "READ_NOSYNC" if _own_readback() else int(wgpu.MapMode.READ)
+
+
+def read_words(device: Any, staging: Sequence[Any]) -> list[np.ndarray]:
+    """The words of mappable `staging` buffers, after the submission that
+    copies into them: each mapped (`map_read_mode`), copied once into a fresh
+    uint32 array and unmapped.
+
+    wgpu-py resolves a map on its per-device poll thread: `map_sync` wakes that
+    thread, which blocks in `wgpuDevicePoll` and then wakes the caller, two
+    thread hand-offs per buffer (most of a small readback's ~100 µs on the
+    H100). vyre requests every map, then polls the device itself, blocking on
+    this thread until the GPU is done (`wgpuDevicePoll(wait=true)`, wgpu-py's
+    internal `_poll_wait`), which runs the map callbacks here: one wait for
+    all the buffers and no hand-off. (On other wgpu-py versions: `map_sync`.)"""
+    if not _own_readback():
+        return [_read_one(buffer, map_read_mode()) for buffer in staging]
+    promises = [buffer.map_async("READ_NOSYNC") for buffer in staging]
+    device._poll_wait()  # pyright: ignore[reportPrivateUsage]
+    words: list[np.ndarray] = []
+    failure: BaseException | None = None
+    for buffer, promise in zip(staging, promises):
+        try:
+            promise.sync_wait()  # resolved by the poll above: returns at once
+        except BaseException as error:  # noqa: BLE001  (every buffer is settled first)
+            failure = failure or error
+            continue
+        try:
+            words.append(np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy())
+        finally:
+            buffer.unmap()
+    if failure is not None:
+        raise failure
+    return words
+
+
+def _read_one(buffer: Any, mode: int | str) -> np.ndarray:
+    buffer.map_sync(mode)
+    try:  # one copy: from the mapped memory into the result
+        return np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
+    finally:
+        buffer.unmap()
 
 
 def storage_size(nbytes: int) -> int:
