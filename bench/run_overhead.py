@@ -12,8 +12,7 @@ the documented call) and copies the result into a numpy array. It does not
 clear `out` (the kernel writes every element; vyre knows that too and does not
 clear it either). A second raw path, "raw, vyre's readback", is the same but
 reads `out` back the way vyre does (`wgpu_device.read_words`: no empty
-submission before the map, the map resolved by polling on the calling thread
-instead of through wgpu-py's poll thread), so the two ratios separate what
+submission before the map), so the two ratios separate what
 vyre's readback saves from what its Python costs. The vyre path is
 `vyre.run(program, {"a": a, "b": b}, dispatch=..., outputs={"out": n})` after a
 first call has filled its caches. Every result is checked against numpy before
@@ -127,7 +126,7 @@ class Raw:
         if self.vyre_readback:
             from vyre.runtime.wgpu_device import read_words
 
-            return read_words(self.device, [self.staging])[0]
+            return read_words([self.staging])[0]
         self.staging.map_sync(self.wgpu.MapMode.READ)
         try:
             data = self.staging.read_mapped(copy=False)

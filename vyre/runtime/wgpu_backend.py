@@ -780,7 +780,7 @@ def _read_back(
     """Map every staging buffer (after the submission) into a result; then the
     loop status, when it was copied into `status`."""
     arrays: dict[str, Any] = {}
-    mapped = iter(read_words(gpu.device, staging) if staging else ())
+    mapped = iter(read_words(staging) if staging else ())
     for name, _, nbytes in shape.readback:
         arrays[name] = next(mapped) if nbytes else np.zeros(0, dtype=np.uint32)
     if status is not None:
@@ -899,7 +899,7 @@ def _bundle_words(
         # buffers are written by the next run); on_submitted_work_done_sync
         # raises in wgpu-py 0.32
         queue.read_buffer(bundle.meta, 0, 16)
-    words = read_words(device, bundle.staging) if bundle.staging else []
+    words = read_words(bundle.staging) if bundle.staging else []
     if len(words) != len(bundle.reads):  # empty read_write buffers read as empty arrays
         mapped = iter(words)
         words = [next(mapped) if staging is not None else np.zeros(0, dtype=np.uint32) for staging, _ in bundle.reads]

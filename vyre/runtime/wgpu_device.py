@@ -135,7 +135,7 @@ class GpuDevice:
         """Read the status word copied into the mappable `staging` buffer (after
         the submission that copied it); raise `DeviceLimitError` when a loop of
         one of the runs since the last check was stopped. Call with `lock` held."""
-        word = int(read_words(self.device, [staging])[0][0])
+        word = int(read_words([staging])[0][0])
         labels = list(self.pending_status)
         self.pending_status.clear()
         if not word:
@@ -230,7 +230,7 @@ class GpuDevice:
                 if status is not None:
                     encoder.copy_buffer_to_buffer(self.status_buffer(), 0, status, 0, 16)
                 self.device.queue.submit([encoder.finish()])
-                for (k, _), words in zip(wanted, read_words(self.device, staging)):
+                for (k, _), words in zip(wanted, read_words(staging)):
                     results[k] = words
                 if status is not None:
                     self.check_status(status)
@@ -329,8 +329,8 @@ def storage_usage() -> int:
 @cache
 def _own_readback() -> bool:
     """Whether this wgpu-py is one vyre's readback (`read_words`) was checked
-    on (0.32): it then uses two of wgpu-py's internals, else the documented
-    `map_sync(MapMode.READ)`."""
+    on (0.32): it then maps with wgpu-py's internal mode "READ_NOSYNC", else
+    with the documented `map_sync(MapMode.READ)`."""
     import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
     return re.fullmatch(r"0\.32\.\d+", str(getattr(wgpu, "__version__", ""))) is not None
@@ -353,27 +353,25 @@ def map_read_mode() -> int | str:
     return "READ_NOSYNC" if _own_readback() else int(wgpu.MapMode.READ)
 
 
-def read_words(device: Any, staging: Sequence[Any]) -> list[np.ndarray]:
+def read_words(staging: Sequence[Any]) -> list[np.ndarray]:
     """The words of mappable `staging` buffers, after the submission that
-    copies into them: each mapped (`map_read_mode`), copied once into a fresh
-    uint32 array and unmapped.
+    copies into them: every map requested first (`map_read_mode`), then each
+    awaited, copied once into a fresh uint32 array and unmapped.
 
-    wgpu-py resolves a map on its per-device poll thread: `map_sync` wakes that
-    thread, which blocks in `wgpuDevicePoll` and then wakes the caller, two
-    thread hand-offs per buffer (most of a small readback's ~100 µs on the
-    H100). vyre requests every map, then polls the device itself, blocking on
-    this thread until the GPU is done (`wgpuDevicePoll(wait=true)`, wgpu-py's
-    internal `_poll_wait`), which runs the map callbacks here: one wait for
-    all the buffers and no hand-off. (On other wgpu-py versions: `map_sync`.)"""
+    The wait stays wgpu-py's (its per-device poll thread resolves the maps).
+    Polling on the calling thread instead (`wgpuDevicePoll(wait=true)` while
+    that thread polls too) saved 3-9 µs per small readback but cost 10 ms on
+    the H100 whenever the GPU had real work (1 Mi and 4 Mi words, measured in
+    bench/results/readback-poll-h100.txt); spinning on non-blocking polls
+    saved nothing."""
     if not _own_readback():
         return [_read_one(buffer, map_read_mode()) for buffer in staging]
     promises = [buffer.map_async("READ_NOSYNC") for buffer in staging]
-    device._poll_wait()  # pyright: ignore[reportPrivateUsage]
     words: list[np.ndarray] = []
     failure: BaseException | None = None
     for buffer, promise in zip(staging, promises):
         try:
-            promise.sync_wait()  # resolved by the poll above: returns at once
+            promise.sync_wait()
         except BaseException as error:  # noqa: BLE001  (every buffer is settled first)
             failure = failure or error
             continue
