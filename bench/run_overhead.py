@@ -206,7 +206,7 @@ def breakdown(program: Program, n: int, raw: Raw, a: np.ndarray, b: np.ndarray) 
         "`vyre.run` with its GPU work stubbed out (all of vyre's Python)": stubbed(
             lambda: vyre.run(program, inputs, dispatch=dispatch, outputs=outputs)
         ),
-        "unchanged-program check (`Known.still_valid`, the hot path's)": known.still_valid,
+        "unchanged-program check (`Known.runs_the_same`, the hot path's)": known.runs_the_same,
         "argument checks, run-shape lookup, outputs (`_Hot.run`, GPU work stubbed)": stubbed(
             lambda: hot.run(inputs, dispatch, outputs)
         ),

@@ -11,9 +11,9 @@ buffer table the argument checks use is cached beside it. A program changed in
 place has a new fingerprint, so it is validated and prepared again.
 
 The hot path (`_Hot`, per program module, wgpu with host arrays): a repeated
-call checks that the module is unchanged since its fingerprint was taken
-(`vyre.fingerprint.Known.still_valid`: a comparison with a snapshot in C
-loops), checks the arguments of the common shape in one loop, and runs the
+call checks that the module still runs as when its fingerprint was taken
+(`vyre.fingerprint.Known.runs_the_same`: its ops, regions and blocks compared
+with a snapshot in C loops), checks the arguments of the common shape in one loop, and runs the
 bound run shape (`wgpu_backend.HostRun`) kept for its element counts and
 dispatch. Every other call, and every argument of another shape, goes through
 the general checks; errors are theirs.
@@ -418,7 +418,7 @@ def run(
     if program.__class__ is Program and backend.__class__ is str and backend == "wgpu" and on_device is False:
         module = program.module
         hot = _HOT.get(id(module))
-        if hot is not None and hot.module is module and hot.known.still_valid():
+        if hot is not None and hot.module is module and hot.known.runs_the_same():
             result = hot.run(inputs, dispatch, outputs)
             if result is not None:
                 return result

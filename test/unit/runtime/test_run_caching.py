@@ -183,6 +183,19 @@ def test_the_snapshot_check_sees_each_change_and_only_changes() -> None:
     assert fp.remembered(Program.from_module(program.module.clone()).module) is None  # never fingerprinted
 
 
+@pytest.mark.parametrize(("what", "mutate"), list(_mutations()), ids=[m[0] for m in _mutations()])
+def test_the_hot_paths_check_sees_every_change_that_runs_differently(what: str, mutate: Any) -> None:
+    """`runs_the_same` (vyre.run's per-call check) reads ops, regions and
+    blocks only: every change but a value's name hint makes it False."""
+    program = binop_program()
+    assert fp.fingerprint(program) is not None
+    known = fp.remembered(program.module)
+    assert known is not None and known.runs_the_same() and known.still_valid()
+    mutate(program)
+    assert not known.still_valid(), what
+    assert known.runs_the_same() is (what == "name hint"), what
+
+
 def test_a_use_of_a_foreign_value_is_not_fingerprinted() -> None:
     program, other = binop_program(), binop_program()
     foreign = only(other, d.InvocationIdOp).results[0]

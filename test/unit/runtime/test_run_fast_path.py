@@ -217,7 +217,7 @@ def test_the_unchanged_check_comes_before_the_one_submission(
     vyre.run(program, inputs, dispatch=(2, 1, 1), outputs=outputs)
     events: list[str] = []
     queue = gpu_device().device.queue
-    submit, still_valid = type(queue).submit, Known.still_valid
+    submit, runs_the_same = type(queue).submit, Known.runs_the_same
 
     def spy_submit(self: Any, buffers: Any) -> Any:
         events.append("submit")
@@ -225,10 +225,10 @@ def test_the_unchanged_check_comes_before_the_one_submission(
 
     def spy_check(self: Known) -> bool:
         events.append("check")
-        return still_valid(self)
+        return runs_the_same(self)
 
     monkeypatch.setattr(type(queue), "submit", spy_submit)
-    monkeypatch.setattr(Known, "still_valid", spy_check)
+    monkeypatch.setattr(Known, "runs_the_same", spy_check)
     for limit in (None, 65_535):
         monkeypatch.setattr(gpu_device(), "loop_limit", limit)
         events.clear()
