@@ -73,6 +73,12 @@ def _change(case: str, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
             inputs["a"] = inputs["a"].astype(np.int64)
         case "strided input":
             inputs["a"] = inputs["a"][::2]
+        case "one strided element":
+            inputs["a"] = inputs["a"][::2][:1]  # contiguous, but strides (8,)
+        case "two-dimensional input":
+            inputs["f"] = inputs["f"].reshape(4, 4)
+        case "reversed input":
+            inputs["a"] = inputs["a"][::-1]
         case "unknown input":
             inputs["zzz"] = inputs.pop("a")
         case "negative size":
@@ -92,6 +98,9 @@ def _change(case: str, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
     [
         ("int64 input", TypeError, "input `a`"),
         ("strided input", None, None),  # not contiguous: the general path, fine
+        ("one strided element", None, None),
+        ("two-dimensional input", TypeError, "must be a 1-D numpy array"),
+        ("reversed input", None, None),
         ("unknown input", ValueError, "input `zzz` is not a buffer"),
         ("negative size", ValueError, "size of output `out` is negative"),
         ("bool size", TypeError, "size of output `out` must be an int"),
