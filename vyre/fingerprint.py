@@ -220,17 +220,18 @@ class _Snapshot:
 
     def nodes_unchanged(self) -> bool:
         """Every op, region and block still has the type and fields it had
-        (the property and attribute dicts the same content), decided by C
-        loops over the objects: no Python code runs per op."""
-        nodes = self.nodes
-        return list(map(_STATE, nodes)) == self.node_states and list(map(type, nodes)) == self.node_types
+        (the property and attribute dicts the same content)."""
+        return _same(self.nodes, self.node_types, self.node_states)
 
     def unchanged(self) -> bool:
         """`nodes_unchanged`, and every SSA value too (its name hint)."""
-        if not self.nodes_unchanged():
-            return False
-        values = self.values
-        return list(map(_STATE, values)) == self.value_states and list(map(type, values)) == self.value_types
+        return self.nodes_unchanged() and _same(self.values, self.value_types, self.value_states)
+
+
+def _same(items: tuple[object, ...], types: list[type], states: list[dict[str, object]]) -> bool:
+    """`items` still have these types and fields, decided by C loops over the
+    objects: no Python code runs per object."""
+    return list(map(_STATE, items)) == states and list(map(type, items)) == types
 
 
 @dataclass(frozen=True, slots=True)

@@ -779,13 +779,21 @@ def _read_back(
 ) -> dict[str, Any]:
     """Map every staging buffer (after the submission) into a result; then the
     loop status, when it was copied into `status`."""
-    arrays: dict[str, Any] = {}
-    mapped = iter(read_words(staging) if staging else ())
-    for name, _, nbytes in shape.readback:
-        arrays[name] = next(mapped) if nbytes else np.zeros(0, dtype=np.uint32)
+    arrays = {name: words for (name, _, _), words in zip(shape.readback, _readback_words(shape, staging))}
     if status is not None:
         gpu.check_status(status)
     return arrays
+
+
+def _readback_words(shape: _Shape, staging: Sequence[Any]) -> list[np.ndarray]:
+    """The final words of every read_write buffer in `shape.readback` order,
+    read from `staging` (one buffer per non-empty one, in that order; an
+    empty buffer reads as an empty array)."""
+    words = read_words(staging) if staging else []
+    if len(words) == len(shape.readback):
+        return words
+    mapped = iter(words)
+    return [next(mapped) if nbytes else np.zeros(0, dtype=np.uint32) for _, _, nbytes in shape.readback]
 
 
 class _Bundle:
@@ -794,11 +802,11 @@ class _Bundle:
     every slice, a staging buffer per read_write buffer. A run of a cached
     shape then only uploads (or clears), encodes, submits and reads back; what
     it does per binding is precomputed here (`writes`, `dispatches`, `copies`,
-    `reads`), so a run is a few loops over tuples."""
+    `staging`), so a run is a few loops over tuples."""
 
     __slots__ = (
         "allocations", "buffers", "copies", "dispatches", "groups", "meta", "nbytes", "pipeline",
-        "reads", "staging", "status", "usages", "writes",
+        "staging", "status", "usages", "writes",
     )
 
     def __init__(self, gpu: GpuDevice, shape: _Shape):
@@ -835,10 +843,6 @@ class _Bundle:
         self.copies = tuple(
             (self.buffers[k], next(mapped), nbytes) for _, k, nbytes in shape.readback if nbytes
         )
-        self.reads = tuple(
-            (staging, nbytes) for staging, (_, _, nbytes) in zip(_staging_or_none(self.staging, shape), shape.readback)
-        )
-        """(staging buffer or None for an empty buffer, bytes) per read_write buffer."""
 
     def release(self, gpu: GpuDevice) -> None:
         """Give every buffer back to the pool (the bundle was evicted)."""
@@ -850,11 +854,6 @@ class _Bundle:
             gpu.release(usages.staging, buffer)
         if self.status is not None:
             gpu.release(usages.staging, self.status)
-
-
-def _staging_or_none(staging: tuple[Any, ...], shape: _Shape) -> list[Any]:
-    mapped = iter(staging)
-    return [next(mapped) if nbytes else None for _, _, nbytes in shape.readback]
 
 
 def _bundle_words(
@@ -899,10 +898,7 @@ def _bundle_words(
         # buffers are written by the next run); on_submitted_work_done_sync
         # raises in wgpu-py 0.32
         queue.read_buffer(bundle.meta, 0, 16)
-    words = read_words(bundle.staging) if bundle.staging else []
-    if len(words) != len(bundle.reads):  # empty read_write buffers read as empty arrays
-        mapped = iter(words)
-        words = [next(mapped) if staging is not None else np.zeros(0, dtype=np.uint32) for staging, _ in bundle.reads]
+    words = _readback_words(shape, bundle.staging)
     if status is not None:
         gpu.check_status(status)
     return words

@@ -327,15 +327,6 @@ def storage_usage() -> int:
 
 
 @cache
-def _own_readback() -> bool:
-    """Whether this wgpu-py is one vyre's readback (`read_words`) was checked
-    on (0.32): it then maps with wgpu-py's internal mode "READ_NOSYNC", else
-    with the documented `map_sync(MapMode.READ)`."""
-    import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
-    return re.fullmatch(r"0\.32\.\d+", str(getattr(wgpu, "__version__", ""))) is not None
-
-
 def map_read_mode() -> int | str:
     """The mode vyre maps its staging buffers with to read results back.
 
@@ -346,11 +337,14 @@ def map_read_mode() -> int | str:
     submission that copies into it, whose completion the map waits for (the
     WebGPU rule), so that submission is pure cost: 3 native calls and, on
     lavapipe, 47 µs per readback buffer. wgpu-py's own `queue.read_buffer`
-    skips it with its internal mode "READ_NOSYNC", which vyre uses too on the
-    checked wgpu-py versions (`_own_readback`)."""
+    skips it with its internal mode "READ_NOSYNC"; vyre does too on the
+    wgpu-py versions this was checked on (0.32), and maps with the documented
+    `MapMode.READ` on any other."""
     import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
-    return "READ_NOSYNC" if _own_readback() else int(wgpu.MapMode.READ)
+    if re.fullmatch(r"0\.32\.\d+", str(getattr(wgpu, "__version__", ""))):
+        return "READ_NOSYNC"
+    return int(wgpu.MapMode.READ)
 
 
 def read_words(staging: Sequence[Any]) -> list[np.ndarray]:
@@ -364,9 +358,8 @@ def read_words(staging: Sequence[Any]) -> list[np.ndarray]:
     the H100 whenever the GPU had real work (1 Mi and 4 Mi words, measured in
     bench/results/readback-poll-h100.txt); spinning on non-blocking polls
     saved nothing."""
-    if not _own_readback():
-        return [_read_one(buffer, map_read_mode()) for buffer in staging]
-    promises = [buffer.map_async("READ_NOSYNC") for buffer in staging]
+    mode = map_read_mode()
+    promises = [buffer.map_async(mode) for buffer in staging]
     words: list[np.ndarray] = []
     failure: BaseException | None = None
     for buffer, promise in zip(staging, promises):
@@ -375,21 +368,13 @@ def read_words(staging: Sequence[Any]) -> list[np.ndarray]:
         except BaseException as error:  # noqa: BLE001  (every buffer is settled first)
             failure = failure or error
             continue
-        try:
+        try:  # one copy: from the mapped memory into the result
             words.append(np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy())
         finally:
             buffer.unmap()
     if failure is not None:
         raise failure
     return words
-
-
-def _read_one(buffer: Any, mode: int | str) -> np.ndarray:
-    buffer.map_sync(mode)
-    try:  # one copy: from the mapped memory into the result
-        return np.frombuffer(buffer.read_mapped(copy=False), dtype=np.uint32).copy()
-    finally:
-        buffer.unmap()
 
 
 def storage_size(nbytes: int) -> int:

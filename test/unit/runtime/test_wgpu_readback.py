@@ -22,7 +22,9 @@ I = E.var("i")
 @pytest.fixture(params=["checked wgpu-py (no-sync map)", "any other wgpu-py (map_sync)"])
 def readback(request: pytest.FixtureRequest, gpu_adapter: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     if request.param.startswith("any other"):
-        monkeypatch.setattr(wgpu_device, "_own_readback", lambda: False)
+        import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+        monkeypatch.setattr(wgpu_device, "map_read_mode", lambda: int(wgpu.MapMode.READ))
     yield request.param
 
 
