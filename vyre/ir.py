@@ -28,6 +28,10 @@ from vyre.text import VyreParseError
 __all__ = [
     "AtomicOp",
     "ExprEmitter",
+    "INTEGER_BINOPS",
+    "INTEGER_UNOPS",
+    "float_op_expr",
+    "public_member",
     "Param",
     "emit_expr",
     "parse_ir",
@@ -47,9 +51,139 @@ __all__ = [
 DataType = d.DataTypeKind
 """vyre value types (types.md): `DataType.U32.min_bytes() == 4`."""
 BufferAccess = d.AccessKind
-BinOp = d.BinOpKind
-UnOp = d.UnOpKind
 AtomicOp = d.AtomicOpKind
+
+
+class BinOp(str, Enum):
+    """Binary operators: the integer operators of `vyre.binop` and one member per
+    binary float operation (`FADD`: `vyre.fadd`; `FLT`: `vyre.fcmp lt`). A member's
+    value is its spelling in the IR; `E.binop(BinOp.FADD, a, b)` builds what
+    `E.fadd(a, b)` builds."""
+
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+    MOD = "mod"
+    BIT_AND = "bit_and"
+    BIT_OR = "bit_or"
+    BIT_XOR = "bit_xor"
+    SHL = "shl"
+    SHR = "shr"
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    GT = "gt"
+    LE = "le"
+    GE = "ge"
+    AND = "and"
+    OR = "or"
+    FADD = "fadd"
+    FSUB = "fsub"
+    FMUL = "fmul"
+    FDIV = "fdiv"
+    FMIN = "fmin"
+    FMAX = "fmax"
+    FEQ = "feq"
+    FNE = "fne"
+    FLT = "flt"
+    FLE = "fle"
+    FGT = "fgt"
+    FGE = "fge"
+
+    @property
+    def is_float(self) -> bool:
+        """A float operation (its own op class), not an integer `vyre.binop`."""
+        return self.value not in _INT_BINOPS
+
+
+class UnOp(str, Enum):
+    """Unary operators: the integer operators of `vyre.unop` and one member per
+    unary float operation (`FSQRT`: `vyre.fsqrt`), approximate ones included."""
+
+    NEGATE = "negate"
+    BIT_NOT = "bit_not"
+    LOGICAL_NOT = "logical_not"
+    POPCOUNT = "popcount"
+    CLZ = "clz"
+    CTZ = "ctz"
+    REVERSE_BITS = "reverse_bits"
+    FNEG = "fneg"
+    FABS = "fabs"
+    FSQRT = "fsqrt"
+    FFLOOR = "ffloor"
+    FCEIL = "fceil"
+    FROUND = "fround"
+    FTRUNC = "ftrunc"
+    FIS_NAN = "fis_nan"
+    FIS_INF = "fis_inf"
+    FSQRT_APPROX = "fsqrt_approx"
+    FEXP2_APPROX = "fexp2_approx"
+    FLOG2_APPROX = "flog2_approx"
+    FSIN_APPROX = "fsin_approx"
+    FCOS_APPROX = "fcos_approx"
+
+    @property
+    def is_float(self) -> bool:
+        """A float operation (its own op class), not an integer `vyre.unop`."""
+        return self.value not in _INT_UNOPS
+
+    @property
+    def is_approximate(self) -> bool:
+        """An approximate float operation: native hardware, a declared error bound."""
+        found = d.float_op_spellings().get(self.value)
+        return found is not None and issubclass(found[0], d.ApproximateUnaryOp)
+
+
+_INT_BINOPS = frozenset(kind.value for kind in d.BinOpKind)
+_INT_UNOPS = frozenset(kind.value for kind in d.UnOpKind)
+
+INTEGER_BINOPS: tuple[BinOp, ...] = tuple(BinOp(kind.value) for kind in d.BinOpKind)
+"""The members of `BinOp` that are integer operators (`vyre.binop` kinds)."""
+INTEGER_UNOPS: tuple[UnOp, ...] = tuple(UnOp(kind.value) for kind in d.UnOpKind)
+"""The members of `UnOp` that are integer operators (`vyre.unop` kinds)."""
+
+
+def float_operation(op: BinOp | UnOp) -> tuple[type[d.FloatOp], str]:
+    """The dialect's op class (and variant: a comparison's predicate) of a float
+    member of `BinOp`/`UnOp`."""
+    found = _float_spellings().get(op.value)
+    if found is None:
+        raise ValueError(f"{op!r} is not a float operation")
+    return found
+
+
+_FLOAT_SPELLINGS: dict[str, tuple[type[d.FloatOp], str]] = {}
+
+
+def _float_spellings() -> dict[str, tuple[type[d.FloatOp], str]]:
+    if not _FLOAT_SPELLINGS:
+        _FLOAT_SPELLINGS.update(d.float_op_spellings())
+    return _FLOAT_SPELLINGS
+
+
+def public_member(op: type[d.FloatOp], variant: str = "") -> BinOp | UnOp:
+    """The `BinOp`/`UnOp` member that spells a float op class (and variant);
+    `vyre.fma` has none (it is `E.fma`)."""
+    spelling = "f" + variant if variant else op.mnemonic()
+    if op.ARITY == 1:
+        return UnOp(spelling)
+    if op.ARITY == 2:
+        return BinOp(spelling)
+    raise ValueError(f"{op.name} takes {op.ARITY} operands: no BinOp/UnOp member spells it")
+
+
+def float_op_expr(op: type[d.FloatOp], operands: Sequence[Expr], variant: str = "") -> Expr:
+    """The expression applying the float op class `op` (a comparison's predicate
+    as `variant`) to `operands`: what `E.fadd`, `E.flt`, `E.fma`... build."""
+    if len(operands) != op.ARITY:
+        raise ValueError(f"{op.name} takes {op.ARITY} operand(s), got {len(operands)}")
+    if op.ARITY == 3:
+        return Expr.fma(*operands)
+    member = public_member(op, variant)
+    if isinstance(member, UnOp):
+        return Expr.unop(member, operands[0])
+    return Expr.binop(member, operands[0], operands[1])
 
 
 def _check_name(what: str, name: object) -> str:
@@ -72,8 +206,6 @@ _T = TypeVar("_T", bound=Enum)
 _PUBLIC_ENUM_NAMES: dict[type[Enum], str] = {
     d.DataTypeKind: "DataType",
     d.AccessKind: "BufferAccess",
-    d.BinOpKind: "BinOp",
-    d.UnOpKind: "UnOp",
     d.AtomicOpKind: "AtomicOp",
 }
 
@@ -1125,10 +1257,12 @@ class ExprEmitter:
             case LocalId(axis):
                 return d.LocalIdOp(axis)
             case BinaryExpr(op, _, _):
-                return _binary_op(op, operands[0], operands[1])
+                if op.is_float:
+                    return d.build_float_op(*float_operation(op), operands)
+                return d.BinOp(op.value, operands[0], operands[1])
             case UnaryExpr(op, _):
                 if op.is_float:
-                    return d.FLOAT_UNARY_OPS[op](operands[0])
+                    return d.build_float_op(*float_operation(op), operands)
                 return d.UnOp(op.value, operands[0])
             case LitFloat(dtype, bits):
                 return d.LitFloatOp(bits, dtype.attr)
@@ -1149,15 +1283,6 @@ class ExprEmitter:
                 return d.AtomicOp(op.value, buffer, operands[0], operands[1], third)
             case _:
                 raise TypeError(f"not a vyre Expr: {e!r}")
-
-
-def _binary_op(kind: BinOp, lhs: SSAValue, rhs: SSAValue) -> Operation:
-    if not kind.is_float:
-        return d.BinOp(kind.value, lhs, rhs)
-    predicate = d.FLOAT_COMPARISONS.get(kind)
-    if predicate is not None:
-        return d.FCmpOp(predicate, lhs, rhs)
-    return d.FLOAT_BINARY_OPS[kind](lhs, rhs)
 
 
 def emit_expr(

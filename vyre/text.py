@@ -280,8 +280,8 @@ def _first_use_before_definition(module: ModuleOp) -> Operation | None:
 
 
 _KINDS: dict[type[Operation], tuple[str, frozenset[str]]] = {
-    d.BinOp: ("kind", frozenset(kind.value for kind in d.INT_BINOP_KINDS)),
-    d.UnOp: ("kind", frozenset(kind.value for kind in d.INT_UNOP_KINDS)),
+    d.BinOp: ("kind", frozenset(kind.value for kind in d.BinOpKind)),
+    d.UnOp: ("kind", frozenset(kind.value for kind in d.UnOpKind)),
     d.FCmpOp: ("predicate", frozenset(d.FLOAT_PREDICATES)),
     d.AtomicOp: ("kind", frozenset(kind.value for kind in d.AtomicOpKind)),
 }

@@ -51,67 +51,13 @@ DATA_TYPE_CODES: tuple[str, ...] = (
     "f32", "f16", "bf16", "u128",
 )  # fmt: skip
 ACCESS_CODES: tuple[str, ...] = ("read_only", "read_write", "uniform", "workgroup")
-BINOP_CODES: tuple[str, ...] = (
-    "add", "sub", "mul", "div", "mod", "bit_and", "bit_or", "bit_xor", "shl", "shr",
-    "eq", "ne", "lt", "gt", "le", "ge", "and", "or",
-)  # fmt: skip
-UNOP_CODES: tuple[str, ...] = (
-    "negate", "bit_not", "logical_not", "popcount", "clz", "ctz", "reverse_bits",
-)  # fmt: skip
-ATOMIC_CODES: tuple[str, ...] = (
-    "add", "or", "and", "xor", "min", "max", "exchange", "compare_exchange",
-)  # fmt: skip
+BINOP_CODES: tuple[str, ...] = tuple(kind.value for kind in d.BinOpKind)
+"""The kinds of `vyre.binop`, in their (append-only) declaration order."""
+UNOP_CODES: tuple[str, ...] = tuple(kind.value for kind in d.UnOpKind)
+ATOMIC_CODES: tuple[str, ...] = tuple(kind.value for kind in d.AtomicOpKind)
 
-OP_CODES: tuple[type[Operation], ...] = (
-    d.LitU32Op,
-    d.LitI32Op,
-    d.LitBoolOp,
-    d.VarOp,
-    d.LoadOp,
-    d.BufLenOp,
-    d.InvocationIdOp,
-    d.WorkgroupIdOp,
-    d.LocalIdOp,
-    d.BinOp,
-    d.UnOp,
-    d.CallOp,
-    d.SelectOp,
-    d.CastOp,
-    d.AtomicOp,
-    d.LetOp,
-    d.AssignOp,
-    d.StoreOp,
-    d.IfOp,
-    d.LoopOp,
-    d.ReturnOp,
-    d.BlockOp,
-    d.BarrierOp,
-    # strict floats (appended to format version 1: older blobs decode unchanged)
-    d.LitFloatOp,
-    d.FAddOp,
-    d.FSubOp,
-    d.FMulOp,
-    d.FDivOp,
-    d.FMinOp,
-    d.FMaxOp,
-    d.FCmpOp,
-    d.FmaOp,
-    d.FNegOp,
-    d.FAbsOp,
-    d.FSqrtOp,
-    d.FFloorOp,
-    d.FCeilOp,
-    d.FRoundOp,
-    d.FTruncOp,
-    d.FIsNanOp,
-    d.FIsInfOp,
-    d.BitcastOp,
-    d.FSqrtApproxOp,
-    d.FExp2ApproxOp,
-    d.FLog2ApproxOp,
-    d.FSinApproxOp,
-    d.FCosApproxOp,
-)
+OP_CODES: tuple[type[Operation], ...] = d.OPERATIONS
+"""An op's code is its position in the dialect's (append-only) op list."""
 _OP_CODE: dict[type[Operation], int] = {op_type: code for code, op_type in enumerate(OP_CODES)}
 
 U32_MAX = 0xFFFF_FFFF
@@ -184,10 +130,8 @@ _SHAPES: dict[type[Operation], _Shape] = {
     d.BlockOp: _Shape(regions=1),
     d.BarrierOp: _Shape(),
     d.LitFloatOp: _Shape((_Field("bits", "u32"),), has_result=True),
-    **{op: _Shape(operands=2, has_result=True) for op in d.FLOAT_BINARY_OPS.values()},
+    **{op: _Shape(operands=op.ARITY, has_result=True) for op in d.FLOAT_OPS},
     d.FCmpOp: _Shape((_Field("predicate", "enum:fcmp"),), operands=2, has_result=True),
-    d.FmaOp: _Shape(operands=3, has_result=True),
-    **{op: _Shape(operands=1, has_result=True) for op in d.FLOAT_UNARY_OPS.values()},
     d.BitcastOp: _Shape(operands=1, has_result=True),
 }
 

@@ -29,8 +29,8 @@ from vyre.testing import GeneratorConfig, RandomCase, random_case
 from vyre.testing.random_programs import CASTS_TO
 from vyre.testing.reduce import reduce_program
 from vyre.ir import print_ir
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 DEFAULT_N = 200
 N_CASES = int(os.environ.get("VYRE_DIFF_N", DEFAULT_N))

@@ -12,7 +12,7 @@ import pytest
 import vyre
 from vyre import pipeline
 from vyre.dialects import vyre as d
-from vyre.dialects.vyre import INT_BINOP_KINDS, INT_UNOP_KINDS
+from vyre.ir import INTEGER_BINOPS as INT_BINOP_KINDS, INTEGER_UNOPS as INT_UNOP_KINDS
 from vyre.ir import BufferDecl, DataType, Expr, Node as N, Program
 from vyre.ir import Expr as E
 from vyre.runtime.interp import execute

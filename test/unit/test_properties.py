@@ -32,7 +32,7 @@ import vyre
 from vyre.ir import BinOp, BufferDecl, DataType, Program, UnOp
 from vyre.ir import Expr as E
 from vyre.ir import Node as N
-from vyre.dialects.vyre import INT_BINOP_KINDS, INT_UNOP_KINDS
+from vyre.ir import INTEGER_BINOPS as INT_BINOP_KINDS, INTEGER_UNOPS as INT_UNOP_KINDS
 
 DATABASE = Path(__file__).resolve().parents[1] / "fuzz_corpus" / "hypothesis"
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}

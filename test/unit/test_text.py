@@ -11,8 +11,8 @@ import vyre
 from vyre.context import MAX_NESTING
 from vyre.dialects import vyre as d
 from vyre.ir import AtomicOp, BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 
 def programs() -> dict[str, Program]:

@@ -25,8 +25,8 @@ from vyre.ir import (
     UnOp,
 )
 from vyre.wire import WireError
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 FLOAT_BINOPS = [op for op in BinOp if op.is_float]
 FLOAT_UNOPS = [op for op in UnOp if op.is_float]
@@ -336,8 +336,8 @@ def test_code_tables_cover_every_enum_and_op() -> None:
     assert set(wire.OP_CODES) == {*d.EXPRESSION_OPS, *d.STATEMENT_OPS}
     assert {k.value for k in d.DataTypeKind} <= set(wire.DATA_TYPE_CODES)
     assert [a.value for a in d.AccessKind] == list(wire.ACCESS_CODES)
-    assert [b.value for b in d.INT_BINOP_KINDS] == list(wire.BINOP_CODES)
-    assert [u.value for u in d.INT_UNOP_KINDS] == list(wire.UNOP_CODES)
+    assert [b.value for b in INT_BINOPS] == list(wire.BINOP_CODES)
+    assert [u.value for u in INT_UNOPS] == list(wire.UNOP_CODES)
     assert list(d.FLOAT_PREDICATES) == ["eq", "ne", "lt", "le", "gt", "ge"]
     assert [a.value for a in d.AtomicOpKind] == list(wire.ATOMIC_CODES)
 
@@ -524,3 +524,29 @@ def test_a_workgroup_size_of_two_components_is_refused_by_the_wire_and_validatio
         Program.from_wire(program.to_wire())
     with pytest.raises(ValueError, match="exactly 3"):
         vyre.validate(program)
+
+
+def test_the_wire_codes_of_version_1_are_pinned() -> None:
+    """Codes are positions in the dialect's append-only lists: these are the
+    codes every blob of format version 1 was written with."""
+    assert [op.name for op in wire.OP_CODES[:47]] == [
+        "vyre.lit_u32", "vyre.lit_i32", "vyre.lit_bool", "vyre.var", "vyre.load", "vyre.buf_len",
+        "vyre.invocation_id", "vyre.workgroup_id", "vyre.local_id", "vyre.binop", "vyre.unop",
+        "vyre.call", "vyre.select", "vyre.cast", "vyre.atomic", "vyre.let", "vyre.assign",
+        "vyre.store", "vyre.if", "vyre.loop", "vyre.return", "vyre.block", "vyre.barrier",
+        "vyre.lit_float", "vyre.fadd", "vyre.fsub", "vyre.fmul", "vyre.fdiv", "vyre.fmin",
+        "vyre.fmax", "vyre.fcmp", "vyre.fma", "vyre.fneg", "vyre.fabs", "vyre.fsqrt",
+        "vyre.ffloor", "vyre.fceil", "vyre.fround", "vyre.ftrunc", "vyre.fis_nan", "vyre.fis_inf",
+        "vyre.bitcast", "vyre.fsqrt_approx", "vyre.fexp2_approx", "vyre.flog2_approx",
+        "vyre.fsin_approx", "vyre.fcos_approx",
+    ]  # fmt: skip
+    assert list(wire.BINOP_CODES[:18]) == [
+        "add", "sub", "mul", "div", "mod", "bit_and", "bit_or", "bit_xor", "shl", "shr",
+        "eq", "ne", "lt", "gt", "le", "ge", "and", "or",
+    ]  # fmt: skip
+    assert list(wire.UNOP_CODES[:7]) == [
+        "negate", "bit_not", "logical_not", "popcount", "clz", "ctz", "reverse_bits",
+    ]  # fmt: skip
+    assert list(wire.ATOMIC_CODES[:8]) == [
+        "add", "or", "and", "xor", "min", "max", "exchange", "compare_exchange",
+    ]  # fmt: skip

@@ -27,9 +27,7 @@ __all__ = ["APPROXIMATE", "ApproximateReport", "check_approximate", "ulp_distanc
 
 U32 = npt.NDArray[np.uint32]
 
-APPROXIMATE: dict[str, type[d.ApproximateUnaryOp]] = {
-    op.KIND.value.removeprefix("f"): op for op in d.APPROXIMATE_OPS.values()
-}
+APPROXIMATE: dict[str, type[d.ApproximateUnaryOp]] = {op.SHORT_NAME: op for op in d.APPROXIMATE_OPS}
 """Campaign op name (`sin_approx`...) -> its op class (and tolerance)."""
 
 

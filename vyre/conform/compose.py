@@ -109,9 +109,9 @@ def _structure(spec: OpSpec, world: _Uninterpreted, args: Sequence[Any]) -> Any:
             case LitU32(v) | LitI32(v) | LitBool(v):
                 value = z3.BitVecVal(int(v) & 0xFFFF_FFFF, 32)
             case BinaryExpr(op, left, right):
-                value = t.binop(op, walk(left), walk(right))
+                value = t.binop_term(op.value, walk(left), walk(right))
             case UnaryExpr(op, operand):
-                value = t.unop(op, walk(operand))
+                value = t.unop_term(op.value, walk(operand))
             case Select(cond, if_true, if_false):
                 value = z3.If(walk(cond) != 0, walk(if_true), walk(if_false))
             case Cast(target, inner):

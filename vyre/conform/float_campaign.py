@@ -56,7 +56,8 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from vyre.ir import BufferDecl, DataType, Expr, Node, Program
+from vyre.dialects import vyre as d
+from vyre.ir import BufferDecl, DataType, Expr, Node, Program, float_op_expr
 from vyre.ir import Expr as E
 from vyre.ir import Node as N
 from vyre.pipeline import prepare
@@ -83,30 +84,37 @@ CHUNK = 1 << 24
 MIX_1 = 0x9E37_79B1
 MIX_2 = 0x85EB_CA77
 
+def _family(op: type[d.FloatOp]) -> str:
+    """How a campaign treats a float op class: which operands, what result word."""
+    if issubclass(op, d.FCmpOp):
+        return "compare"
+    if issubclass(op, d.FmaOp):
+        return "fma"
+    if issubclass(op, d.ApproximateUnaryOp):
+        return "approximate"
+    if issubclass(op, d.FloatClassifyOp):
+        return "predicate"
+    return "unary" if op.ARITY == 1 else "binary"
+
+
+FLOAT_OPS: dict[str, tuple[type[d.FloatOp], str]] = {
+    variant or op.SHORT_NAME: (op, variant)
+    for op in d.FLOAT_OPS
+    for variant in d.float_op_variants(op)
+}
+"""Campaign op name (the op class's short name, a comparison's predicate) ->
+(op class, variant): every float op of the dialect has a campaign."""
+
 CAMPAIGN_OPS: dict[str, tuple[str, int]] = {
-    **{op: ("binary", 2) for op in ("add", "sub", "mul", "div", "min", "max")},
-    **{op: ("compare", 2) for op in ("eq", "ne", "lt", "le", "gt", "ge")},
-    "fma": ("fma", 3),
-    **{op: ("unary", 1) for op in ("neg", "abs", "sqrt", "floor", "ceil", "round", "trunc")},
-    **{op: ("predicate", 1) for op in ("is_nan", "is_inf")},
+    **{name: (_family(op), op.ARITY) for name, (op, _) in FLOAT_OPS.items() if op in d.STRICT_FLOAT_OPS},
     **{f"to_{t}": ("convert", 1) for t in ("f32", "f16", "bf16", "u32", "i32")},
     **{f"from_{s}": ("convert_in", 1) for s in ("u32", "i32")},
-    **{op: ("approximate", 1) for op in ("sqrt_approx", "exp2_approx", "log2_approx", "sin_approx", "cos_approx")},
+    **{name: (_family(op), op.ARITY) for name, (op, _) in FLOAT_OPS.items() if op in d.APPROXIMATE_OPS},
 }
 """Op name -> (family, arity). `to_X` converts the format to X; `from_u32` /
 `from_i32` convert 32-bit integers to the format."""
 
 _TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
-_BINARY_EXPR: dict[str, Callable[[Expr, Expr], Expr]] = {
-    "add": E.fadd, "sub": E.fsub, "mul": E.fmul, "div": E.fdiv, "min": E.fmin, "max": E.fmax,
-    "eq": E.feq, "ne": E.fne, "lt": E.flt, "le": E.fle, "gt": E.fgt, "ge": E.fge,
-}  # fmt: skip
-_UNARY_EXPR: dict[str, Callable[[Expr], Expr]] = {
-    "neg": E.fneg, "abs": E.fabs, "sqrt": E.fsqrt, "floor": E.ffloor, "ceil": E.fceil,
-    "round": E.fround, "trunc": E.ftrunc, "is_nan": E.fis_nan, "is_inf": E.fis_inf,
-    "sqrt_approx": E.fsqrt_approx, "exp2_approx": E.fexp2_approx, "log2_approx": E.flog2_approx,
-    "sin_approx": E.fsin_approx, "cos_approx": E.fcos_approx,
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -260,7 +268,7 @@ def adversarial(campaign: Campaign, start: int, length: int) -> list[U32]:
     if campaign.family == "fma":
         for cls in range(4):
             s = part(cls)
-            product = oracle.binary("mul", "f32", a[s], b[s])
+            product = oracle.evaluate(d.FMulOp, "f32", a[s], b[s])
             near = (product ^ sign) ^ (z[s] & u(0xFF))
             c[s] = np.where((z[s] >> u(8)) & u(1), near, c[s])
     return [a, b, c][: campaign.arity]
@@ -276,19 +284,11 @@ def oracle_words(campaign: Campaign, operands: Sequence[U32]) -> U32:
 def interp_oracle(campaign: Campaign, operands: Sequence[U32]) -> U32:
     """The exact result words of the op (the reference interpreter's floats)."""
     fmt, op = campaign.fmt, campaign.op
+    found = FLOAT_OPS.get(op)
+    if found is not None:
+        op_class, variant = found
+        return oracle.evaluate(op_class, fmt, *operands, variant=variant)
     match campaign.family:
-        case "binary":
-            return oracle.binary(op, fmt, *operands)
-        case "compare":
-            return oracle.compare(op, fmt, *operands)
-        case "fma":
-            return oracle.fma(fmt, *operands)
-        case "unary":
-            return oracle.unary(op, fmt, *operands)
-        case "approximate":
-            return oracle.approximate(op, *operands)
-        case "predicate":
-            return oracle.predicate(op, fmt, *operands)
         case "convert":
             target = op.removeprefix("to_")
             return np.asarray(oracle.convert(fmt, target, operands[0]), dtype=np.uint32)
@@ -432,7 +432,7 @@ def fast_oracle(campaign: Campaign, operands: Sequence[U32]) -> U32 | None:
             if family == "fma":
                 return _f32_fma(operands[0], operands[1], operands[2])
             return None
-        if family not in ("compare", "binary") or op in ("min", "max"):
+        if family not in ("compare", "binary") or (family == "binary" and op not in _F32_ARITH):
             return None
         table = _widening_table(fmt)
         a, b = table[operands[0]], table[operands[1]]
@@ -449,17 +449,14 @@ def op_expr(campaign: Campaign, words: Sequence[Expr]) -> Expr:
         return E.bitcast(ty, word)
 
     op = campaign.op
+    found = FLOAT_OPS.get(op)
+    if found is not None:
+        op_class, variant = found
+        result = float_op_expr(op_class, [value(w) for w in words], variant)
+        if op_class.RESULT is not None:
+            return E.cast(DataType.U32, result)  # a bool: its 0/1 word
+        return E.bitcast(DataType.U32, result)
     match campaign.family:
-        case "binary":
-            return E.bitcast(DataType.U32, _BINARY_EXPR[op](value(words[0]), value(words[1])))
-        case "compare":
-            return E.cast(DataType.U32, _BINARY_EXPR[op](value(words[0]), value(words[1])))
-        case "fma":
-            return E.bitcast(DataType.U32, E.fma(*(value(w) for w in words)))
-        case "unary" | "approximate":
-            return E.bitcast(DataType.U32, _UNARY_EXPR[op](value(words[0])))
-        case "predicate":
-            return E.cast(DataType.U32, _UNARY_EXPR[op](value(words[0])))
         case "convert":
             target = op.removeprefix("to_")
             to = _TYPES.get(target, DataType.U32 if target == "u32" else DataType.I32)

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from vyre.ir import BufferDecl, DataType, Expr, Node, Program
+from vyre.dialects import vyre as d
+from vyre.ir import BufferDecl, DataType, Expr, Node, Program, float_op_expr
 from vyre.ir import Expr as E
 from vyre.ir import Node as N
 from vyre.pipeline import prepare
@@ -39,21 +39,14 @@ from vyre.transforms import softfloat as sf
 
 __all__ = ["KINDS", "OPS", "Cost", "elementwise_program", "ir_ops", "wgsl_cost", "wgsl_counts"]
 
-OPS: dict[str, tuple[int, Callable[..., Expr]]] = {
-    "fadd": (2, E.fadd),
-    "fsub": (2, E.fsub),
-    "fmul": (2, E.fmul),
-    "fdiv": (2, E.fdiv),
-    "fma": (3, E.fma),
-    "fsqrt": (1, E.fsqrt),
-    "fmin": (2, E.fmin),
-    "fmax": (2, E.fmax),
-    "flt": (2, E.flt),
-    "feq": (2, E.feq),
-    "ffloor": (1, E.ffloor),
-    "fround": (1, E.fround),
+OPS: dict[str, tuple[type[d.FloatOp], str]] = {
+    ("f" + variant if variant else op.mnemonic()): (op, variant)
+    for op in d.STRICT_FLOAT_OPS
+    for variant in d.float_op_variants(op)
 }
-"""Op name -> (arity, builder). Comparisons store their 0/1 result as u32."""
+"""Op spelling (`fadd`, `flt`, `fma`, the public `BinOp`/`UnOp` value) -> (op
+class, variant): every strict float op of the dialect is costed. Comparisons
+and classifications store their 0/1 result as u32."""
 
 KINDS = ("arith", "mul", "logic", "shift", "compare", "select", "clz", "bool")
 _TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
@@ -88,19 +81,22 @@ class Cost:
 def elementwise_program(op: str, fmt: str, name: str | None = None) -> Program:
     """`out[i] = op(a[i], b[i], ...)` over buffers of format `fmt` ("copy": out[i] = a[i])."""
     ty = _TYPES[fmt]
-    def identity(x: Expr) -> Expr:
-        return x
-
-    arity, build = (1, identity) if op == "copy" else OPS[op]
-    names = "abc"[:arity]
     i = E.var("i")
-    value: Expr = build(*(E.load(n, i) for n in names))
+    if op == "copy":
+        names = "a"
+        value: Expr = E.load("a", i)
+        boolean = False
+    else:
+        op_class, variant = OPS[op]
+        names = "abc"[: op_class.ARITY]
+        value = float_op_expr(op_class, [E.load(n, i) for n in names], variant)
+        boolean = op_class.RESULT is not None
     out_ty = ty
-    if op in ("flt", "feq"):
+    if boolean:
         value, out_ty = E.select(value, E.u32(1), E.u32(0)), DataType.U32
     body: list[Node] = [N.let("i", E.invocation_id(0)), N.store("out", i, value)]
     buffers = [*(BufferDecl.read(n, k, ty) for k, n in enumerate(names))]
-    buffers.append(BufferDecl.read_write("out", arity, out_ty))
+    buffers.append(BufferDecl.read_write("out", len(names), out_ty))
     return Program(buffers, (64, 1, 1), body, name=name or f"cost_{fmt}_{op}")
 
 
@@ -130,20 +126,12 @@ def _counts(op: str, fmt: str) -> tuple[Counter[str], int, int]:
 
 def ir_ops(op: str, fmt: str) -> int:
     """Integer operations of the soft-float program of `op` (before folding)."""
-    format_ = sf.FORMATS[fmt]
-    params = [E.var(n) for n in "abc"]
+    op_class, variant = OPS[op]
+    algorithm = sf.algorithm_of(op_class, sf.FORMATS[fmt], variant)
+    params = [E.var(n) for n in "abc"[: op_class.ARITY]]
 
     def build(m: sf.ExprMachine) -> object:
-        w = [m.word(p) for p in params]
-        match op:
-            case "fma":
-                return sf.ternary("fma", format_)(*w)
-            case "fsqrt" | "ffloor" | "fround":
-                return sf.unary(op[1:], format_)(w[0])
-            case "flt" | "feq":
-                return sf.compare_op(op[1:], format_)(w[0], w[1])
-            case _:
-                return sf.binary(op[1:], format_)(w[0], w[1])
+        return algorithm(*(m.word(p) for p in params))
 
     return sf.count_ops(build)
 

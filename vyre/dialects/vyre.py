@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import ClassVar, Self, TypeVar, cast
 
@@ -65,13 +65,16 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from vyre.dialects.tables import OpTable
+
 # ---------------------------------------------------------------------------
 # Enumerations (the stable spellings used in text, wire and Python)
 # ---------------------------------------------------------------------------
 
 
 class DataTypeKind(str, Enum):
-    """The value types of vyre (types.md). Planned types are added as members."""
+    """The value types of vyre (types.md). Planned types are added as members;
+    everything vyre knows about a type is its row of `TYPE_FACTS`."""
 
     U32 = "u32"
     I32 = "i32"
@@ -84,9 +87,14 @@ class DataTypeKind(str, Enum):
     F16 = "f16"
     BF16 = "bf16"
 
+    @property
+    def facts(self) -> TypeFacts:
+        """This type's row of `TYPE_FACTS`."""
+        return TYPE_FACTS[self]
+
     def min_bytes(self) -> int:
         """Size of one element in bytes (0 for the variable-length Bytes)."""
-        return _MIN_BYTES[self.value]
+        return TYPE_FACTS[self].min_bytes
 
     @property
     def attr(self) -> DataTypeAttr:
@@ -101,17 +109,62 @@ class DataTypeKind(str, Enum):
     @property
     def is_float(self) -> bool:
         """F32, F16 or BF16: strict IEEE floats, carried as bit patterns."""
-        return self.value in _FLOAT_SPELLINGS
+        return TYPE_FACTS[self].float_bits != 0
+
+    @property
+    def lanes(self) -> int:
+        """32-bit lanes of one value (0: Bytes has no value form)."""
+        return TYPE_FACTS[self].lanes
+
+    @property
+    def is_scalar(self) -> bool:
+        """U32, I32 or Bool: usable as an index, condition or integer operand."""
+        return TYPE_FACTS[self].scalar
 
     def __str__(self) -> str:
         return self.value
 
 
-_MIN_BYTES = {
-    "u32": 4, "i32": 4, "u64": 8, "vec2u32": 8, "vec4u32": 16, "bool": 4, "bytes": 0,
-    "f32": 4, "f16": 2, "bf16": 2,
-}  # fmt: skip
-_FLOAT_SPELLINGS = frozenset({"f32", "f16", "bf16"})
+@dataclass(frozen=True)
+class TypeFacts:
+    """What every layer needs to know about one value type."""
+
+    min_bytes: int
+    """Bytes of one element (0 for the variable-length Bytes)."""
+    lanes: int
+    """32-bit lanes of one value (0: no value form). A 16-bit float is one lane
+    holding its pattern in the low half."""
+    words: int
+    """32-bit words of one element in a workgroup array or in a value; storage and
+    uniform buffers of a 16-bit float pack two elements per word instead."""
+    wgsl: str
+    """The WGSL type of a value (floats travel as `u32` bit patterns)."""
+    float_bits: int = 0
+    """Width of a float's bit pattern; 0 for the integer types."""
+    scalar: bool = False
+    """U32, I32, Bool: indices, conditions, loop bounds, integer operands."""
+    numpy: str = ""
+    """The numpy dtype at the user's boundary ("" for Bytes: uint8 bytes)."""
+
+    @property
+    def half(self) -> bool:
+        """A 16-bit float: two elements per word in storage and uniform buffers."""
+        return self.float_bits == 16
+
+
+TYPE_FACTS: dict[DataTypeKind, TypeFacts] = {
+    DataTypeKind.U32: TypeFacts(4, 1, 1, "u32", scalar=True, numpy="uint32"),
+    DataTypeKind.I32: TypeFacts(4, 1, 1, "i32", scalar=True, numpy="int32"),
+    DataTypeKind.U64: TypeFacts(8, 2, 2, "vec2<u32>", numpy="uint64"),
+    DataTypeKind.VEC2U32: TypeFacts(8, 2, 2, "vec2<u32>", numpy="uint32"),
+    DataTypeKind.VEC4U32: TypeFacts(16, 4, 4, "vec4<u32>", numpy="uint32"),
+    DataTypeKind.BOOL: TypeFacts(4, 1, 1, "u32", scalar=True, numpy="uint32"),
+    DataTypeKind.BYTES: TypeFacts(0, 0, 1, "u32", numpy=""),
+    DataTypeKind.F32: TypeFacts(4, 1, 1, "u32", float_bits=32, numpy="float32"),
+    DataTypeKind.F16: TypeFacts(2, 1, 1, "u32", float_bits=16, numpy="float16"),
+    DataTypeKind.BF16: TypeFacts(2, 1, 1, "u32", float_bits=16, numpy="uint16"),
+}
+"""One row per value type: the one table of type facts (a new type adds a row)."""
 
 
 class AccessKind(str, Enum):
@@ -122,6 +175,10 @@ class AccessKind(str, Enum):
 
 
 class BinOpKind(str, Enum):
+    """The integer binary operators of `vyre.binop` (float operators are op
+    classes of their own: `FloatBinaryOp`, `FCmpOp`). Append only: a member's
+    position is its wire code."""
+
     ADD = "add"
     SUB = "sub"
     MUL = "mul"
@@ -140,26 +197,13 @@ class BinOpKind(str, Enum):
     GE = "ge"
     AND = "and"
     OR = "or"
-    FADD = "fadd"
-    FSUB = "fsub"
-    FMUL = "fmul"
-    FDIV = "fdiv"
-    FMIN = "fmin"
-    FMAX = "fmax"
-    FEQ = "feq"
-    FNE = "fne"
-    FLT = "flt"
-    FLE = "fle"
-    FGT = "fgt"
-    FGE = "fge"
-
-    @property
-    def is_float(self) -> bool:
-        """A strict float operation (its own op class, not `vyre.binop`)."""
-        return self.value[0] == "f"
 
 
 class UnOpKind(str, Enum):
+    """The integer unary operators of `vyre.unop` (float operators are op classes
+    of their own: `FloatUnaryOp`). Append only: a member's position is its wire
+    code."""
+
     NEGATE = "negate"
     BIT_NOT = "bit_not"
     LOGICAL_NOT = "logical_not"
@@ -167,30 +211,6 @@ class UnOpKind(str, Enum):
     CLZ = "clz"
     CTZ = "ctz"
     REVERSE_BITS = "reverse_bits"
-    FNEG = "fneg"
-    FABS = "fabs"
-    FSQRT = "fsqrt"
-    FFLOOR = "ffloor"
-    FCEIL = "fceil"
-    FROUND = "fround"
-    FTRUNC = "ftrunc"
-    FIS_NAN = "fis_nan"
-    FIS_INF = "fis_inf"
-    FSQRT_APPROX = "fsqrt_approx"
-    FEXP2_APPROX = "fexp2_approx"
-    FLOG2_APPROX = "flog2_approx"
-    FSIN_APPROX = "fsin_approx"
-    FCOS_APPROX = "fcos_approx"
-
-    @property
-    def is_float(self) -> bool:
-        """A float operation (its own op class, not `vyre.unop`)."""
-        return self.value[0] == "f"
-
-    @property
-    def is_approximate(self) -> bool:
-        """An approximate float operation: native hardware, a declared error bound."""
-        return self.value.endswith("_approx")
 
 
 class AtomicOpKind(str, Enum):
@@ -216,84 +236,62 @@ U32_MAX = 0xFFFF_FFFF
 # ---------------------------------------------------------------------------
 
 LANE_COUNTS: dict[DataTypeKind, int] = {
-    DataTypeKind.U32: 1,
-    DataTypeKind.I32: 1,
-    DataTypeKind.BOOL: 1,
-    DataTypeKind.U64: 2,
-    DataTypeKind.VEC2U32: 2,
-    DataTypeKind.VEC4U32: 4,
+    kind: facts.lanes for kind, facts in TYPE_FACTS.items() if facts.lanes and not facts.float_bits
 }
-"""32-bit lanes of each value type (Bytes has no value form)."""
+"""32-bit lanes of each integer value type (Bytes has no value form)."""
 
-SCALAR_KINDS = (DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL)
+SCALAR_KINDS = tuple(kind for kind, facts in TYPE_FACTS.items() if facts.scalar)
+
+
+def _shift(a: int, b: int) -> int:
+    return (a << (b & 31)) & U32_MAX
+
+
+BINOP_FOLDS: OpTable[BinOpKind, Callable[[int, int], int]] = OpTable(
+    "constant folds of vyre.binop", lambda: BinOpKind
+)
+"""`a <kind> b` on u32 bit patterns (wrapping; /0 and %0 give 0; shifts mask the
+amount to 0..31; comparisons and logical ops give 0/1)."""
+BINOP_FOLDS.add(BinOpKind.ADD, lambda a, b: (a + b) & U32_MAX)
+BINOP_FOLDS.add(BinOpKind.SUB, lambda a, b: (a - b) & U32_MAX)
+BINOP_FOLDS.add(BinOpKind.MUL, lambda a, b: (a * b) & U32_MAX)
+BINOP_FOLDS.add(BinOpKind.DIV, lambda a, b: 0 if b == 0 else a // b)
+BINOP_FOLDS.add(BinOpKind.MOD, lambda a, b: 0 if b == 0 else a % b)
+BINOP_FOLDS.add(BinOpKind.BIT_AND, lambda a, b: a & b)
+BINOP_FOLDS.add(BinOpKind.BIT_OR, lambda a, b: a | b)
+BINOP_FOLDS.add(BinOpKind.BIT_XOR, lambda a, b: a ^ b)
+BINOP_FOLDS.add(BinOpKind.SHL, _shift)
+BINOP_FOLDS.add(BinOpKind.SHR, lambda a, b: a >> (b & 31))
+BINOP_FOLDS.add(BinOpKind.EQ, lambda a, b: int(a == b))
+BINOP_FOLDS.add(BinOpKind.NE, lambda a, b: int(a != b))
+BINOP_FOLDS.add(BinOpKind.LT, lambda a, b: int(a < b))
+BINOP_FOLDS.add(BinOpKind.GT, lambda a, b: int(a > b))
+BINOP_FOLDS.add(BinOpKind.LE, lambda a, b: int(a <= b))
+BINOP_FOLDS.add(BinOpKind.GE, lambda a, b: int(a >= b))
+BINOP_FOLDS.add(BinOpKind.AND, lambda a, b: int(a != 0 and b != 0))
+BINOP_FOLDS.add(BinOpKind.OR, lambda a, b: int(a != 0 or b != 0))
+
+UNOP_FOLDS: OpTable[UnOpKind, Callable[[int], int]] = OpTable(
+    "constant folds of vyre.unop", lambda: UnOpKind
+)
+"""`<kind> a` on a 32-bit pattern (clz(0) = ctz(0) = 32)."""
+UNOP_FOLDS.add(UnOpKind.NEGATE, lambda a: (-a) & U32_MAX)
+UNOP_FOLDS.add(UnOpKind.BIT_NOT, lambda a: a ^ U32_MAX)
+UNOP_FOLDS.add(UnOpKind.LOGICAL_NOT, lambda a: int(a == 0))
+UNOP_FOLDS.add(UnOpKind.POPCOUNT, lambda a: a.bit_count())
+UNOP_FOLDS.add(UnOpKind.CLZ, lambda a: 32 - a.bit_length())
+UNOP_FOLDS.add(UnOpKind.CTZ, lambda a: 32 if a == 0 else (a & -a).bit_length() - 1)
+UNOP_FOLDS.add(UnOpKind.REVERSE_BITS, lambda a: int(f"{a:032b}"[::-1], 2))
 
 
 def fold_binop(kind: BinOpKind, a: int, b: int) -> int:
-    """`a <kind> b` on u32 bit patterns (wrapping; /0 and %0 give 0; shifts mask
-    the amount to 0..31; comparisons and logical ops give 0/1)."""
-    a &= U32_MAX
-    b &= U32_MAX
-    match kind:
-        case BinOpKind.ADD:
-            return (a + b) & U32_MAX
-        case BinOpKind.SUB:
-            return (a - b) & U32_MAX
-        case BinOpKind.MUL:
-            return (a * b) & U32_MAX
-        case BinOpKind.DIV:
-            return 0 if b == 0 else a // b
-        case BinOpKind.MOD:
-            return 0 if b == 0 else a % b
-        case BinOpKind.BIT_AND:
-            return a & b
-        case BinOpKind.BIT_OR:
-            return a | b
-        case BinOpKind.BIT_XOR:
-            return a ^ b
-        case BinOpKind.SHL:
-            return (a << (b & 31)) & U32_MAX
-        case BinOpKind.SHR:
-            return a >> (b & 31)
-        case BinOpKind.EQ:
-            return int(a == b)
-        case BinOpKind.NE:
-            return int(a != b)
-        case BinOpKind.LT:
-            return int(a < b)
-        case BinOpKind.GT:
-            return int(a > b)
-        case BinOpKind.LE:
-            return int(a <= b)
-        case BinOpKind.GE:
-            return int(a >= b)
-        case BinOpKind.AND:
-            return int(a != 0 and b != 0)
-        case BinOpKind.OR:
-            return int(a != 0 or b != 0)
-        case _:
-            raise ValueError(f"`{kind.value}` is a float operator: vyre.binop folds integer operators only")
+    """`a <kind> b` on u32 bit patterns (`BINOP_FOLDS`)."""
+    return BINOP_FOLDS[kind](a & U32_MAX, b & U32_MAX)
 
 
 def fold_unop(kind: UnOpKind, a: int) -> int:
-    """`<kind> a` on a 32-bit pattern (clz(0) = ctz(0) = 32)."""
-    a &= U32_MAX
-    match kind:
-        case UnOpKind.NEGATE:
-            return (-a) & U32_MAX
-        case UnOpKind.BIT_NOT:
-            return a ^ U32_MAX
-        case UnOpKind.LOGICAL_NOT:
-            return int(a == 0)
-        case UnOpKind.POPCOUNT:
-            return a.bit_count()
-        case UnOpKind.CLZ:
-            return 32 - a.bit_length()
-        case UnOpKind.CTZ:
-            return 32 if a == 0 else (a & -a).bit_length() - 1
-        case UnOpKind.REVERSE_BITS:
-            return int(f"{a:032b}"[::-1], 2)
-        case _:
-            raise ValueError(f"`{kind.value}` is a float operator: vyre.unop folds integer operators only")
+    """`<kind> a` on a 32-bit pattern (`UNOP_FOLDS`)."""
+    return UNOP_FOLDS[kind](a & U32_MAX)
 
 
 def fold_cast(
@@ -1009,7 +1007,7 @@ class BinOp(ExprOp, HasFolderInterface):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        kind = _parse_enum_keyword(parser, BinOpKind, "a binary operator", INT_BINOP_KINDS)
+        kind = _parse_enum_keyword(parser, BinOpKind, "a binary operator")
         lhs = parse_defined_operand(parser)
         parser.parse_punctuation(",")
         rhs = parse_defined_operand(parser)
@@ -1025,10 +1023,8 @@ class BinOp(ExprOp, HasFolderInterface):
         _print_attr_dict(printer, self)
 
 
-INT_BINOP_KINDS = tuple(kind for kind in BinOpKind if not kind.is_float)
-INT_UNOP_KINDS = tuple(kind for kind in UnOpKind if not kind.is_float)
-_UNOP_SPELLINGS = frozenset(kind.value for kind in INT_UNOP_KINDS)
-_BINOP_SPELLINGS = frozenset(kind.value for kind in INT_BINOP_KINDS)
+_UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
+_BINOP_SPELLINGS = frozenset(kind.value for kind in BinOpKind)
 
 
 def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
@@ -1085,7 +1081,7 @@ class UnOp(ExprOp, HasFolderInterface):
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        kind = _parse_enum_keyword(parser, UnOpKind, "a unary operator", INT_UNOP_KINDS)
+        kind = _parse_enum_keyword(parser, UnOpKind, "a unary operator")
         op = cls(kind, parse_defined_operand(parser))
         op.attributes |= parser.parse_optional_attr_dict()
         return op
@@ -1235,9 +1231,7 @@ class CastOp(ExprOp, HasFolderInterface):
 # ---------------------------------------------------------------------------
 
 FLOAT_BITS: dict[DataTypeKind, int] = {
-    DataTypeKind.F32: 32,
-    DataTypeKind.F16: 16,
-    DataTypeKind.BF16: 16,
+    kind: facts.float_bits for kind, facts in TYPE_FACTS.items() if facts.float_bits
 }
 """Width of each float type's bit pattern (F16/BF16 use the low half of a word)."""
 
@@ -1288,59 +1282,92 @@ class LitFloatOp(ExprOp):
         _print_attr_dict(printer, self)
 
 
-class FloatBinaryOp(ExprOp):
-    """`lhs <op> rhs` on two values of one float type, rounded once (RNE)."""
+class FloatOp(ExprOp):
+    """A float operation: every one is its own op class, and the class is the one
+    home of the op's facts. `SHORT_NAME` names the operation without its format
+    or prefix (`add`, `sqrt`: campaigns, library ids and soft-float routines
+    use it); `ARITY` counts its float operands; the operands share one float type
+    and the result has it, except where `RESULT` says otherwise (bool for
+    comparisons and classifications). Strict ops (every subclass but
+    `ApproximateUnaryOp`) are rewritten into integer IR by float-strict."""
 
-    KIND: ClassVar[BinOpKind]
-    lhs = operand_def()
-    rhs = operand_def()
-    res = result_def(DataTypeAttr)
+    SHORT_NAME: ClassVar[str]
+    ARITY: ClassVar[int]
+    RESULT: ClassVar[DataTypeAttr | None] = None
+    """A fixed result type (bool), or None: the operands' float type."""
     traits = traits_def(Pure())
 
-    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
-        left = SSAValue.get(lhs)
-        _init_op(self, operands=[left, rhs], result_types=[_float_type_or_u32(left)])
+    @classmethod
+    def mnemonic(cls) -> str:
+        """The op's name without the dialect prefix (`fadd`): its public spelling
+        (`vyre.ir.BinOp.FADD.value`) and its text keyword."""
+        return cls.name.removeprefix("vyre.")
+
+    def _result_type(self, first: SSAValue) -> DataTypeAttr:
+        return self.RESULT if self.RESULT is not None else _float_type_or_u32(first)
 
     def inferred_type(self) -> Attribute | None:
-        ty = self.lhs.type
+        if self.RESULT is not None:
+            return self.RESULT
+        ty = self.operands[0].type
         return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else None
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
-        lhs = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        op = cls(lhs, parse_defined_operand(parser))
+        operands = [parse_defined_operand(parser)]
+        for _ in range(cls.ARITY - 1):
+            parser.parse_punctuation(",")
+            operands.append(parse_defined_operand(parser))
+        op = cls.over(*operands)
         op.attributes |= parser.parse_optional_attr_dict()
         return op
 
+    @classmethod
+    def over(cls, *operands: SSAValue | Operation) -> Self:
+        """The op over `ARITY` operands."""
+        return cls(*operands)
+
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_list((self.lhs, self.rhs), printer.print_operand)
+        printer.print_list(self.operands, printer.print_operand)
         _print_attr_dict(printer, self)
+
+
+class FloatBinaryOp(FloatOp):
+    """`lhs <op> rhs` on two values of one float type, rounded once (RNE)."""
+
+    ARITY: ClassVar[int] = 2
+    lhs = operand_def()
+    rhs = operand_def()
+    res = result_def(DataTypeAttr)
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
+        left = SSAValue.get(lhs)
+        _init_op(self, operands=[left, rhs], result_types=[self._result_type(left)])
 
 
 @irdl_op_definition
 class FAddOp(FloatBinaryOp):
     name = "vyre.fadd"
-    KIND: ClassVar[BinOpKind] = BinOpKind.FADD
+    SHORT_NAME: ClassVar[str] = "add"
 
 
 @irdl_op_definition
 class FSubOp(FloatBinaryOp):
     name = "vyre.fsub"
-    KIND: ClassVar[BinOpKind] = BinOpKind.FSUB
+    SHORT_NAME: ClassVar[str] = "sub"
 
 
 @irdl_op_definition
 class FMulOp(FloatBinaryOp):
     name = "vyre.fmul"
-    KIND: ClassVar[BinOpKind] = BinOpKind.FMUL
+    SHORT_NAME: ClassVar[str] = "mul"
 
 
 @irdl_op_definition
 class FDivOp(FloatBinaryOp):
     name = "vyre.fdiv"
-    KIND: ClassVar[BinOpKind] = BinOpKind.FDIV
+    SHORT_NAME: ClassVar[str] = "div"
 
 
 @irdl_op_definition
@@ -1348,7 +1375,7 @@ class FMinOp(FloatBinaryOp):
     """IEEE 754-2019 minimumNumber (-0 < +0; a NaN operand is ignored)."""
 
     name = "vyre.fmin"
-    KIND: ClassVar[BinOpKind] = BinOpKind.FMIN
+    SHORT_NAME: ClassVar[str] = "min"
 
 
 @irdl_op_definition
@@ -1356,23 +1383,27 @@ class FMaxOp(FloatBinaryOp):
     """IEEE 754-2019 maximumNumber (-0 < +0; a NaN operand is ignored)."""
 
     name = "vyre.fmax"
-    KIND: ClassVar[BinOpKind] = BinOpKind.FMAX
+    SHORT_NAME: ClassVar[str] = "max"
 
 
 FLOAT_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 @irdl_op_definition
-class FCmpOp(ExprOp):
+class FCmpOp(FloatOp):
     """`lhs <predicate> rhs` for one float type, a bool; false when an operand is
-    NaN, except `ne`, which is true: `vyre.fcmp lt %a, %b`."""
+    NaN, except `ne`, which is true: `vyre.fcmp lt %a, %b`. Each predicate is
+    spelled `f<predicate>` in the public enum (`BinOp.FLT`)."""
 
     name = "vyre.fcmp"
+    SHORT_NAME: ClassVar[str] = "cmp"
+    ARITY: ClassVar[int] = 2
+    RESULT: ClassVar[DataTypeAttr | None] = BOOL
+    PREDICATES: ClassVar[tuple[str, ...]] = FLOAT_PREDICATES
     predicate = prop_def(StringAttr)
     lhs = operand_def()
     rhs = operand_def()
     res = result_def(DataTypeAttr)
-    traits = traits_def(Pure())
 
     def __init__(self, predicate: str, lhs: SSAValue | Operation, rhs: SSAValue | Operation):
         _init_op(
@@ -1381,13 +1412,6 @@ class FCmpOp(ExprOp):
             properties={"predicate": StringAttr(predicate)},
             result_types=[BOOL],
         )
-
-    @property
-    def kind(self) -> BinOpKind:
-        return BinOpKind("f" + self.predicate.data)
-
-    def inferred_type(self) -> Attribute:
-        return BOOL
 
     def verify_(self) -> None:
         self.verify_result_type()
@@ -1411,81 +1435,45 @@ class FCmpOp(ExprOp):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.predicate.data} ")
-        printer.print_list((self.lhs, self.rhs), printer.print_operand)
-        _print_attr_dict(printer, self)
+        printer.print_string(f" {self.predicate.data}")
+        super().print(printer)
 
 
 @irdl_op_definition
-class FmaOp(ExprOp):
+class FmaOp(FloatOp):
     """`a * b + c` with ONE rounding (IEEE fusedMultiplyAdd): `vyre.fma %a, %b, %c`."""
 
     name = "vyre.fma"
+    SHORT_NAME: ClassVar[str] = "fma"
+    ARITY: ClassVar[int] = 3
     a = operand_def()
     b = operand_def()
     c = operand_def()
     res = result_def(DataTypeAttr)
-    traits = traits_def(Pure())
 
     def __init__(
         self, a: SSAValue | Operation, b: SSAValue | Operation, c: SSAValue | Operation
     ):
         first = SSAValue.get(a)
-        _init_op(self, operands=[first, b, c], result_types=[_float_type_or_u32(first)])
-
-    def inferred_type(self) -> Attribute | None:
-        ty = self.a.type
-        return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else None
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        a = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        b = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        op = cls(a, b, parse_defined_operand(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.a, self.b, self.c), printer.print_operand)
-        _print_attr_dict(printer, self)
+        _init_op(self, operands=[first, b, c], result_types=[self._result_type(first)])
 
 
-class FloatUnaryOp(ExprOp):
-    """`<op> operand` on a float value; the result has its type (bool for the
-    classifications fis_nan and fis_inf)."""
+class FloatUnaryOp(FloatOp):
+    """`<op> operand` on a float value; the result has its type."""
 
-    KIND: ClassVar[UnOpKind]
+    ARITY: ClassVar[int] = 1
     operand = operand_def()
     res = result_def(DataTypeAttr)
-    traits = traits_def(Pure())
 
     def __init__(self, operand: SSAValue | Operation):
         value = SSAValue.get(operand)
-        ty = BOOL if self.KIND in _CLASSIFICATIONS else _float_type_or_u32(value)
-        _init_op(self, operands=[value], result_types=[ty])
-
-    def inferred_type(self) -> Attribute | None:
-        if self.KIND in _CLASSIFICATIONS:
-            return BOOL
-        ty = self.operand.type
-        return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else None
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        op = cls(parse_defined_operand(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.operand)
-        _print_attr_dict(printer, self)
+        _init_op(self, operands=[value], result_types=[self._result_type(value)])
 
 
-_CLASSIFICATIONS = (UnOpKind.FIS_NAN, UnOpKind.FIS_INF)
+class FloatClassifyOp(FloatUnaryOp):
+    """A classification of a float value: a bool."""
+
+    RESULT: ClassVar[DataTypeAttr | None] = BOOL
 
 
 @irdl_op_definition
@@ -1493,7 +1481,7 @@ class FNegOp(FloatUnaryOp):
     """Flips the sign bit; every other bit (NaN payloads too) is kept."""
 
     name = "vyre.fneg"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FNEG
+    SHORT_NAME: ClassVar[str] = "neg"
 
 
 @irdl_op_definition
@@ -1501,25 +1489,25 @@ class FAbsOp(FloatUnaryOp):
     """Clears the sign bit; every other bit (NaN payloads too) is kept."""
 
     name = "vyre.fabs"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FABS
+    SHORT_NAME: ClassVar[str] = "abs"
 
 
 @irdl_op_definition
 class FSqrtOp(FloatUnaryOp):
     name = "vyre.fsqrt"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FSQRT
+    SHORT_NAME: ClassVar[str] = "sqrt"
 
 
 @irdl_op_definition
 class FFloorOp(FloatUnaryOp):
     name = "vyre.ffloor"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FFLOOR
+    SHORT_NAME: ClassVar[str] = "floor"
 
 
 @irdl_op_definition
 class FCeilOp(FloatUnaryOp):
     name = "vyre.fceil"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FCEIL
+    SHORT_NAME: ClassVar[str] = "ceil"
 
 
 @irdl_op_definition
@@ -1527,25 +1515,25 @@ class FRoundOp(FloatUnaryOp):
     """Round to the nearest integral value, ties to even."""
 
     name = "vyre.fround"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FROUND
+    SHORT_NAME: ClassVar[str] = "round"
 
 
 @irdl_op_definition
 class FTruncOp(FloatUnaryOp):
     name = "vyre.ftrunc"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FTRUNC
+    SHORT_NAME: ClassVar[str] = "trunc"
 
 
 @irdl_op_definition
-class FIsNanOp(FloatUnaryOp):
+class FIsNanOp(FloatClassifyOp):
     name = "vyre.fis_nan"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FIS_NAN
+    SHORT_NAME: ClassVar[str] = "is_nan"
 
 
 @irdl_op_definition
-class FIsInfOp(FloatUnaryOp):
+class FIsInfOp(FloatClassifyOp):
     name = "vyre.fis_inf"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FIS_INF
+    SHORT_NAME: ClassVar[str] = "is_inf"
 
 
 @dataclass(frozen=True)
@@ -1575,61 +1563,36 @@ class ApproximateUnaryOp(FloatUnaryOp):
 @irdl_op_definition
 class FSqrtApproxOp(ApproximateUnaryOp):
     name = "vyre.fsqrt_approx"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FSQRT_APPROX
+    SHORT_NAME: ClassVar[str] = "sqrt_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, low=0.0, builtin="sqrt")
 
 
 @irdl_op_definition
 class FExp2ApproxOp(ApproximateUnaryOp):
     name = "vyre.fexp2_approx"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FEXP2_APPROX
+    SHORT_NAME: ClassVar[str] = "exp2_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, ulp_per_magnitude=2.0, low=-126.0, high=128.0, builtin="exp2")
 
 
 @irdl_op_definition
 class FLog2ApproxOp(ApproximateUnaryOp):
     name = "vyre.flog2_approx"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FLOG2_APPROX
+    SHORT_NAME: ClassVar[str] = "log2_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, absolute=2.0**-21, low=0.0, builtin="log2")
 
 
 @irdl_op_definition
 class FSinApproxOp(ApproximateUnaryOp):
     name = "vyre.fsin_approx"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FSIN_APPROX
+    SHORT_NAME: ClassVar[str] = "sin_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="sin")
 
 
 @irdl_op_definition
 class FCosApproxOp(ApproximateUnaryOp):
     name = "vyre.fcos_approx"
-    KIND: ClassVar[UnOpKind] = UnOpKind.FCOS_APPROX
+    SHORT_NAME: ClassVar[str] = "cos_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="cos")
-
-
-APPROXIMATE_OPS: dict[UnOpKind, type[ApproximateUnaryOp]] = {
-    op.KIND: op for op in (FSqrtApproxOp, FExp2ApproxOp, FLog2ApproxOp, FSinApproxOp, FCosApproxOp)
-}
-
-
-FLOAT_BINARY_OPS: dict[BinOpKind, type[FloatBinaryOp]] = {
-    op.KIND: op for op in (FAddOp, FSubOp, FMulOp, FDivOp, FMinOp, FMaxOp)
-}
-FLOAT_UNARY_OPS: dict[UnOpKind, type[FloatUnaryOp]] = {
-    **{
-        op.KIND: op
-        for op in (FNegOp, FAbsOp, FSqrtOp, FFloorOp, FCeilOp, FRoundOp, FTruncOp, FIsNanOp, FIsInfOp)
-    },
-    **APPROXIMATE_OPS,
-}
-FLOAT_COMPARISONS: dict[BinOpKind, str] = {
-    BinOpKind.FEQ: "eq",
-    BinOpKind.FNE: "ne",
-    BinOpKind.FLT: "lt",
-    BinOpKind.FLE: "le",
-    BinOpKind.FGT: "gt",
-    BinOpKind.FGE: "ge",
-}
 
 
 @irdl_op_definition
@@ -2032,7 +1995,7 @@ class BarrierOp(_BareStmt):
         _init_op(self)
 
 
-EXPRESSION_OPS: tuple[type[ExprOp], ...] = (
+OPERATIONS: tuple[type[IRDLOperation], ...] = (
     LitU32Op,
     LitI32Op,
     LitBoolOp,
@@ -2048,14 +2011,6 @@ EXPRESSION_OPS: tuple[type[ExprOp], ...] = (
     SelectOp,
     CastOp,
     AtomicOp,
-    LitFloatOp,
-    *FLOAT_BINARY_OPS.values(),
-    FCmpOp,
-    FmaOp,
-    *FLOAT_UNARY_OPS.values(),
-    BitcastOp,
-)
-STATEMENT_OPS: tuple[type[StmtOp], ...] = (
     LetOp,
     AssignOp,
     StoreOp,
@@ -2064,7 +2019,79 @@ STATEMENT_OPS: tuple[type[StmtOp], ...] = (
     ReturnOp,
     BlockOp,
     BarrierOp,
+    LitFloatOp,
+    FAddOp,
+    FSubOp,
+    FMulOp,
+    FDivOp,
+    FMinOp,
+    FMaxOp,
+    FCmpOp,
+    FmaOp,
+    FNegOp,
+    FAbsOp,
+    FSqrtOp,
+    FFloorOp,
+    FCeilOp,
+    FRoundOp,
+    FTruncOp,
+    FIsNanOp,
+    FIsInfOp,
+    BitcastOp,
+    FSqrtApproxOp,
+    FExp2ApproxOp,
+    FLog2ApproxOp,
+    FSinApproxOp,
+    FCosApproxOp,
 )
+"""Every op of the dialect inside a kernel (the kernel op is the container).
+Append only: an op's position is its wire code, so a new op goes at the end;
+every table of per-op knowledge (`vyre.dialects.tables`) reads its scope from
+this list, so a new op a table misses fails the completeness test."""
+
+_O = TypeVar("_O", bound=IRDLOperation)
+
+
+def ops_of(base: type[_O]) -> tuple[type[_O], ...]:
+    """The dialect's ops derived from `base`, in `OPERATIONS` order."""
+    return tuple(op for op in OPERATIONS if issubclass(op, base))
+
+
+def strict_float_ops() -> tuple[type[FloatOp], ...]:
+    """Every strict float op: the ones float-strict rewrites into integer IR."""
+    return tuple(op for op in ops_of(FloatOp) if not issubclass(op, ApproximateUnaryOp))
+
+
+EXPRESSION_OPS: tuple[type[ExprOp], ...] = ops_of(ExprOp)
+STATEMENT_OPS: tuple[type[StmtOp], ...] = ops_of(StmtOp)
+FLOAT_OPS: tuple[type[FloatOp], ...] = ops_of(FloatOp)
+STRICT_FLOAT_OPS: tuple[type[FloatOp], ...] = strict_float_ops()
+APPROXIMATE_OPS: tuple[type[ApproximateUnaryOp], ...] = ops_of(ApproximateUnaryOp)
+
+
+def float_op_variants(op: type[FloatOp]) -> tuple[str, ...]:
+    """The variants of a float op class: its predicates for `vyre.fcmp`, else ("",)."""
+    return FCmpOp.PREDICATES if op is FCmpOp else ("",)
+
+
+def float_op_spellings() -> dict[str, tuple[type[FloatOp], str]]:
+    """Public spelling (`fadd`, `flt`, `fsqrt_approx`) -> (op class, variant):
+    the mnemonic of every float op, and `f<predicate>` for each comparison."""
+    spellings: dict[str, tuple[type[FloatOp], str]] = {}
+    for op in ops_of(FloatOp):
+        for variant in float_op_variants(op):
+            spellings["f" + variant if variant else op.mnemonic()] = (op, variant)
+    return spellings
+
+
+def build_float_op(op: type[FloatOp], variant: str, operands: Sequence[SSAValue]) -> FloatOp:
+    """The float op `op` (with its variant: a comparison's predicate) over `operands`."""
+    if variant:
+        assert issubclass(op, FCmpOp), op
+        return FCmpOp(variant, *operands)
+    return op.over(*operands)
+
+
 class VyreConstantMaterialization(ConstantMaterializationInterface):
     """Folded values become literals of the folded op's result type."""
 
@@ -2091,7 +2118,7 @@ _LITERALS: dict[DataTypeKind, type[_LitOp]] = {
 
 Vyre = Dialect(
     "vyre",
-    [KernelOp, *EXPRESSION_OPS, *STATEMENT_OPS],
+    [KernelOp, *OPERATIONS],
     [DataTypeAttr, BufferDeclAttr],
     [VyreConstantMaterialization()],
 )

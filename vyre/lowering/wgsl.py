@@ -61,6 +61,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
 from vyre.dialects.vyre import fold_binop, fold_unop
+from vyre.dialects.tables import Dispatch, OpTable
 from vyre.lowering.casts import lower_bitcast, lower_cast
 from vyre.lowering.combine import NOTHING, Combined, Group, combine_accesses
 from vyre.lowering.fences import StorageFences, storage_fences
@@ -87,7 +88,6 @@ from vyre.lowering.vector import (
 )
 from vyre.lowering.values import (
     FLOAT_KINDS,
-    HALF_KINDS,
     LANES,
     U32_MASK,
     LoweringError,
@@ -181,39 +181,69 @@ class _Scan:
     def of(kernel: d.KernelOp) -> _Scan:
         scan = _Scan()
         for op in operations(kernel):
-            kind = _classify(type(op), _SCANNED, _SCANNED_KINDS)
-            if not kind:
-                continue
-            if kind == "let" or kind == "loop":
-                scan.locals.append(cast("d.LetOp | d.LoopOp", op).var_name.data)
-            elif kind == "store":
-                scan.stored_buffers.add(cast(d.StoreOp, op).buffer.data)
-            elif kind == "assign":
-                scan.assigned.add(cast(d.AssignOp, op).var_name.data)
-            elif kind == "atomic":
-                scan.atomic_buffers.add(cast(d.AtomicOp, op).buffer.data)
-            elif kind == "call":
-                op_id = cast(d.CallOp, op).op_id.data
-                if not is_call_intrinsic(op_id):
-                    raise LoweringError(
-                        f"vyre lowering: call to `{op_id}` is still present. Fix: prepare"
-                        " the kernel first (vyre.pipeline.prepare inlines calls; only inlinable"
-                        " ops may be called, V020)."
-                    )
-            elif kind == "float" or kind == "cast":
-                _check_no_float_arithmetic(op)
-            else:
-                scan.ids.add(kind)
+            note = SCAN.get(type(op))
+            if note is not None:
+                note(scan, op)
         return scan
 
 
-_FLOAT_ARITHMETIC = (d.FloatBinaryOp, d.FCmpOp, d.FmaOp, d.FloatUnaryOp)
+SCAN: Dispatch[_Scan, [], None] = Dispatch("lowering scan", lambda: ())
+"""What the whole-kernel scan notes of each op class (ops without an entry
+tell it nothing)."""
+
+
+@SCAN.on(d.LetOp, d.LoopOp)
+def _scan_local(scan: _Scan, op: d.LetOp | d.LoopOp) -> None:
+    scan.locals.append(op.var_name.data)
+
+
+@SCAN.on(d.StoreOp)
+def _scan_store(scan: _Scan, op: d.StoreOp) -> None:
+    scan.stored_buffers.add(op.buffer.data)
+
+
+@SCAN.on(d.AssignOp)
+def _scan_assign(scan: _Scan, op: d.AssignOp) -> None:
+    scan.assigned.add(op.var_name.data)
+
+
+@SCAN.on(d.AtomicOp)
+def _scan_atomic(scan: _Scan, op: d.AtomicOp) -> None:
+    scan.atomic_buffers.add(op.buffer.data)
+
+
+@SCAN.on(d.CallOp)
+def _scan_call(scan: _Scan, op: d.CallOp) -> None:
+    op_id = op.op_id.data
+    if not is_call_intrinsic(op_id):
+        raise LoweringError(
+            f"vyre lowering: call to `{op_id}` is still present. Fix: prepare"
+            " the kernel first (vyre.pipeline.prepare inlines calls; only inlinable"
+            " ops may be called, V020)."
+        )
+
+
+@SCAN.on(d.FloatOp, d.CastOp)
+def _scan_float(scan: _Scan, op: d.FloatOp | d.CastOp) -> None:
+    _check_no_float_arithmetic(op)
+
+
+@SCAN.on(d.InvocationIdOp, d.WorkgroupIdOp, d.LocalIdOp)
+def _scan_id(scan: _Scan, op: d.IdOp) -> None:
+    scan.ids.add(_ID_FAMILY[type(op)])
+
+
+_ID_FAMILY: dict[type[d.IdOp], str] = {
+    d.InvocationIdOp: "invocation",
+    d.WorkgroupIdOp: "workgroup",
+    d.LocalIdOp: "local",
+}
 
 
 def _check_no_float_arithmetic(op: Operation) -> None:
     """Strict float arithmetic never reaches WGSL (see the module doc); approximate
     ops do: they are the native builtins by definition."""
-    if isinstance(op, _FLOAT_ARITHMETIC) and not isinstance(op, d.ApproximateUnaryOp):
+    if isinstance(op, d.FloatOp) and not isinstance(op, d.ApproximateUnaryOp):
         raise float_arithmetic_error(f"float operation `{op.name}`")
     if isinstance(op, d.CastOp):
         source, target = _kind(op.value.type), _kind(op.res.type)
@@ -226,6 +256,45 @@ def _check_no_float_arithmetic(op: Operation) -> None:
 # ---------------------------------------------------------------------------
 # Kernel: names, layout, module text
 # ---------------------------------------------------------------------------
+
+
+def binding_layout(
+    kernel: d.KernelOp, namer: Namer, scan: _Scan, vector_buffers: set[str]
+) -> tuple[list[BufferBinding], list[WorkgroupArray]]:
+    """The storage/uniform bindings (declaration order, each with its meta length
+    word) and the workgroup arrays of a kernel, their WGSL names claimed from
+    `namer`. A read_write buffer is atomic when an atomic touches it, or when it
+    holds F16/BF16 elements and is stored to (two elements share a word: a
+    store is a compare-exchange on the word, guards.py); buffers accessed as
+    vec4 (`vector_buffers`) are neither."""
+    buffers: list[BufferBinding] = []
+    arrays: list[WorkgroupArray] = []
+    for decl in kernel.buffer_decls:
+        name = decl.buffer_name.data
+        wgsl_name = namer.claim(name)
+        element = decl.element.data_kind
+        if decl.access_kind == AccessKind.WORKGROUP:
+            # an atomic makes the whole array `array<atomic<u32>, N>` (validation
+            # admits atomics only on U32 workgroup buffers, V014/V025)
+            atomic = name in scan.atomic_buffers
+            arrays.append(WorkgroupArray(name, wgsl_name, element, decl.count.data, atomic))
+            continue
+        atomic = (
+            decl.access_kind == AccessKind.READ_WRITE
+            and name not in vector_buffers
+            and (
+                name in scan.atomic_buffers
+                or (element.facts.half and name in scan.stored_buffers)
+            )
+        )
+        meta_word = META_OFFSET_WORDS + len(buffers)
+        buffers.append(
+            BufferBinding(
+                name, wgsl_name, decl.binding.data, decl.access_kind, element, atomic,
+                meta_word, name in vector_buffers,
+            )
+        )
+    return buffers, arrays
 
 
 class _KernelLowering:
@@ -248,42 +317,7 @@ class _KernelLowering:
             combine_accesses(kernel) if self.map is None and options.combine else NOTHING
         )
         vector_buffers |= self.combined.buffers
-        atomic_buffers = scan.atomic_buffers
-        # F16/BF16 buffers pack two elements per word: a store to one is a
-        # compare-exchange on the word (guards.py), so the buffer is atomic.
-        stored_buffers = scan.stored_buffers
-        buffers: list[BufferBinding] = []
-        arrays: list[WorkgroupArray] = []
-        for decl in kernel.buffer_decls:
-            name = decl.buffer_name.data
-            wgsl_name = self.namer.claim(name)
-            element = decl.element.data_kind
-            if decl.access_kind == AccessKind.WORKGROUP:
-                # an atomic makes the whole array `array<atomic<u32>, N>` (validation
-                # admits atomics only on U32 workgroup buffers, V014/V025)
-                arrays.append(
-                    WorkgroupArray(
-                        name, wgsl_name, element, decl.count.data, name in atomic_buffers
-                    )
-                )
-                continue
-            buffers.append(
-                BufferBinding(
-                    name,
-                    wgsl_name,
-                    decl.binding.data,
-                    decl.access_kind,
-                    element,
-                    decl.access_kind == AccessKind.READ_WRITE
-                    and name not in vector_buffers
-                    and (
-                        name in atomic_buffers
-                        or (element in HALF_KINDS and name in stored_buffers)
-                    ),
-                    META_OFFSET_WORDS + len(buffers),
-                    name in vector_buffers,
-                )
-            )
+        buffers, arrays = binding_layout(kernel, self.namer, scan, vector_buffers)
         meta_binding, self.status_slot = _internal_bindings({b.binding for b in buffers})
         self.entry_point = self.namer.claim("main")
         struct_name = self.namer.claim("VyreMeta")
@@ -499,27 +533,6 @@ def _coerce(value: Value, kind: DataTypeKind) -> Value:
     return lower_cast(value, kind)
 
 
-_ARITHMETIC = {
-    BinOpKind.ADD: "+",
-    BinOpKind.SUB: "-",
-    BinOpKind.MUL: "*",
-    BinOpKind.BIT_AND: "&",
-    BinOpKind.BIT_OR: "|",
-    BinOpKind.BIT_XOR: "^",
-}
-_COMPARISONS = {
-    BinOpKind.EQ: "==",
-    BinOpKind.NE: "!=",
-    BinOpKind.LT: "<",
-    BinOpKind.GT: ">",
-    BinOpKind.LE: "<=",
-    BinOpKind.GE: ">=",
-}
-_BIT_COUNTS = {
-    UnOpKind.POPCOUNT: "countOneBits",
-    UnOpKind.CLZ: "countLeadingZeros",
-    UnOpKind.CTZ: "countTrailingZeros",
-}
 
 
 @dataclass(frozen=True)
@@ -538,6 +551,18 @@ nesting level adds at least two characters, so no emitted expression nests more
 than about a thousand levels: naga parses expressions recursively and overflows
 its stack (a segfault of the process) somewhere between 2,000 and 5,000 levels,
 while V019 admits expression chains of up to 100,000 nodes."""
+
+
+STATEMENT_EMITTERS: Dispatch[_Body, [], None] = Dispatch(
+    "WGSL statement emission", lambda: d.OPERATIONS
+)
+"""How each op is emitted where it stands in its block (an expression op defines
+its value through `EXPRESSION_EMITTERS`; an atomic runs as a statement)."""
+EXPRESSION_EMITTERS: Dispatch[_Body, [], Value] = Dispatch(
+    "WGSL expression emission", lambda: d.EXPRESSION_OPS
+)
+"""The WGSL value of each expression op (strict float ops raise: float-strict
+must have rewritten them)."""
 
 
 @dataclass
@@ -653,38 +678,38 @@ class _Body:
             if op in lane.shape.roots:
                 self.define(op.results[0], Value(lane.signature.index, U32, cheap=True))
                 return
-        kind = _classify(type(op), _STATEMENTS, _STATEMENT_KINDS)
-        if kind == "expression":
-            (result,) = op.results
-            self.define(result, self.expression(op))
-        elif kind == "let":
-            self.let(cast(d.LetOp, op))
-        elif kind == "assign":
-            self.assign(cast(d.AssignOp, op))
-        elif kind == "store":
-            self.store(cast(d.StoreOp, op))
-        elif kind == "if":
-            self.if_(cast(d.IfOp, op))
-        elif kind == "loop":
-            self.loop(cast(d.LoopOp, op))
-        elif kind == "atomic":
-            self.atomic(cast(d.AtomicOp, op))
-        elif kind == "return":
-            self.emit("return;")
-        elif kind == "block":
-            self.flush(lambda v: v.reads_memory)
-            self.emit("{")
-            self.nested(cast(d.BlockOp, op).body_block)
-            self.emit("}")
-        elif kind == "barrier":
-            self.flush(lambda v: bool(v.buffers))
-            if self.kernel.fences is None:
-                self.kernel.fences = storage_fences(self.kernel.kernel)
-            for line in self.kernel.fences.lines(op):
-                self.emit(line)
-        else:
+        emit = STATEMENT_EMITTERS.get(type(op))
+        if emit is None:
             raise LoweringError(f"vyre lowering: unexpected op `{op.name}`")
+        emit(self, op)
 
+    @STATEMENT_EMITTERS.on(d.ExprOp)
+    def expression_statement(self, op: d.ExprOp) -> None:
+        emit = EXPRESSION_EMITTERS.get(type(op))
+        if emit is None:
+            raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
+        self.define(op.results[0], emit(self, op))
+
+    @STATEMENT_EMITTERS.on(d.ReturnOp)
+    def return_(self, op: d.ReturnOp) -> None:
+        self.emit("return;")
+
+    @STATEMENT_EMITTERS.on(d.BlockOp)
+    def block_statement(self, op: d.BlockOp) -> None:
+        self.flush(lambda v: v.reads_memory)
+        self.emit("{")
+        self.nested(op.body_block)
+        self.emit("}")
+
+    @STATEMENT_EMITTERS.on(d.BarrierOp)
+    def barrier(self, op: d.BarrierOp) -> None:
+        self.flush(lambda v: bool(v.buffers))
+        if self.kernel.fences is None:
+            self.kernel.fences = storage_fences(self.kernel.kernel)
+        for line in self.kernel.fences.lines(op):
+            self.emit(line)
+
+    @STATEMENT_EMITTERS.on(d.LetOp)
     def let(self, op: d.LetOp) -> None:
         if op in self.declared:
             self.declared.discard(op)  # an unrolled loop emits the body again
@@ -699,12 +724,14 @@ class _Body:
         if value.const is not None and keyword == "let":
             self.local_consts[-1][name] = value.const
 
+    @STATEMENT_EMITTERS.on(d.AssignOp)
     def assign(self, op: d.AssignOp) -> None:
         name = op.var_name.data
         value = _coerce(self.take(op.value), self.local_type(name))
         self.flush(lambda v: name in v.locals)
         self.emit(f"{self.local(name)} = {value.text};")
 
+    @STATEMENT_EMITTERS.on(d.StoreOp)
     def store(self, op: d.StoreOp) -> None:
         buffer = op.buffer.data
         index = _coerce(self.take(op.index), U32)
@@ -759,6 +786,7 @@ class _Body:
         lanes = ", ".join(parts[k] for k in range(4))
         self.emit(f"{guards.store4_helper(group.buffer)}({self.group_base(group)}, {vector}({lanes}));")
 
+    @STATEMENT_EMITTERS.on(d.AtomicOp)
     def atomic(self, op: d.AtomicOp) -> None:
         buffer = op.buffer.data
         index = _coerce(self.take(op.index), U32)
@@ -781,6 +809,7 @@ class _Body:
         self.emit(f"let {name}: u32 = {call};")
         self.values[id(result)] = Value(name, U32, cheap=True)
 
+    @STATEMENT_EMITTERS.on(d.IfOp)
     def if_(self, op: d.IfOp) -> None:
         cond = self.take(op.cond)
         self.flush(lambda v: v.reads_memory)
@@ -798,6 +827,7 @@ class _Body:
             self.nested(op.else_block)
         self.emit("}")
 
+    @STATEMENT_EMITTERS.on(d.LoopOp)
     def loop(self, op: d.LoopOp) -> None:
         lower = _coerce(self.take(op.lower), U32)
         upper = _coerce(self.take(op.upper), U32)
@@ -846,54 +876,45 @@ class _Body:
 
     # -- expressions ----------------------------------------------------------
 
-    def expression(self, op: Operation) -> Value:
-        guards = self.kernel.guards
-        kind = _classify(type(op), _EXPRESSIONS, _EXPRESSION_KINDS)
-        if kind == "var":
-            return self.var(cast(d.VarOp, op))
-        if kind == "binop":
-            return self.binop(cast(d.BinOp, op))
-        if kind == "lit_u32":
-            return Value.constant(U32, (cast(d.LitU32Op, op).value.data,))
-        if kind == "load":
-            load = cast(d.LoadOp, op)
-            index = _coerce(self.take(load.index), U32)
-            lane = self.lane
-            if lane is not None and load.index in lane.shape.indices:
-                element = self.lane_element(lane, load.buffer.data)
-                if element is not None:
-                    return element
-            member = self.kernel.combined.loads.get(load)
-            if member is not None:
-                return self.combined_load(load, *member)
-            return guards.load(load.buffer.data, index)
-        if kind == "unop":
-            return self.unop(cast(d.UnOp, op))
-        if kind == "select":
-            return self.select(cast(d.SelectOp, op))
-        if kind == "cast":
-            cast_op = cast(d.CastOp, op)
-            return lower_cast(self.take(cast_op.value), cast_op.target.data_kind)
-        if kind == "bitcast":
-            bitcast = cast(d.BitcastOp, op)
-            return lower_bitcast(self.take(bitcast.value), _kind(bitcast.res.type))
-        if kind == "lit_i32":
-            return Value.constant(I32, (cast(d.LitI32Op, op).value.data,))
-        if kind == "lit_bool":
-            return Value.constant(BOOL, (cast(d.LitBoolOp, op).value.data,))
-        if kind == "lit_float":
-            literal = cast(d.LitFloatOp, op)
-            return Value.constant(literal.float_kind, (literal.bits.data,))
-        if kind == "buf_len":
-            return guards.length(cast(d.BufLenOp, op).buffer.data)
-        if kind == "id":
-            return self.id(cast("d.InvocationIdOp | d.WorkgroupIdOp | d.LocalIdOp", op))
-        if kind == "call":
-            return self.call(cast(d.CallOp, op))
-        if kind == "approximate":
-            return self.approximate(cast(d.ApproximateUnaryOp, op))
-        if kind == "float":
-            raise float_arithmetic_error(f"float operation `{op.name}`")
+    @EXPRESSION_EMITTERS.on(d.LitU32Op, d.LitI32Op, d.LitBoolOp)
+    def literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp) -> Value:
+        return Value.constant(_kind(op.res.type), (op.value.data,))
+
+    @EXPRESSION_EMITTERS.on(d.LitFloatOp)
+    def literal_float(self, op: d.LitFloatOp) -> Value:
+        return Value.constant(op.float_kind, (op.bits.data,))
+
+    @EXPRESSION_EMITTERS.on(d.LoadOp)
+    def load(self, op: d.LoadOp) -> Value:
+        index = _coerce(self.take(op.index), U32)
+        lane = self.lane
+        if lane is not None and op.index in lane.shape.indices:
+            element = self.lane_element(lane, op.buffer.data)
+            if element is not None:
+                return element
+        member = self.kernel.combined.loads.get(op)
+        if member is not None:
+            return self.combined_load(op, *member)
+        return self.kernel.guards.load(op.buffer.data, index)
+
+    @EXPRESSION_EMITTERS.on(d.CastOp)
+    def cast_value(self, op: d.CastOp) -> Value:
+        return lower_cast(self.take(op.value), op.target.data_kind)
+
+    @EXPRESSION_EMITTERS.on(d.BitcastOp)
+    def bitcast(self, op: d.BitcastOp) -> Value:
+        return lower_bitcast(self.take(op.value), _kind(op.res.type))
+
+    @EXPRESSION_EMITTERS.on(d.BufLenOp)
+    def buf_len(self, op: d.BufLenOp) -> Value:
+        return self.kernel.guards.length(op.buffer.data)
+
+    @EXPRESSION_EMITTERS.on(d.FloatOp)
+    def strict_float(self, op: d.FloatOp) -> Value:
+        raise float_arithmetic_error(f"float operation `{op.name}`")
+
+    @EXPRESSION_EMITTERS.on(d.AtomicOp)
+    def atomic_expression(self, op: d.AtomicOp) -> Value:
         raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
 
     def lane_element(self, lane: _Lane, buffer: str) -> Value | None:
@@ -907,6 +928,7 @@ class _Body:
             return Value(text, binding.element, buffers=frozenset({buffer}))
         return None
 
+    @EXPRESSION_EMITTERS.on(d.ApproximateUnaryOp)
     def approximate(self, op: d.ApproximateUnaryOp) -> Value:
         """The native f32 builtin on the word's bits: the one place where a float
         instruction reaches WGSL, for an op declared approximate."""
@@ -915,6 +937,7 @@ class _Body:
         text = f"bitcast<u32>({builtin}(bitcast<f32>({operand.operand})))"
         return Value.derived(text, DataTypeKind.F32, operand, atomic=True)
 
+    @EXPRESSION_EMITTERS.on(d.VarOp)
     def var(self, op: d.VarOp) -> Value:
         name = cast(StringAttr, op.properties["name"]).data  # `op.var_name`, without the descriptor
         kind = self.local_type(name)
@@ -926,14 +949,12 @@ class _Body:
         (result,) = op.results
         return _coerce(value, _kind(result.type))
 
-    def id(self, op: d.InvocationIdOp | d.WorkgroupIdOp | d.LocalIdOp) -> Value:
-        which = {
-            d.InvocationIdOp: "invocation",
-            d.WorkgroupIdOp: "workgroup",
-            d.LocalIdOp: "local",
-        }[type(op)]
+    @EXPRESSION_EMITTERS.on(d.InvocationIdOp, d.WorkgroupIdOp, d.LocalIdOp)
+    def id(self, op: d.IdOp) -> Value:
+        which = _ID_FAMILY[type(op)]
         return Value(f"{self.ids[which]}.{AXES[op.axis.data]}", U32, cheap=True)
 
+    @EXPRESSION_EMITTERS.on(d.BinOp)
     def binop(self, op: d.BinOp) -> Value:
         kind = _BINOP_KINDS[cast(StringAttr, op.properties["kind"]).data]  # `op.op_kind`
         left, right = op.operands
@@ -941,29 +962,9 @@ class _Body:
         rhs = _coerce(self.take(right), U32)
         if lhs.const is not None and rhs.const is not None:
             return Value.constant(U32, (fold_binop(kind, lhs.const[0], rhs.const[0]),))
-        guards = self.kernel.guards
-        if kind in (BinOpKind.DIV, BinOpKind.MOD):
-            return guards.divide(kind, lhs, rhs)
-        if kind in (BinOpKind.SHL, BinOpKind.SHR):
-            return guards.shift(kind, lhs, rhs)
-        if kind in _ARITHMETIC:
-            text = f"{lhs.operand} {_ARITHMETIC[kind]} {rhs.operand}"
-            return Value.derived(text, U32, lhs, rhs, atomic=False)
-        if kind in _COMPARISONS:
-            test = f"{lhs.operand} {_COMPARISONS[kind]} {rhs.operand}"
-        elif lhs.const is not None or rhs.const is not None:
-            # And/Or with one constant side: the result is constant or the other side's
-            # truth (that side has no effects to keep: atomics are never inlined)
-            known, other = (lhs, rhs) if lhs.const is not None else (rhs, lhs)
-            assert known.const is not None
-            if any(known.const) == (kind == BinOpKind.OR):
-                return Value.constant(U32, (int(kind == BinOpKind.OR),))
-            test = _truthy(other)
-        else:
-            symbol = "&" if kind == BinOpKind.AND else "|"
-            test = f"({_truthy(lhs)}) {symbol} ({_truthy(rhs)})"
-        return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+        return BINOPS[kind](self.kernel.guards, kind, lhs, rhs)
 
+    @EXPRESSION_EMITTERS.on(d.UnOp)
     def unop(self, op: d.UnOp) -> Value:
         kind = op.op_kind
         operand = self.take(op.operand)
@@ -975,30 +976,9 @@ class _Body:
             )
         if operand.const is not None:
             return Value.constant(result, (fold_unop(kind, operand.const[0]),))
-        signed = operand.kind == I32
-        word = f"bitcast<u32>({operand.text})" if signed else operand.operand
-        match kind:
-            case UnOpKind.NEGATE if signed:
-                text, atomic = f"bitcast<i32>(0u - {word})", True
-            case UnOpKind.NEGATE:
-                text, atomic = f"0u - {word}", False
-            case UnOpKind.BIT_NOT:
-                text, atomic = f"~{operand.operand}", False
-            case UnOpKind.LOGICAL_NOT:
-                zero = "0i" if signed else "0u"
-                test = (
-                    f"!({operand.condition})"
-                    if operand.condition is not None
-                    else f"{operand.operand} == {zero}"
-                )
-                return Value.derived(f"u32({test})", U32, operand, condition=test)
-            case UnOpKind.REVERSE_BITS:
-                text, atomic = f"reverseBits({operand.text})", True
-            case _:
-                text, atomic = f"{_BIT_COUNTS[kind]}({word})", True
-        value = Value.derived(text, operand.kind if result == I32 else U32, operand, atomic=atomic)
-        return _coerce(value, result)
+        return _coerce(UNOPS[kind](kind, operand, result), result)
 
+    @EXPRESSION_EMITTERS.on(d.CallOp)
     def call(self, op: d.CallOp) -> Value:
         """A Category C intrinsic left as a call by inline-calls: its WGSL builtin."""
         op_id = op.op_id.data
@@ -1012,6 +992,7 @@ class _Body:
             return Value.constant(kind, (folded,))
         return self.kernel.guards.intrinsic_call(wgsl_builtin(op_id), args, kind)
 
+    @EXPRESSION_EMITTERS.on(d.SelectOp)
     def select(self, op: d.SelectOp) -> Value:
         cond = self.take(op.cond)
         kind = _kind(op.res.type)
@@ -1024,62 +1005,110 @@ class _Body:
         return Value.derived(text, kind, cond, if_true, if_false)
 
 
-_BINOP_KINDS: dict[str, BinOpKind] = {kind.value: kind for kind in BinOpKind}
+_BinaryEmitter = Callable[[Guards, BinOpKind, Value, Value], Value]
+BINOPS: OpTable[BinOpKind, _BinaryEmitter] = OpTable("WGSL binary operators", lambda: BinOpKind)
+"""The WGSL of `lhs <kind> rhs` on u32 words (not both constant: those fold)."""
 
-_STATEMENTS: tuple[tuple[type[Operation], str], ...] = (
-    (d.AtomicOp, "atomic"),  # an expression op that runs as a statement
-    (d.ExprOp, "expression"),
-    (d.LetOp, "let"),
-    (d.AssignOp, "assign"),
-    (d.StoreOp, "store"),
-    (d.IfOp, "if"),
-    (d.LoopOp, "loop"),
-    (d.ReturnOp, "return"),
-    (d.BlockOp, "block"),
-    (d.BarrierOp, "barrier"),
-)
-_EXPRESSIONS: tuple[tuple[type[Operation], str], ...] = (
-    (d.LitU32Op, "lit_u32"),
-    (d.LitI32Op, "lit_i32"),
-    (d.LitBoolOp, "lit_bool"),
-    (d.LitFloatOp, "lit_float"),
-    (d.BitcastOp, "bitcast"),
-    (d.VarOp, "var"),
-    (d.LoadOp, "load"),
-    (d.BufLenOp, "buf_len"),
-    (d.InvocationIdOp, "id"),
-    (d.WorkgroupIdOp, "id"),
-    (d.LocalIdOp, "id"),
-    (d.BinOp, "binop"),
-    (d.UnOp, "unop"),
-    (d.SelectOp, "select"),
-    (d.CastOp, "cast"),
-    (d.CallOp, "call"),
-    (d.ApproximateUnaryOp, "approximate"),  # before FloatUnaryOp, its base
-    (d.FloatBinaryOp, "float"),
-    (d.FCmpOp, "float"),
-    (d.FmaOp, "float"),
-    (d.FloatUnaryOp, "float"),
-)
-_SCANNED: tuple[tuple[type[Operation], str], ...] = (
-    (d.LetOp, "let"),
-    (d.LoopOp, "loop"),
-    (d.StoreOp, "store"),
-    (d.AssignOp, "assign"),
-    (d.AtomicOp, "atomic"),
-    (d.CallOp, "call"),
-    (d.CastOp, "cast"),
-    (d.FloatBinaryOp, "float"),
-    (d.FCmpOp, "float"),
-    (d.FmaOp, "float"),
-    (d.FloatUnaryOp, "float"),
-    (d.InvocationIdOp, "invocation"),
-    (d.WorkgroupIdOp, "workgroup"),
-    (d.LocalIdOp, "local"),
-)
-_SCANNED_KINDS: dict[type, str] = {}
-_STATEMENT_KINDS: dict[type, str] = {}
-_EXPRESSION_KINDS: dict[type, str] = {}
+
+def _operator(symbol: str) -> _BinaryEmitter:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        return Value.derived(f"{lhs.operand} {symbol} {rhs.operand}", U32, lhs, rhs, atomic=False)
+
+    return emit
+
+
+def _comparison(symbol: str) -> _BinaryEmitter:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        test = f"{lhs.operand} {symbol} {rhs.operand}"
+        return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+
+    return emit
+
+
+def _logical(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+    if lhs.const is not None or rhs.const is not None:
+        # And/Or with one constant side: the result is constant or the other side's
+        # truth (that side has no effects to keep: atomics are never inlined)
+        known, other = (lhs, rhs) if lhs.const is not None else (rhs, lhs)
+        assert known.const is not None
+        if any(known.const) == (kind == BinOpKind.OR):
+            return Value.constant(U32, (int(kind == BinOpKind.OR),))
+        test = _truthy(other)
+    else:
+        symbol = "&" if kind == BinOpKind.AND else "|"
+        test = f"({_truthy(lhs)}) {symbol} ({_truthy(rhs)})"
+    return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+
+
+for _kind_, _symbol in (
+    (BinOpKind.ADD, "+"), (BinOpKind.SUB, "-"), (BinOpKind.MUL, "*"),
+    (BinOpKind.BIT_AND, "&"), (BinOpKind.BIT_OR, "|"), (BinOpKind.BIT_XOR, "^"),
+):  # fmt: skip
+    BINOPS.add(_kind_, _operator(_symbol))
+for _kind_, _symbol in (
+    (BinOpKind.EQ, "=="), (BinOpKind.NE, "!="), (BinOpKind.LT, "<"),
+    (BinOpKind.GT, ">"), (BinOpKind.LE, "<="), (BinOpKind.GE, ">="),
+):  # fmt: skip
+    BINOPS.add(_kind_, _comparison(_symbol))
+BINOPS.add(BinOpKind.DIV, lambda guards, kind, lhs, rhs: guards.divide(kind, lhs, rhs))
+BINOPS.add(BinOpKind.MOD, lambda guards, kind, lhs, rhs: guards.divide(kind, lhs, rhs))
+BINOPS.add(BinOpKind.SHL, lambda guards, kind, lhs, rhs: guards.shift(kind, lhs, rhs))
+BINOPS.add(BinOpKind.SHR, lambda guards, kind, lhs, rhs: guards.shift(kind, lhs, rhs))
+BINOPS.add(BinOpKind.AND, _logical)
+BINOPS.add(BinOpKind.OR, _logical)
+
+
+_UnaryEmitter = Callable[[UnOpKind, Value, DataTypeKind], Value]
+UNOPS: OpTable[UnOpKind, _UnaryEmitter] = OpTable("WGSL unary operators", lambda: UnOpKind)
+"""The WGSL of `<kind> operand` on a one-lane (u32/i32/bool) value; the result is
+coerced to the op's result type after."""
+
+
+def _word(operand: Value) -> str:
+    """The operand's bits as a u32 expression."""
+    return f"bitcast<u32>({operand.text})" if operand.kind == I32 else operand.operand
+
+
+def _negate(kind: UnOpKind, operand: Value, result: DataTypeKind) -> Value:
+    if operand.kind == I32:
+        text = f"bitcast<i32>(0u - {_word(operand)})"
+        return Value.derived(text, operand.kind if result == I32 else U32, operand, atomic=True)
+    return Value.derived(f"0u - {operand.operand}", U32, operand, atomic=False)
+
+
+def _logical_not(kind: UnOpKind, operand: Value, result: DataTypeKind) -> Value:
+    zero = "0i" if operand.kind == I32 else "0u"
+    test = (
+        f"!({operand.condition})"
+        if operand.condition is not None
+        else f"{operand.operand} == {zero}"
+    )
+    return Value.derived(f"u32({test})", U32, operand, condition=test)
+
+
+def _builtin(name: str, on_word: bool) -> _UnaryEmitter:
+    def emit(kind: UnOpKind, operand: Value, result: DataTypeKind) -> Value:
+        text = f"{name}({_word(operand) if on_word else operand.text})"
+        return Value.derived(text, operand.kind if result == I32 else U32, operand, atomic=True)
+
+    return emit
+
+
+def _bit_not(kind: UnOpKind, operand: Value, result: DataTypeKind) -> Value:
+    text = f"~{operand.operand}"
+    return Value.derived(text, operand.kind if result == I32 else U32, operand, atomic=False)
+
+
+UNOPS.add(UnOpKind.NEGATE, _negate)
+UNOPS.add(UnOpKind.BIT_NOT, _bit_not)
+UNOPS.add(UnOpKind.LOGICAL_NOT, _logical_not)
+UNOPS.add(UnOpKind.REVERSE_BITS, _builtin("reverseBits", on_word=False))
+UNOPS.add(UnOpKind.POPCOUNT, _builtin("countOneBits", on_word=True))
+UNOPS.add(UnOpKind.CLZ, _builtin("countLeadingZeros", on_word=True))
+UNOPS.add(UnOpKind.CTZ, _builtin("countTrailingZeros", on_word=True))
+
+
+_BINOP_KINDS: dict[str, BinOpKind] = {kind.value: kind for kind in BinOpKind}
 
 
 def _use_count(value: SSAValue) -> int:
@@ -1091,19 +1120,6 @@ def _use_count(value: SSAValue) -> int:
         count += 1
         use = use._next_use  # pyright: ignore[reportPrivateUsage]
     return count
-
-
-def _classify(
-    cls: type, order: tuple[tuple[type[Operation], str], ...], cache: dict[type, str]
-) -> str:
-    """The handler kind of an op class: the first entry of `order` it derives
-    from, cached per class (a dict lookup instead of a chain of isinstance
-    checks on xDSL's ABC-based op classes: lowering is linear and cheap)."""
-    kind = cache.get(cls)
-    if kind is None:
-        kind = next((name for base, name in order if issubclass(cls, base)), "")
-        cache[cls] = kind
-    return kind
 
 
 def _kind(ty: Any) -> DataTypeKind:

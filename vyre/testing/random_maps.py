@@ -33,8 +33,8 @@ import numpy as np
 from vyre.ir import BinOp, BufferAccess, BufferDecl, DataType, Expr as E, Node as N, Program, print_ir
 from vyre.testing.random_programs import FLOAT_EDGES, U32_EDGES
 from vyre.validate import validate
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 __all__ = ["MapCase", "random_map_case"]
 

@@ -40,6 +40,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from vyre.dialects import vyre as d
 from vyre.ir import (
     AtomicOp,
     BinOp,
@@ -51,10 +52,11 @@ from vyre.ir import (
     Program,
     UnOp,
     print_ir,
+    public_member,
 )
 from vyre.validate import validate
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 __all__ = ["GeneratorConfig", "RandomCase", "random_case"]
 
@@ -68,13 +70,10 @@ SHIFTS = (31, 32, 33, 0, 1, 30, 63, 64, 0xFFFF_FFFF, 0x8000_0000 + 1)
 COMMUTATIVE_ATOMICS = (
     AtomicOp.ADD, AtomicOp.OR, AtomicOp.AND, AtomicOp.XOR, AtomicOp.MIN, AtomicOp.MAX,
 )
-SCALARS = (DataType.U32, DataType.I32, DataType.BOOL)
-VECTORS = (DataType.U64, DataType.VEC2U32, DataType.VEC4U32)
-FLOATS = (DataType.F32, DataType.F16, DataType.BF16)
-WORDS = {
-    DataType.U32: 1, DataType.I32: 1, DataType.BOOL: 1, DataType.F32: 1,
-    DataType.U64: 2, DataType.VEC2U32: 2, DataType.VEC4U32: 4, DataType.BYTES: 1,
-}
+SCALARS = tuple(t for t in DataType if t.is_scalar)
+VECTORS = tuple(t for t in DataType if t.lanes > 1)
+FLOATS = tuple(t for t in DataType if t.is_float)
+WORDS = {t: t.facts.words for t in DataType if not t.facts.half}
 """Words per element (F16/BF16 buffers hold two elements per word)."""
 CASTS_TO: dict[DataType, tuple[DataType, ...]] = {
     DataType.U32: (*SCALARS, *VECTORS, *FLOATS),
@@ -110,11 +109,17 @@ FLOAT_EDGES: dict[DataType, tuple[int, ...]] = {
 subnormals, the normal boundary, ties, integer thresholds, max finite,
 infinities and NaNs with payloads."""
 
-FLOAT_BINARY = (BinOp.FADD, BinOp.FSUB, BinOp.FMUL, BinOp.FDIV, BinOp.FMIN, BinOp.FMAX)
-FLOAT_COMPARE = (BinOp.FEQ, BinOp.FNE, BinOp.FLT, BinOp.FLE, BinOp.FGT, BinOp.FGE)
-FLOAT_UNARY = (
-    UnOp.FNEG, UnOp.FABS, UnOp.FSQRT, UnOp.FFLOOR, UnOp.FCEIL, UnOp.FROUND, UnOp.FTRUNC,
-)  # fmt: skip
+FLOAT_BINARY: tuple[BinOp | UnOp, ...] = tuple(
+    public_member(op) for op in d.STRICT_FLOAT_OPS if issubclass(op, d.FloatBinaryOp)
+)
+FLOAT_COMPARE: tuple[BinOp | UnOp, ...] = tuple(public_member(d.FCmpOp, p) for p in d.FLOAT_PREDICATES)
+FLOAT_UNARY: tuple[BinOp | UnOp, ...] = tuple(
+    public_member(op)
+    for op in d.STRICT_FLOAT_OPS
+    if issubclass(op, d.FloatUnaryOp) and not issubclass(op, d.FloatClassifyOp)
+)
+FLOAT_CLASSIFY: tuple[BinOp | UnOp, ...] = tuple(public_member(op) for op in d.ops_of(d.FloatClassifyOp))
+"""Every strict float op of the dialect, as the public members the builder takes."""
 
 _T = TypeVar("_T")
 
@@ -745,8 +750,11 @@ class _Generator:
             operand = self.pick(FLOATS)
             if roll < 0.45:
                 left, right = self.expr(operand, depth - 1), self.expr(operand, depth - 1)
-                return E.binop(self.pick(FLOAT_COMPARE), left, right)
-            test = self.pick((UnOp.FIS_NAN, UnOp.FIS_INF))
+                compare = self.pick(FLOAT_COMPARE)
+                assert isinstance(compare, BinOp)
+                return E.binop(compare, left, right)
+            test = self.pick(FLOAT_CLASSIFY)
+            assert isinstance(test, UnOp)
             return E.unop(test, self.expr(operand, depth - 1))
         if dtype is DataType.U32 and self.config.floats and roll < 0.36:
             return E.bitcast(DataType.U32, self.expr(self.pick(FLOATS), depth - 1))
@@ -765,9 +773,12 @@ class _Generator:
         """A float of `dtype`: an arithmetic op, a rounding op, fma, or a bitcast."""
         if roll < 0.6:
             op = self.pick(FLOAT_BINARY)
+            assert isinstance(op, BinOp)
             return E.binop(op, self.expr(dtype, depth - 1), self.expr(dtype, depth - 1))
         if roll < 0.75:
-            return E.unop(self.pick(FLOAT_UNARY), self.expr(dtype, depth - 1))
+            unary = self.pick(FLOAT_UNARY)
+            assert isinstance(unary, UnOp)
+            return E.unop(unary, self.expr(dtype, depth - 1))
         if roll < 0.85:
             a, b, c = (self.expr(dtype, depth - 1) for _ in range(3))
             return E.fma(a, b, c)

@@ -48,25 +48,6 @@ __all__ = [
     "soft_float_program",
 ]
 
-_BINARY: dict[type[Operation], str] = {
-    d.FAddOp: "add",
-    d.FSubOp: "sub",
-    d.FMulOp: "mul",
-    d.FDivOp: "div",
-    d.FMinOp: "min",
-    d.FMaxOp: "max",
-}
-_UNARY: dict[type[Operation], str] = {
-    d.FNegOp: "neg",
-    d.FAbsOp: "abs",
-    d.FSqrtOp: "sqrt",
-    d.FFloorOp: "floor",
-    d.FCeilOp: "ceil",
-    d.FRoundOp: "round",
-    d.FTruncOp: "trunc",
-    d.FIsNanOp: "is_nan",
-    d.FIsInfOp: "is_inf",
-}
 _CONVERTIBLE = ("u32", "i32", "f32", "f16", "bf16")
 
 
@@ -96,15 +77,12 @@ def soft_float_program(op: Operation) -> Callable[..., sf.W[Any]] | None:
     if any(k != first for k in operand_kinds):
         return None
     fmt = sf.FORMATS[first.value]
-    if type(op) in _BINARY:
-        return sf.binary(_BINARY[type(op)], fmt)
-    if isinstance(op, d.FCmpOp):
-        return sf.compare_op(op.predicate.data, fmt)
-    if isinstance(op, d.FmaOp):
-        return sf.ternary("fma", fmt)
-    if type(op) in _UNARY:
-        return sf.unary(_UNARY[type(op)], fmt)
-    return None
+    if not isinstance(op, d.FloatOp) or isinstance(op, d.ApproximateUnaryOp):
+        return None
+    variant = op.predicate.data if isinstance(op, d.FCmpOp) else ""
+    if isinstance(op, d.FCmpOp) and variant not in d.FLOAT_PREDICATES:
+        return None
+    return sf.algorithm_of(type(op), fmt, variant)
 
 
 def _to_word(value: SSAValue) -> Operation | None:
@@ -182,7 +160,7 @@ def has_float_arithmetic(root: Operation) -> bool:
     return False
 
 
-_CANDIDATES = (d.FloatBinaryOp, d.FCmpOp, d.FmaOp, d.FloatUnaryOp, d.CastOp)
+_CANDIDATES = (d.FloatOp, d.CastOp)
 """The op classes `soft_float_program` may rewrite."""
 
 

@@ -13,17 +13,17 @@ reads an unknown buffer or variable, a bytes buffer, an unknown op...) has type
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, cast
+from typing import cast
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, DataTypeKind
-from vyre.dialects.vyre import UnOpKind as UnOp
+from vyre.dialects.tables import Dispatch
 from vyre.validation import messages as m
 from vyre.validation.casts import rejected_cast_rule
 from vyre.validation.diagnostic import Diagnostic
@@ -124,6 +124,10 @@ class _Local:
     @property
     def is_loop_variable(self) -> bool:
         return isinstance(self.decl, d.LoopOp)
+
+
+VISITORS: Dispatch[KernelChecker, [], None] = Dispatch("validation visitors", lambda: d.OPERATIONS)
+"""The checker's visit of each op class (the rules of validation.md it checks)."""
 
 
 @dataclass
@@ -232,7 +236,7 @@ class KernelChecker:
     def _walk(self, block: Block) -> None:
         for op in block.ops:
             self._order += 1
-            visit = _VISITORS.get(type(op))
+            visit = VISITORS.get(type(op))
             if visit is None:
                 self._foreign(op)
                 continue
@@ -273,12 +277,14 @@ class KernelChecker:
             self._types[result] = None
 
     # -- expressions ------------------------------------------------------------
+    @VISITORS.on(d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.LitFloatOp)
     def visit_literal(self, op: d.ExprOp) -> None:
         self._set_type(op, _kind(op.results[0].type))
         problem = literal_range_problem(op)
         if problem is not None:
             self._report("V133", problem, op)
 
+    @VISITORS.on(d.VarOp)
     def visit_var(self, op: d.VarOp) -> None:
         name = op.var_name.data
         local = self._live.get(name)
@@ -305,6 +311,7 @@ class KernelChecker:
         if kind is not None and kind != U32:
             self._report(rule, m.index_not_u32(use, kind), op)
 
+    @VISITORS.on(d.LoadOp)
     def visit_load(self, op: d.LoadOp) -> None:
         self._propagate_call_depth(op)
         name = op.buffer.data
@@ -322,15 +329,18 @@ class KernelChecker:
         self._index(op.operands[0], "V122", "load", op)
         self._set_type(op, result)
 
+    @VISITORS.on(d.BufLenOp)
     def visit_buf_len(self, op: d.BufLenOp) -> None:
         self._buffer(op.buffer.data, "buflen of", op)
         self._set_type(op, U32)
 
+    @VISITORS.on(d.InvocationIdOp, d.WorkgroupIdOp, d.LocalIdOp)
     def visit_id(self, op: d.IdOp) -> None:
         if not 0 <= op.axis.data <= 2:
             self._report("V007", m.axis_out_of_range(op.axis.data), op)
         self._set_type(op, U32)
 
+    @VISITORS.on(d.BinOp)
     def visit_binop(self, op: d.BinOp) -> None:
         _check_kind(op, op.kind.data, _BINOP_KINDS)
         self._propagate_call_depth(op)
@@ -341,6 +351,7 @@ class KernelChecker:
                 self._report("V021", m.binary_operand_not_u32(side, kind), op)
         self._set_type(op, U32)
 
+    @VISITORS.on(d.UnOp)
     def visit_unop(self, op: d.UnOp) -> None:
         _check_kind(op, op.kind.data, _UNOP_KINDS)
         self._propagate_call_depth(op)
@@ -349,6 +360,7 @@ class KernelChecker:
             self._report("V099", m.unary_operand_type(kind), op)
         self._set_type(op, None if kind is None else _kind(op.results[0].type))
 
+    @VISITORS.on(d.SelectOp)
     def visit_select(self, op: d.SelectOp) -> None:
         self._propagate_call_depth(op)
         cond_value, true_value, false_value = op.operands
@@ -360,6 +372,7 @@ class KernelChecker:
             self._report("V029", m.select_arm_types(if_true, if_false), op)
         self._set_type(op, None if if_true is None else _kind(op.results[0].type))
 
+    @VISITORS.on(d.CastOp)
     def visit_cast(self, op: d.CastOp) -> None:
         self._propagate_call_depth(op)
         source, target = self._type(op.operands[0]), _kind(op.results[0].type)
@@ -389,22 +402,25 @@ class KernelChecker:
                 ok = False
         return first if ok else None
 
+    @VISITORS.on(d.FloatBinaryOp, d.FmaOp, d.FloatUnaryOp)
     def visit_float_arithmetic(self, op: d.FloatBinaryOp | d.FmaOp | d.FloatUnaryOp) -> None:
         self._propagate_call_depth(op)
         kind = self._float_operands(op, op.name.removeprefix("vyre."))
-        if isinstance(op, d.FloatUnaryOp) and op.KIND in (UnOp.FIS_NAN, UnOp.FIS_INF):
-            self._set_type(op, DataTypeKind.BOOL)
+        if op.RESULT is not None:
+            self._set_type(op, _kind(op.RESULT))
             return
         if isinstance(op, d.ApproximateUnaryOp) and kind is not None and kind is not DataTypeKind.F32:
             self._report("V143", m.approximate_operand_not_f32(op.name.removeprefix("vyre."), kind), op)
         self._set_type(op, kind)
 
+    @VISITORS.on(d.FCmpOp)
     def visit_fcmp(self, op: d.FCmpOp) -> None:
         _check_kind(op, op.predicate, _FCMP_KINDS)
         self._propagate_call_depth(op)
-        self._float_operands(op, op.kind.value)
+        self._float_operands(op, "f" + op.predicate.data)
         self._set_type(op, DataTypeKind.BOOL)
 
+    @VISITORS.on(d.BitcastOp)
     def visit_bitcast(self, op: d.BitcastOp) -> None:
         self._propagate_call_depth(op)
         source, target = self._type(op.operands[0]), _kind(op.results[0].type)
@@ -412,6 +428,7 @@ class KernelChecker:
             self._report("V142", m.undefined_bitcast(source, target), op)
         self._set_type(op, target)
 
+    @VISITORS.on(d.AtomicOp)
     def visit_atomic(self, op: d.AtomicOp) -> None:
         _check_kind(op, op.kind.data, _ATOMIC_KINDS)
         self._propagate_call_depth(op)
@@ -444,6 +461,7 @@ class KernelChecker:
                 self._report("V058", m.atomic_expected_not_u32(expected_kind), op)
         self._set_type(op, U32)
 
+    @VISITORS.on(d.CallOp)
     def visit_call(self, op: d.CallOp) -> None:
         op_id = op.op_id.data
         argument_depth = max((self._call_depths.get(v, 0) for v in op.operands), default=0)
@@ -484,10 +502,12 @@ class KernelChecker:
                 self._report("V132", m.call_argument_type(op_id, position, expected, found.value), op)
 
     # -- statements ---------------------------------------------------------------
+    @VISITORS.on(d.LetOp)
     def visit_let(self, op: d.LetOp) -> None:
         name = op.var_name.data
         self._declare(name, _Local(op, self._type(op.operands[0])), op)
 
+    @VISITORS.on(d.AssignOp)
     def visit_assign(self, op: d.AssignOp) -> None:
         name = op.var_name.data
         local = self._live.get(name)
@@ -502,6 +522,7 @@ class KernelChecker:
         if local.kind is not None and found is not None and found != local.kind:
             self._report("V045", m.assign_type(name, found, local.kind), op)
 
+    @VISITORS.on(d.StoreOp)
     def visit_store(self, op: d.StoreOp) -> None:
         name = op.buffer.data
         decl = self._buffer(name, "store to", op)
@@ -519,6 +540,7 @@ class KernelChecker:
         if element is not None and value is not None and value != element:
             self._report("V121", m.store_value_type(name, value, element), op)
 
+    @VISITORS.on(d.IfOp)
     def visit_if(self, op: d.IfOp) -> None:
         cond = self._type(op.operands[0])
         if cond is not None and cond not in _CONDITION_TYPES:
@@ -526,6 +548,7 @@ class KernelChecker:
         for region in op.regions:
             self._walk_scope(region.blocks)
 
+    @VISITORS.on(d.LoopOp)
     def visit_loop(self, op: d.LoopOp) -> None:
         for bound in op.operands:
             kind = self._type(bound)
@@ -534,18 +557,21 @@ class KernelChecker:
         name = op.var_name.data
         self._walk_scope(op.regions[0].blocks, (name, _Local(op, U32), op))
 
+    @VISITORS.on(d.BlockOp)
     def visit_block(self, op: d.BlockOp) -> None:
         self._walk_scope(op.regions[0].blocks)
 
+    @VISITORS.on(d.BarrierOp)
     def visit_barrier(self, op: d.BarrierOp) -> None:
         self._barrier_orders[op] = self._order
 
+    @VISITORS.on(d.ReturnOp)
     def visit_return(self, op: d.ReturnOp) -> None:
         pass
 
 
-_BINOP_KINDS = frozenset(kind.value for kind in d.INT_BINOP_KINDS)
-_UNOP_KINDS = frozenset(kind.value for kind in d.INT_UNOP_KINDS)
+_BINOP_KINDS = frozenset(kind.value for kind in d.BinOpKind)
+_UNOP_KINDS = frozenset(kind.value for kind in d.UnOpKind)
 _FCMP_KINDS = frozenset(d.FLOAT_PREDICATES)
 _ATOMIC_KINDS = frozenset(kind.value for kind in d.AtomicOpKind)
 
@@ -584,36 +610,3 @@ def literal_range_problem(op: Operation) -> str | None:
         return None
     return None if low <= value <= high else m.literal_out_of_range(spelling, value, low, high)
 
-
-_Visitor = Callable[[KernelChecker, Any], None]
-_VISITORS: dict[type[Operation], _Visitor] = {
-    d.LitU32Op: KernelChecker.visit_literal,
-    d.LitI32Op: KernelChecker.visit_literal,
-    d.LitBoolOp: KernelChecker.visit_literal,
-    d.VarOp: KernelChecker.visit_var,
-    d.LoadOp: KernelChecker.visit_load,
-    d.BufLenOp: KernelChecker.visit_buf_len,
-    d.InvocationIdOp: KernelChecker.visit_id,
-    d.WorkgroupIdOp: KernelChecker.visit_id,
-    d.LocalIdOp: KernelChecker.visit_id,
-    d.BinOp: KernelChecker.visit_binop,
-    d.UnOp: KernelChecker.visit_unop,
-    d.CallOp: KernelChecker.visit_call,
-    d.SelectOp: KernelChecker.visit_select,
-    d.CastOp: KernelChecker.visit_cast,
-    d.AtomicOp: KernelChecker.visit_atomic,
-    d.LitFloatOp: KernelChecker.visit_literal,
-    **{op: KernelChecker.visit_float_arithmetic for op in d.FLOAT_BINARY_OPS.values()},
-    **{op: KernelChecker.visit_float_arithmetic for op in d.FLOAT_UNARY_OPS.values()},
-    d.FmaOp: KernelChecker.visit_float_arithmetic,
-    d.FCmpOp: KernelChecker.visit_fcmp,
-    d.BitcastOp: KernelChecker.visit_bitcast,
-    d.LetOp: KernelChecker.visit_let,
-    d.AssignOp: KernelChecker.visit_assign,
-    d.StoreOp: KernelChecker.visit_store,
-    d.IfOp: KernelChecker.visit_if,
-    d.LoopOp: KernelChecker.visit_loop,
-    d.BlockOp: KernelChecker.visit_block,
-    d.BarrierOp: KernelChecker.visit_barrier,
-    d.ReturnOp: KernelChecker.visit_return,
-}

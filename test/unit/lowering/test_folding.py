@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
 from vyre import lower_to_wgsl
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 M32 = 0xFFFF_FFFF
 EDGES = [0, 1, 7, 31, 32, 33, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, 0xFFFF_FFFF]

@@ -10,8 +10,8 @@ from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, 
 from vyre.runtime.interp import InterpError
 from vyre.testing.backends import execute_interp as execute
 from vyre.testing.backends import execute_interp_unchecked
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 M = 0xFFFF_FFFF
 EDGES = [0, 1, 2, 3, 7, 31, 32, 33, 64, 0x7FFF_FFFF, 0x8000_0000, 0x8000_0001, 0xFFFF_FFFE, M]

@@ -10,8 +10,8 @@ import numpy as np
 
 from vyre.ir import BinOp, BufferDecl, DataType, Expr as E, Node as N, Program, UnOp
 from vyre.testing.backends import execute_wgpu as execute
-from vyre.dialects.vyre import INT_BINOP_KINDS as INT_BINOPS
-from vyre.dialects.vyre import INT_UNOP_KINDS as INT_UNOPS
+from vyre.ir import INTEGER_BINOPS as INT_BINOPS
+from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
 M32 = 0xFFFF_FFFF
 EDGES = [0, 1, 2, 3, 5, 7, 31, 32, 33, 63, 64, 0xFFFF, 0x10000, 0x7FFF_FFFF,

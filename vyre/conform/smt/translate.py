@@ -24,13 +24,14 @@ raises `Untranslatable`: the obligation is then not proved, never assumed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.ir import Operation, SSAValue
 
 from vyre.conform.smt.terms import Bits
 from vyre.dialects import vyre as d
+from vyre.dialects.tables import Dispatch, OpTable
 from vyre.dialects.vyre import BinOpKind, DataTypeKind, UnOpKind
 from vyre.ir import BufferDecl, DataType, Program
 from vyre.ir import Expr as E
@@ -42,14 +43,8 @@ __all__ = ["Untranslatable", "lane_program", "translate", "translate_op"]
 
 Lanes = list[Any]
 
-LANES: dict[DataTypeKind, int] = {
-    DataTypeKind.U32: 1,
-    DataTypeKind.I32: 1,
-    DataTypeKind.BOOL: 1,
-    DataTypeKind.U64: 2,
-    DataTypeKind.VEC2U32: 2,
-    DataTypeKind.VEC4U32: 4,
-}
+LANES: dict[DataTypeKind, int] = d.LANE_COUNTS
+"""32-bit lanes of the integer value types (the fragment's values)."""
 
 
 class Untranslatable(ValueError):
@@ -78,6 +73,14 @@ def _kind(value: SSAValue) -> DataTypeKind:
     return kind
 
 
+_BINOP_SPELLINGS = frozenset(kind.value for kind in BinOpKind)
+_UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
+
+TRANSLATIONS: Dispatch[_Translator, [], None] = Dispatch("SMT translation", lambda: ())
+"""The bit-vector terms of each op of the loop-free integer fragment (an op
+without an entry is `Untranslatable`)."""
+
+
 class _Translator:
     def __init__(self, B: Bits, inputs: Sequence[Any]):
         self.B = B
@@ -102,131 +105,79 @@ class _Translator:
             raise Untranslatable(f"a value used before its definition ({value})")
         return found
 
-    def op(self, op: Operation) -> None:  # noqa: C901 - one case per dialect op
-        B = self.B
-        match op:
-            case d.LitU32Op() | d.LitI32Op() | d.LitBoolOp():
-                self.values[op.res] = [self.c(op.value.data & 0xFFFF_FFFF)]
-            case d.LoadOp():
-                name = op.buffer.data
-                if not (name.startswith("x") and name[1:].isdigit() and int(name[1:]) < len(self.inputs)):
-                    raise Untranslatable(f"a load from buffer `{name}`")
-                self.values[op.res] = [self.inputs[int(name[1:])]]
-            case d.BinOp():
-                a, b = self.get(op.lhs)[0], self.get(op.rhs)[0]
-                self.values[op.res] = [self.binop(op.op_kind, a, b)]
-            case d.UnOp():
-                self.values[op.res] = [self.unop(op.op_kind, self.get(op.operand)[0])]
-            case d.SelectOp():
-                cond = self.truth(self.get(op.cond))
-                x, y = self.get(op.if_true), self.get(op.if_false)
-                self.values[op.res] = [B.ite(cond, xi, yi) for xi, yi in zip(x, y, strict=True)]
-            case d.CastOp():
-                self.values[op.res] = self.cast(_kind(op.value), self.get(op.value), _kind(op.res))
-            case d.CallOp():
-                args = [self.get(a)[0] for a in op.args]
-                self.values[op.res] = [self.call(op.op_id.data, args)]
-            case d.LetOp() | d.AssignOp():
-                self.locals[op.var_name.data] = self.get(op.value)
-            case d.VarOp():
-                name = op.var_name.data
-                if name not in self.locals:
-                    raise Untranslatable(f"a read of local `{name}` before it is set")
-                self.values[op.res] = self.locals[name]
-            case d.StoreOp():
-                if op.buffer.data != "out":
-                    raise Untranslatable(f"a store to buffer `{op.buffer.data}`")
-                self.result = self.get(op.value)
-            case _:
-                raise Untranslatable(f"`{op.name}` is outside the loop-free integer fragment")
+    def op(self, op: Operation) -> None:
+        handler = TRANSLATIONS.get(type(op))
+        if handler is None:
+            raise Untranslatable(f"`{op.name}` is outside the loop-free integer fragment")
+        handler(self, op)
+
+    @TRANSLATIONS.on(d.LitU32Op, d.LitI32Op, d.LitBoolOp)
+    def literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp) -> None:
+        self.values[op.res] = [self.c(op.value.data & 0xFFFF_FFFF)]
+
+    @TRANSLATIONS.on(d.LoadOp)
+    def load(self, op: d.LoadOp) -> None:
+        name = op.buffer.data
+        if not (name.startswith("x") and name[1:].isdigit() and int(name[1:]) < len(self.inputs)):
+            raise Untranslatable(f"a load from buffer `{name}`")
+        self.values[op.res] = [self.inputs[int(name[1:])]]
+
+    @TRANSLATIONS.on(d.BinOp)
+    def binop(self, op: d.BinOp) -> None:
+        a, b = self.get(op.lhs)[0], self.get(op.rhs)[0]
+        self.values[op.res] = [BINOPS[op.op_kind](self, a, b)]
+
+    @TRANSLATIONS.on(d.UnOp)
+    def unop(self, op: d.UnOp) -> None:
+        self.values[op.res] = [UNOPS[op.op_kind](self, self.get(op.operand)[0])]
+
+    @TRANSLATIONS.on(d.SelectOp)
+    def select(self, op: d.SelectOp) -> None:
+        cond = self.truth(self.get(op.cond))
+        x, y = self.get(op.if_true), self.get(op.if_false)
+        self.values[op.res] = [self.B.ite(cond, xi, yi) for xi, yi in zip(x, y, strict=True)]
+
+    @TRANSLATIONS.on(d.CastOp)
+    def cast_op(self, op: d.CastOp) -> None:
+        self.values[op.res] = self.cast(_kind(op.value), self.get(op.value), _kind(op.res))
+
+    @TRANSLATIONS.on(d.CallOp)
+    def call_op(self, op: d.CallOp) -> None:
+        args = [self.get(a)[0] for a in op.args]
+        self.values[op.res] = [self.call(op.op_id.data, args)]
+
+    @TRANSLATIONS.on(d.LetOp, d.AssignOp)
+    def bind(self, op: d.LetOp | d.AssignOp) -> None:
+        self.locals[op.var_name.data] = self.get(op.value)
+
+    @TRANSLATIONS.on(d.VarOp)
+    def var(self, op: d.VarOp) -> None:
+        name = op.var_name.data
+        if name not in self.locals:
+            raise Untranslatable(f"a read of local `{name}` before it is set")
+        self.values[op.res] = self.locals[name]
+
+    @TRANSLATIONS.on(d.StoreOp)
+    def store(self, op: d.StoreOp) -> None:
+        if op.buffer.data != "out":
+            raise Untranslatable(f"a store to buffer `{op.buffer.data}`")
+        self.result = self.get(op.value)
+
+    def binop_term(self, spelling: str, a: Any, b: Any) -> Any:
+        """`a <spelling> b` for an integer binary operator (`add`, ...)."""
+        if spelling not in _BINOP_SPELLINGS:
+            raise Untranslatable(f"float operator `{spelling}`")
+        return BINOPS[BinOpKind(spelling)](self, a, b)
+
+    def unop_term(self, spelling: str, a: Any) -> Any:
+        """`<spelling> a` for an integer unary operator (`negate`, ...)."""
+        if spelling not in _UNOP_SPELLINGS:
+            raise Untranslatable(f"float operator `{spelling}`")
+        return UNOPS[UnOpKind(spelling)](self, a)
 
     def truth(self, lanes: Lanes) -> Any:
         B = self.B
         return B.any_([B.nonzero(x) for x in lanes])
-
-    def binop(self, kind: BinOpKind, a: Any, b: Any) -> Any:
-        B = self.B
-        zero = self.c(0)
-        match kind:
-            case BinOpKind.ADD:
-                return B.add(a, b)
-            case BinOpKind.SUB:
-                return B.sub(a, b)
-            case BinOpKind.MUL:
-                return B.mul(a, b)
-            case BinOpKind.DIV:
-                return B.ite(B.eq(b, zero), zero, B.udiv(a, b))
-            case BinOpKind.MOD:
-                return B.ite(B.eq(b, zero), zero, B.urem(a, b))
-            case BinOpKind.BIT_AND:
-                return B.band(a, b)
-            case BinOpKind.BIT_OR:
-                return B.bor(a, b)
-            case BinOpKind.BIT_XOR:
-                return B.bxor(a, b)
-            case BinOpKind.SHL:
-                return B.shl(a, B.band(b, self.c(31)))
-            case BinOpKind.SHR:
-                return B.lshr(a, B.band(b, self.c(31)))
-            case BinOpKind.EQ:
-                return B.truth(B.eq(a, b))
-            case BinOpKind.NE:
-                return B.truth(B.ne(a, b))
-            case BinOpKind.LT:
-                return B.truth(B.ult(a, b))
-            case BinOpKind.GT:
-                return B.truth(B.ugt(a, b))
-            case BinOpKind.LE:
-                return B.truth(B.ule(a, b))
-            case BinOpKind.GE:
-                return B.truth(B.uge(a, b))
-            case BinOpKind.AND:
-                return B.truth(B.all_([B.nonzero(a), B.nonzero(b)]))
-            case BinOpKind.OR:
-                return B.truth(B.any_([B.nonzero(a), B.nonzero(b)]))
-            case _:
-                raise Untranslatable(f"float operator `{kind.value}`")
-
-    def unop(self, kind: UnOpKind, a: Any) -> Any:
-        B = self.B
-        match kind:
-            case UnOpKind.NEGATE:
-                return B.add(B.bnot(a), self.c(1))
-            case UnOpKind.BIT_NOT:
-                return B.bnot(a)
-            case UnOpKind.LOGICAL_NOT:
-                return B.truth(B.eq(a, self.c(0)))
-            case UnOpKind.POPCOUNT:
-                # the SWAR count of WGSL's countOneBits
-                x = B.sub(a, B.band(B.lshr(a, self.c(1)), self.c(0x5555_5555)))
-                x = B.add(B.band(x, self.c(0x3333_3333)), B.band(B.lshr(x, self.c(2)), self.c(0x3333_3333)))
-                x = B.band(B.add(x, B.lshr(x, self.c(4))), self.c(0x0F0F_0F0F))
-                return B.lshr(B.mul(x, self.c(0x0101_0101)), self.c(24))
-            case UnOpKind.CLZ:
-                # binary search on the highest set bit
-                count = self.c(0)
-                x = a
-                for width in (16, 8, 4, 2, 1):
-                    empty = B.eq(B.lshr(x, self.c(32 - width)), self.c(0))
-                    count = B.ite(empty, B.add(count, self.c(width)), count)
-                    x = B.ite(empty, B.shl(x, self.c(width)), x)
-                return B.ite(B.eq(a, self.c(0)), self.c(32), count)
-            case UnOpKind.CTZ:
-                count = self.c(0)
-                x = a
-                for width in (16, 8, 4, 2, 1):
-                    empty = B.eq(B.band(x, self.c((1 << width) - 1)), self.c(0))
-                    count = B.ite(empty, B.add(count, self.c(width)), count)
-                    x = B.ite(empty, B.lshr(x, self.c(width)), x)
-                return B.ite(B.eq(a, self.c(0)), self.c(32), count)
-            case UnOpKind.REVERSE_BITS:
-                x = a
-                for shift, mask in ((1, 0x5555_5555), (2, 0x3333_3333), (4, 0x0F0F_0F0F), (8, 0x00FF_00FF)):
-                    m = self.c(mask)
-                    x = B.bor(B.band(B.lshr(x, self.c(shift)), m), B.shl(B.band(x, m), self.c(shift)))
-                return B.bor(B.lshr(x, self.c(16)), B.shl(x, self.c(16)))
-            case _:
-                raise Untranslatable(f"float operator `{kind.value}`")
 
     def cast(self, source: DataTypeKind, lanes: Lanes, target: DataTypeKind) -> Lanes:
         B = self.B
@@ -269,6 +220,90 @@ class _Translator:
             mask = B.shl(B.sub(B.shl(self.c(1), c), self.c(1)), o)
             return B.bor(B.band(e, B.bnot(mask)), B.band(B.shl(newbits, o), mask))
         raise Untranslatable(f"a call of `{op_id}` left by inline-calls (a hardware intrinsic with no SMT semantics)")
+
+_Binary = Callable[[_Translator, Any, Any], Any]
+BINOPS: OpTable[BinOpKind, _Binary] = OpTable("SMT binary operators", lambda: BinOpKind)
+"""`a <kind> b` as bit-vector terms, with the spec's semantics (/0 and %0 give 0,
+shift amounts masked to 0..31, comparisons and logical ops 0/1)."""
+
+
+def _zero_or(t: _Translator, b: Any, term: Any) -> Any:
+    zero = t.c(0)
+    return t.B.ite(t.B.eq(b, zero), zero, term)
+
+
+BINOPS.add(BinOpKind.ADD, lambda t, a, b: t.B.add(a, b))
+BINOPS.add(BinOpKind.SUB, lambda t, a, b: t.B.sub(a, b))
+BINOPS.add(BinOpKind.MUL, lambda t, a, b: t.B.mul(a, b))
+BINOPS.add(BinOpKind.DIV, lambda t, a, b: _zero_or(t, b, t.B.udiv(a, b)))
+BINOPS.add(BinOpKind.MOD, lambda t, a, b: _zero_or(t, b, t.B.urem(a, b)))
+BINOPS.add(BinOpKind.BIT_AND, lambda t, a, b: t.B.band(a, b))
+BINOPS.add(BinOpKind.BIT_OR, lambda t, a, b: t.B.bor(a, b))
+BINOPS.add(BinOpKind.BIT_XOR, lambda t, a, b: t.B.bxor(a, b))
+BINOPS.add(BinOpKind.SHL, lambda t, a, b: t.B.shl(a, t.B.band(b, t.c(31))))
+BINOPS.add(BinOpKind.SHR, lambda t, a, b: t.B.lshr(a, t.B.band(b, t.c(31))))
+BINOPS.add(BinOpKind.EQ, lambda t, a, b: t.B.truth(t.B.eq(a, b)))
+BINOPS.add(BinOpKind.NE, lambda t, a, b: t.B.truth(t.B.ne(a, b)))
+BINOPS.add(BinOpKind.LT, lambda t, a, b: t.B.truth(t.B.ult(a, b)))
+BINOPS.add(BinOpKind.GT, lambda t, a, b: t.B.truth(t.B.ugt(a, b)))
+BINOPS.add(BinOpKind.LE, lambda t, a, b: t.B.truth(t.B.ule(a, b)))
+BINOPS.add(BinOpKind.GE, lambda t, a, b: t.B.truth(t.B.uge(a, b)))
+BINOPS.add(BinOpKind.AND, lambda t, a, b: t.B.truth(t.B.all_([t.B.nonzero(a), t.B.nonzero(b)])))
+BINOPS.add(BinOpKind.OR, lambda t, a, b: t.B.truth(t.B.any_([t.B.nonzero(a), t.B.nonzero(b)])))
+
+
+_Unary = Callable[[_Translator, Any], Any]
+UNOPS: OpTable[UnOpKind, _Unary] = OpTable("SMT unary operators", lambda: UnOpKind)
+
+
+def _popcount(t: _Translator, a: Any) -> Any:
+    """The SWAR count of WGSL's countOneBits."""
+    B, c = t.B, t.c
+    x = B.sub(a, B.band(B.lshr(a, c(1)), c(0x5555_5555)))
+    x = B.add(B.band(x, c(0x3333_3333)), B.band(B.lshr(x, c(2)), c(0x3333_3333)))
+    x = B.band(B.add(x, B.lshr(x, c(4))), c(0x0F0F_0F0F))
+    return B.lshr(B.mul(x, c(0x0101_0101)), c(24))
+
+
+def _clz(t: _Translator, a: Any) -> Any:
+    """A binary search on the highest set bit."""
+    B, c = t.B, t.c
+    count = c(0)
+    x = a
+    for width in (16, 8, 4, 2, 1):
+        empty = B.eq(B.lshr(x, c(32 - width)), c(0))
+        count = B.ite(empty, B.add(count, c(width)), count)
+        x = B.ite(empty, B.shl(x, c(width)), x)
+    return B.ite(B.eq(a, c(0)), c(32), count)
+
+
+def _ctz(t: _Translator, a: Any) -> Any:
+    B, c = t.B, t.c
+    count = c(0)
+    x = a
+    for width in (16, 8, 4, 2, 1):
+        empty = B.eq(B.band(x, c((1 << width) - 1)), c(0))
+        count = B.ite(empty, B.add(count, c(width)), count)
+        x = B.ite(empty, B.lshr(x, c(width)), x)
+    return B.ite(B.eq(a, c(0)), c(32), count)
+
+
+def _reverse_bits(t: _Translator, a: Any) -> Any:
+    B, c = t.B, t.c
+    x = a
+    for shift, mask in ((1, 0x5555_5555), (2, 0x3333_3333), (4, 0x0F0F_0F0F), (8, 0x00FF_00FF)):
+        m = c(mask)
+        x = B.bor(B.band(B.lshr(x, c(shift)), m), B.shl(B.band(x, m), c(shift)))
+    return B.bor(B.lshr(x, c(16)), B.shl(x, c(16)))
+
+
+UNOPS.add(UnOpKind.NEGATE, lambda t, a: t.B.add(t.B.bnot(a), t.c(1)))
+UNOPS.add(UnOpKind.BIT_NOT, lambda t, a: t.B.bnot(a))
+UNOPS.add(UnOpKind.LOGICAL_NOT, lambda t, a: t.B.truth(t.B.eq(a, t.c(0))))
+UNOPS.add(UnOpKind.POPCOUNT, _popcount)
+UNOPS.add(UnOpKind.CLZ, _clz)
+UNOPS.add(UnOpKind.CTZ, _ctz)
+UNOPS.add(UnOpKind.REVERSE_BITS, _reverse_bits)
 
 
 def translate(prepared: Prepared, B: Bits, inputs: Sequence[Any]) -> Lanes:

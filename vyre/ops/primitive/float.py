@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vyre.ir import DataType, Expr
-from vyre.ir import Expr as E
+from vyre.dialects import vyre as d
+from vyre.dialects.tables import OpTable
+from vyre.ir import DataType, Expr, float_op_expr
 from vyre.ops import laws as L
 from vyre.ops.laws import Law
 from vyre.ops.spec import EquivalenceClass, OpSignature, OpSpec
@@ -149,22 +150,34 @@ _CLASSES = (
 )
 
 
+LIBRARY: OpTable[type[d.FloatOp], OpSpec] = OpTable(
+    "float library ops (primitive.float)",
+    lambda: [op for op in d.strict_float_ops() if op.RESULT is None],
+)
+"""The `primitive.float.<short name>` op of every strict float op that yields a
+float (comparisons and classifications are not library ops)."""
+
+
 def _op(
-    name: str,
-    arity: int,
+    op: type[d.FloatOp],
     reference: Callable[..., F32Array],
-    composition: Callable[..., Expr],
     hard_cases: EquivalenceClass,
     laws: tuple[Law, ...] = (),
     summary: str = "",
 ) -> OpSpec:
-    """An F32 op; `hard_cases` is the class of inputs its algorithm finds hardest
-    (and what sets its rule material apart from the other float ops')."""
+    """The F32 library op of the dialect's op class `op`: id, arity and composition
+    come from the class; `hard_cases` is the class of inputs its algorithm finds
+    hardest (and what sets its rule material apart from the other float ops')."""
+    arity = op.ARITY
     classes = tuple(
         EquivalenceClass(c.description, [rep * arity for rep in c.representatives]) for c in _CLASSES
     ) + (hard_cases,)
-    return OpSpec(
-        id=P + name,
+
+    def composition(*operands: Expr) -> Expr:
+        return float_op_expr(op, operands)
+
+    spec = OpSpec(
+        id=P + op.SHORT_NAME,
         version=1,
         signature=OpSignature(inputs=[DataType.F32] * arity, output=DataType.F32),
         category="A",
@@ -175,6 +188,8 @@ def _op(
         boundaries=F32_BOUNDARIES,
         summary=summary,
     )
+    LIBRARY.add(op, spec)
+    return spec
 
 
 def _hard(description: str, *representatives: tuple[int, ...]) -> EquivalenceClass:
@@ -182,43 +197,43 @@ def _hard(description: str, *representatives: tuple[int, ...]) -> EquivalenceCla
 
 
 SPECS: tuple[OpSpec, ...] = (
-    _op("add", 2, _arith(np.add), E.fadd,
+    _op(d.FAddOp, _arith(np.add),
         _hard("cancellation", (0x3F80_0000, 0xBF80_0000), (0x3F80_0001, 0xBF80_0000)),
         (L.Commutative(),), "a + b, RNE"),
-    _op("sub", 2, _arith(np.subtract), E.fsub,
+    _op(d.FSubOp, _arith(np.subtract),
         _hard("equal operands", (0x3F80_0000, 0x3F80_0000), (0x7F80_0000, 0x7F80_0000)),
         summary="a - b, RNE"),
-    _op("mul", 2, _arith(np.multiply), E.fmul,
+    _op(d.FMulOp, _arith(np.multiply),
         _hard("overflow and underflow", (0x7F00_0000, 0x4000_0000), (0x0080_0000, 0x3F00_0000)),
         (L.Commutative(),), "a * b, RNE"),
-    _op("div", 2, _arith(np.divide), E.fdiv,
+    _op(d.FDivOp, _arith(np.divide),
         _hard("zero divisors", (0x3F80_0000, 0x0000_0000), (0x0000_0000, 0x0000_0000)),
         summary="a / b, correctly rounded"),
-    _op("fma", 3, _fma, E.fma,
+    _op(d.FmaOp, _fma,
         _hard("exact product beside a tiny addend", (0x3F80_0001, 0x3F80_0001, 0x0C00_0000)),
         summary="a * b + c, one rounding"),
-    _op("sqrt", 1, _sqrt, E.fsqrt,
+    _op(d.FSqrtOp, _sqrt,
         _hard("negative operands", (0xBF80_0000,), (0x8000_0001,)),
         summary="sqrt(a), correctly rounded"),
-    _op("min", 2, _min_max(True), E.fmin,
+    _op(d.FMinOp, _min_max(True),
         _hard("signed zeros: min is -0", (0x8000_0000, 0x0000_0000), (0x0000_0000, 0x8000_0000)),
         (L.Commutative(), L.Associative()), "IEEE 754-2019 minimumNumber"),
-    _op("max", 2, _min_max(False), E.fmax,
+    _op(d.FMaxOp, _min_max(False),
         _hard("signed zeros: max is +0", (0x8000_0000, 0x0000_0000), (0x0000_0000, 0x8000_0000)),
         (L.Commutative(), L.Associative()), "IEEE 754-2019 maximumNumber"),
-    _op("neg", 1, _neg, E.fneg,
+    _op(d.FNegOp, _neg,
         _hard("NaN payloads keep their bits", (0x7FC0_0001,), (0xFF80_0001,)),
         (L.Involution(),), "sign bit flipped"),
-    _op("abs", 1, _abs, E.fabs,
+    _op(d.FAbsOp, _abs,
         _hard("negative NaN payloads", (0xFFC0_0001,), (0x8000_0000,)),
         summary="sign bit cleared"),
-    _op("floor", 1, _integral(np.floor), E.ffloor,
+    _op(d.FFloorOp, _integral(np.floor),
         _hard("negative fractions", (0xBF00_0000,), (0xBF80_0001,)), summary="round down"),
-    _op("ceil", 1, _integral(np.ceil), E.fceil,
+    _op(d.FCeilOp, _integral(np.ceil),
         _hard("positive fractions", (0x3F00_0000,), (0x3F80_0001,)), summary="round up"),
-    _op("round", 1, _integral(np.rint), E.fround,
+    _op(d.FRoundOp, _integral(np.rint),
         _hard("halfway cases", (0x3FC0_0000,), (0x4020_0000,), (0xBEE6_6666,)),
         summary="round half to even"),
-    _op("trunc", 1, _integral(np.trunc), E.ftrunc,
+    _op(d.FTruncOp, _integral(np.trunc),
         _hard("magnitudes below one", (0xBF33_3333,), (0x3F7F_FFFF,)), summary="round toward zero"),
 )  # fmt: skip

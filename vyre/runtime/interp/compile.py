@@ -12,14 +12,14 @@ execution, so that a program that slipped past validation fails with a clear
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
 
 from xdsl.ir import Block as IRBlock
 from xdsl.ir import Operation, SSAValue
 
 from vyre.dialects import vyre as d
+from vyre.dialects.tables import Dispatch
 from vyre.runtime.interp import machine as m
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.intrinsics import INTRINSICS
@@ -30,10 +30,7 @@ from vyre.runtime.interp.values import (
     binop_function,
     bitcast_function,
     cast_function,
-    float_binary_function,
-    float_compare_function,
-    float_unary_function,
-    fma_function,
+    float_function,
     unop_function,
     words_per_value,
 )
@@ -89,6 +86,15 @@ def _check_result(op: Operation, expected: d.DataTypeKind) -> None:
         raise InterpError(
             f"`{op.name}` yields `{kind.value}`, but its operands make it `{expected.value}`"
         )
+
+
+EXPRESSIONS: Dispatch[Compiler, [int], m.Step] = Dispatch(
+    "interpreter expression steps", lambda: d.EXPRESSION_OPS
+)
+"""The step of each expression op, filling the value slot it is given."""
+STATEMENTS: Dispatch[Compiler, [], m.Step] = Dispatch(
+    "interpreter statement steps", lambda: d.STATEMENT_OPS
+)
 
 
 @dataclass
@@ -161,9 +167,9 @@ class Compiler:
 
     # -- ops --------------------------------------------------------------------
     def step(self, op: Operation) -> m.Step:
-        expression = self._EXPRESSIONS.get(type(op))
+        expression = EXPRESSIONS.get(type(op))
         if expression is None:
-            statement = self._STATEMENTS.get(type(op))
+            statement = STATEMENTS.get(type(op))
             if statement is None:
                 raise InterpError(f"the interpreter does not know op `{op.name}`")
             return statement(self, op)
@@ -178,25 +184,30 @@ class Compiler:
         return step
 
     # -- expressions ------------------------------------------------------------
+    @EXPRESSIONS.on(d.LitU32Op, d.LitI32Op, d.LitBoolOp)
     def _literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp, slot: int) -> m.Step:
         word = op.value.data & 0xFFFF_FFFF
         self.constants[slot] = word
         return m.Constant(slot, (word,))
 
+    @EXPRESSIONS.on(d.BufLenOp)
     def _buf_len(self, op: d.BufLenOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
         return m.BufferLength(slot, info.name)
 
+    @EXPRESSIONS.on(d.InvocationIdOp, d.WorkgroupIdOp, d.LocalIdOp)
     def _id(self, op: d.IdOp, slot: int) -> m.Step:
         axis = op.axis.data
         if not 0 <= axis <= 2:
             raise InterpError(f"invocation/workgroup ID axis {axis} out of range (V007)")
         return m.Identity(slot, _ID_FAMILIES[type(op)], axis)
 
+    @EXPRESSIONS.on(d.VarOp)
     def _var(self, op: d.VarOp, slot: int) -> m.Step:
         width = words_per_value(value_kind(op.results[0], op))
         return m.ReadVar(slot, op.var_name.data, width)
 
+    @EXPRESSIONS.on(d.LoadOp)
     def _load(self, op: d.LoadOp, slot: int) -> m.Step:
         info = self._typed_buffer(op.buffer.data, op, "load")
         index = op.index
@@ -211,19 +222,22 @@ class Compiler:
             )
         return m.Load(slot, info.name, info.is_workgroup, self.operand(index, op))
 
+    @EXPRESSIONS.on(d.BinOp)
     def _binop(self, op: d.BinOp, slot: int) -> m.Step:
         lhs, rhs = op.operands
         _scalar_operand(lhs, op, "left operand", "V021")
         _scalar_operand(rhs, op, "right operand", "V021")
-        function = binop_function(d.BinOpKind(op.kind.data))
+        function = binop_function(op.kind.data)
         return m.Apply2(slot, function, self.operand(lhs, op), self.operand(rhs, op))
 
+    @EXPRESSIONS.on(d.UnOp)
     def _unop(self, op: d.UnOp, slot: int) -> m.Step:
         (operand,) = op.operands
         _scalar_operand(operand, op, "operand", "V021")
-        function = unop_function(d.UnOpKind(op.kind.data))
+        function = unop_function(op.kind.data)
         return m.Apply1(slot, function, self.operand(operand, op))
 
+    @EXPRESSIONS.on(d.SelectOp)
     def _select(self, op: d.SelectOp, slot: int) -> m.Step:
         cond, if_true, if_false = op.operands
         _scalar_operand(cond, op, "condition", "V022")
@@ -240,17 +254,20 @@ class Compiler:
             slot, self.operand(cond, op), self.operand(if_true, op), self.operand(if_false, op)
         )
 
+    @EXPRESSIONS.on(d.CastOp)
     def _cast(self, op: d.CastOp, slot: int) -> m.Step:
         (value,) = op.operands
         function = cast_function(value_kind(value, op), value_kind(op.results[0], op))
         return m.Apply1(slot, function, self.operand(value, op))
 
+    @EXPRESSIONS.on(d.BitcastOp)
     def _bitcast(self, op: d.BitcastOp, slot: int) -> m.Step:
         (value,) = op.operands
         function = bitcast_function(value_kind(value, op), value_kind(op.results[0], op))
         return m.Apply1(slot, function, self.operand(value, op))
 
     # -- strict floats: values are bit patterns, computed by `floats` -----------
+    @EXPRESSIONS.on(d.LitFloatOp)
     def _lit_float(self, op: d.LitFloatOp, slot: int) -> m.Step:
         kind = value_kind(op.results[0], op)
         if kind not in FLOATS:
@@ -265,40 +282,27 @@ class Compiler:
             )
         return m.Constant(slot, (bits,))
 
-    def _float_binary(self, op: d.FloatBinaryOp, slot: int) -> m.Step:
-        lhs, rhs = op.operands
-        kind = _float_operands(op, (lhs, rhs))
-        _check_result(op, kind)
-        function = float_binary_function(op.KIND, kind)
-        return m.Apply2(slot, function, self.operand(lhs, op), self.operand(rhs, op))
-
-    def _fcmp(self, op: d.FCmpOp, slot: int) -> m.Step:
-        lhs, rhs = op.operands
-        kind = _float_operands(op, (lhs, rhs))
-        predicate = op.predicate.data
-        if predicate not in d.FLOAT_PREDICATES:
-            raise InterpError(
-                f"unknown float predicate `{predicate}` (one of {', '.join(d.FLOAT_PREDICATES)})"
-            )
-        _check_result(op, d.DataTypeKind.BOOL)
-        function = float_compare_function(predicate, kind)
-        return m.Apply2(slot, function, self.operand(lhs, op), self.operand(rhs, op))
-
-    def _float_unary(self, op: d.FloatUnaryOp, slot: int) -> m.Step:
-        (operand,) = op.operands
-        kind = _float_operands(op, (operand,))
-        classification = op.KIND in (d.UnOpKind.FIS_NAN, d.UnOpKind.FIS_INF)
-        _check_result(op, d.DataTypeKind.BOOL if classification else kind)
-        function = float_unary_function(op.KIND, kind)
-        return m.Apply1(slot, function, self.operand(operand, op))
-
-    def _fma(self, op: d.FmaOp, slot: int) -> m.Step:
+    @EXPRESSIONS.on(d.FloatOp)
+    def _float(self, op: d.FloatOp, slot: int) -> m.Step:
         args = tuple(op.operands)
         kind = _float_operands(op, args)
-        _check_result(op, kind)
+        variant = ""
+        if isinstance(op, d.FCmpOp):
+            variant = op.predicate.data
+            if variant not in d.FLOAT_PREDICATES:
+                raise InterpError(
+                    f"unknown float predicate `{variant}` (one of {', '.join(d.FLOAT_PREDICATES)})"
+                )
+        _check_result(op, kind if op.RESULT is None else op.RESULT.data_kind)
+        function = float_function(type(op), kind, variant)
         operands = tuple(self.operand(arg, op) for arg in args)
-        return m.ApplyN(slot, fma_function(kind), operands)
+        if len(operands) == 1:
+            return m.Apply1(slot, function, operands[0])
+        if len(operands) == 2:
+            return m.Apply2(slot, function, operands[0], operands[1])
+        return m.ApplyN(slot, function, operands)
 
+    @EXPRESSIONS.on(d.AtomicOp)
     def _atomic(self, op: d.AtomicOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
         if info.access not in ATOMIC_ACCESS or info.element != d.DataTypeKind.U32:
@@ -329,6 +333,7 @@ class Compiler:
             info.is_workgroup,
         )
 
+    @EXPRESSIONS.on(d.CallOp)
     def _call(self, op: d.CallOp, slot: int) -> m.Step:
         op_id = op.op_id.data
         intrinsic = INTRINSICS.get(op_id)
@@ -358,15 +363,18 @@ class Compiler:
         return m.ApplyN(slot, intrinsic.function, operands)
 
     # -- statements -------------------------------------------------------------
+    @STATEMENTS.on(d.LetOp)
     def _let(self, op: d.LetOp) -> m.Step:
         (value,) = op.operands
         words_per_value(value_kind(value, op))
         return m.Let(op.var_name.data, self.operand(value, op))
 
+    @STATEMENTS.on(d.AssignOp)
     def _assign(self, op: d.AssignOp) -> m.Step:
         (value,) = op.operands
         return m.Assign(op.var_name.data, self.operand(value, op))
 
+    @STATEMENTS.on(d.StoreOp)
     def _store(self, op: d.StoreOp) -> m.Step:
         info = self._typed_buffer(op.buffer.data, op, "store")
         if info.access not in (d.AccessKind.READ_WRITE, d.AccessKind.WORKGROUP):
@@ -385,12 +393,14 @@ class Compiler:
             info.name, info.is_workgroup, self.operand(index, op), self.operand(value, op)
         )
 
+    @STATEMENTS.on(d.IfOp)
     def _if(self, op: d.IfOp) -> m.Step:
         (cond,) = op.operands
         _scalar_operand(cond, op, "condition", "V022")
         slot = self.operand(cond, op)
         return m.If(slot, self.body(op.then_block), self.body(op.else_block))
 
+    @STATEMENTS.on(d.LoopOp)
     def _loop(self, op: d.LoopOp) -> m.Step:
         lower, upper = op.operands
         _scalar_operand(lower, op, "lower bound", "V015")
@@ -400,48 +410,17 @@ class Compiler:
         trips = None if first is None or end is None else max(0, end - first)
         return m.Loop(op.var_name.data, lower_slot, upper_slot, self.body(op.body_block), trips)
 
+    @STATEMENTS.on(d.BlockOp)
     def _block(self, op: d.BlockOp) -> m.Step:
         return m.Block(self.body(op.body_block))
 
+    @STATEMENTS.on(d.ReturnOp)
     def _return(self, op: d.ReturnOp) -> m.Step:
         return m.Return()
 
+    @STATEMENTS.on(d.BarrierOp)
     def _barrier(self, op: d.BarrierOp) -> m.Step:
         return m.Barrier()
-
-    _EXPRESSIONS: ClassVar[dict[type[Operation], Callable[[Compiler, Any, int], m.Step]]] = {
-        d.LitU32Op: _literal,
-        d.LitI32Op: _literal,
-        d.LitBoolOp: _literal,
-        d.BufLenOp: _buf_len,
-        d.InvocationIdOp: _id,
-        d.WorkgroupIdOp: _id,
-        d.LocalIdOp: _id,
-        d.VarOp: _var,
-        d.LoadOp: _load,
-        d.BinOp: _binop,
-        d.UnOp: _unop,
-        d.SelectOp: _select,
-        d.CastOp: _cast,
-        d.AtomicOp: _atomic,
-        d.CallOp: _call,
-        d.BitcastOp: _bitcast,
-        d.LitFloatOp: _lit_float,
-        d.FCmpOp: _fcmp,
-        d.FmaOp: _fma,
-        **dict.fromkeys(d.FLOAT_BINARY_OPS.values(), _float_binary),
-        **dict.fromkeys(d.FLOAT_UNARY_OPS.values(), _float_unary),
-    }
-    _STATEMENTS: ClassVar[dict[type[Operation], Callable[[Compiler, Any], m.Step]]] = {
-        d.LetOp: _let,
-        d.AssignOp: _assign,
-        d.StoreOp: _store,
-        d.IfOp: _if,
-        d.LoopOp: _loop,
-        d.BlockOp: _block,
-        d.ReturnOp: _return,
-        d.BarrierOp: _barrier,
-    }
 
 
 def compile_kernel(kernel: d.KernelOp, buffers: Mapping[str, BufferInfo]) -> tuple[m.Body, int]:

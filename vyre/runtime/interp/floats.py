@@ -45,12 +45,16 @@ rounds that once to the target, which equals a single rounding of a*b+c.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
+
+from vyre.dialects import vyre as d
+from vyre.dialects.tables import OpTable
 
 __all__ = [
     "Bits",
@@ -65,6 +69,9 @@ __all__ = [
     "bitcast",
     "encode",
     "decode",
+    "evaluate",
+    "approximate",
+    "ORACLES",
 ]
 
 Bits = npt.NDArray[np.uint32]
@@ -260,18 +267,6 @@ def decode(fmt: str | Enum, bits: npt.ArrayLike) -> _F64:
 # Arithmetic
 # ---------------------------------------------------------------------------
 
-_NATIVE: Final = {
-    "add": np.add,
-    "sub": np.subtract,
-    "mul": np.multiply,
-    "div": np.divide,
-}
-
-_BINARY: Final = frozenset({"add", "sub", "mul", "div", "min", "max"})
-_UNARY: Final = frozenset({"neg", "abs", "sqrt", "floor", "ceil", "round", "trunc"})
-_COMPARE: Final = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
-_PREDICATE: Final = frozenset({"is_nan", "is_inf"})
-
 _TINY: Final = np.array([1, 0x0080_0000], dtype=np.uint32)  # min subnormal, min normal
 
 
@@ -287,16 +282,25 @@ def _canon(f: _Format, bits: Bits) -> Bits:
     return np.where(_is_nan(f, bits), np.uint32(f.nan), bits).astype(np.uint32)
 
 
-def _wide_arith(f: _Format, op: str, a: Bits, b: Bits | None) -> Bits:
+_Native = Callable[..., npt.NDArray[np.generic]]
+
+
+def _wide_arith(f: _Format, native: _Native, *operands: Bits) -> Bits:
     """One float64 op on exact operands, rounded once to ``f``."""
-    x = _widen(f, a)
     with np.errstate(all="ignore"):
-        if op == "sqrt":
-            r = np.sqrt(x)
-        else:
-            assert b is not None
-            r = _NATIVE[op](x, _widen(f, b))
+        r = native(*(_widen(f, x) for x in operands))
     return _narrow(f, r)
+
+
+def _correctly_rounded(f: _Format, native: _Native, *operands: Bits) -> Bits:
+    """+ - * / sqrt: numpy float32 for F32 where subnormals survive (IEEE, correctly
+    rounded), else one float64 operation rounded once (innocuous double rounding:
+    53 >= 2p + 2)."""
+    if f.name == "f32" and _f32_subnormals_work():
+        with np.errstate(all="ignore"):
+            r = native(*(x.view(np.float32) for x in operands))
+        return _canon(f, np.asarray(r).view(np.uint32))
+    return _wide_arith(f, native, *operands)
 
 
 def _order_key(f: _Format, x: Bits, signed_zero: bool) -> _I64:
@@ -310,10 +314,10 @@ def _order_key(f: _Format, x: Bits, signed_zero: bool) -> _I64:
     return np.where(neg, -mag - (1 if signed_zero else 0), mag)
 
 
-def _min_max(f: _Format, op: str, a: Bits, b: Bits) -> Bits:
+def _min_max(f: _Format, minimum: bool, a: Bits, b: Bits) -> Bits:
     ka = _order_key(f, a, True)
     kb = _order_key(f, b, True)
-    pick_a = ka <= kb if op == "min" else ka >= kb
+    pick_a = ka <= kb if minimum else ka >= kb
     na = _is_nan(f, a)
     nb = _is_nan(f, b)
     pick_a = (pick_a & ~na) | nb
@@ -321,58 +325,14 @@ def _min_max(f: _Format, op: str, a: Bits, b: Bits) -> Bits:
     return np.where(na & nb, np.uint32(f.nan), out).astype(np.uint32)
 
 
-def binary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike) -> Bits:
-    """``a op b`` for op in add, sub, mul, div, min, max (an ``f`` prefix is accepted).
-
-    add/sub/mul/div are correctly rounded (RNE) with canonical NaN results;
-    min/max are IEEE 754-2019 minimumNumber/maximumNumber (-0 < +0, a NaN
-    operand is ignored when the other is a number, both NaN -> canonical NaN).
-    """
-    f = _fmt(fmt)
-    name = _op(op, _BINARY, "binary")
-    x, y = np.broadcast_arrays(_bits(f, a), _bits(f, b))
-    if name in ("min", "max"):
-        return _min_max(f, name, x, y)
-    if f.name == "f32" and _f32_subnormals_work():
-        with np.errstate(all="ignore"):
-            r = _NATIVE[name](x.view(np.float32), y.view(np.float32))
-        return _canon(f, np.asarray(r).view(np.uint32))
-    return _wide_arith(f, name, x, y)
-
-
-def _round_integral(f: _Format, op: str, a: Bits) -> Bits:
+def _round_integral(f: _Format, fn: _Native, a: Bits) -> Bits:
     x = _widen(f, a)
-    fn = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": np.rint}[op]
     with np.errstate(all="ignore"):
         r = np.copysign(fn(x), x)  # an integral result keeps x's sign; zero does too
     return _narrow(f, r)
 
 
-def unary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike) -> Bits:
-    """``op(a)`` for op in neg, abs, sqrt, floor, ceil, round, trunc (``f`` prefix accepted).
-
-    neg/abs flip/clear the sign bit only (NaN payloads kept). sqrt is correctly
-    rounded (sqrt(-0) = -0, negative -> NaN). floor/ceil/trunc/round (half to
-    even) keep the sign of zero and of values that round to zero. NaN results
-    are canonical.
-    """
-    f = _fmt(fmt)
-    name = _op(op, _UNARY, "unary")
-    x = _bits(f, a)
-    if name == "neg":
-        return x ^ np.uint32(f.sign)
-    if name == "abs":
-        return x & np.uint32(f.abs_mask)
-    if name == "sqrt":
-        if f.name == "f32" and _f32_subnormals_work():
-            with np.errstate(all="ignore"):
-                r = np.sqrt(x.view(np.float32))
-            return _canon(f, np.asarray(r).view(np.uint32))
-        return _wide_arith(f, "sqrt", x, None)
-    return _round_integral(f, name, x)
-
-
-def fma(fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike) -> Bits:
+def _fma(f: _Format, a: Bits, b: Bits, c: Bits) -> Bits:
     """``a*b + c`` with one rounding (RNE); canonical NaN results.
 
     The float64 product is exact (<= 48 significand bits, never subnormal or
@@ -382,9 +342,7 @@ def fma(fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike) -
     a*b and c are both -0 (float64 addition already gives that), inf*0 and
     inf + -inf are NaN.
     """
-    f = _fmt(fmt)
-    x, y, z = np.broadcast_arrays(_bits(f, a), _bits(f, b), _bits(f, c))
-    pa, pb, pc = _widen(f, x), _widen(f, y), _widen(f, z)
+    pa, pb, pc = _widen(f, a), _widen(f, b), _widen(f, c)
     with np.errstate(all="ignore"):
         p = pa * pb
         s = p + pc
@@ -400,6 +358,157 @@ def fma(fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike) -
     return _narrow(f, odd)
 
 
+def _compare(f: _Format, predicate: str, x: Bits, y: Bits) -> Bits:
+    kx = _order_key(f, x, False)
+    ky = _order_key(f, y, False)
+    ordered = ~(_is_nan(f, x) | _is_nan(f, y))
+    if predicate == "eq":
+        r = ordered & (kx == ky)
+    elif predicate == "ne":
+        r = ~(ordered & (kx == ky))
+    elif predicate == "lt":
+        r = ordered & (kx < ky)
+    elif predicate == "le":
+        r = ordered & (kx <= ky)
+    elif predicate == "gt":
+        r = ordered & (kx > ky)
+    else:
+        r = ordered & (kx >= ky)
+    return r.astype(np.uint32)
+
+
+def _approximate(native: _Native, x: Bits) -> Bits:
+    """The exact value of an approximate op's function on F32 patterns: computed
+    in float64 and rounded once to f32 (NaN results canonical)."""
+    with np.errstate(all="ignore"):
+        r = native(x.view(np.float32).astype(np.float64))
+    return _narrow(_FORMATS["f32"], r)
+
+
+# ---------------------------------------------------------------------------
+# The oracle of each float op class
+# ---------------------------------------------------------------------------
+
+Oracle = Callable[[_Format, str, tuple[Bits, ...]], Bits]
+"""(format, variant: a comparison's predicate or "", operand patterns) -> result."""
+
+ORACLES: OpTable[type[d.FloatOp], Oracle] = OpTable(
+    "interpreter float oracles", lambda: d.ops_of(d.FloatOp)
+)
+"""What each float op computes, exactly: the interpreter's oracle, keyed by op
+class (an op's operands are already masked to its format)."""
+
+
+def _arith(native: _Native) -> Oracle:
+    return lambda f, _, xs: _correctly_rounded(f, native, *xs)
+
+
+def _sign(flip: bool) -> Oracle:
+    def sign(f: _Format, _: str, xs: tuple[Bits, ...]) -> Bits:
+        return xs[0] ^ np.uint32(f.sign) if flip else xs[0] & np.uint32(f.abs_mask)
+
+    return sign
+
+
+def _integral(fn: _Native) -> Oracle:
+    return lambda f, _, xs: _round_integral(f, fn, xs[0])
+
+
+def _classify(nan: bool) -> Oracle:
+    def classify(f: _Format, _: str, xs: tuple[Bits, ...]) -> Bits:
+        mag = xs[0] & np.uint32(f.abs_mask)
+        return (mag > np.uint32(f.inf) if nan else mag == np.uint32(f.inf)).astype(np.uint32)
+
+    return classify
+
+
+def _approx(native: _Native) -> Oracle:
+    return lambda _f, _v, xs: _approximate(native, xs[0])
+
+
+ORACLES.add(d.FAddOp, _arith(np.add))
+ORACLES.add(d.FSubOp, _arith(np.subtract))
+ORACLES.add(d.FMulOp, _arith(np.multiply))
+ORACLES.add(d.FDivOp, _arith(np.divide))
+ORACLES.add(d.FMinOp, lambda f, _, xs: _min_max(f, True, *xs))
+ORACLES.add(d.FMaxOp, lambda f, _, xs: _min_max(f, False, *xs))
+ORACLES.add(d.FCmpOp, lambda f, predicate, xs: _compare(f, predicate, *xs))
+ORACLES.add(d.FmaOp, lambda f, _, xs: _fma(f, *xs))
+ORACLES.add(d.FNegOp, _sign(flip=True))
+ORACLES.add(d.FAbsOp, _sign(flip=False))
+ORACLES.add(d.FSqrtOp, _arith(np.sqrt))
+ORACLES.add(d.FFloorOp, _integral(np.floor))
+ORACLES.add(d.FCeilOp, _integral(np.ceil))
+ORACLES.add(d.FRoundOp, _integral(np.rint))
+ORACLES.add(d.FTruncOp, _integral(np.trunc))
+ORACLES.add(d.FIsNanOp, _classify(nan=True))
+ORACLES.add(d.FIsInfOp, _classify(nan=False))
+ORACLES.add(d.FSqrtApproxOp, _approx(np.sqrt))
+ORACLES.add(d.FExp2ApproxOp, _approx(np.exp2))
+ORACLES.add(d.FLog2ApproxOp, _approx(np.log2))
+ORACLES.add(d.FSinApproxOp, _approx(np.sin))
+ORACLES.add(d.FCosApproxOp, _approx(np.cos))
+
+
+def evaluate(op: type[d.FloatOp], fmt: str | Enum, *operands: npt.ArrayLike, variant: str = "") -> Bits:
+    """The float op class `op` (with a comparison's predicate as `variant`) on
+    operand patterns of format `fmt` (F32 for the approximate ops). Operands
+    broadcast."""
+    f = _FORMATS["f32"] if issubclass(op, d.ApproximateUnaryOp) else _fmt(fmt)
+    xs = tuple(np.broadcast_arrays(*(_bits(f, x) for x in operands)))
+    return ORACLES[op](f, variant, xs)
+
+
+# -- by name: the short names of the op classes -----------------------------
+
+
+def _family(base: type[d.FloatOp], *excluded: type[d.FloatOp]) -> dict[str, type[d.FloatOp]]:
+    return {
+        op.SHORT_NAME: op
+        for op in d.ops_of(base)
+        if not any(issubclass(op, other) for other in excluded)
+    }
+
+
+_BINARY: Final = _family(d.FloatBinaryOp)
+_UNARY: Final = _family(d.FloatUnaryOp, d.FloatClassifyOp, d.ApproximateUnaryOp)
+_PREDICATE: Final = _family(d.FloatClassifyOp)
+_APPROXIMATE: Final = _family(d.ApproximateUnaryOp)
+_COMPARE: Final = frozenset(d.FLOAT_PREDICATES)
+
+
+def _named(op: str | Enum, family: dict[str, type[d.FloatOp]], what: str) -> type[d.FloatOp]:
+    return family[_op(op, frozenset(family), what)]
+
+
+def binary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike) -> Bits:
+    """``a op b`` for op in add, sub, mul, div, min, max (an ``f`` prefix is accepted).
+
+    add/sub/mul/div are correctly rounded (RNE) with canonical NaN results;
+    min/max are IEEE 754-2019 minimumNumber/maximumNumber (-0 < +0, a NaN
+    operand is ignored when the other is a number, both NaN -> canonical NaN).
+    """
+    f = _fmt(fmt)
+    return evaluate(_named(op, _BINARY, "binary"), f.name, a, b)
+
+
+def unary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike) -> Bits:
+    """``op(a)`` for op in neg, abs, sqrt, floor, ceil, round, trunc (``f`` prefix accepted).
+
+    neg/abs flip/clear the sign bit only (NaN payloads kept). sqrt is correctly
+    rounded (sqrt(-0) = -0, negative -> NaN). floor/ceil/trunc/round (half to
+    even) keep the sign of zero and of values that round to zero. NaN results
+    are canonical.
+    """
+    f = _fmt(fmt)
+    return evaluate(_named(op, _UNARY, "unary"), f.name, a)
+
+
+def fma(fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike) -> Bits:
+    """``a*b + c`` with one rounding (RNE); canonical NaN results."""
+    return evaluate(d.FmaOp, _fmt(fmt).name, a, b, c)
+
+
 # ---------------------------------------------------------------------------
 # Comparisons and classification
 # ---------------------------------------------------------------------------
@@ -413,33 +522,13 @@ def compare(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike)
     """
     f = _fmt(fmt)
     name = _op(op, _COMPARE, "comparison")
-    x, y = np.broadcast_arrays(_bits(f, a), _bits(f, b))
-    kx = _order_key(f, x, False)
-    ky = _order_key(f, y, False)
-    ordered = ~(_is_nan(f, x) | _is_nan(f, y))
-    if name == "eq":
-        r = ordered & (kx == ky)
-    elif name == "ne":
-        r = ~(ordered & (kx == ky))
-    elif name == "lt":
-        r = ordered & (kx < ky)
-    elif name == "le":
-        r = ordered & (kx <= ky)
-    elif name == "gt":
-        r = ordered & (kx > ky)
-    else:
-        r = ordered & (kx >= ky)
-    return r.astype(np.uint32)
+    return evaluate(d.FCmpOp, f.name, a, b, variant=name)
 
 
 def predicate(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike) -> Bits:
     """``is_nan`` / ``is_inf`` (``fis_nan``, ``fis_inf`` accepted) as ``np.uint32`` 0/1."""
     f = _fmt(fmt)
-    name = _op(op, _PREDICATE, "predicate")
-    mag = _bits(f, a) & np.uint32(f.abs_mask)
-    if name == "is_nan":
-        return (mag > np.uint32(f.inf)).astype(np.uint32)
-    return (mag == np.uint32(f.inf)).astype(np.uint32)
+    return evaluate(_named(op, _PREDICATE, "predicate"), f.name, a)
 
 
 # ---------------------------------------------------------------------------
@@ -501,19 +590,10 @@ def bitcast(src: str | Enum, dst: str | Enum, x: npt.ArrayLike) -> Bits:
     return raw
 
 
-_APPROXIMATE: Final = {"sqrt_approx": np.sqrt, "exp2_approx": np.exp2, "log2_approx": np.log2,
-                       "sin_approx": np.sin, "cos_approx": np.cos}  # fmt: skip
-
-
 def approximate(op: str | Enum, a: npt.ArrayLike) -> Bits:
     """The exact value of an approximate op's function (``sqrt_approx``,
     ``exp2_approx``, ``log2_approx``, ``sin_approx``, ``cos_approx``; ``f``
     prefix accepted) on F32 patterns: computed in float64 and rounded once to
     f32 (NaN results canonical). What an approximate op's tolerance is measured
     against; the op itself is not bit-exact on any GPU."""
-    f = _fmt("f32")
-    name = _op(op, frozenset(_APPROXIMATE), "approximate")
-    x = _bits(f, a)
-    with np.errstate(all="ignore"):
-        r = _APPROXIMATE[name](x.view(np.float32).astype(np.float64))
-    return _narrow(f, r)
+    return evaluate(_named(op, _APPROXIMATE, "approximate"), "f32", a)

@@ -18,6 +18,8 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
+from vyre.dialects import vyre as d
+from vyre.dialects.tables import OpTable
 from vyre.dialects.vyre import BinOpKind, DataTypeKind, UnOpKind, bitcast_defined
 from vyre.runtime.interp import floats
 from vyre.runtime.interp.errors import InterpError
@@ -29,22 +31,14 @@ WORD = np.uint32
 ALL_ONES = np.uint32(0xFFFF_FFFF)
 
 WORDS_PER_VALUE: dict[DataTypeKind, int] = {
-    DataTypeKind.U32: 1,
-    DataTypeKind.I32: 1,
-    DataTypeKind.BOOL: 1,
-    DataTypeKind.U64: 2,
-    DataTypeKind.VEC2U32: 2,
-    DataTypeKind.VEC4U32: 4,
-    DataTypeKind.F32: 1,
-    DataTypeKind.F16: 1,
-    DataTypeKind.BF16: 1,
+    kind: kind.lanes for kind in DataTypeKind if kind.lanes
 }
 
-SCALARS = frozenset({DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL})
+SCALARS = frozenset(kind for kind in DataTypeKind if kind.is_scalar)
 """Types usable as indices, conditions, loop bounds and integer operands (floats are not)."""
 
-FLOATS = frozenset({DataTypeKind.F32, DataTypeKind.F16, DataTypeKind.BF16})
-HALF_FLOATS = frozenset({DataTypeKind.F16, DataTypeKind.BF16})
+FLOATS = frozenset(kind for kind in DataTypeKind if kind.is_float)
+HALF_FLOATS = frozenset(kind for kind in DataTypeKind if kind.facts.half)
 """Floats of 16 bits: one value per word, but two elements per word in storage buffers."""
 
 
@@ -98,37 +92,42 @@ def _shr(a: Lanes, b: Lanes) -> Lanes:
     return np.right_shift(a, b & WORD(31))
 
 
-_BINOPS: dict[BinOpKind, Callable[[Lanes, Lanes], Lanes]] = {
-    BinOpKind.ADD: np.add,
-    BinOpKind.SUB: np.subtract,
-    BinOpKind.MUL: np.multiply,
-    BinOpKind.DIV: _div,
-    BinOpKind.MOD: _mod,
-    BinOpKind.BIT_AND: np.bitwise_and,
-    BinOpKind.BIT_OR: np.bitwise_or,
-    BinOpKind.BIT_XOR: np.bitwise_xor,
-    BinOpKind.SHL: _shl,
-    BinOpKind.SHR: _shr,
-    BinOpKind.EQ: lambda a, b: as_bits(a == b),
-    BinOpKind.NE: lambda a, b: as_bits(a != b),
-    BinOpKind.LT: lambda a, b: as_bits(a < b),
-    BinOpKind.GT: lambda a, b: as_bits(a > b),
-    BinOpKind.LE: lambda a, b: as_bits(a <= b),
-    BinOpKind.GE: lambda a, b: as_bits(a >= b),
-    BinOpKind.AND: lambda a, b: as_bits((a != 0) & (b != 0)),
-    BinOpKind.OR: lambda a, b: as_bits((a != 0) | (b != 0)),
-}
+BINOPS: OpTable[BinOpKind, Callable[[Lanes, Lanes], Lanes]] = OpTable(
+    "interpreter binary operators", lambda: BinOpKind
+)
+BINOPS.add(BinOpKind.ADD, np.add)
+BINOPS.add(BinOpKind.SUB, np.subtract)
+BINOPS.add(BinOpKind.MUL, np.multiply)
+BINOPS.add(BinOpKind.DIV, _div)
+BINOPS.add(BinOpKind.MOD, _mod)
+BINOPS.add(BinOpKind.BIT_AND, np.bitwise_and)
+BINOPS.add(BinOpKind.BIT_OR, np.bitwise_or)
+BINOPS.add(BinOpKind.BIT_XOR, np.bitwise_xor)
+BINOPS.add(BinOpKind.SHL, _shl)
+BINOPS.add(BinOpKind.SHR, _shr)
+BINOPS.add(BinOpKind.EQ, lambda a, b: as_bits(a == b))
+BINOPS.add(BinOpKind.NE, lambda a, b: as_bits(a != b))
+BINOPS.add(BinOpKind.LT, lambda a, b: as_bits(a < b))
+BINOPS.add(BinOpKind.GT, lambda a, b: as_bits(a > b))
+BINOPS.add(BinOpKind.LE, lambda a, b: as_bits(a <= b))
+BINOPS.add(BinOpKind.GE, lambda a, b: as_bits(a >= b))
+BINOPS.add(BinOpKind.AND, lambda a, b: as_bits((a != 0) & (b != 0)))
+BINOPS.add(BinOpKind.OR, lambda a, b: as_bits((a != 0) | (b != 0)))
 
 
-def binop_function(kind: BinOpKind) -> Callable[[Lanes, Lanes], Lanes]:
+def binop_function(kind: str) -> Callable[[Lanes, Lanes], Lanes]:
     """`lhs <kind> rhs` on the 32-bit patterns of both operands."""
-    function = _BINOPS.get(kind)
+    function = BINOPS.get(BinOpKind(kind)) if kind in _BINOP_SPELLINGS else None
     if function is None:
         raise InterpError(
-            f"`vyre.binop {kind.value}` is not an integer operator: float operators are "
+            f"`vyre.binop {kind}` is not an integer operator: float operators are "
             "their own ops (`vyre.fadd`, `vyre.fcmp`, ...)"
         )
     return function
+
+
+_BINOP_SPELLINGS = frozenset(kind.value for kind in BinOpKind)
+_UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
 
 
 # ---------------------------------------------------------------------------
@@ -168,23 +167,24 @@ def _reverse_bits(a: Lanes) -> Lanes:
     return (bits >> WORD(16)) | (bits << WORD(16))
 
 
-_UNOPS: dict[UnOpKind, Callable[[Lanes], Lanes]] = {
-    UnOpKind.NEGATE: lambda a: WORD(0) - a,
-    UnOpKind.BIT_NOT: np.invert,
-    UnOpKind.LOGICAL_NOT: lambda a: as_bits(a == 0),
-    UnOpKind.POPCOUNT: _popcount,
-    UnOpKind.CLZ: _clz,
-    UnOpKind.CTZ: _ctz,
-    UnOpKind.REVERSE_BITS: _reverse_bits,
-}
+UNOPS: OpTable[UnOpKind, Callable[[Lanes], Lanes]] = OpTable(
+    "interpreter unary operators", lambda: UnOpKind
+)
+UNOPS.add(UnOpKind.NEGATE, lambda a: WORD(0) - a)
+UNOPS.add(UnOpKind.BIT_NOT, np.invert)
+UNOPS.add(UnOpKind.LOGICAL_NOT, lambda a: as_bits(a == 0))
+UNOPS.add(UnOpKind.POPCOUNT, _popcount)
+UNOPS.add(UnOpKind.CLZ, _clz)
+UNOPS.add(UnOpKind.CTZ, _ctz)
+UNOPS.add(UnOpKind.REVERSE_BITS, _reverse_bits)
 
 
-def unop_function(kind: UnOpKind) -> Callable[[Lanes], Lanes]:
+def unop_function(kind: str) -> Callable[[Lanes], Lanes]:
     """The unary op on the 32-bit pattern of its operand."""
-    function = _UNOPS.get(kind)
+    function = UNOPS.get(UnOpKind(kind)) if kind in _UNOP_SPELLINGS else None
     if function is None:
         raise InterpError(
-            f"`vyre.unop {kind.value}` is not an integer operator: float operators are "
+            f"`vyre.unop {kind}` is not an integer operator: float operators are "
             "their own ops (`vyre.fneg`, `vyre.fis_nan`, ...)"
         )
     return function
@@ -316,54 +316,17 @@ def cast_function(
 # ---------------------------------------------------------------------------
 
 
-def float_binary_function(kind: BinOpKind, fmt: DataTypeKind) -> Callable[[Lanes, Lanes], Lanes]:
-    """fadd fsub fmul fdiv fmin fmax on two values of float type `fmt`."""
+def float_function(
+    op: type[d.FloatOp], fmt: DataTypeKind, variant: str = ""
+) -> Callable[..., Lanes]:
+    """The float op class `op` on values of float type `fmt` (a comparison's
+    predicate as `variant`): lanes of bit patterns in, lanes out (0/1 words for
+    comparisons and classifications)."""
+    floats.ORACLES[op]  # a missing oracle fails here, naming the op, not at run time
+    fmt_name = "f32" if issubclass(op, d.ApproximateUnaryOp) else fmt.value
 
-    def apply(a: Lanes, b: Lanes) -> Lanes:
-        return floats.binary(kind.value, fmt.value, a, b)
-
-    return apply
-
-
-def float_compare_function(predicate: str, fmt: DataTypeKind) -> Callable[[Lanes, Lanes], Lanes]:
-    """fcmp `predicate` (eq ne lt le gt ge): a Bool lane (0/1)."""
-
-    def apply(a: Lanes, b: Lanes) -> Lanes:
-        return floats.compare(predicate, fmt.value, a, b)
-
-    return apply
-
-
-_CLASSIFICATIONS = frozenset({UnOpKind.FIS_NAN, UnOpKind.FIS_INF})
-
-
-def float_unary_function(kind: UnOpKind, fmt: DataTypeKind) -> Callable[[Lanes], Lanes]:
-    """fneg fabs fsqrt ffloor fceil fround ftrunc (a float) or fis_nan fis_inf (a Bool)."""
-    if kind in _CLASSIFICATIONS:
-
-        def classify(a: Lanes) -> Lanes:
-            return floats.predicate(kind.value, fmt.value, a)
-
-        return classify
-
-    if kind.is_approximate:
-
-        def approximate(a: Lanes) -> Lanes:
-            return floats.approximate(kind.value, a)
-
-        return approximate
-
-    def apply(a: Lanes) -> Lanes:
-        return floats.unary(kind.value, fmt.value, a)
-
-    return apply
-
-
-def fma_function(fmt: DataTypeKind) -> Callable[[Lanes, Lanes, Lanes], Lanes]:
-    """`a * b + c` with one rounding."""
-
-    def apply(a: Lanes, b: Lanes, c: Lanes) -> Lanes:
-        return floats.fma(fmt.value, a, b, c)
+    def apply(*operands: Lanes) -> Lanes:
+        return floats.evaluate(op, fmt_name, *operands, variant=variant)
 
     return apply
 

@@ -34,79 +34,58 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from vyre.transforms.softfloat import compare, convert, rounding
-from vyre.transforms.softfloat.add import fadd, fsub
-from vyre.transforms.softfloat.div import fdiv
-from vyre.transforms.softfloat.fma import fma
+from vyre.dialects import vyre as d
+from vyre.transforms.softfloat import add, compare, convert, div, fma, mul, rounding, sqrt
 from vyre.transforms.softfloat.formats import BF16, F16, F32, FORMATS, Format
 from vyre.transforms.softfloat.machine import ExprMachine, NumpyMachine, W, sel
-from vyre.transforms.softfloat.mul import fmul
-from vyre.transforms.softfloat.sqrt import fsqrt
+from vyre.transforms.softfloat.registry import ALGORITHMS, Algorithm
 
 __all__ = [
-    "BF16", "F16", "F32", "FORMATS", "ExprMachine", "Format", "NumpyMachine", "W",
-    "binary", "compare_op", "convert_op", "count_ops", "sel", "ternary", "unary",
+    "ALGORITHMS", "BF16", "F16", "F32", "FORMATS", "ExprMachine", "Format", "NumpyMachine", "W",
+    "algorithm_of", "binary", "compare_op", "convert_op", "count_ops", "sel", "ternary", "unary",
 ]  # fmt: skip
+
+_MODULES = (add, compare, div, fma, mul, rounding, sqrt)
+"""The modules that register algorithms (imported for that)."""
 
 V = TypeVar("V")
 Binary = Callable[[W[Any], W[Any]], W[Any]]
 Unary = Callable[[W[Any]], W[Any]]
 
-_BINARY: dict[str, Callable[[Format, W[Any], W[Any]], W[Any]]] = {
-    "add": fadd,
-    "sub": fsub,
-    "mul": fmul,
-    "div": fdiv,
-    "min": compare.fmin,
-    "max": compare.fmax,
-}
-_COMPARISONS: dict[str, Callable[[Format, W[Any], W[Any]], W[Any]]] = {
-    "eq": compare.feq,
-    "ne": compare.fne,
-    "lt": compare.flt,
-    "le": compare.fle,
-    "gt": compare.fgt,
-    "ge": compare.fge,
-}
-_BIT_OPS: dict[str, Callable[[Format, W[Any]], W[Any]]] = {
-    "neg": compare.fneg,
-    "abs": compare.fabs,
-    "is_nan": compare.fis_nan,
-    "is_inf": compare.fis_inf,
-    "floor": rounding.ffloor,
-    "ceil": rounding.fceil,
-    "round": rounding.fround,
-    "trunc": rounding.ftrunc,
-}
+
+def algorithm_of(op: type[d.FloatOp], fmt: Format, variant: str = "") -> Algorithm:
+    """The integer program of the strict float op class `op` in format `fmt`
+    (`variant`: a comparison's predicate)."""
+    return ALGORITHMS[op](fmt, variant)
+
+
+def _named(base: type[d.FloatOp], name: str, what: str) -> type[d.FloatOp]:
+    for op in d.strict_float_ops():
+        if issubclass(op, base) and op.SHORT_NAME == name:
+            return op
+    raise KeyError(f"no soft-float {what} op `{name}`")
 
 
 def binary(op: str, fmt: Format) -> Binary:
     """add, sub, mul, div, min, max of format `fmt`."""
-    algorithm = _BINARY[op]
-    return lambda a, b: algorithm(fmt, a, b)
+    return algorithm_of(_named(d.FloatBinaryOp, op, "binary"), fmt)
 
 
 def compare_op(op: str, fmt: Format) -> Binary:
     """eq, ne, lt, le, gt, ge of format `fmt`: 0/1 words."""
-    comparison = _COMPARISONS[op]
-    return lambda a, b: comparison(fmt, a, b)
+    return algorithm_of(d.FCmpOp, fmt, op)
 
 
 def unary(op: str, fmt: Format) -> Unary:
     """neg, abs, sqrt, floor, ceil, round, trunc, is_nan, is_inf of `fmt`."""
-    if op == "sqrt":
-        return lambda a: fsqrt(fmt, a)
-    bit_op = _BIT_OPS[op]
-    return lambda a: bit_op(fmt, a)
+    return algorithm_of(_named(d.FloatUnaryOp, op, "unary"), fmt)
 
 
 def ternary(op: str, fmt: Format) -> Callable[[W[Any], W[Any], W[Any]], W[Any]]:
     """fma of `fmt` (one rounding)."""
     if op != "fma":
         raise KeyError(op)
-    return lambda a, b, c: fma(fmt, a, b, c)
-
-
+    return algorithm_of(d.FmaOp, fmt)
 def convert_op(source: str, target: str) -> Unary:
     """A conversion between "u32", "i32", "f32", "f16" and "bf16" (at least one
     side a float): the value converted as python-api.md defines it."""

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import Format
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import algorithm
 from vyre.transforms.softfloat.pack import round_normal
 
 __all__ = ["fadd", "fsub"]
@@ -28,6 +30,7 @@ __all__ = ["fadd", "fsub"]
 V = TypeVar("V")
 
 
+@algorithm(d.FAddOp)
 def fadd(fmt: Format, a: W[V], b: W[V]) -> W[V]:
     """a + b of format `fmt`, correctly rounded."""
     big = fmt.fraction
@@ -56,6 +59,7 @@ def fadd(fmt: Format, a: W[V], b: W[V]) -> W[V]:
     return sel(xa.ge(fmt.inf), sel(nan, fmt.nan, x), res)
 
 
+@algorithm(d.FSubOp)
 def fsub(fmt: Format, a: W[V], b: W[V]) -> W[V]:
     """a - b of format `fmt`, correctly rounded."""
     return fadd(fmt, a, b ^ fmt.sign)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import Format
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import algorithm, variants
 
 __all__ = [
     "fabs", "feq", "fge", "fgt", "fis_inf", "fis_nan", "fle", "flt", "fmax", "fmin", "fne", "fneg",
@@ -19,18 +21,22 @@ __all__ = [
 V = TypeVar("V")
 
 
+@algorithm(d.FNegOp)
 def fneg(fmt: Format, a: W[V]) -> W[V]:
     return a ^ fmt.sign
 
 
+@algorithm(d.FAbsOp)
 def fabs(fmt: Format, a: W[V]) -> W[V]:
     return a & fmt.abs_mask
 
 
+@algorithm(d.FIsNanOp)
 def fis_nan(fmt: Format, a: W[V]) -> W[V]:
     return (a & fmt.abs_mask).gt(fmt.inf)
 
 
+@algorithm(d.FIsInfOp)
 def fis_inf(fmt: Format, a: W[V]) -> W[V]:
     return (a & fmt.abs_mask).eq(fmt.inf)
 
@@ -80,11 +86,19 @@ def _pick(fmt: Format, a: W[V], b: W[V], a_first: W[V]) -> W[V]:
     return sel(na & nb, fmt.nan, r)
 
 
+@algorithm(d.FMinOp)
 def fmin(fmt: Format, a: W[V], b: W[V]) -> W[V]:
     """IEEE 754-2019 minimumNumber: a NaN is ignored beside a number; -0 < +0."""
     return _pick(fmt, a, b, _key(fmt, a).lt(_key(fmt, b)))
 
 
+@algorithm(d.FMaxOp)
 def fmax(fmt: Format, a: W[V], b: W[V]) -> W[V]:
     """IEEE 754-2019 maximumNumber: a NaN is ignored beside a number; -0 < +0."""
     return _pick(fmt, a, b, _key(fmt, a).gt(_key(fmt, b)))
+
+
+variants(
+    d.FCmpOp,
+    {"eq": feq, "ne": fne, "lt": flt, "le": fle, "gt": fgt, "ge": fge},
+)

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import EB, F32, Format
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import algorithm
 from vyre.transforms.softfloat.pack import round_pack, unpack
 
 __all__ = ["fdiv", "quotient", "reciprocal"]
@@ -78,6 +80,7 @@ def quotient(fmt: Format, r0: W[V], d: W[V]) -> tuple[W[V], W[V]]:
     return q + over, r.ne(0) & r.ne(d)
 
 
+@algorithm(d.FDivOp)
 def fdiv(fmt: Format, a: W[V], b: W[V]) -> W[V]:
     """a / b of format `fmt`, correctly rounded."""
     shift = fmt.width - 1

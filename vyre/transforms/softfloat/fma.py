@@ -27,8 +27,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import EB, F32, Format
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import algorithm
 from vyre.transforms.softfloat.mul import significand
 from vyre.transforms.softfloat.pack import round_pack
 from vyre.transforms.softfloat.wide import add64, neg64, normalize64, shr_jam64, sub64
@@ -119,6 +121,7 @@ def _f32(a: W[V], b: W[V], c: W[V]) -> W[V]:
     return _specials(F32, res, ax, bx, cx, c, sp, sc)
 
 
+@algorithm(d.FmaOp)
 def fma(fmt: Format, a: W[V], b: W[V], c: W[V]) -> W[V]:
     """a * b + c of format `fmt` (patterns of `fmt`), rounded once."""
     return _f32(a, b, c) if fmt is F32 else _narrow(fmt, a, b, c)

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import EB, F32, Format
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import algorithm
 from vyre.transforms.softfloat.pack import round_pack, unpack
 
 __all__ = ["fmul", "product_top", "significand"]
@@ -44,6 +46,7 @@ def product_top(a: W[V], b: W[V]) -> W[V]:
     return top | (ll & 0xFFFF).ne(0)
 
 
+@algorithm(d.FMulOp)
 def fmul(fmt: Format, a: W[V], b: W[V]) -> W[V]:
     """a * b of format `fmt`, correctly rounded."""
     shift = fmt.width - 1

@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import Format
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import algorithm
 
 __all__ = ["fceil", "ffloor", "fround", "ftrunc"]
 
@@ -45,20 +47,24 @@ def _integral(
     return sel(ax.gt(fmt.inf), fmt.nan, res)
 
 
+@algorithm(d.FTruncOp)
 def ftrunc(fmt: Format, a: W[V]) -> W[V]:
     return _integral(fmt, a, lambda s, fr, h, t, u: s.const(0), lambda s, ax: s.const(0))
 
 
+@algorithm(d.FFloorOp)
 def ffloor(fmt: Format, a: W[V]) -> W[V]:
     return _integral(fmt, a, lambda s, fr, h, t, u: s & fr.ne(0), lambda s, ax: s & ax.ne(0))
 
 
+@algorithm(d.FCeilOp)
 def fceil(fmt: Format, a: W[V]) -> W[V]:
     return _integral(
         fmt, a, lambda s, fr, h, t, u: (s ^ 1) & fr.ne(0), lambda s, ax: (s ^ 1) & ax.ne(0)
     )
 
 
+@algorithm(d.FRoundOp)
 def fround(fmt: Format, a: W[V]) -> W[V]:
     """Half to even: above half rounds up; exactly half rounds to the even unit."""
     return _integral(

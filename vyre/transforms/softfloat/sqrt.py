@@ -29,8 +29,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import EB, F32, Format
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import algorithm
 from vyre.transforms.softfloat.pack import unpack
 
 __all__ = ["fsqrt", "isqrt24"]
@@ -64,6 +66,7 @@ def isqrt24(m: W[V], odd: W[V]) -> tuple[W[V], W[V]]:
     return r + low, rem - sel(low, twice + 1, 0)
 
 
+@algorithm(d.FSqrtOp)
 def fsqrt(fmt: Format, a: W[V]) -> W[V]:
     """sqrt(a) of format `fmt`, correctly rounded (sqrt(-0) = -0)."""
     ax = a & fmt.abs_mask
