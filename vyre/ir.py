@@ -23,6 +23,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from vyre import text, wire
 from vyre.context import bulk_ir, check_nesting, run_deep
 from vyre.dialects import vyre as d
+from vyre.dialects.tables import Dispatch
 from vyre.text import VyreParseError
 
 __all__ = [
@@ -352,6 +353,10 @@ class Expr:
 
     def __reduce__(self) -> tuple[object, ...]:
         return (_unflatten, (_flatten(self),))
+
+    def children(self) -> tuple[Expr, ...]:
+        """The operand expressions, in evaluation order (a leaf has none)."""
+        return ()
 
     # -- literals and leaves -------------------------------------------------
     @staticmethod
@@ -723,6 +728,9 @@ class Load(Expr):
     buffer: str
     index: Expr
 
+    def children(self) -> tuple[Expr, ...]:
+        return (self.index,)
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class BufLen(Expr):
@@ -750,11 +758,17 @@ class BinaryExpr(Expr):
     left: Expr
     right: Expr
 
+    def children(self) -> tuple[Expr, ...]:
+        return (self.left, self.right)
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class UnaryExpr(Expr):
     op: UnOp
     operand: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.operand,)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -766,6 +780,9 @@ class Call(Expr):
     args: tuple[Expr, ...]
     result: DataType | None = None
 
+    def children(self) -> tuple[Expr, ...]:
+        return self.args
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Select(Expr):
@@ -773,11 +790,17 @@ class Select(Expr):
     if_true: Expr
     if_false: Expr
 
+    def children(self) -> tuple[Expr, ...]:
+        return (self.cond, self.if_true, self.if_false)
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Cast(Expr):
     target: DataType
     value: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.value,)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -785,12 +808,18 @@ class Bitcast(Expr):
     target: DataType
     value: Expr
 
+    def children(self) -> tuple[Expr, ...]:
+        return (self.value,)
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Fma(Expr):
     a: Expr
     b: Expr
     c: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.a, self.b, self.c)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -808,6 +837,11 @@ class Atomic(Expr):
     index: Expr
     value: Expr
     expected: Expr | None = None
+
+    def children(self) -> tuple[Expr, ...]:
+        if self.expected is None:
+            return (self.index, self.value)
+        return (self.index, self.value, self.expected)
 
 
 # ---------------------------------------------------------------------------
@@ -1133,42 +1167,6 @@ def set_call_typer(typer: CallTyper) -> None:
     _call_typer = typer
 
 
-def _expr_arity(node: Expr) -> int:
-    match node:
-        case BinaryExpr():
-            return 2
-        case UnaryExpr() | Cast() | Load() | Bitcast():
-            return 1
-        case Select() | Fma():
-            return 3
-        case Call(_, args):
-            return len(args)
-        case Atomic(_, _, _, _, expected):
-            return 2 if expected is None else 3
-        case _:
-            return 0
-
-
-def _expr_children(node: Expr) -> tuple[Expr, ...]:
-    match node:
-        case BinaryExpr(_, left, right):
-            return (left, right)
-        case UnaryExpr(_, operand) | Cast(_, operand) | Bitcast(_, operand):
-            return (operand,)
-        case Fma(a, b, c):
-            return (a, b, c)
-        case Load(_, index):
-            return (index,)
-        case Select(cond, if_true, if_false):
-            return (cond, if_true, if_false)
-        case Call(_, args):
-            return args
-        case Atomic(_, _, index, value, expected):
-            return (index, value) if expected is None else (index, value, expected)
-        case _:
-            return ()
-
-
 def _element_u32(buffer: str) -> d.DataTypeAttr:
     return d.U32
 
@@ -1216,12 +1214,15 @@ class ExprEmitter:
                     values.append(known[1])
                     continue
                 stack.append((node, True))
-                stack.extend((child, False) for child in reversed(_expr_children(node)))
+                stack.extend((child, False) for child in reversed(node.children()))
                 continue
-            arity = _expr_arity(node)
+            arity = len(node.children())
             operands = values[len(values) - arity :]
             del values[len(values) - arity :]
-            op = self._op(node, operands)
+            build = OP_BUILDERS.get(type(node))
+            if build is None:
+                raise TypeError(f"not a vyre Expr: {node!r}")
+            op = build(self, node, operands)
             self.ops.append(op)
             value = op.results[0]
             if self.share:
@@ -1236,53 +1237,120 @@ class ExprEmitter:
             )
         return self.params[node.index]
 
-    def _op(self, e: Expr, operands: Sequence[SSAValue]) -> Operation:
-        match e:
-            case LitU32(value):
-                return d.LitU32Op(value)
-            case LitI32(value):
-                return d.LitI32Op(value)
-            case LitBool(value):
-                return d.LitBoolOp(value)
-            case Var(name):
-                return d.VarOp(name, self.local_type(name))
-            case Load(buffer, _):
-                return d.LoadOp(buffer, operands[0], self.element_type(buffer))
-            case BufLen(buffer):
-                return d.BufLenOp(buffer)
-            case InvocationId(axis):
-                return d.InvocationIdOp(axis)
-            case WorkgroupId(axis):
-                return d.WorkgroupIdOp(axis)
-            case LocalId(axis):
-                return d.LocalIdOp(axis)
-            case BinaryExpr(op, _, _):
-                if op.is_float:
-                    return d.build_float_op(*float_operation(op), operands)
-                return d.BinOp(op.value, operands[0], operands[1])
-            case UnaryExpr(op, _):
-                if op.is_float:
-                    return d.build_float_op(*float_operation(op), operands)
-                return d.UnOp(op.value, operands[0])
-            case LitFloat(dtype, bits):
-                return d.LitFloatOp(bits, dtype.attr)
-            case Bitcast(target, _):
-                return d.BitcastOp(operands[0], target.attr)
-            case Fma():
-                return d.FmaOp(operands[0], operands[1], operands[2])
-            case Call(op_id, _, result):
-                if result is None:
-                    result = (self.call_type or _call_typer)(op_id) or DataType.U32
-                return d.CallOp(op_id, operands, result.attr)
-            case Select():
-                return d.SelectOp(operands[0], operands[1], operands[2])
-            case Cast(target, _):
-                return d.CastOp(operands[0], target.attr)
-            case Atomic(op, buffer, _, _, expected):
-                third = None if expected is None else operands[2]
-                return d.AtomicOp(op.value, buffer, operands[0], operands[1], third)
-            case _:
-                raise TypeError(f"not a vyre Expr: {e!r}")
+
+OP_BUILDERS: Dispatch[ExprEmitter, [Sequence[SSAValue]], Operation] = Dispatch(
+    "builder expression ops", lambda: [c for c in _expression_classes() if c is not Param]
+)
+"""The dialect op of each `Expr` class, over its operands' values (`Param`
+leaves stand for given values and make no op)."""
+
+
+def _expression_classes() -> list[type[Expr]]:
+    found: list[type[Expr]] = []
+    pending = list(Expr.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        found.append(cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+@OP_BUILDERS.on(LitU32)
+def _lit_u32(_: ExprEmitter, e: LitU32, operands: Sequence[SSAValue]) -> Operation:
+    return d.LitU32Op(e.value)
+
+
+@OP_BUILDERS.on(LitI32)
+def _lit_i32(_: ExprEmitter, e: LitI32, operands: Sequence[SSAValue]) -> Operation:
+    return d.LitI32Op(e.value)
+
+
+@OP_BUILDERS.on(LitBool)
+def _lit_bool(_: ExprEmitter, e: LitBool, operands: Sequence[SSAValue]) -> Operation:
+    return d.LitBoolOp(e.value)
+
+
+@OP_BUILDERS.on(LitFloat)
+def _lit_float(_: ExprEmitter, e: LitFloat, operands: Sequence[SSAValue]) -> Operation:
+    return d.LitFloatOp(e.bits, e.dtype.attr)
+
+
+@OP_BUILDERS.on(Var)
+def _var(emitter: ExprEmitter, e: Var, operands: Sequence[SSAValue]) -> Operation:
+    return d.VarOp(e.name, emitter.local_type(e.name))
+
+
+@OP_BUILDERS.on(Load)
+def _load(emitter: ExprEmitter, e: Load, operands: Sequence[SSAValue]) -> Operation:
+    return d.LoadOp(e.buffer, operands[0], emitter.element_type(e.buffer))
+
+
+@OP_BUILDERS.on(BufLen)
+def _buf_len(_: ExprEmitter, e: BufLen, operands: Sequence[SSAValue]) -> Operation:
+    return d.BufLenOp(e.buffer)
+
+
+@OP_BUILDERS.on(InvocationId)
+def _invocation_id(_: ExprEmitter, e: InvocationId, operands: Sequence[SSAValue]) -> Operation:
+    return d.InvocationIdOp(e.axis)
+
+
+@OP_BUILDERS.on(WorkgroupId)
+def _workgroup_id(_: ExprEmitter, e: WorkgroupId, operands: Sequence[SSAValue]) -> Operation:
+    return d.WorkgroupIdOp(e.axis)
+
+
+@OP_BUILDERS.on(LocalId)
+def _local_id(_: ExprEmitter, e: LocalId, operands: Sequence[SSAValue]) -> Operation:
+    return d.LocalIdOp(e.axis)
+
+
+@OP_BUILDERS.on(BinaryExpr)
+def _binary(_: ExprEmitter, e: BinaryExpr, operands: Sequence[SSAValue]) -> Operation:
+    if e.op.is_float:
+        return d.build_float_op(*float_operation(e.op), operands)
+    return d.BinOp(e.op.value, operands[0], operands[1])
+
+
+@OP_BUILDERS.on(UnaryExpr)
+def _unary(_: ExprEmitter, e: UnaryExpr, operands: Sequence[SSAValue]) -> Operation:
+    if e.op.is_float:
+        return d.build_float_op(*float_operation(e.op), operands)
+    return d.UnOp(e.op.value, operands[0])
+
+
+@OP_BUILDERS.on(Fma)
+def _fma(_: ExprEmitter, e: Fma, operands: Sequence[SSAValue]) -> Operation:
+    return d.FmaOp(operands[0], operands[1], operands[2])
+
+
+@OP_BUILDERS.on(Bitcast)
+def _bitcast(_: ExprEmitter, e: Bitcast, operands: Sequence[SSAValue]) -> Operation:
+    return d.BitcastOp(operands[0], e.target.attr)
+
+
+@OP_BUILDERS.on(Cast)
+def _cast(_: ExprEmitter, e: Cast, operands: Sequence[SSAValue]) -> Operation:
+    return d.CastOp(operands[0], e.target.attr)
+
+
+@OP_BUILDERS.on(Select)
+def _select(_: ExprEmitter, e: Select, operands: Sequence[SSAValue]) -> Operation:
+    return d.SelectOp(operands[0], operands[1], operands[2])
+
+
+@OP_BUILDERS.on(Call)
+def _call(emitter: ExprEmitter, e: Call, operands: Sequence[SSAValue]) -> Operation:
+    result = e.result
+    if result is None:
+        result = (emitter.call_type or _call_typer)(e.op_id) or DataType.U32
+    return d.CallOp(e.op_id, operands, result.attr)
+
+
+@OP_BUILDERS.on(Atomic)
+def _atomic(_: ExprEmitter, e: Atomic, operands: Sequence[SSAValue]) -> Operation:
+    third = None if e.expected is None else operands[2]
+    return d.AtomicOp(e.op.value, e.buffer, operands[0], operands[1], third)
 
 
 def emit_expr(
@@ -1370,47 +1438,82 @@ class _Emitter:
         """Add the op of `n` to `block`. For a statement holding statement lists,
         return them (each with its empty block and the locals its scope starts
         with) and the function that adds the op once they are filled."""
-        match n:
-            case Let(name, value):
-                v = self.expr(value, block)
-                block.add_op(d.LetOp(name, v))
-                if isinstance(v.type, d.DataTypeAttr):
-                    self.scope.declare(name, v.type)
-            case Assign(name, value):
-                block.add_op(d.AssignOp(name, self.expr(value, block)))
-            case Store(buffer, index, value):
-                i = self.expr(index, block)
-                block.add_op(d.StoreOp(buffer, i, self.expr(value, block)))
-            case If(cond, then, otherwise):
-                c = self.expr(cond, block)
-                then_block, else_block = Block(), Block()
-                return (
-                    [(then, then_block, {}), (otherwise, else_block, {})],
-                    lambda: block.add_op(d.IfOp(c, Region(then_block), Region(else_block))),
-                )
-            case Loop(var, from_, to, body):
-                lo = self.expr(from_, block)
-                hi = self.expr(to, block)
-                inner = Block()
-                return (
-                    [(body, inner, {var: d.U32})],
-                    lambda: block.add_op(d.LoopOp(var, lo, hi, Region(inner))),
-                )
-            case Return():
-                block.add_op(d.ReturnOp())
-            case BlockNode(body):
-                inner = Block()
-                return ([(body, inner, {})], lambda: block.add_op(d.BlockOp(Region(inner))))
-            case Barrier():
-                block.add_op(d.BarrierOp())
-            case _:
-                raise TypeError(f"not a vyre Node: {n!r}")
-        return None
+        build = STATEMENT_BUILDERS.get(type(n))
+        if build is None:
+            raise TypeError(f"not a vyre Node: {n!r}")
+        return build(self, n, block)
 
 
 _Nested = tuple[
     list[tuple[Sequence["Node"], Block, Mapping[str, d.DataTypeAttr]]], Callable[[], None]
 ]
+
+
+STATEMENT_BUILDERS: Dispatch[_Emitter, [Block], _Nested | None] = Dispatch(
+    "builder statement ops", lambda: Node.__subclasses__()
+)
+"""The dialect op of each `Node` class, added to the block given."""
+
+
+@STATEMENT_BUILDERS.on(Let)
+def _let(emitter: _Emitter, n: Let, block: Block) -> _Nested | None:
+    v = emitter.expr(n.value, block)
+    block.add_op(d.LetOp(n.name, v))
+    if isinstance(v.type, d.DataTypeAttr):
+        emitter.scope.declare(n.name, v.type)
+    return None
+
+
+@STATEMENT_BUILDERS.on(Assign)
+def _assign(emitter: _Emitter, n: Assign, block: Block) -> _Nested | None:
+    block.add_op(d.AssignOp(n.name, emitter.expr(n.value, block)))
+    return None
+
+
+@STATEMENT_BUILDERS.on(Store)
+def _store(emitter: _Emitter, n: Store, block: Block) -> _Nested | None:
+    i = emitter.expr(n.index, block)
+    block.add_op(d.StoreOp(n.buffer, i, emitter.expr(n.value, block)))
+    return None
+
+
+@STATEMENT_BUILDERS.on(If)
+def _if(emitter: _Emitter, n: If, block: Block) -> _Nested | None:
+    c = emitter.expr(n.cond, block)
+    then_block, else_block = Block(), Block()
+    return (
+        [(n.then, then_block, {}), (n.otherwise, else_block, {})],
+        lambda: block.add_op(d.IfOp(c, Region(then_block), Region(else_block))),
+    )
+
+
+@STATEMENT_BUILDERS.on(Loop)
+def _loop(emitter: _Emitter, n: Loop, block: Block) -> _Nested | None:
+    lo = emitter.expr(n.from_, block)
+    hi = emitter.expr(n.to, block)
+    inner = Block()
+    return (
+        [(n.body, inner, {n.var: d.U32})],
+        lambda: block.add_op(d.LoopOp(n.var, lo, hi, Region(inner))),
+    )
+
+
+@STATEMENT_BUILDERS.on(Return)
+def _return(emitter: _Emitter, n: Return, block: Block) -> _Nested | None:
+    block.add_op(d.ReturnOp())
+    return None
+
+
+@STATEMENT_BUILDERS.on(BlockNode)
+def _block(emitter: _Emitter, n: BlockNode, block: Block) -> _Nested | None:
+    inner = Block()
+    return ([(n.body, inner, {})], lambda: block.add_op(d.BlockOp(Region(inner))))
+
+
+@STATEMENT_BUILDERS.on(Barrier)
+def _barrier(emitter: _Emitter, n: Barrier, block: Block) -> _Nested | None:
+    block.add_op(d.BarrierOp())
+    return None
 
 
 @dataclass

@@ -57,7 +57,7 @@ def test_a_deep_chain_compares_hashes_prints_and_pickles_without_recursion() -> 
     assert first == second and hash(first) == hash(second)
     assert first != other
     text = repr(first)
-    assert text.startswith("BinaryExpr(op=<BinOpKind.ADD: 'add'>, left=BinaryExpr(")
+    assert text.startswith("BinaryExpr(op=<BinOp.ADD: 'add'>, left=BinaryExpr(")
     assert text.count("LitU32(value=") == CHAIN
     assert pickle.loads(pickle.dumps(first)) == first
     statement = N.store("out", E.u32(0), first)

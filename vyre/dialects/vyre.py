@@ -569,6 +569,75 @@ def _init_op(
         op.add_region(region)
 
 
+class _OperandsSyntax(IRDLOperation):
+    """The custom syntax `[<keyword>] %a, %b, ... {attrs}` shared by the ops that
+    are a keyword (their kind or predicate, a property) and `ARITY` operands:
+    `vyre.binop add %a, %b`, `vyre.fcmp lt %a, %b`, `vyre.fadd %a, %b`,
+    `vyre.select %c, %t, %f`. The op is built as `cls(keyword, *operands)`, or
+    `cls(*operands)` without a keyword."""
+
+    ARITY: ClassVar[int]
+    KEYWORD: ClassVar[str | None] = None
+    """The property the keyword spells, or None."""
+    KEYWORD_WHAT: ClassVar[str] = ""
+    """How a parse error names the keyword (`a binary operator`)."""
+
+    @classmethod
+    def keywords(cls) -> tuple[str, ...]:
+        """The keywords the syntax accepts."""
+        return ()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        keyword: list[str] = []
+        if cls.KEYWORD is not None:
+            spellings = cls.keywords()
+            pos = parser.pos
+            word = parser.parse_optional_identifier()
+            if word is None or word not in spellings:
+                parser.raise_error(
+                    f"expected {cls.KEYWORD_WHAT}, one of: {', '.join(spellings)}", pos, parser.pos
+                )
+            keyword.append(word)
+        operands = [parse_defined_operand(parser)]
+        for _ in range(cls.ARITY - 1):
+            parser.parse_punctuation(",")
+            operands.append(parse_defined_operand(parser))
+        op = cls(*keyword, *operands)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.KEYWORD is not None:
+            printer.print_string(f" {cast(StringAttr, self.properties[self.KEYWORD]).data}")
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        _print_attr_dict(printer, self)
+
+
+class _ConvertSyntax(IRDLOperation):
+    """The custom syntax `%value to <type> {attrs}` of the ops that give one value
+    another type: `vyre.cast`, `vyre.bitcast`. The op is built as `cls(value, type)`."""
+
+    def __init__(self, value: SSAValue | Operation, target: DataTypeAttr):
+        raise NotImplementedError  # each op constructs itself
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        value = parse_defined_operand(parser)
+        parser.parse_keyword("to")
+        op = cls(value, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operands[0])
+        printer.print_string(" to ")
+        print_data_type(printer, self.results[0].type)
+        _print_attr_dict(printer, self)
+
+
 class BodyOp(IRDLOperation):
     """Shared accessors of ops whose regions hold statement lists."""
 
@@ -962,9 +1031,17 @@ def literal_attr(word: int, ty: DataTypeKind) -> IntAttr:
 
 
 @irdl_op_definition
-class BinOp(ExprOp, HasFolderInterface):
+class BinOp(_OperandsSyntax, ExprOp, HasFolderInterface):
     """`lhs <kind> rhs` on u32 operands; comparisons and logical ops give 0/1.
     Folds when both operands are scalar literals (`fold_binop`)."""
+
+    ARITY: ClassVar[int] = 2
+    KEYWORD: ClassVar[str | None] = "kind"
+    KEYWORD_WHAT: ClassVar[str] = "a binary operator"
+
+    @classmethod
+    def keywords(cls) -> tuple[str, ...]:
+        return tuple(kind.value for kind in BinOpKind)
 
     name = "vyre.binop"
     kind = prop_def(StringAttr)
@@ -1005,23 +1082,6 @@ class BinOp(ExprOp, HasFolderInterface):
             return None
         return (IntAttr(fold_binop(self.op_kind, lhs, rhs)),)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        kind = _parse_enum_keyword(parser, BinOpKind, "a binary operator")
-        lhs = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        rhs = parse_defined_operand(parser)
-        op = cls(kind, lhs, rhs)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.lhs)
-        printer.print_string(", ")
-        printer.print_operand(self.rhs)
-        _print_attr_dict(printer, self)
-
 
 _UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
 _BINOP_SPELLINGS = frozenset(kind.value for kind in BinOpKind)
@@ -1035,8 +1095,16 @@ def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
 
 
 @irdl_op_definition
-class UnOp(ExprOp, HasFolderInterface):
+class UnOp(_OperandsSyntax, ExprOp, HasFolderInterface):
     """`<kind> operand`; folds when the operand is a scalar literal."""
+
+    ARITY: ClassVar[int] = 1
+    KEYWORD: ClassVar[str | None] = "kind"
+    KEYWORD_WHAT: ClassVar[str] = "a unary operator"
+
+    @classmethod
+    def keywords(cls) -> tuple[str, ...]:
+        return tuple(kind.value for kind in UnOpKind)
 
     name = "vyre.unop"
     kind = prop_def(StringAttr)
@@ -1079,18 +1147,6 @@ class UnOp(ExprOp, HasFolderInterface):
             return None
         return (literal_attr(fold_unop(self.op_kind, word), result),)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        kind = _parse_enum_keyword(parser, UnOpKind, "a unary operator")
-        op = cls(kind, parse_defined_operand(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data} ")
-        printer.print_operand(self.operand)
-        _print_attr_dict(printer, self)
-
 
 @irdl_op_definition
 class CallOp(ExprOp):
@@ -1130,9 +1186,11 @@ class CallOp(ExprOp):
 
 
 @irdl_op_definition
-class SelectOp(ExprOp, HasFolderInterface):
+class SelectOp(_OperandsSyntax, ExprOp, HasFolderInterface):
     """`cond ? if_true : if_false`; both arms are evaluated. With a literal
     condition it folds to the arm it picks (the arms are already computed)."""
+
+    ARITY: ClassVar[int] = 3
 
     name = "vyre.select"
     cond = operand_def()
@@ -1162,25 +1220,9 @@ class SelectOp(ExprOp, HasFolderInterface):
         arm = self.if_true if cond else self.if_false
         return (arm,) if arm.type == self.res.type else None
 
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        cond = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        if_true = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        if_false = parse_defined_operand(parser)
-        op = cls(cond, if_true, if_false)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.cond, self.if_true, self.if_false), printer.print_operand)
-        _print_attr_dict(printer, self)
-
 
 @irdl_op_definition
-class CastOp(ExprOp, HasFolderInterface):
+class CastOp(_ConvertSyntax, ExprOp, HasFolderInterface):
     """`value` converted to the result type (casts.md); folds a scalar literal to
     a scalar type, and a cast to the value's own type to the value."""
 
@@ -1205,21 +1247,6 @@ class CastOp(ExprOp, HasFolderInterface):
     @property
     def target(self) -> DataTypeAttr:
         return self.value_type
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        value = parse_defined_operand(parser)
-        parser.parse_keyword("to")
-        op = cls(value, parse_data_type(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" to ")
-        print_data_type(printer, self.res.type)
-        _print_attr_dict(printer, self)
 
 
 # ---------------------------------------------------------------------------
@@ -1282,7 +1309,7 @@ class LitFloatOp(ExprOp):
         _print_attr_dict(printer, self)
 
 
-class FloatOp(ExprOp):
+class FloatOp(_OperandsSyntax, ExprOp):
     """A float operation: every one is its own op class, and the class is the one
     home of the op's facts. `SHORT_NAME` names the operation without its format
     or prefix (`add`, `sqrt`: campaigns, library ids and soft-float routines
@@ -1313,24 +1340,9 @@ class FloatOp(ExprOp):
         return ty if isinstance(ty, DataTypeAttr) and ty.data_kind.is_float else None
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        operands = [parse_defined_operand(parser)]
-        for _ in range(cls.ARITY - 1):
-            parser.parse_punctuation(",")
-            operands.append(parse_defined_operand(parser))
-        op = cls.over(*operands)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    @classmethod
     def over(cls, *operands: SSAValue | Operation) -> Self:
         """The op over `ARITY` operands."""
         return cls(*operands)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.operands, printer.print_operand)
-        _print_attr_dict(printer, self)
 
 
 class FloatBinaryOp(FloatOp):
@@ -1400,6 +1412,8 @@ class FCmpOp(FloatOp):
     ARITY: ClassVar[int] = 2
     RESULT: ClassVar[DataTypeAttr | None] = BOOL
     PREDICATES: ClassVar[tuple[str, ...]] = FLOAT_PREDICATES
+    KEYWORD: ClassVar[str | None] = "predicate"
+    KEYWORD_WHAT: ClassVar[str] = "a float predicate"
     predicate = prop_def(StringAttr)
     lhs = operand_def()
     rhs = operand_def()
@@ -1421,22 +1435,8 @@ class FCmpOp(FloatOp):
             )
 
     @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        pos = parser.pos
-        word = parser.parse_optional_identifier()
-        if word not in FLOAT_PREDICATES:
-            parser.raise_error(
-                f"expected a float predicate, one of: {', '.join(FLOAT_PREDICATES)}", pos, parser.pos
-            )
-        lhs = parse_defined_operand(parser)
-        parser.parse_punctuation(",")
-        op = cls(word, lhs, parse_defined_operand(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.predicate.data}")
-        super().print(printer)
+    def keywords(cls) -> tuple[str, ...]:
+        return FLOAT_PREDICATES
 
 
 @irdl_op_definition
@@ -1596,7 +1596,7 @@ class FCosApproxOp(ApproximateUnaryOp):
 
 
 @irdl_op_definition
-class BitcastOp(ExprOp, HasFolderInterface):
+class BitcastOp(_ConvertSyntax, ExprOp, HasFolderInterface):
     """The bits of `value` read as the result type: `vyre.bitcast %x to u32`.
     F32 <-> U32/I32 keep all 32 bits; F16/BF16 <-> U32/I32 go through the low 16
     bits (a 16-bit pattern widens with zeros; a word narrows to its low half)."""
@@ -1628,21 +1628,6 @@ class BitcastOp(ExprOp, HasFolderInterface):
         if kind.is_float:
             return (IntAttr(word & ((1 << FLOAT_BITS[kind]) - 1)),)
         return (literal_attr(word, kind),)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        value = parse_defined_operand(parser)
-        parser.parse_keyword("to")
-        op = cls(value, parse_data_type(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(" to ")
-        print_data_type(printer, self.res.type)
-        _print_attr_dict(printer, self)
 
 
 BITCAST_WIDTHS: dict[DataTypeKind, int] = {

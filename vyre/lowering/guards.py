@@ -551,7 +551,7 @@ def _vector_read(binding: BufferBinding, i: str, *, raw: bool) -> str:
 
 def _uniform_read(name: str, kind: DataTypeKind, i: str) -> str:
     """Element `i` of a uniform buffer packed four words per vec4 (see layout.py)."""
-    words = {DataTypeKind.U64: 2, DataTypeKind.VEC2U32: 2, DataTypeKind.VEC4U32: 4}.get(kind, 1)
+    words = kind.facts.words
     if words == 4:
         return f"{name}[{i}]"
     if words == 2:

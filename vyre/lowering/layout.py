@@ -58,18 +58,7 @@ UNIFORM_CAPACITY_WORDS = UNIFORM_CAPACITY_VEC4 * 4
 META_OFFSET_WORDS = 3
 """Words 0..2 of the meta uniform: workgroup-id offset x, y, z."""
 
-WORDS_PER_ELEMENT: dict[DataTypeKind, int] = {
-    DataTypeKind.U32: 1,
-    DataTypeKind.I32: 1,
-    DataTypeKind.BOOL: 1,
-    DataTypeKind.BYTES: 1,
-    DataTypeKind.U64: 2,
-    DataTypeKind.VEC2U32: 2,
-    DataTypeKind.VEC4U32: 4,
-    DataTypeKind.F32: 1,
-    DataTypeKind.F16: 1,
-    DataTypeKind.BF16: 1,
-}
+WORDS_PER_ELEMENT: dict[DataTypeKind, int] = {kind: kind.facts.words for kind in DataTypeKind}
 """Words per element of a workgroup array, and of a storage/uniform buffer except
 F16/BF16 ones, which pack two elements per word (`BufferBinding.word_count`)."""
 

@@ -22,31 +22,14 @@ from vyre.dialects.vyre import DataTypeKind
 U32_MASK = 0xFFFF_FFFF
 
 VALUE_TYPES: dict[DataTypeKind, str] = {
-    DataTypeKind.U32: "u32",
-    DataTypeKind.I32: "i32",
-    DataTypeKind.BOOL: "u32",
-    DataTypeKind.U64: "vec2<u32>",
-    DataTypeKind.VEC2U32: "vec2<u32>",
-    DataTypeKind.VEC4U32: "vec4<u32>",
-    DataTypeKind.F32: "u32",
-    DataTypeKind.F16: "u32",
-    DataTypeKind.BF16: "u32",
+    kind: kind.facts.wgsl for kind in DataTypeKind if kind.lanes
 }
+"""The WGSL type of each value type (the type facts' `wgsl`)."""
 
-LANES: dict[DataTypeKind, int] = {
-    DataTypeKind.U32: 1,
-    DataTypeKind.I32: 1,
-    DataTypeKind.BOOL: 1,
-    DataTypeKind.U64: 2,
-    DataTypeKind.VEC2U32: 2,
-    DataTypeKind.VEC4U32: 4,
-    DataTypeKind.F32: 1,
-    DataTypeKind.F16: 1,
-    DataTypeKind.BF16: 1,
-}
+LANES: dict[DataTypeKind, int] = {kind: kind.lanes for kind in DataTypeKind if kind.lanes}
 
-FLOAT_KINDS = frozenset({DataTypeKind.F32, DataTypeKind.F16, DataTypeKind.BF16})
-HALF_KINDS = frozenset({DataTypeKind.F16, DataTypeKind.BF16})
+FLOAT_KINDS = frozenset(kind for kind in DataTypeKind if kind.is_float)
+HALF_KINDS = frozenset(kind for kind in DataTypeKind if kind.facts.half)
 """16-bit floats: one value is the low half of a `u32`; storage and uniform
 buffers pack two elements per word (layout.py)."""
 

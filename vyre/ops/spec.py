@@ -188,26 +188,18 @@ def expr_children(node: Expr) -> tuple[Expr, ...]:
     Raises `CompositionError` for nodes a composition may not contain: reads of
     locals, buffers or invocation ids, and atomics (a composition is a pure
     function of its parameters)."""
-    match node:
-        case Param() | LitU32() | LitI32() | LitBool() | LitFloat():
-            return ()
-        case BinaryExpr(_, left, right):
-            return (left, right)
-        case UnaryExpr(_, operand) | Bitcast(_, operand):
-            return (operand,)
-        case Fma(a, b, c):
-            return (a, b, c)
-        case Select(cond, if_true, if_false):
-            return (cond, if_true, if_false)
-        case Cast(_, value):
-            return (value,)
-        case Call(_, args):
-            return args
-        case _:
-            raise CompositionError(
-                f"a composition may only use its parameters, literals, BinOp, UnOp, Select,"
-                f" Cast, Bitcast, Fma and calls of library ops; found {type(node).__name__}"
-            )
+    if not isinstance(node, _COMPOSITION_NODES):
+        raise CompositionError(
+            f"a composition may only use its parameters, literals, BinOp, UnOp, Select,"
+            f" Cast, Bitcast, Fma and calls of library ops; found {type(node).__name__}"
+        )
+    return node.children()
+
+
+_COMPOSITION_NODES = (
+    Param, LitU32, LitI32, LitBool, LitFloat, BinaryExpr, UnaryExpr, Bitcast, Fma, Select, Cast, Call,
+)  # fmt: skip
+"""The expression nodes a composition may hold (a pure function of its parameters)."""
 
 
 def walk_expr(root: Expr) -> Iterator[Expr]:
