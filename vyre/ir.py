@@ -1576,10 +1576,12 @@ class Program:
                 f" {len(module.body.blocks)} blocks"
             )
         kernels = [op for op in module.ops if isinstance(op, d.KernelOp)]
-        if len(kernels) != 1 or len(list(module.ops)) != 1:
+        others = [op for op in module.ops if not isinstance(op, (d.KernelOp, d.RoutineOp))]
+        if len(kernels) != 1 or others:
             raise ValueError(
                 f"a vyre program module holds exactly one vyre.kernel, found {len(kernels)}"
-                f" among {len(list(module.ops))} top-level ops"
+                f" among {len(list(module.ops))} top-level ops (beside it a module holds only"
+                " vyre.routine ops)"
             )
         program = cls.__new__(cls)
         program.module = module
@@ -1587,9 +1589,7 @@ class Program:
 
     @property
     def kernel(self) -> d.KernelOp:
-        op = self.module.body.block.first_op
-        assert isinstance(op, d.KernelOp)
-        return op
+        return d.kernel_of(self.module)
 
     @property
     def name(self) -> str:

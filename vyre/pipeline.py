@@ -67,9 +67,7 @@ class Prepared:
 
     @cached_property
     def kernel(self) -> d.KernelOp:
-        op = self.module.body.block.first_op
-        assert isinstance(op, d.KernelOp)
-        return op
+        return d.kernel_of(self.module)
 
     @cached_property
     def name(self) -> str:
@@ -108,9 +106,7 @@ class Prepared:
         per distinct options."""
         lowered = self._lowerings.get(options)
         if lowered is None:
-            kernel = self.strict_module.body.block.first_op
-            assert isinstance(kernel, d.KernelOp)
-            lowered = lower(kernel, options)
+            lowered = lower(d.kernel_of(self.strict_module), options)
             self._lowerings[options] = lowered
         return lowered
 

@@ -132,6 +132,8 @@ _SHAPES: dict[type[Operation], _Shape] = {
     d.LitFloatOp: _Shape((_Field("bits", "u32"),), has_result=True),
     **{op: _Shape(operands=op.ARITY, has_result=True) for op in d.FLOAT_OPS},
     d.FCmpOp: _Shape((_Field("predicate", "enum:fcmp"),), operands=2, has_result=True),
+    d.InvokeOp: _Shape((_Field("callee", "str"),), operands=-1, has_result=True),
+    d.YieldOp: _Shape(operands=1),
     d.BitcastOp: _Shape(operands=1, has_result=True),
 }
 
@@ -320,6 +322,11 @@ def encode(module: ModuleOp) -> bytes:
     if module.attributes or module.properties:
         raise WireError("cannot encode attributes of the builtin.module")
     ops = list(module.ops)
+    if any(isinstance(op, d.RoutineOp) for op in ops):
+        raise WireError(
+            "a wire blob holds a program (one vyre.kernel); this module holds routines"
+            " (float-strict output): encode the program before the pass"
+        )
     if len(ops) != 1 or not isinstance(ops[0], d.KernelOp):
         raise WireError(f"a wire blob holds exactly one vyre.kernel, the module has {len(ops)} op(s)")
     kernel = ops[0]

@@ -6,7 +6,9 @@ half needs the pipeline and the lowering, which sit above the op library, so it
 runs here, for every Category A op a certificate covers (check
 `zero-overhead`): the op called from a one-line kernel, prepared and lowered to
 WGSL, must hold no loop, no op id and no helper function beyond those that
-hand-written code over the same buffers needs.
+hand-written code over the same buffers needs. The soft-float routines of a
+float operation (one WGSL function per operation and format, float-strict) are
+the operation itself: hand-written code using it calls the same functions.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import re
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops.spec import OpSignature, OpSpec
-from vyre.pipeline import lower_to_wgsl
+from vyre.dialects import vyre as d
+from vyre.pipeline import lower_to_wgsl, prepare
 from vyre.ir import INTEGER_BINOPS as INT_BINOPS
 from vyre.ir import INTEGER_UNOPS as INT_UNOPS
 
@@ -46,15 +49,17 @@ def problems(spec: OpSpec) -> list[str]:
     if spec.category != "A":
         return []
     try:
-        wgsl = lower_to_wgsl(witness_program(spec))
+        prepared = prepare(witness_program(spec))
+        wgsl = prepared.wgsl.wgsl
     except Exception as error:  # noqa: BLE001 - a user op's failure is reported
         return [f"the composition does not lower to WGSL: {error}"]
+    routines = set(d.routines_of(d.kernel_of(prepared.strict_module)))
     found: list[str] = []
     if _WGSL_LOOP.search(wgsl):
         found.append("a loop")
     if spec.id in wgsl:
         found.append(f"the op id `{spec.id}`")
-    extra = sorted(set(_WGSL_FN.findall(wgsl)) - _baseline_functions(spec.signature))
+    extra = sorted(set(_WGSL_FN.findall(wgsl)) - _baseline_functions(spec.signature) - routines)
     if extra:
         found.append(f"helper function(s) {', '.join(extra)}")
     return found

@@ -56,6 +56,7 @@ from xdsl.dialect_interfaces.constant_materialization import (
 from xdsl.interfaces import HasFolderInterface
 from xdsl.traits import (
     ConstantLike,
+    IsTerminator,
     IsolatedFromAbove,
     MemoryReadEffect,
     NoTerminator,
@@ -123,6 +124,9 @@ class DataTypeKind(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+_KIND_OF_SPELLING: dict[str, DataTypeKind] = {kind.value: kind for kind in DataTypeKind}
 
 
 @dataclass(frozen=True)
@@ -359,7 +363,7 @@ class DataTypeAttr(ParametrizedAttribute, TypeAttribute):
 
     @property
     def data_kind(self) -> DataTypeKind:
-        return DataTypeKind(self.kind.data)
+        return _KIND_OF_SPELLING[self.kind.data]
 
     def verify(self) -> None:
         if self.kind.data not in {k.value for k in DataTypeKind}:
@@ -1980,6 +1984,178 @@ class BarrierOp(_BareStmt):
         _init_op(self)
 
 
+# ---------------------------------------------------------------------------
+# Routines: integer functions shared by a kernel's uses (float-strict's soft-
+# float programs). A routine is a module-level symbol beside the kernel; its
+# body is straight-line expression code over its parameters, ended by
+# `vyre.yield`; `vyre.invoke` calls it where an expression stands.
+# ---------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """The value a routine returns: the last op of its body."""
+
+    name = "vyre.yield"
+    value = operand_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, value: SSAValue | Operation):
+        _init_op(self, operands=[value])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        op = cls(parse_defined_operand(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.value)
+        _print_attr_dict(printer, self)
+
+
+@irdl_op_definition
+class RoutineOp(IRDLOperation):
+    """A named integer function of u32 words: `vyre.routine @name(%a : u32, %b :
+    u32) -> u32 { ... vyre.yield %r }`. Its body is straight-line: pure
+    expression ops over the parameters (and other routines' invocations), then
+    `vyre.yield`. It reads no buffer, local or id, so a call computes the same
+    value wherever it stands."""
+
+    name = "vyre.routine"
+    sym_name = prop_def(StringAttr)
+    result_type = prop_def(DataTypeAttr)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), RecursiveMemoryEffect())
+
+    def __init__(self, sym_name: str, params: Sequence[DataTypeAttr], result: DataTypeAttr, body: Region | None = None):
+        region = body if body is not None else Region(Block(arg_types=list(params)))
+        _init_op(
+            self,
+            properties={"sym_name": StringAttr(sym_name), "result_type": result},
+            regions=[region],
+        )
+
+    @property
+    def entry(self) -> Block:
+        block = self.body.blocks.first
+        assert block is not None
+        return block
+
+    @property
+    def params(self) -> tuple[SSAValue, ...]:
+        return tuple(self.entry.args)
+
+    @property
+    def returned(self) -> SSAValue | None:
+        """The value the routine yields (None in a malformed body)."""
+        last = self.entry.last_op
+        return last.value if isinstance(last, YieldOp) else None
+
+    def verify_(self) -> None:
+        block = self.body.blocks.first
+        if block is None or not isinstance(block.last_op, YieldOp):
+            raise VerifyException(f"routine @{self.sym_name.data} ends with vyre.yield")
+        for op in block.ops:
+            if isinstance(op, YieldOp):
+                if op is not block.last_op:
+                    raise VerifyException(f"routine @{self.sym_name.data}: vyre.yield ends the body")
+            elif not isinstance(op, ExprOp) or isinstance(op, (LoadOp, VarOp, BufLenOp, IdOp, AtomicOp, CallOp)):
+                raise VerifyException(
+                    f"routine @{self.sym_name.data} holds `{op.name}`: a routine body is pure"
+                    " expression code over its parameters"
+                )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        sym_name = parser.parse_symbol_name().data
+
+        def parameter() -> Parser.Argument:
+            unresolved = parser.parse_argument(expect_type=False)
+            parser.parse_punctuation(":")
+            return unresolved.resolve(parse_data_type(parser))
+
+        params = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parameter)
+        parser.parse_punctuation("->")
+        result = parse_data_type(parser)
+        attributes = parser.parse_optional_attr_dict_with_keyword()
+        region = parser.parse_region(params)
+        op = cls(sym_name, [cast(DataTypeAttr, p.type) for p in params], result, region)
+        if attributes is not None:
+            op.attributes |= attributes.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        for k, arg in enumerate(self.entry.args):
+            if k:
+                printer.print_string(", ")
+            printer.print_block_argument(arg, print_type=False)
+            printer.print_string(" : ")
+            print_data_type(printer, arg.type)
+        printer.print_string(") -> ")
+        print_data_type(printer, self.result_type)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=True)
+
+
+@irdl_op_definition
+class InvokeOp(ExprOp):
+    """A call of a routine of the enclosing module: `vyre.invoke @name(%a, %b) : u32`.
+    Pure: the routine reads nothing but its arguments."""
+
+    name = "vyre.invoke"
+    callee = prop_def(StringAttr)
+    args = var_operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, callee: str, args: Sequence[SSAValue | Operation], ty: DataTypeAttr):
+        _init_op(self, operands=list(args), properties={"callee": StringAttr(callee)}, result_types=[ty])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        callee = parser.parse_symbol_name().data
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parse_defined_operand(parser)
+        )
+        parser.parse_punctuation(":")
+        op = cls(callee, args, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.callee.data)
+        printer.print_string("(")
+        printer.print_list(self.args, printer.print_operand)
+        printer.print_string(") : ")
+        print_data_type(printer, self.res.type)
+        _print_attr_dict(printer, self)
+
+
+def kernel_of(module: Operation) -> KernelOp:
+    """The kernel of a program's module (routines may stand beside it)."""
+    block = module.regions[0].blocks.first if module.regions else None
+    for op in block.ops if block is not None else ():
+        if isinstance(op, KernelOp):
+            return op
+    raise ValueError("the module holds no vyre.kernel")
+
+
+def routines_of(kernel: Operation) -> dict[str, RoutineOp]:
+    """The routines beside `kernel` in its module, by name."""
+    parent = kernel.parent_block()
+    if parent is None:
+        return {}
+    return {op.sym_name.data: op for op in parent.ops if isinstance(op, RoutineOp)}
+
+
 OPERATIONS: tuple[type[IRDLOperation], ...] = (
     LitU32Op,
     LitI32Op,
@@ -2028,8 +2204,10 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     FLog2ApproxOp,
     FSinApproxOp,
     FCosApproxOp,
+    InvokeOp,
+    YieldOp,
 )
-"""Every op of the dialect inside a kernel (the kernel op is the container).
+"""Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;
 every table of per-op knowledge (`vyre.dialects.tables`) reads its scope from
 this list, so a new op a table misses fails the completeness test."""
@@ -2103,7 +2281,7 @@ _LITERALS: dict[DataTypeKind, type[_LitOp]] = {
 
 Vyre = Dialect(
     "vyre",
-    [KernelOp, *OPERATIONS],
+    [KernelOp, RoutineOp, *OPERATIONS],
     [DataTypeAttr, BufferDeclAttr],
     [VyreConstantMaterialization()],
 )

@@ -176,6 +176,8 @@ class _Scan:
     assigned: set[str] = field(default_factory=lambda: set[str]())
     ids: set[str] = field(default_factory=lambda: set[str]())
     """Which id ops occur: "invocation", "workgroup", "local"."""
+    invoked: set[str] = field(default_factory=lambda: set[str]())
+    """The routines the kernel invokes directly."""
 
     @staticmethod
     def of(kernel: d.KernelOp) -> _Scan:
@@ -228,6 +230,11 @@ def _scan_float(scan: _Scan, op: d.FloatOp | d.CastOp) -> None:
     _check_no_float_arithmetic(op)
 
 
+@SCAN.on(d.InvokeOp)
+def _scan_invoke(scan: _Scan, op: d.InvokeOp) -> None:
+    scan.invoked.add(op.callee.data)
+
+
 @SCAN.on(d.InvocationIdOp, d.WorkgroupIdOp, d.LocalIdOp)
 def _scan_id(scan: _Scan, op: d.IdOp) -> None:
     scan.ids.add(_ID_FAMILY[type(op)])
@@ -256,6 +263,24 @@ def _check_no_float_arithmetic(op: Operation) -> None:
 # ---------------------------------------------------------------------------
 # Kernel: names, layout, module text
 # ---------------------------------------------------------------------------
+
+
+def _used_routines(kernel: d.KernelOp, invoked: set[str]) -> dict[str, d.RoutineOp]:
+    """The routines `kernel` invokes, directly or through other routines (validation
+    holds them defined and free of cycles)."""
+    known = d.routines_of(kernel)
+    used: dict[str, d.RoutineOp] = {}
+    pending = sorted(invoked)
+    while pending:
+        name = pending.pop()
+        routine = known.get(name)
+        if routine is None:
+            raise LoweringError(f"vyre lowering: invoke of unknown routine `@{name}` (V135)")
+        if name in used:
+            continue
+        used[name] = routine
+        pending.extend(op.callee.data for op in routine.entry.ops if isinstance(op, d.InvokeOp))
+    return dict(sorted(used.items()))
 
 
 def binding_layout(
@@ -354,8 +379,28 @@ class _KernelLowering:
         )
         self.fences: StorageFences | None = None
         """Which barriers keep the storage fence (fences.py): at the first barrier."""
+        self.routines = _used_routines(kernel, scan.invoked)
+        self.routine_names = {name: self.namer.claim(name) for name in self.routines}
+        """The WGSL function of each routine the kernel uses (directly or through others)."""
+        self.routine_texts: list[str] = []
+
+    def _emit_routines(self) -> None:
+        """One WGSL function per routine the kernel uses: `fn name(p0: u32, ...) -> u32`."""
+        for name, routine in self.routines.items():
+            body = _Body(self, {})
+            params: list[str] = []
+            for k, param in enumerate(routine.params):
+                kind = _kind(param.type)
+                wgsl_name = self.namer.temporary(param.name_hint or f"p{k}")
+                params.append(f"{wgsl_name}: {wgsl_type(kind)}")
+                body.values[id(param)] = Value(wgsl_name, kind, cheap=True)
+            body.block(routine.entry)
+            result = wgsl_type(_kind(routine.result_type))
+            signature = f"fn {self.routine_names[name]}({', '.join(params)}) -> {result} {{"
+            self.routine_texts.append("\n".join([signature, *body.lines, "}"]))
 
     def run(self) -> LoweredKernel:
+        self._emit_routines()
         if self.map is not None:
             return self._run_vector(self.map)
         used = self.scan.ids
@@ -464,7 +509,11 @@ class _KernelLowering:
     ) -> str:
         name = self.kernel.sym_name.data
         x, y, z = (WORKGROUP, 1, 1) if vector else self.workgroup_size
-        functions = [text for _, text in self.guards.functions.values()] + (extra or [])
+        functions = [
+            *(text for _, text in self.guards.functions.values()),
+            *self.routine_texts,
+            *(extra or []),
+        ]
         code = [*functions, *prologue, *body]
         if any(uses_hazard(text) for text in code):
             # literals Mesa's NIR would rewrite with the wrong zero (opaque_constants.py)
@@ -690,6 +739,10 @@ class _Body:
             raise LoweringError(f"vyre lowering: unexpected expression `{op.name}`")
         self.define(op.results[0], emit(self, op))
 
+    @STATEMENT_EMITTERS.on(d.YieldOp)
+    def yield_(self, op: d.YieldOp) -> None:
+        self.emit(f"return {self.take(op.value).text};")
+
     @STATEMENT_EMITTERS.on(d.ReturnOp)
     def return_(self, op: d.ReturnOp) -> None:
         self.emit("return;")
@@ -912,6 +965,16 @@ class _Body:
     @EXPRESSION_EMITTERS.on(d.FloatOp)
     def strict_float(self, op: d.FloatOp) -> Value:
         raise float_arithmetic_error(f"float operation `{op.name}`")
+
+    @EXPRESSION_EMITTERS.on(d.InvokeOp)
+    def invoke(self, op: d.InvokeOp) -> Value:
+        routine = self.kernel.routines[op.callee.data]
+        args = [
+            _coerce(self.take(arg), _kind(param.type))
+            for arg, param in zip(op.args, routine.params, strict=True)
+        ]
+        text = f"{self.kernel.routine_names[op.callee.data]}({', '.join(a.text for a in args)})"
+        return Value.derived(text, _kind(op.res.type), *args)
 
     @EXPRESSION_EMITTERS.on(d.AtomicOp)
     def atomic_expression(self, op: d.AtomicOp) -> Value:

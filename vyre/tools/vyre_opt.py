@@ -41,7 +41,7 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from vyre.dialects.mlir_generic import MLIRGenericPrinter
-from vyre.dialects.vyre import KernelOp
+from vyre.dialects.vyre import KernelOp, RoutineOp
 from vyre.ops.admission import AdmissionError
 from vyre.targets import WGSLTarget
 from vyre.text import LocatingParser, format_parse_error
@@ -310,10 +310,10 @@ def check_module(module: ModuleOp, input_name: str) -> None:
     the spec validator expects well-formed ops; then every finding of
     `vyre.validate` on each kernel, one line per diagnostic."""
     for op in module.walk(region_first=True):
-        if isinstance(op, ModuleOp | KernelOp):
+        if isinstance(op, ModuleOp | KernelOp | RoutineOp):
             continue
         if op.name.startswith("vyre.") and _outside_kernels(op):
-            message = f"'{op.name}' must be inside a vyre.kernel"
+            message = f"'{op.name}' must be inside a vyre.kernel or vyre.routine"
             raise DiagnosticsError([_located(op, input_name, message)])
         if (message := _verify_one(op)) is not None:
             raise DiagnosticsError([_located(op, input_name, message)])

@@ -59,6 +59,33 @@ def _kind(value: SSAValue | Attribute) -> d.DataTypeKind | None:
 def soft_float_program(op: Operation) -> Callable[..., sf.W[Any]] | None:
     """The soft-float function replacing `op`, or None if `op` is not a float
     operation (or is malformed: validation reports that)."""
+    found = soft_float_routine(op)
+    return None if found is None else found[0]()
+
+
+_FORMAT_WORDS = {"f32": "binary32", "f16": "binary16", "bf16": "bfloat16", "u32": "u32", "i32": "i32"}
+"""How a routine's name spells a format: never like a float type or builtin
+(`f32`, `f16`), so the WGSL has no such token."""
+
+
+def _operation_word(op: type[d.FloatOp], variant: str) -> str:
+    """How a routine's name spells the operation: its short name (`add`, `sqrt`),
+    `compare_<predicate>`, `mul_add` for fma; never a float op's or a WGSL
+    builtin's name."""
+    if variant:
+        return f"compare_{variant}"
+    if op.SHORT_NAME == "fma":
+        return "mul_add"
+    return op.SHORT_NAME
+
+
+_Program = Callable[..., sf.W[Any]]
+
+
+def soft_float_routine(op: Operation) -> tuple[Callable[[], _Program], str] | None:
+    """The soft-float function replacing `op` (made on call) and the name of the
+    routine that holds it (`soft_binary32_add`, `soft_bfloat16_to_i32`), or None if `op` is
+    not a float operation (or is malformed: validation reports that)."""
     operand_kinds = [_kind(v) for v in op.operands]
     result = _kind(op.results[0]) if op.results else None
     if isinstance(op, d.CastOp):
@@ -69,7 +96,8 @@ def soft_float_program(op: Operation) -> Callable[..., sf.W[Any]] | None:
             return None
         if source.value not in _CONVERTIBLE or target.value not in _CONVERTIBLE:
             return None
-        return sf.convert_op(source.value, target.value)
+        name = f"soft_{_FORMAT_WORDS[source.value]}_to_{_FORMAT_WORDS[target.value]}"
+        return lambda: sf.convert_op(source.value, target.value), name
     if not operand_kinds or any(k is None or not k.is_float for k in operand_kinds):
         return None
     first = operand_kinds[0]
@@ -82,7 +110,9 @@ def soft_float_program(op: Operation) -> Callable[..., sf.W[Any]] | None:
     variant = op.predicate.data if isinstance(op, d.FCmpOp) else ""
     if isinstance(op, d.FCmpOp) and variant not in d.FLOAT_PREDICATES:
         return None
-    return sf.algorithm_of(type(op), fmt, variant)
+    name = f"soft_{_FORMAT_WORDS[first.value]}_{_operation_word(type(op), variant)}"
+    op_class = type(op)
+    return lambda: sf.algorithm_of(op_class, fmt, variant), name
 
 
 def _to_word(value: SSAValue) -> Operation | None:
@@ -102,13 +132,64 @@ def _from_word(value: SSAValue, result: d.DataTypeKind) -> Operation | None:
     return d.BitcastOp(value, result.attr)
 
 
+def _is_literal(value: SSAValue) -> bool:
+    return isinstance(value.owner, (d.LitFloatOp, d.LitU32Op, d.LitI32Op, d.LitBoolOp))
+
+
+def _program_ops(
+    program: Callable[..., sf.W[Any]], words: list[SSAValue]
+) -> tuple[list[Operation], SSAValue]:
+    """The integer ops of `program` over `words`, and the value they compute."""
+    machine = sf.ExprMachine()
+    params = [machine.word(Param(i)) for i in range(len(words))]
+    return emit_expr(program(*params).v, words)
+
+
+def _routine(name: str, program: Callable[..., sf.W[Any]], arity: int) -> d.RoutineOp:
+    """The routine `name(p0, ..) -> u32` computing `program` on its u32 words."""
+    routine = d.RoutineOp(name, [d.U32] * arity, d.U32)
+    block = routine.entry
+    for k, param in enumerate(block.args):
+        param.name_hint = "abc"[k] if k < 3 else f"p{k}"
+    ops, value = _program_ops(program, list(block.args))
+    block.add_ops([*ops, d.YieldOp(value)])
+    return routine
+
+
 class FloatStrictPattern(RewritePattern):
-    """Replace one float operation by its integer soft-float program."""
+    """Replace one float operation by a call of its soft-float routine.
+
+    Each routine (per operation and format) is made once per module, on its first
+    use, and placed after the kernel; every use is a `vyre.invoke`. An operation
+    whose operands are all literals is expanded in place instead, so that
+    `canonicalize` folds it to a literal."""
+
+    def __init__(self) -> None:
+        self.routines: dict[tuple[int, str], d.RoutineOp] = {}
+
+    def _routine_for(
+        self, op: Operation, name: str, program: Callable[[], _Program], rewriter: PatternRewriter
+    ) -> d.RoutineOp:
+        module = op.get_toplevel_object()
+        block = module.regions[0].blocks.first if isinstance(module, ModuleOp) else None
+        if block is None:
+            raise ValueError(f"float-strict: `{op.name}` is not inside a builtin.module")
+        key = (id(block), name)
+        routine = self.routines.get(key)
+        if routine is None:
+            existing = d.routines_of(block.first_op) if block.first_op is not None else {}
+            routine = existing.get(name)
+            if routine is None:
+                routine = _routine(name, program(), len(op.operands))
+                rewriter.insert(routine, InsertPoint.at_end(block))
+            self.routines[key] = routine
+        return routine
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        program = soft_float_program(op)
-        if program is None:
+        found = soft_float_routine(op)
+        if found is None:
             return
+        program, name = found
         result = _kind(op.results[0])
         assert result is not None
         new_ops: list[Operation] = []
@@ -120,10 +201,14 @@ class FloatStrictPattern(RewritePattern):
                 words.append(to_word.results[0])
             else:
                 words.append(operand)
-        machine = sf.ExprMachine()
-        params = [machine.word(Param(i)) for i in range(len(words))]
-        ops, value = emit_expr(program(*params).v, words)
-        new_ops += ops
+        if all(_is_literal(operand) for operand in op.operands):
+            ops, value = _program_ops(program(), words)
+            new_ops += ops
+        else:
+            self._routine_for(op, name, program, rewriter)
+            invoke = d.InvokeOp(name, words, d.U32)
+            new_ops.append(invoke)
+            value = invoke.results[0]
         from_word = _from_word(value, result)
         if from_word is not None:
             new_ops.append(from_word)
@@ -155,7 +240,7 @@ def has_float_arithmetic(root: Operation) -> bool:
     operation or a float value cast): the pipeline skips the pass, and the
     second canonicalize, for modules without one."""
     for op in operations(root):
-        if isinstance(op, _CANDIDATES) and soft_float_program(op) is not None:
+        if isinstance(op, _CANDIDATES) and soft_float_routine(op) is not None:
             return True
     return False
 
@@ -167,4 +252,4 @@ _CANDIDATES = (d.FloatOp, d.CastOp)
 def float_arithmetic(ops: Sequence[Operation]) -> list[Operation]:
     """The float operations among `ops` (what the pass rewrites): none may
     reach the WGSL emitter."""
-    return [op for op in ops if soft_float_program(op) is not None]
+    return [op for op in ops if soft_float_routine(op) is not None]

@@ -145,12 +145,13 @@ class KernelChecker:
     _live: dict[str, _Local] = field(default_factory=lambda: {})
     _scopes: list[list[str]] = field(default_factory=lambda: [[]])
     bindings: dict[Operation, Operation] = field(default_factory=lambda: {})
+    routines: dict[str, d.RoutineOp] = field(default_factory=lambda: {})
     _barrier_orders: dict[Operation, int] = field(default_factory=lambda: {})
 
     @classmethod
     def check(cls, kernel: d.KernelOp, lookup: OpLookup = no_ops) -> list[Diagnostic]:
         """Every diagnostic of `kernel`; calls are checked against `lookup`."""
-        checker = cls(kernel, registry=OpRegistryView(lookup))
+        checker = cls(kernel, registry=OpRegistryView(lookup), routines=d.routines_of(kernel))
         checker._check_kernel_header()
         shape = KernelShape.measure(kernel)
         if shape.region_depth <= MAX_WALK_DEPTH:
@@ -162,6 +163,7 @@ class KernelChecker:
                 order = checker._barrier_orders.get(barrier, shape.node_count)
                 checker._report_at(order, "V010", m.divergent_barrier(), barrier)
         checker._check_limits(shape)
+        checker._check_routines()
         checker._found.sort(key=lambda entry: (entry[0], entry[1]))
         return [diagnostic for _, _, diagnostic in checker._found]
 
@@ -205,6 +207,17 @@ class KernelChecker:
                 self._report_at(
                     _KERNEL_ORDER, "V024", m.zero_count_workgroup_buffer(name), kernel
                 )
+
+    def _check_routines(self) -> None:
+        """The routines beside the kernel: each body's type rules (V021, V029,
+        V099, V136, V138, ...) and no routine reaching itself (V137)."""
+        order = self._order
+        for routine in self.routines.values():
+            self._order += 1
+            self._walk(routine.entry)
+        for name, routine in self.routines.items():
+            if _reaches(self.routines, name, name):
+                self._report_at(order, "V137", m.recursive_routine(name), routine)
 
     def _check_limits(self, shape: KernelShape) -> None:
         if shape.nesting > m.MAX_NESTING_DEPTH and shape.deepest is not None:
@@ -502,6 +515,35 @@ class KernelChecker:
                 self._report("V132", m.call_argument_type(op_id, position, expected, found.value), op)
 
     # -- statements ---------------------------------------------------------------
+    @VISITORS.on(d.InvokeOp)
+    def visit_invoke(self, op: d.InvokeOp) -> None:
+        name = op.callee.data
+        routine = self.routines.get(name)
+        if routine is None:
+            self._report("V135", m.unknown_routine(name), op)
+            self._set_type(op, None)
+            return
+        found = [self._type(arg) for arg in op.args]
+        expected = [_kind(param.type) for param in routine.params]
+        if found != expected and None not in found:
+            self._report(
+                "V136",
+                m.routine_arguments(name, _kinds(found), _kinds(expected)),
+                op,
+            )
+        self._set_type(op, _kind(routine.result_type))
+
+    @VISITORS.on(d.YieldOp)
+    def visit_yield(self, op: d.YieldOp) -> None:
+        routine = op.parent_op()
+        found = self._type(op.value)
+        if isinstance(routine, d.RoutineOp) and found is not None:
+            declared = _kind(routine.result_type)
+            if declared is not None and found != declared:
+                self._report(
+                    "V138", m.routine_result(routine.sym_name.data, found.value, declared.value), op
+                )
+
     @VISITORS.on(d.LetOp)
     def visit_let(self, op: d.LetOp) -> None:
         name = op.var_name.data
@@ -574,6 +616,29 @@ _BINOP_KINDS = frozenset(kind.value for kind in d.BinOpKind)
 _UNOP_KINDS = frozenset(kind.value for kind in d.UnOpKind)
 _FCMP_KINDS = frozenset(d.FLOAT_PREDICATES)
 _ATOMIC_KINDS = frozenset(kind.value for kind in d.AtomicOpKind)
+
+
+def _kinds(kinds: list[DataTypeKind | None]) -> str:
+    return ", ".join("?" if kind is None else kind.value for kind in kinds)
+
+
+def _reaches(routines: dict[str, d.RoutineOp], start: str, target: str) -> bool:
+    """Whether routine `start` invokes `target`, directly or through others."""
+    seen: set[str] = set()
+    pending = [start]
+    while pending:
+        routine = routines.get(pending.pop())
+        if routine is None:
+            continue
+        for op in routine.entry.ops:
+            if isinstance(op, d.InvokeOp):
+                callee = op.callee.data
+                if callee == target:
+                    return True
+                if callee not in seen:
+                    seen.add(callee)
+                    pending.append(callee)
+    return False
 
 
 def _check_kind(op: Operation, kind: object, known: frozenset[str]) -> None:

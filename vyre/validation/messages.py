@@ -8,7 +8,9 @@ not a float), V141 (a float operation mixes float types), V142 (a bitcast
 between types of different widths), V143 (an approximate op on a non-F32
 value), V133 (a literal its type cannot hold: the builder and the text
 parser refuse one, this catches IR made otherwise), V134 (an op of another
-dialect inside a kernel: no backend runs it). V130 (a result type annotated
+dialect inside a kernel: no backend runs it), V135-V138 (routines: an
+unknown routine, arguments that do not match, a routine that invokes itself,
+a yielded type that is not the declared one). V130 (a result type annotated
 in the text that disagrees with the declaration it reads) has no 0.7
 counterpart: the Rust IR infers those types, the textual form spells them.
 """
@@ -354,4 +356,36 @@ def approximate_operand_not_f32(operation: str, found: DataTypeKind) -> str:
     return _text(
         f"approximate operation `{operation}` takes `f32`, got `{found.value}`",
         "cast the operand to f32 (approximate operations run on the native f32 unit)",
+    )
+
+
+def unknown_routine(name: str) -> str:
+    """V135 (vyre extension): an invoke of a routine the module does not define."""
+    return _text(
+        f"invoke of unknown routine `@{name}`",
+        f"define `vyre.routine @{name}` beside the kernel, or call a library op instead",
+    )
+
+
+def routine_arguments(name: str, found: str, expected: str) -> str:
+    """V136 (vyre extension): an invoke whose arguments do not match the routine's parameters."""
+    return _text(
+        f"invoke of `@{name}` passes ({found}) but the routine takes ({expected})",
+        f"pass one argument of each parameter's type to `@{name}`",
+    )
+
+
+def recursive_routine(name: str) -> str:
+    """V137 (vyre extension): a routine that invokes itself, directly or through others."""
+    return _text(
+        f"routine `@{name}` invokes itself",
+        "routines are straight-line code: write the repetition as a loop in the kernel",
+    )
+
+
+def routine_result(name: str, found: str, declared: str) -> str:
+    """V138 (vyre extension): a routine yields a value of another type than it declares."""
+    return _text(
+        f"routine `@{name}` yields a `{found}` value but declares `{declared}`",
+        f"yield a `{declared}` value (cast it) or declare the routine `-> {found}`",
     )

@@ -24,7 +24,10 @@ def test_dialect_holds_every_op_of_the_spec() -> None:
         " ftrunc fis_nan fis_inf bitcast fsqrt_approx fexp2_approx flog2_approx fsin_approx fcos_approx"
     )
     statements = "let assign store if loop return block barrier"
-    assert names == {f"vyre.{n}" for n in f"kernel {expressions} {floats} {statements}".split()}
+    routines = "routine invoke yield"
+    assert names == {
+        f"vyre.{n}" for n in f"kernel {expressions} {floats} {statements} {routines}".split()
+    }
 
 
 def test_data_type_attr_prints_and_parses() -> None:

@@ -24,6 +24,7 @@ from vyre.runtime.interp import machine as m
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.intrinsics import INTRINSICS
 from vyre.runtime.interp.memory import ATOMIC_ACCESS, BufferInfo
+from vyre.runtime.interp.routines import Routines
 from vyre.runtime.interp.values import (
     FLOATS,
     SCALARS,
@@ -107,6 +108,8 @@ class Compiler:
     visible: set[int] = field(default_factory=lambda: set[int]())
     constants: dict[int, int] = field(default_factory=lambda: {})
     """Slot -> value of the integer literals (static loop trip counts)."""
+    routines: Routines = field(default_factory=lambda: Routines({}))
+    """The routines beside the kernel (`vyre.invoke`)."""
 
     # -- blocks ---------------------------------------------------------------
     def body(self, block: IRBlock) -> m.Body:
@@ -302,6 +305,13 @@ class Compiler:
             return m.Apply2(slot, function, operands[0], operands[1])
         return m.ApplyN(slot, function, operands)
 
+    @EXPRESSIONS.on(d.InvokeOp)
+    def _invoke(self, op: d.InvokeOp, slot: int) -> m.Step:
+        name = op.callee.data
+        function, _ = self.routines.function(name, op)
+        operands = tuple(self.operand(arg, op) for arg in op.args)
+        return m.Invoke(slot, function, operands, self.routines.cost(name))
+
     @EXPRESSIONS.on(d.AtomicOp)
     def _atomic(self, op: d.AtomicOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
@@ -427,6 +437,6 @@ def compile_kernel(kernel: d.KernelOp, buffers: Mapping[str, BufferInfo]) -> tup
     """The kernel's entry body as machine steps, and the number of value slots.
     Nothing of a dispatch is compiled in (buffer lengths are read when
     `vyre.buf_len` runs), so one body serves every run of the kernel."""
-    compiler = Compiler(buffers)
+    compiler = Compiler(buffers, routines=Routines(d.routines_of(kernel)))
     body = compiler.body(kernel.entry)
     return body, len(compiler.slots)

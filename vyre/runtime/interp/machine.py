@@ -103,6 +103,11 @@ class Step(Protocol):
     def run(self, batch: Batch, mask: Mask) -> Mask: ...
 
 
+def step_cost(step: Step) -> tuple[float, int]:
+    """The work units of one run of `step` (an invoke's depend on its routine)."""
+    return step.work if isinstance(step, Invoke) else step.COST
+
+
 @dataclass(frozen=True)
 class Body:
     """A statement list (one block) with its own scope. `frees[k]` are the SSA
@@ -119,8 +124,8 @@ class Body:
     literal-bound loops before its first statement that may return."""
 
     def __post_init__(self) -> None:
-        lane = sum(step.COST[0] for step in self.steps)
-        fixed = sum(step.COST[1] for step in self.steps)
+        lane = sum(step_cost(step)[0] for step in self.steps)
+        fixed = sum(step_cost(step)[1] for step in self.steps)
         object.__setattr__(self, "cost", (lane, fixed))
         may_return = False
         for step in self.steps:
@@ -272,6 +277,26 @@ class ApplyN:
 
     def run(self, batch: Batch, mask: Mask) -> Mask:
         batch.values[self.slot] = self.function(*(batch.value(k) for k in self.operands))
+        return mask
+
+
+@dataclass(frozen=True)
+class Invoke:
+    """`vyre.invoke`: a routine (a straight-line function of lanes) over its
+    arguments; it costs what its body's operations cost."""
+
+    COST: ClassVar[tuple[float, int]] = (0.0, 0)
+    slot: int
+    function: Callable[..., Lanes]
+    operands: tuple[int, ...]
+    work: tuple[float, int]
+    """What one call costs: its body's operations (`step_cost`)."""
+
+    def run(self, batch: Batch, mask: Mask) -> Mask:
+        value = self.function(*(batch.value(k) for k in self.operands))
+        if value.shape[0] != batch.lanes:  # a routine of literals: one lane's worth
+            value = np.broadcast_to(value, (batch.lanes, *value.shape[1:])).copy()
+        batch.values[self.slot] = value
         return mask
 
 
