@@ -1,6 +1,7 @@
-"""Compile time across program sizes (issue 14 item 4).
+"""Compile time across program sizes.
 
     python bench/compile.py [--nodes 1000,10000,100000] [--repeat 3]
+                            [--floats 100,200,1000] [--formats f32,f16] [--first-run]
 
 For each size a deterministic map-shaped program of about that many nodes (ops,
 as V019 counts them: lets, assigns, ifs, loops, stores and their expressions)
@@ -19,6 +20,14 @@ is built with the Python builder, then timed step by step (median of
 - wire enc / dec: `Program.to_wire` / `Program.from_wire`,
 - xdsl arith parse: xDSL's own parser on an `arith` function of the same op count
   (`%vN = arith.addi %v(N-1), %a : i32`), the reference the issue names.
+
+Float rows (`--floats`, `--formats`): a chain of N lets mixing strict add,
+mul, fma, div and sqrt over two float inputs (the kernel of the float-compile
+targets), timed by stage: build, validate, prepare, float-strict (the pass and its
+canonicalize: `Prepared.strict_module`), lower (the WGSL emitter), b+v+p+s+l,
+the WGSL size and the number of routines; with `--first-run`, the first
+`vyre.run` on the best adapter present (pipeline creation included) and a check
+that it equals the interpreter.
 
 Each step checks its result against an independent oracle while it measures:
 the parsed and wire-decoded programs must be structurally equal to the built one,
@@ -217,12 +226,94 @@ def _check_semantics(program: Program, model: Callable[[int], int]) -> None:
     assert np.array_equal(got, expected), (got, expected)
 
 
+def _float_chain(count: int, fmt: str) -> Program:
+    """`count` lets mixing add, mul, fma, div and sqrt over two inputs of `fmt`."""
+    from vyre.ir import BufferDecl, DataType, Expr, Node, Program
+    from vyre.ir import Expr as E
+    from vyre.ir import Node as N
+
+    dtype = DataType(fmt)
+    one = E.float_bits(dtype, 0x3F800000 if dtype is DataType.F32 else 0x3F80 if dtype is DataType.BF16 else 0x3C00)
+    body: list[Node] = [
+        N.let("i", E.gid_x()),
+        N.let("v0", E.load("a", E.var("i"))),
+        N.let("v1", E.load("b", E.var("i"))),
+    ]
+    names = ["v0", "v1"]
+    for k in range(count):
+        x, y, z = (E.var(names[(k * s + 1) % len(names)]) for s in (7, 3, 5))
+        steps: list[Callable[[], Expr]] = [
+            lambda: E.fadd(x, y),
+            lambda: E.fmul(x, y),
+            lambda: E.fma(x, y, z),
+            lambda: E.fdiv(x, E.fadd(E.fabs(y), one)),
+            lambda: E.fsqrt(E.fabs(x)),
+        ]
+        names.append(f"v{k + 2}")
+        body.append(N.let(names[-1], steps[k % 5]()))
+    body.append(N.store("out", E.var("i"), E.var(names[-1])))
+    buffers = [BufferDecl.read("a", 0, dtype), BufferDecl.read("b", 1, dtype), BufferDecl.read_write("out", 2, dtype)]
+    return Program(buffers, (64, 1, 1), body, name=f"chain_{fmt}_{count}")
+
+
+def _measure_floats(count: int, fmt: str, repeat: int, first_run: bool) -> list[object]:
+    import vyre
+    from vyre.dialects import vyre as d
+    from vyre.pipeline import Prepared, transformed
+
+    times: dict[str, list[float]] = {}
+    size = routines = 0
+    for _ in range(repeat):
+        build, program = _timed(lambda: _float_chain(count, fmt))
+        validate, diagnostics = _timed(lambda: vyre.validate(program))
+        assert diagnostics == [], diagnostics[:3]
+        prepare, prepared = _timed(lambda: Prepared(transformed(program), None))
+        strict, module = _timed(lambda: prepared.strict_module)
+        lower, lowered = _timed(lambda: prepared.wgsl)
+        size = len(lowered.wgsl)
+        routines = sum(1 for op in module.ops if isinstance(op, d.RoutineOp))
+        for name, seconds in (("build", build), ("validate", validate), ("prepare", prepare),
+                              ("float-strict", strict), ("lower", lower)):  # fmt: skip
+            times.setdefault(name, []).append(seconds)
+        times.setdefault("total", []).append(build + validate + prepare + strict + lower)
+    row: list[object] = [f"{fmt} x {count}"]
+    row += [f"{1e3 * median(times[step]):.0f}" for step in ("build", "validate", "prepare", "float-strict", "lower", "total")]
+    row += [f"{size / 1024:.1f}", routines]
+    if first_run:
+        row.append(f"{_first_run(_float_chain(count, fmt), fmt):.2f}")
+    return row
+
+
+def _first_run(program: Program, fmt: str) -> float:
+    """Seconds of the first `vyre.run` on the GPU (a fresh program: nothing cached);
+    its result must equal the interpreter's."""
+    import vyre
+
+    n = 4096
+    rng = np.random.default_rng(5)
+    dtype = {"f32": np.float32, "f16": np.float16}.get(fmt)
+    if dtype is None:
+        a, b = (rng.integers(0, 1 << 16, n, dtype=np.uint16) for _ in range(2))
+    else:
+        a, b = (rng.standard_normal(n).astype(dtype) for _ in range(2))
+    args = {"a": a, "b": b}
+    start = time.perf_counter()
+    gpu = vyre.run(program, args, dispatch=(n // 64, 1, 1), outputs={"out": n}, backend="wgpu")["out"]
+    seconds = time.perf_counter() - start
+    ref = vyre.run(program, args, dispatch=(n // 64, 1, 1), outputs={"out": n}, backend="interp")["out"]
+    assert np.array_equal(np.asarray(gpu).view(np.uint8), np.asarray(ref).view(np.uint8)), "wgpu != interp"
+    return seconds
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--nodes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--floats", default="100,200,1000", help="strict float operations per row ('' for none)")
+    parser.add_argument("--formats", default="f32,f16")
+    parser.add_argument("--first-run", action="store_true", help="time the first vyre.run on the GPU too")
     args = parser.parse_args(argv)
-    sizes = [int(n) for n in args.nodes.split(",")]
+    sizes = [int(n) for n in args.nodes.split(",") if n]
     rows: list[list[object]] = []
     steps = [
         "build", "validate", "fingerprint", "prepare", "lower", "b+v+l", "print", "parse",
@@ -239,8 +330,25 @@ def main(argv: list[str]) -> int:
         rows.append(row)
         print(f"measured {nodes} nodes", file=sys.stderr, flush=True)
     header = ["nodes", *(f"{step} ms" for step in steps), "parse µs/op vyre / xdsl"]
-    print(f"compile time on {cpu_name()} (CPU only; median of {args.repeat})\n")
-    print(table(header, rows))
+    if rows:
+        print(f"compile time on {cpu_name()} (CPU only; median of {args.repeat})\n")
+        print(table(header, rows))
+    float_rows: list[list[object]] = []
+    for fmt in [f for f in args.formats.split(",") if f]:
+        for count in [int(n) for n in args.floats.split(",") if n]:
+            float_rows.append(_measure_floats(count, fmt, args.repeat, args.first_run))
+            print(f"measured {fmt} x {count}", file=sys.stderr, flush=True)
+    if float_rows:
+        float_header = [
+            "strict ops", "build ms", "validate ms", "prepare ms", "float-strict ms", "lower ms",
+            "total ms", "WGSL KB", "routines",
+        ]  # fmt: skip
+        if args.first_run:
+            from _common import gpu_name
+
+            float_header.append(f"first run s ({gpu_name()})")
+        print(f"\nstrict float kernels on {cpu_name()} (median of {args.repeat})\n")
+        print(table(float_header, float_rows))
     return 0
 
 

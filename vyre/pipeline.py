@@ -43,6 +43,7 @@ from vyre.dialects import vyre as d
 from vyre.fingerprint import Fingerprint, LruCache, fingerprint
 from vyre.ir import BufferDecl, Program
 from vyre.lowering.options import LoweringOptions
+from vyre.progress import stage
 from vyre.lowering.wgsl import LoweredKernel, lower
 from vyre.transforms.clone import clone_module
 from vyre.transforms.float_strict import float_strict, has_float_arithmetic
@@ -85,11 +86,16 @@ class Prepared:
         would change nothing and it is canonical already)."""
         if not has_float_arithmetic(self.module):
             return self.module
-        with bulk_ir():
+        with bulk_ir(), stage(f"float-strict on kernel @{self.name}"):
             module = clone_module(self.module)
             float_strict(module)
             canonicalize(module, _context())
         return module
+
+    @cached_property
+    def strict_kernel(self) -> d.KernelOp:
+        """The kernel of `strict_module`: what every WGSL lowering lowers."""
+        return d.kernel_of(self.strict_module)
 
     @cached_property
     def wgsl(self) -> LoweredKernel:
@@ -106,7 +112,9 @@ class Prepared:
         per distinct options."""
         lowered = self._lowerings.get(options)
         if lowered is None:
-            lowered = lower(d.kernel_of(self.strict_module), options)
+            strict = self.strict_kernel
+            with stage(f"lowering kernel @{self.name} to WGSL"):
+                lowered = lower(strict, options)
             self._lowerings[options] = lowered
         return lowered
 
@@ -149,7 +157,7 @@ def prepare(
 def transformed(program: Program) -> ModuleOp:
     """A copy of the validated `program`'s module after the pipeline's passes
     (what `prepare` caches; uncached)."""
-    with bulk_ir():
+    with bulk_ir(), stage(f"preparing kernel @{program.name}"):
         module = clone_module(program.module)
         run_passes(module)
     return module

@@ -18,7 +18,7 @@ PACKAGE = ROOT / "vyre"
 # Bottom up. A module belongs to the first entry that is it or a package above it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.dialects",),
-    ("vyre.context", "vyre.text", "vyre.wire"),
+    ("vyre.context", "vyre.progress", "vyre.text", "vyre.wire"),
     ("vyre.ir",),
     ("vyre.validation",),
     ("vyre.ops",),

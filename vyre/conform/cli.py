@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from vyre.progress import report_to
+
 __all__ = ["main"]
 
 EXIT_OK = 0
@@ -362,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "approximate": _approximate,
         "floats-summary": _floats_summary,
     }[args.command]
+    previous = report_to(sys.stderr)  # long compiles say what they are doing
     try:
         return handler(args)
     except KeyboardInterrupt:
@@ -377,6 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as error:
         print(f"vyre-conform: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        report_to(previous)
 
 
 if __name__ == "__main__":

@@ -97,7 +97,7 @@ from vyre.lowering.values import (
 )
 from vyre.ops.intrinsics import SCALAR, is_call_intrinsic, wgsl_builtin
 
-__all__ = ["LoweredKernel", "LoweringError", "LoweringOptions", "lower"]
+__all__ = ["LoweredKernel", "LoweringError", "LoweringOptions", "lower", "vectorises"]
 
 U32 = DataTypeKind.U32
 I32 = DataTypeKind.I32
@@ -265,6 +265,23 @@ def _check_no_float_arithmetic(op: Operation) -> None:
 # ---------------------------------------------------------------------------
 
 
+def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | None:
+    """The map shape `kernel` is lowered by under `options` (vector.py), or None:
+    not a map, not asked for, or loops on an adapter that needs them checked."""
+    if not options.vectorize:
+        return None
+    shape = map_shape(kernel)
+    if not isinstance(shape, MapShape) or (shape.has_loops and options.loop_limit is not None):
+        return None
+    return shape
+
+
+def vectorises(kernel: d.KernelOp, options: LoweringOptions) -> bool:
+    """Whether `lower(kernel, options)` gives the vectorised form of a map: what
+    the runtime asks before making either lowering."""
+    return _vector_shape(kernel, options) is not None
+
+
 def _used_routines(kernel: d.KernelOp, invoked: set[str]) -> dict[str, d.RoutineOp]:
     """The routines `kernel` invokes, directly or through other routines (validation
     holds them defined and free of cycles)."""
@@ -329,13 +346,7 @@ class _KernelLowering:
         self.namer = Namer()
         x, y, z = kernel.workgroup
         self.workgroup_size = (x, y, z)
-        self.map: MapShape | None = None
-        if options.vectorize:
-            shape = map_shape(kernel)
-            if isinstance(shape, MapShape) and not (
-                shape.has_loops and options.loop_limit is not None
-            ):
-                self.map = shape
+        self.map = _vector_shape(kernel, options)
         self.scan = scan
         vector_buffers = set(self.map.vector_buffers) if self.map is not None else set[str]()
         self.combined: Combined = (

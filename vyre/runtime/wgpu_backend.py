@@ -53,16 +53,16 @@ import struct
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any, NamedTuple, NoReturn, cast
 
 import numpy as np
 
 from vyre.dialects.vyre import AccessKind
 from vyre.fingerprint import LruCache
-from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS, BufferBinding
+from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, UNIFORM_CAPACITY_WORDS
 from vyre.lowering.options import LoweringOptions
-from vyre.lowering.wgsl import LoweredKernel
+from vyre.lowering.wgsl import LoweredKernel, vectorises
 from vyre.pipeline import Prepared
 from vyre.runtime.host import is_zero_fill
 from vyre.runtime.wgpu_device import (
@@ -87,63 +87,71 @@ SHAPE_CAPACITY = 256
 """(program, sizes, dispatch) combinations whose run setup stays cached."""
 
 
-@dataclass(frozen=True, eq=False)
 class _Plan:
-    """What running a program needs that depends on the program alone
-    (compared and hashed by identity: it is a cache key)."""
+    """What running a program needs that depends on the program alone (compared
+    and hashed by identity: it is a cache key). Each lowering is made when a run
+    first dispatches it: a map dispatched so that it covers each index once runs
+    only its vectorised form, another program only the form as written."""
 
-    kernel: LoweredKernel
-    """The lowering as written, for this device (loops checked where the
-    adapter stops them)."""
-    vector: LoweredKernel | None
-    """The vectorised lowering when the program is an elementwise map
-    (vyre/lowering/vector.py); used for the dispatches that cover each index once."""
-    label: str
-    known: frozenset[str]
-    """Names of the storage and uniform buffers (the keys `words` must have)."""
-    outputs: tuple[tuple[str, int], ...]
-    """(name, binding index) of every read_write buffer."""
-    storage: tuple[tuple[BufferBinding, int], ...]
-    """(binding, binding index) of every storage buffer."""
-    uniform_count: int
-    """Uniform bindings, the meta uniform included."""
-    rows: tuple[tuple[BufferBinding, int, bool], ...]
-    """(binding, words per element, packs two elements per word) of every storage
-    and uniform buffer."""
-    vector_indices: tuple[int, ...]
-    """Binding indices of the vectorised kernel's vector buffers."""
+    def __init__(self, prepared: Prepared, loop_limit: int | None):
+        self.prepared = prepared
+        self.loop_limit = loop_limit
+        self.label = f"kernel @{prepared.name}"
+        self.vectorises = vectorises(
+            prepared.strict_kernel, LoweringOptions(vectorize=True, loop_limit=loop_limit)
+        )
+        layout = self.vector if self.vector is not None else self.kernel
+        buffers = layout.buffers
+        self.layout: LoweredKernel = layout
+        """The lowering made first: its buffers, bindings and meta are the other's too."""
+        self.known = frozenset(b.name for b in buffers)
+        """Names of the storage and uniform buffers (the keys `words` must have)."""
+        self.outputs = tuple(
+            (b.name, k) for k, b in enumerate(buffers) if b.access == AccessKind.READ_WRITE
+        )
+        """(name, binding index) of every read_write buffer."""
+        self.storage = tuple((b, k) for k, b in enumerate(buffers) if not b.is_uniform)
+        """(binding, binding index) of every storage buffer."""
+        self.uniform_count = sum(1 for b in buffers if b.is_uniform) + 1
+        """Uniform bindings, the meta uniform included."""
+        self.rows = tuple((b, b.words_per_element, b.packed_halves) for b in buffers)
+        """(binding, words per element, packs two elements per word) of every storage
+        and uniform buffer."""
+
+    @cached_property
+    def kernel(self) -> LoweredKernel:
+        """The lowering as written, for this device (loops checked where the
+        adapter stops them)."""
+        return self.prepared.lowered_for(LoweringOptions(loop_limit=self.loop_limit))
+
+    @cached_property
+    def vector(self) -> LoweredKernel | None:
+        """The vectorised lowering when the program is an elementwise map
+        (vyre/lowering/vector.py); used for the dispatches that cover each index once."""
+        if not self.vectorises:
+            return None
+        return self.prepared.lowered_for(
+            LoweringOptions(vectorize=True, loop_limit=self.loop_limit)
+        )
+
+    @cached_property
+    def vector_indices(self) -> tuple[int, ...]:
+        """Binding indices of the vectorised kernel's vector buffers."""
+        vector = self.vector
+        if vector is None or vector.vector is None:
+            return ()
+        names = vector.vector.buffers
+        return tuple(k for k, b in enumerate(vector.buffers) if b.name in names)
 
 
 _PLANS: LruCache[Prepared, _Plan] = LruCache(PLAN_CAPACITY)
 
 
-def _plan_of(kernel: LoweredKernel, label: str, vector: LoweredKernel | None = None) -> _Plan:
-    buffers = kernel.buffers
-    layout = vector.vector if vector is not None else None
-    return _Plan(
-        kernel=kernel,
-        vector=vector,
-        label=label,
-        known=frozenset(b.name for b in buffers),
-        outputs=tuple((b.name, k) for k, b in enumerate(buffers) if b.access == AccessKind.READ_WRITE),
-        storage=tuple((b, k) for k, b in enumerate(buffers) if not b.is_uniform),
-        uniform_count=sum(1 for b in buffers if b.is_uniform) + 1,
-        rows=tuple((b, b.words_per_element, b.packed_halves) for b in buffers),
-        vector_indices=tuple(
-            k for k, b in enumerate(buffers) if layout is not None and b.name in layout.buffers
-        ),
-    )
-
-
 def _plan(prepared: Prepared, gpu: GpuDevice) -> _Plan:
     """The plan of a prepared program on `gpu`, cached per prepared program."""
     plan = _PLANS.get(prepared)
-    if plan is None:
-        vector = prepared.lowered_for(
-            LoweringOptions(vectorize=True, loop_limit=gpu.loop_limit)
-        )
-        kernel = prepared.lowered_for(LoweringOptions(loop_limit=gpu.loop_limit))
-        plan = _plan_of(kernel, f"kernel @{prepared.name}", vector if vector.vector else None)
+    if plan is None or plan.loop_limit != gpu.loop_limit:
+        plan = _Plan(prepared, gpu.loop_limit)
         _PLANS.put(prepared, plan)
     return plan
 
@@ -532,16 +540,17 @@ def _describe(value: object) -> str:
 def _check_limits(plan: _Plan, lengths: tuple[int, ...], gpu: GpuDevice) -> None:
     """`DeviceLimitError` (a ValueError) naming the first adapter limit the run
     would exceed."""
-    kernel = plan.kernel
+    kernel = plan.layout
     limits = gpu.limits
-    for axis, size in zip("xyz", kernel.workgroup_size):
+    x, y, z = plan.prepared.kernel.workgroup
+    size3 = (x, y, z)
+    for axis, size in zip("xyz", size3):
         limit = f"max-compute-workgroup-size-{axis}"
         if size > limits[limit]:
-            raise gpu.limit_error(f"workgroup_size {kernel.workgroup_size} ({axis} = {size})", limit)
-    if kernel.invocations_per_workgroup > limits["max-compute-invocations-per-workgroup"]:
+            raise gpu.limit_error(f"workgroup_size {size3} ({axis} = {size})", limit)
+    if x * y * z > limits["max-compute-invocations-per-workgroup"]:
         raise gpu.limit_error(
-            f"workgroup_size {kernel.workgroup_size} "
-            f"({kernel.invocations_per_workgroup:,} invocations per workgroup)",
+            f"workgroup_size {size3} ({x * y * z:,} invocations per workgroup)",
             "max-compute-invocations-per-workgroup",
         )
     if kernel.workgroup_bytes > limits["max-compute-workgroup-storage-size"]:
@@ -673,9 +682,10 @@ def _shape(
         return shape
     _check_limits(plan, lengths, gpu)
     extra: tuple[int, ...] = ()
-    kernel, run_groups = plan.kernel, groups
     if vectorize:
         kernel, run_groups, extra = _variant(plan, groups, counts)
+    else:
+        kernel, run_groups = plan.kernel, groups
     usages = _usages()
     nbytes = tuple(length * 4 for length in lengths)
     allocations = tuple(

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from vyre.dialects.vyre import AccessKind
+from vyre.progress import stage
 from vyre.lowering.layout import BufferBinding
 from vyre.lowering.wgsl import LoweredKernel
 from vyre.fingerprint import LruCache
@@ -302,15 +303,16 @@ class GpuDevice:
                 }
             )
         try:
-            module = self.device.create_shader_module(label=label, code=kernel.wgsl)
-            layout = self.device.create_bind_group_layout(label=label, entries=entries)
-            pipeline = self.device.create_compute_pipeline(
-                label=label,
-                layout=self.device.create_pipeline_layout(
-                    label=label, bind_group_layouts=[layout]
-                ),
-                compute={"module": module, "entry_point": kernel.entry_point},
-            )
+            with stage(f"compiling {label} for the GPU ({len(kernel.wgsl) // 1024} KB of WGSL)"):
+                module = self.device.create_shader_module(label=label, code=kernel.wgsl)
+                layout = self.device.create_bind_group_layout(label=label, entries=entries)
+                pipeline = self.device.create_compute_pipeline(
+                    label=label,
+                    layout=self.device.create_pipeline_layout(
+                        label=label, bind_group_layouts=[layout]
+                    ),
+                    compute={"module": module, "entry_point": kernel.entry_point},
+                )
         except wgpu.GPUError as error:
             raise RuntimeError(shader_error_message(kernel.wgsl, str(error), label)) from None
         compiled = Pipeline(pipeline, layout)

@@ -310,9 +310,9 @@ def check_module(module: ModuleOp, input_name: str) -> None:
     the spec validator expects well-formed ops; then every finding of
     `vyre.validate` on each kernel, one line per diagnostic."""
     for op in module.walk(region_first=True):
-        if isinstance(op, ModuleOp | KernelOp | RoutineOp):
+        if isinstance(op, ModuleOp | KernelOp):
             continue
-        if op.name.startswith("vyre.") and _outside_kernels(op):
+        if op.name.startswith("vyre.") and not isinstance(op, RoutineOp) and _outside_kernels(op):
             message = f"'{op.name}' must be inside a vyre.kernel or vyre.routine"
             raise DiagnosticsError([_located(op, input_name, message)])
         if (message := _verify_one(op)) is not None:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from vyre.ir import DataType, Program, parse_ir
+from vyre.progress import report_to
 from vyre.runtime.api import BACKENDS, run
 from vyre.runtime.interp.budget import DEFAULT_BUDGET, ENV_VAR, resolve_budget
 from vyre.text import VyreParseError
@@ -207,11 +208,14 @@ def _execute(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _argument_parser().parse_args(argv)
+    previous = report_to(sys.stderr)  # long compiles say what they are doing
     try:
         return _execute(args)
     except UsageError as error:
         print(f"vyre-run: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        report_to(previous)
 
 
 if __name__ == "__main__":

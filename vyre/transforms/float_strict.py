@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -132,8 +133,32 @@ def _from_word(value: SSAValue, result: d.DataTypeKind) -> Operation | None:
     return d.BitcastOp(value, result.attr)
 
 
-def _is_literal(value: SSAValue) -> bool:
-    return isinstance(value.owner, (d.LitFloatOp, d.LitU32Op, d.LitI32Op, d.LitBoolOp))
+def _constant_word(value: SSAValue) -> int | None:
+    """The bit pattern of a value defined by a literal (float or integer), else None."""
+    owner = value.owner
+    if isinstance(owner, d.LitFloatOp):
+        return owner.bits.data
+    return d.literal_word(value)
+
+
+def _literal(word: int, result: d.DataTypeKind) -> Operation:
+    """The literal of type `result` holding `word` (a u32 result word of a program)."""
+    if result.is_float:
+        return d.LitFloatOp(word & ((1 << d.FLOAT_BITS[result]) - 1), result.attr)
+    if result is d.DataTypeKind.BOOL:
+        return d.LitBoolOp(int(word != 0))
+    if result is d.DataTypeKind.I32:
+        return d.LitI32Op(d.signed(word))
+    return d.LitU32Op(word & d.U32_MAX)
+
+
+def _evaluated(program: _Program, words: list[int]) -> int:
+    """`program` on constant words (the soft-float algorithm on the numpy machine,
+    the integer meaning the IR has): a float op of literals becomes a literal, so
+    constant float expressions fold however deep they are."""
+    machine = sf.NumpyMachine()
+    result = program(*(machine.word(np.array([w], dtype=np.uint32)) for w in words))
+    return int(np.asarray(result.v).reshape(-1)[0])
 
 
 def _program_ops(
@@ -161,8 +186,7 @@ class FloatStrictPattern(RewritePattern):
 
     Each routine (per operation and format) is made once per module, on its first
     use, and placed after the kernel; every use is a `vyre.invoke`. An operation
-    whose operands are all literals is expanded in place instead, so that
-    `canonicalize` folds it to a literal."""
+    whose operands are all literals becomes the literal it computes."""
 
     def __init__(self) -> None:
         self.routines: dict[tuple[int, str], d.RoutineOp] = {}
@@ -192,6 +216,11 @@ class FloatStrictPattern(RewritePattern):
         program, name = found
         result = _kind(op.results[0])
         assert result is not None
+        constants = [_constant_word(operand) for operand in op.operands]
+        if all(word is not None for word in constants):
+            literal = _literal(_evaluated(program(), [w for w in constants if w is not None]), result)
+            rewriter.replace(op, literal)
+            return
         new_ops: list[Operation] = []
         words: list[SSAValue] = []
         for operand in op.operands:
@@ -201,14 +230,10 @@ class FloatStrictPattern(RewritePattern):
                 words.append(to_word.results[0])
             else:
                 words.append(operand)
-        if all(_is_literal(operand) for operand in op.operands):
-            ops, value = _program_ops(program(), words)
-            new_ops += ops
-        else:
-            self._routine_for(op, name, program, rewriter)
-            invoke = d.InvokeOp(name, words, d.U32)
-            new_ops.append(invoke)
-            value = invoke.results[0]
+        self._routine_for(op, name, program, rewriter)
+        invoke = d.InvokeOp(name, words, d.U32)
+        new_ops.append(invoke)
+        value: SSAValue = invoke.results[0]
         from_word = _from_word(value, result)
         if from_word is not None:
             new_ops.append(from_word)
