@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.fingerprint", "vyre.pipeline"),
     ("vyre.runtime",),
     ("vyre.testing", "vyre.conform"),
-    ("vyre.targets", "vyre.tools", "vyre.universe", "vyre"),
+    ("vyre.targets", "vyre.tools", "vyre.universe", "vyre.installation", "vyre.__main__", "vyre"),
 )
 
 
