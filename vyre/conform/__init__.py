@@ -18,14 +18,8 @@ reported.
 from __future__ import annotations
 
 from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend, backend_named
-from vyre.conform.certificate import (
-    Certificate,
-    CertificateError,
-    Failure,
-    Obligation,
-    load_certificate,
-    verify_certificate,
-)
+from vyre.conform.certificate import Certificate, CertificateError, load_certificate, verify_certificate
+from vyre.conform.findings import Failure, Obligation
 from vyre.conform.independence import IndependenceError, check_oracle, same_function
 from vyre.conform.kinds import CheckKind, Level, ObligationStrength, Target, Track
 from vyre.conform.options import CertifyOptions

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vyre.conform.certificate import FORMAT, Failure
+from vyre.conform.certificate import FORMAT
+from vyre.conform.findings import Failure
 from vyre.conform.fixes import Finding, fix_for
 from vyre.conform.kinds import CheckKind, Level, OpOutcome, Target, Track
 from vyre.conform.obligations import engine_obligations, l4_obligations, op_obligations

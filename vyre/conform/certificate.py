@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from vyre.conform.kinds import CheckKind, Level, ObligationStrength, Target
+from vyre.conform.findings import Failure, Obligation
+from vyre.conform.kinds import Level
 from vyre.conform.plan import registry_hash, sha256_json
+from vyre.conform.report import human_report
 
 __all__ = [
     "FORMAT",
     "Certificate",
-    "Obligation",
     "CertificateError",
-    "Failure",
     "content_digest",
     "load_certificate",
     "verify_certificate",
@@ -36,89 +35,6 @@ PARTIAL_FORMAT = "vyre-conform-shard/1"
 
 class CertificateError(ValueError):
     """A certificate that cannot be read, merged or verified."""
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One violation: the op, the check ("law:Commutative", "reference", "parity",
-    "determinism", "oracle", "execution"), the minimal counterexample (a tuple of
-    input values) and the `Fix:` hint."""
-
-    op_id: str
-    check: str
-    counterexample: tuple[int, ...]
-    fix: str
-    law: str | None = None
-    target: Target = Target.BACKEND
-    domain: str = ""
-    violations: int = 0
-    cases: int = 0
-    detail: str = ""
-    raw_counterexample: tuple[int, ...] = ()
-
-    @property
-    def kind(self) -> CheckKind:
-        return CheckKind.of(self.check)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "op_id": self.op_id, "check": self.check, "law": self.law, "target": self.target.value,
-            "domain": self.domain, "counterexample": list(self.counterexample),
-            "raw_counterexample": list(self.raw_counterexample), "violations": self.violations,
-            "cases": self.cases, "detail": self.detail, "fix": self.fix,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Failure:
-        return cls(
-            op_id=data["op_id"],
-            check=data["check"],
-            counterexample=tuple(data.get("counterexample") or ()),
-            fix=data["fix"],
-            law=data.get("law"),
-            target=Target(data.get("target", Target.BACKEND)),
-            domain=data.get("domain", ""),
-            violations=int(data.get("violations") or 0),
-            cases=int(data.get("cases") or 0),
-            detail=data.get("detail") or "",
-            raw_counterexample=tuple(data.get("raw_counterexample") or ()),
-        )
-
-    def __str__(self) -> str:
-        args = ", ".join(f"{v:#x}" for v in self.counterexample)
-        what = f"{self.check} [{self.law}]" if self.law and self.law != self.check[4:] else self.check
-        return f"{self.op_id}: {what} on {self.target} at ({args}): {self.detail} {self.fix}".strip()
-
-
-STRENGTH_ORDER = tuple(ObligationStrength)
-"""Obligation strengths, strongest first (python-api.md)."""
-
-
-@dataclass(frozen=True)
-class Obligation:
-    """What was established for one (op, check): `strength` is "proved" (all
-    inputs, SMT), "exhaustive-u16", "exhaustive-u8" or "witnessed"; `detail`
-    names the solver and version, or the cases and the seed; `holds` is False
-    when a violation was found."""
-
-    op_id: str
-    check: str
-    strength: ObligationStrength
-    detail: str
-    holds: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "op_id": self.op_id, "check": self.check, "strength": self.strength.value,
-            "holds": self.holds, "detail": self.detail,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Obligation:
-        return cls(
-            op_id=str(data["op_id"]), check=str(data["check"]), strength=ObligationStrength(data["strength"]),
-            detail=str(data.get("detail", "")), holds=bool(data.get("holds", True)),
-        )
 
 
 def content_digest(data: Mapping[str, Any]) -> str:
@@ -166,8 +82,6 @@ class Certificate:
         write_atomic(path, self.to_json() + "\n")
 
     def to_human(self) -> str:
-        from vyre.conform.report import human_report
-
         return human_report(self.data)
 
     def __repr__(self) -> str:

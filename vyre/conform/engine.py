@@ -35,7 +35,7 @@ from vyre.conform.algebra import (
 from vyre.conform.backends import ConformBackend, InterpBackend
 from vyre.conform.corpus import Entry
 from vyre.conform.entries import LawEntry
-from vyre.conform.kinds import CheckKind, ProofStatus, Target
+from vyre.conform.kinds import CheckKind, ProofStatus, Target, UnitKind
 from vyre.conform.plan import Plan, Unit, determinism_rows, law_witness_rows, op_input_rows
 from vyre.conform.results import Composition, PerfSummary, ProofSummary, Result
 from vyre.conform.results import result as _result
@@ -183,25 +183,25 @@ class Engine:
     # -- dispatch -------------------------------------------------------------------
 
     def run_unit(self, unit: Unit) -> list[Result]:
-        if unit.kind == "invariant":
+        if unit.kind == UnitKind.INVARIANT:
             from vyre.conform.invariants import InvariantChecker
 
             return InvariantChecker(self.backend, self.seed).check_chunk(unit.part, unit.chunk, unit.lanes)
         spec = registry.get_scalar(unit.op)
-        handler = {
-            "laws-reference": self._laws_reference,
-            "laws-backend": self._laws_backend,
-            "reference": self._reference,
-            "parity": self._parity,
-            "oracle": self._oracle,
-            "determinism": self._determinism,
-            "regression": self._regression,
-            "zero-overhead": self._zero_overhead,
-            "prove": self._prove,
-            "compose": self._compose,
-            "perf": self._perf,
-        }[unit.kind]
-        return handler(spec, unit)
+        handler: dict[UnitKind, Callable[[OpSpec, Unit], list[Result]]] = {
+            UnitKind.LAWS_REFERENCE: self._laws_reference,
+            UnitKind.LAWS_BACKEND: self._laws_backend,
+            UnitKind.REFERENCE: self._reference,
+            UnitKind.PARITY: self._parity,
+            UnitKind.ORACLE: self._oracle,
+            UnitKind.DETERMINISM: self._determinism,
+            UnitKind.REGRESSION: self._regression,
+            UnitKind.ZERO_OVERHEAD: self._zero_overhead,
+            UnitKind.PROVE: self._prove,
+            UnitKind.COMPOSE: self._compose,
+            UnitKind.PERF: self._perf,
+        }
+        return handler[unit.kind](spec, unit)
 
     def _laws_of(self, spec: OpSpec, unit: Unit) -> list[tuple[LawEntry, L.Law]]:
         entry = self.plan.op(spec.id)

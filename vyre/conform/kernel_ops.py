@@ -50,7 +50,7 @@ from vyre.conform.plan import (
     sha256_json,
 )
 from vyre.conform.entries import LawEntry, OpEntry, Rejection
-from vyre.conform.kinds import CheckGroup, CheckKind, Target, Track
+from vyre.conform.kinds import CheckGroup, CheckKind, Target, Track, UnitKind
 from vyre.conform.results import Result, result
 from vyre.conform.strength import Strength
 from vyre.ir import DataType
@@ -447,15 +447,15 @@ def build_kernel_plan(
                     if domain == "boundary" and start == 0:
                         independence.append(Rejection(op_id, CheckKind.REFERENCE, reason))
                 else:
-                    units.append(Unit("kernel-reference", op_id, part, count, count, count * 2.0))
+                    units.append(Unit(UnitKind.KERNEL_REFERENCE, op_id, part, count, count, count * 2.0))
             if CheckGroup.PARITY in selected and parity_applies:
-                units.append(Unit("kernel-parity", op_id, part, count, count, count * 2.0))
+                units.append(Unit(UnitKind.KERNEL_PARITY, op_id, part, count, count, count * 2.0))
             if CheckGroup.LAWS in selected and entry.laws:
-                for target in ("reference", "backend"):
-                    units.append(Unit(f"kernel-laws-{target}", op_id, part, count, count, count * cost * 3))
+                for kind in (UnitKind.KERNEL_LAWS_REFERENCE, UnitKind.KERNEL_LAWS_BACKEND):
+                    units.append(Unit(kind, op_id, part, count, count, count * cost * 3))
         if CheckGroup.DETERMINISM in selected:
             runs = min(MAX_DETERMINISM_RUNS, strength.determinism_runs)
-            units.append(Unit("kernel-determinism", op_id, f"boundary:{runs}", boundary, boundary, boundary * runs))
+            units.append(Unit(UnitKind.KERNEL_DETERMINISM, op_id, f"boundary:{runs}", boundary, boundary, boundary * runs))
     deps = dependencies(op_ids)
     data: dict[str, Any] = {
         "suite_version": SUITE_VERSION,
@@ -511,17 +511,16 @@ class KernelEngine:
 
     def run_unit(self, unit: Unit) -> list[Result]:
         spec = registry.get_kernel(unit.op)
-        kind = unit.kind.removeprefix("kernel-")
-        if kind == CheckKind.DETERMINISM:
+        if unit.kind == UnitKind.KERNEL_DETERMINISM:
             runs = int(unit.part.split(":")[1])
             return self._determinism(spec, boundary_cases(spec, self.seed), runs)
         domain, start = unit.part.split(":")
         cases = cases_of(spec, self.seed, domain, int(start), unit.lanes)
-        if kind == CheckKind.REFERENCE:
+        if unit.kind == UnitKind.KERNEL_REFERENCE:
             return self._compare(spec, cases, domain, CheckKind.REFERENCE, self._reference)
-        if kind == CheckKind.PARITY:
+        if unit.kind == UnitKind.KERNEL_PARITY:
             return self._compare(spec, cases, domain, CheckKind.PARITY, self._interp_outputs)
-        target = Target(kind.removeprefix("laws-"))
+        target = Target.REFERENCE if unit.kind == UnitKind.KERNEL_LAWS_REFERENCE else Target.BACKEND
         return self._laws(spec, cases, domain, target)
 
     # -- evaluation ------------------------------------------------------------------

@@ -26,6 +26,7 @@ __all__ = [
     "REQUESTABLE_LEVELS",
     "Target",
     "Track",
+    "UnitKind",
     "parse",
 ]
 
@@ -140,6 +141,28 @@ class CheckKind(StrEnum):
         if bool(colon) != kind.named:
             raise ValueError(f"check {check!r}: `{head}` checks are written {'kind:name' if kind.named else 'bare'}")
         return kind
+
+
+class UnitKind(StrEnum):
+    """What a unit of a plan runs (the first field of its key)."""
+
+    LAWS_REFERENCE = "laws-reference"
+    LAWS_BACKEND = "laws-backend"
+    REFERENCE = "reference"
+    PARITY = "parity"
+    ORACLE = "oracle"
+    DETERMINISM = "determinism"
+    REGRESSION = "regression"
+    ZERO_OVERHEAD = "zero-overhead"
+    PROVE = "prove"
+    COMPOSE = "compose"
+    PERF = "perf"
+    INVARIANT = "invariant"
+    KERNEL_REFERENCE = "kernel-reference"
+    KERNEL_PARITY = "kernel-parity"
+    KERNEL_LAWS_REFERENCE = "kernel-laws-reference"
+    KERNEL_LAWS_BACKEND = "kernel-laws-backend"
+    KERNEL_DETERMINISM = "kernel-determinism"
 
 
 class Target(StrEnum):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from vyre.conform.certificate import Failure, Obligation
+from vyre.conform.findings import Failure, Obligation
 from vyre.conform.entries import LawEntry, OpEntry
 from vyre.conform.kinds import CheckKind, CheckVerdict, LawVerdict, ObligationStrength, ProofStatus, Target
 from vyre.conform.plan import Plan

@@ -28,7 +28,7 @@ from vyre.conform.algebra import UnsupportedLaw, law_check_name, law_variables
 from vyre.conform.backends import ConformBackend
 from vyre.conform.corpus import Entry
 from vyre.conform.entries import LawEntry, OpEntry, Rejection
-from vyre.conform.kinds import CheckGroup, CheckKind, Level, OpStatus, Track
+from vyre.conform.kinds import CheckGroup, CheckKind, Level, OpStatus, Target, Track, UnitKind
 from vyre.conform.strength import Strength
 from vyre.ir import Call, DataType
 from vyre.ops.kernel import KernelSpec
@@ -79,7 +79,7 @@ class Unit:
     """One unit of work. `part` is the domain: "u8:k" (exhaustive, k variables),
     "w" (witnessed), "inputs" (an op's input stream), "runs", "corpus"."""
 
-    kind: str
+    kind: UnitKind
     op: str
     part: str
     chunk: int
@@ -91,7 +91,7 @@ class Unit:
         return f"{self.kind}|{self.op}|{self.part}|{self.chunk}"
 
     def to_json(self) -> list[Any]:
-        return [self.kind, self.op, self.part, self.chunk, self.lanes]
+        return [self.kind.value, self.op, self.part, self.chunk, self.lanes]
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class Plan:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Plan:
-        units = tuple(Unit(k, o, p, int(c), int(n)) for k, o, p, c, n in data["units"])
+        units = tuple(Unit(UnitKind(k), o, p, int(c), int(n)) for k, o, p, c, n in data["units"])
         return cls(dict(data), units)
 
 
@@ -477,31 +477,31 @@ def _compare_units(scope: _Scope, spec: OpSpec, structured: int, cost: float, pa
         if reason:
             parts.independence.append(Rejection(op_id, CheckKind.REFERENCE, reason))
         else:
-            parts.units.extend(_input_units("reference", op_id, structured, strength, cost))
+            parts.units.extend(_input_units(UnitKind.REFERENCE, op_id, structured, strength, cost))
     if CheckGroup.PARITY in scope.selected and scope.parity_applies:
-        parts.units.extend(_input_units("parity", op_id, structured, strength, LANE_COST + 2 * cost))
+        parts.units.extend(_input_units(UnitKind.PARITY, op_id, structured, strength, LANE_COST + 2 * cost))
     if CheckGroup.ORACLE in scope.selected and op_id in scope.oracle_rejections:
         reason = scope.oracle_rejections[op_id]
         if reason:
             parts.independence.append(Rejection(op_id, CheckKind.ORACLE, reason))
         else:
-            parts.units.extend(_input_units("oracle", op_id, structured, strength, cost))
+            parts.units.extend(_input_units(UnitKind.ORACLE, op_id, structured, strength, cost))
 
 
 def _run_units(scope: _Scope, spec: OpSpec, entry: OpEntry, cost: float, parts: _Parts) -> None:
     """The zero-overhead, determinism and regression units of an op."""
     op_id, strength = spec.id, scope.strength
     if CheckGroup.ZERO_OVERHEAD in scope.selected and spec.category == "A":
-        parts.units.append(Unit("zero-overhead", op_id, "wgsl", 0, 1, cost))
+        parts.units.append(Unit(UnitKind.ZERO_OVERHEAD, op_id, "wgsl", 0, 1, cost))
     if CheckGroup.DETERMINISM in scope.selected:
         lanes = len(determinism_rows(spec, scope.seed, strength.determinism_random))
         runs_cost = lanes * (LANE_COST + cost) * strength.determinism_runs
-        parts.units.append(Unit("determinism", op_id, "runs", 0, lanes, runs_cost))
+        parts.units.append(Unit(UnitKind.DETERMINISM, op_id, "runs", 0, lanes, runs_cost))
     if CheckGroup.REGRESSION in scope.selected:
         mine = [e for e in scope.corpus_entries if _replayable(e, spec, entry, scope.parity_applies)]
         if mine:
             parts.regressions.extend([e.op, e.check, e.law, e.target, list(e.inputs)] for e in mine)
-            parts.units.append(Unit("regression", op_id, "corpus", 0, len(mine), len(mine) * cost))
+            parts.units.append(Unit(UnitKind.REGRESSION, op_id, "corpus", 0, len(mine), len(mine) * cost))
 
 
 PERF_COST = 200_000.0
@@ -515,7 +515,7 @@ def _l4_units(spec: OpSpec, backend: ConformBackend, independence: list[Rejectio
 
     units: list[Unit] = []
     if spec.intrinsic is None and spec.callees:
-        units.append(Unit("compose", spec.id, "structure", 0, 1, PROOF_COST))
+        units.append(Unit(UnitKind.COMPOSE, spec.id, "structure", 0, 1, PROOF_COST))
     if baseline(spec.id) is None:
         independence.append(Rejection(spec.id, CheckKind.PERF,
                                       "no hand-written WGSL baseline (vyre.conform.perf.register_baseline)"))
@@ -523,7 +523,7 @@ def _l4_units(spec: OpSpec, backend: ConformBackend, independence: list[Rejectio
         independence.append(Rejection(spec.id, CheckKind.PERF,
                                       f"backend `{backend.id}` runs no WGSL: performance baselines are GPU measurements"))
     else:
-        units.append(Unit("perf", spec.id, "wgsl", 0, 1, PERF_COST))
+        units.append(Unit(UnitKind.PERF, spec.id, "wgsl", 0, 1, PERF_COST))
     return units
 
 
@@ -537,7 +537,7 @@ def _invariant_units(strength: Strength) -> list[Unit]:
 
     chunks, programs = programs_per_chunk(strength.name)
     return [
-        Unit("invariant", "engine", name, chunk, programs, INVARIANT_COST * programs)
+        Unit(UnitKind.INVARIANT, "engine", name, chunk, programs, INVARIANT_COST * programs)
         for name in INVARIANTS
         for chunk in range(chunks)
     ]
@@ -550,8 +550,8 @@ PROOF_COST = 2_000.0
 def _proof_units(spec: OpSpec, laws: Sequence[LawEntry]) -> list[Unit]:
     """One unit per obligation: chunk 0 is composition == reference, chunk
     1 + i the declared law i (those the law filter keeps)."""
-    units = [Unit("prove", spec.id, "smt", 0, 1, PROOF_COST)]
-    units.extend(Unit("prove", spec.id, "smt", 1 + law.index, 1, PROOF_COST) for law in laws)
+    units = [Unit(UnitKind.PROVE, spec.id, "smt", 0, 1, PROOF_COST)]
+    units.extend(Unit(UnitKind.PROVE, spec.id, "smt", 1 + law.index, 1, PROOF_COST) for law in laws)
     return units
 
 
@@ -564,7 +564,7 @@ def _proof_settings(timeout: float) -> dict[str, Any]:
 def _replayable(entry: Entry, spec: OpSpec, op_entry: OpEntry, parity: bool) -> bool:
     if entry.op != spec.id or len(entry.inputs) == 0:
         return False
-    if entry.check.startswith("law:"):
+    if CheckKind.of(entry.check) is CheckKind.LAW:
         declared = {law.law: law for law in op_entry.laws}
         law = declared.get(entry.law or "")
         return law is not None and len(entry.inputs) == law.variables
@@ -592,15 +592,14 @@ def _law_units(
     law_values = [v for law in spec.laws for v in gen.law_constants(law)]
     structured = len(gen.structured_law_rows(max(counts), specials, law_values))
     units: list[Unit] = []
-    for target in ("reference", "backend"):
-        kind = f"laws-{target}"
+    for target, kind in ((Target.REFERENCE, UnitKind.LAWS_REFERENCE), (Target.BACKEND, UnitKind.LAWS_BACKEND)):
         per_lane = (
             REFERENCE_LANE_COST * len(checkable)
-            if target == "reference"
+            if target is Target.REFERENCE
             else LANE_COST + 3 * len(checkable) * cost
         )
         for k in counts:
-            bits = 8 if k < 3 or target == "reference" else strength.backend_cube_bits
+            bits = 8 if k < 3 or target is Target.REFERENCE else strength.backend_cube_bits
             for chunk, lanes in enumerate(_chunks(1 << (bits * k))):
                 units.append(Unit(kind, spec.id, f"u8:{k}", chunk, lanes, lanes * per_lane))
         units.append(Unit(kind, spec.id, "w", 0, structured, structured * per_lane))
@@ -609,7 +608,7 @@ def _law_units(
     return units
 
 
-def _input_units(kind: str, op_id: str, structured: int, strength: Strength, cost: float) -> list[Unit]:
+def _input_units(kind: UnitKind, op_id: str, structured: int, strength: Strength, cost: float) -> list[Unit]:
     per_lane = LANE_COST + cost
     units = [Unit(kind, op_id, "inputs", 0, structured, structured * per_lane)]
     for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):

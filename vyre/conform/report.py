@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from vyre.conform.certificate import STRENGTH_ORDER, Failure, Obligation
+from vyre.conform.findings import STRENGTH_ORDER, Failure, Obligation
 from vyre.conform.kinds import CheckKind, ObligationStrength, OpOutcome, Track
 
 __all__ = ["human_report"]

@@ -81,16 +81,15 @@ class Group:
             old = domains.get(item.domain, Tally())
             domains[item.domain] = Tally(old.cases + item.cases, old.violations + item.violations)
 
-        def last(values: Iterable[Any]) -> Any:
-            found = [v for v in values if v is not None]
-            return found[-1] if found else None
-
+        proofs = [item.proof for item in items if item.proof is not None]
+        compositions = [item.compose for item in items if item.compose is not None]
+        perfs = [item.perf for item in items if item.perf is not None]
         return cls(
             domains,
             failure=next((item for item in items if item.violations), None),
-            proof=last(item.proof for item in items),
-            compose=last(item.compose for item in items),
-            perf=last(item.perf for item in items),
+            proof=proofs[-1] if proofs else None,
+            compose=compositions[-1] if compositions else None,
+            perf=perfs[-1] if perfs else None,
         )
 
 
