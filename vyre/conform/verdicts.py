@@ -4,7 +4,8 @@
 check, law, target) with a `Tally` per domain, and the first error of each op
 whose unit could not run; `op_verdict` judges one op from the groups: the
 verdict of each declared law on each target, of each op-level check, its
-coverage and its level. Each record's `to_json` is the certificate's form.
+coverage and its level; `run_level` is the level rule of the whole run. Each
+record's `to_json` is the certificate's form.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from vyre.conform.results import Composition, PerfSummary, ProofSummary, Result,
 __all__ = [
     "CheckResult",
     "Coverage",
+    "Domains",
     "Group",
     "GroupKey",
     "Grouped",
@@ -29,7 +31,9 @@ __all__ = [
     "Replay",
     "Tally",
     "group_results",
+    "l1_checks",
     "op_verdict",
+    "run_level",
 ]
 
 GroupKey = tuple[str, str, str | None, Target]
