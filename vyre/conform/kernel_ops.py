@@ -45,9 +45,12 @@ from vyre.conform.plan import (
     Plan,
     Unit,
     dependencies,
+    parity_rejection,
     registry_hash,
     sha256_json,
 )
+from vyre.conform.entries import LawEntry, OpEntry, Rejection
+from vyre.conform.kinds import CheckGroup, CheckKind, Target, Track, UnitKind
 from vyre.conform.results import Result, result
 from vyre.conform.strength import Strength
 from vyre.ir import DataType
@@ -64,7 +67,7 @@ __all__ = [
     "shrink_case",
 ]
 
-KERNEL_CHECKS = ("laws", "reference", "parity", "determinism")
+KERNEL_CHECKS = (CheckGroup.LAWS, CheckGroup.REFERENCE, CheckGroup.PARITY, CheckGroup.DETERMINISM)
 """The check groups of the kernel track."""
 
 RANDOM_MAX_LENGTH = 20_000
@@ -401,12 +404,12 @@ def _describe(spec: KernelSpec, case: Case) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _law_entries(spec: KernelSpec, law_filter: set[str] | None) -> list[dict[str, Any]]:
-    return [
-        {"index": i, "law": str(law), "check": f"law:{law.name}", "variables": 1}
+def _law_entries(spec: KernelSpec, law_filter: set[str] | None) -> tuple[LawEntry, ...]:
+    return tuple(
+        LawEntry(i, str(law), CheckKind.LAW.check(law.name), 1)
         for i, law in enumerate(spec.laws)
         if law_filter is None or law.name in law_filter or str(law) in law_filter
-    ]
+    )
 
 
 def build_kernel_plan(
@@ -414,7 +417,7 @@ def build_kernel_plan(
     op_ids: Sequence[str],
     strength: Strength,
     seed: int,
-    checks: Sequence[str],
+    checks: Sequence[CheckGroup],
     law_filter: Sequence[str] | None,
     reference_probe: Callable[[KernelSpec], str | None],
 ) -> Plan:
@@ -422,73 +425,52 @@ def build_kernel_plan(
     selected = set(checks)
     filter_set = set(law_filter) if law_filter is not None else None
     parity_applies = not backend.is_reference_interpreter
-    independence: list[dict[str, str]] = []
-    if "parity" in selected and not parity_applies:
-        independence.append(
-            {
-                "op": "*",
-                "check": "parity",
-                "verdict": "rejected",
-                "reason": f"backend `{backend.id}` is the reference interpreter: parity would"
-                " compare it with itself",
-            }
-        )
+    independence = parity_rejection(backend, selected)
     units: list[Unit] = []
-    entries: list[dict[str, Any]] = []
+    entries: list[OpEntry] = []
     for op_id in op_ids:
         spec = registry.get_kernel(op_id)
         blocks = _case_blocks(spec, seed, strength)
         boundary = len(spec.boundaries) * len(_patterns_of(spec))
-        entry: dict[str, Any] = {
-            "id": spec.id,
-            "version": spec.version,
-            "category": "kernel",
-            "signature": str(spec.signature),
-            "laws": _law_entries(spec, filter_set),
-            "classes": 0,
-            "representatives": 0,
-            "boundaries": len(spec.boundaries),
-            "specials": len(_patterns_of(spec)),
-            "structured_inputs": boundary,
-            "status": "checked",
-            "reason": "",
-        }
+        entry = OpEntry(
+            id=spec.id, version=spec.version, category="kernel", signature=str(spec.signature),
+            laws=_law_entries(spec, filter_set), classes=0, representatives=0, boundaries=len(spec.boundaries),
+            specials=len(_patterns_of(spec)), structured_inputs=boundary,
+        )
         entries.append(entry)
         cost = 1.0 + len(spec.laws)
         for domain, start, count in blocks:
             part = f"{domain}:{start}"
-            if "reference" in selected:
+            if CheckGroup.REFERENCE in selected:
                 reason = reference_probe(spec)
                 if reason:
                     if domain == "boundary" and start == 0:
-                        independence.append(
-                            {"op": op_id, "check": "reference", "verdict": "rejected", "reason": reason}
-                        )
+                        independence.append(Rejection(op_id, CheckKind.REFERENCE, reason))
                 else:
-                    units.append(Unit("kernel-reference", op_id, part, count, count, count * 2.0))
-            if "parity" in selected and parity_applies:
-                units.append(Unit("kernel-parity", op_id, part, count, count, count * 2.0))
-            if "laws" in selected and entry["laws"]:
-                for target in ("reference", "backend"):
-                    units.append(Unit(f"kernel-laws-{target}", op_id, part, count, count, count * cost * 3))
-        if "determinism" in selected:
+                    units.append(Unit(UnitKind.KERNEL_REFERENCE, op_id, part, count, count, count * 2.0))
+            if CheckGroup.PARITY in selected and parity_applies:
+                units.append(Unit(UnitKind.KERNEL_PARITY, op_id, part, count, count, count * 2.0))
+            if CheckGroup.LAWS in selected and entry.laws:
+                for kind in (UnitKind.KERNEL_LAWS_REFERENCE, UnitKind.KERNEL_LAWS_BACKEND):
+                    units.append(Unit(kind, op_id, part, count, count, count * cost * 3))
+        if CheckGroup.DETERMINISM in selected:
             runs = min(MAX_DETERMINISM_RUNS, strength.determinism_runs)
-            units.append(Unit("kernel-determinism", op_id, f"boundary:{runs}", boundary, boundary, boundary * runs))
+            units.append(Unit(UnitKind.KERNEL_DETERMINISM, op_id, f"boundary:{runs}", boundary, boundary, boundary * runs))
     deps = dependencies(op_ids)
     data: dict[str, Any] = {
         "suite_version": SUITE_VERSION,
-        "track": "kernel",
+        "track": Track.KERNEL.value,
         "backend": backend.info(),
         "strength": strength.to_json(),
         "seed": seed,
-        "checks": sorted(selected),
+        "checks": sorted(c.value for c in selected),
         "parity_applies": parity_applies,
         "law_filter": sorted(filter_set) if filter_set is not None else None,
-        "ops": entries,
+        "ops": [e.to_json() for e in entries],
         "dependencies": deps,
         "registry_hash": registry_hash(deps),
         "regressions": [],
-        "independence": independence,
+        "independence": [r.to_json() for r in independence],
         "units": [u.to_json() for u in units],
     }
     data["digest"] = sha256_json(data)
@@ -524,22 +506,21 @@ class KernelEngine:
     def __init__(self, plan: Plan, backend: ConformBackend):
         self.plan = plan
         self.backend = backend
-        self.seed = int(plan.data["seed"])
+        self.seed = plan.seed
         self._interp = InterpBackend()
 
     def run_unit(self, unit: Unit) -> list[Result]:
         spec = registry.get_kernel(unit.op)
-        kind = unit.kind.removeprefix("kernel-")
-        if kind == "determinism":
+        if unit.kind == UnitKind.KERNEL_DETERMINISM:
             runs = int(unit.part.split(":")[1])
             return self._determinism(spec, boundary_cases(spec, self.seed), runs)
         domain, start = unit.part.split(":")
         cases = cases_of(spec, self.seed, domain, int(start), unit.lanes)
-        if kind == "reference":
-            return self._compare(spec, cases, domain, "reference", self._reference)
-        if kind == "parity":
-            return self._compare(spec, cases, domain, "parity", self._interp_outputs)
-        target = kind.removeprefix("laws-")
+        if unit.kind == UnitKind.KERNEL_REFERENCE:
+            return self._compare(spec, cases, domain, CheckKind.REFERENCE, self._reference)
+        if unit.kind == UnitKind.KERNEL_PARITY:
+            return self._compare(spec, cases, domain, CheckKind.PARITY, self._interp_outputs)
+        target = Target.REFERENCE if unit.kind == UnitKind.KERNEL_LAWS_REFERENCE else Target.BACKEND
         return self._laws(spec, cases, domain, target)
 
     # -- evaluation ------------------------------------------------------------------
@@ -560,14 +541,14 @@ class KernelEngine:
         spec: KernelSpec,
         cases: Sequence[Case],
         domain: str,
-        check: str,
+        check: CheckKind,
         expected_of: Callable[[KernelSpec, Sequence[Case]], list[tuple[np.ndarray, ...]]],
     ) -> list[Result]:
         got = self._backend(spec, cases)
         expected = expected_of(spec, cases)
         bad = [i for i, (g, e) in enumerate(zip(got, expected)) if outputs_equal(spec, g, e)]
         if not bad:
-            return [result(check, "backend", domain, len(cases), 0)]
+            return [result(check.value, Target.BACKEND, domain, len(cases), 0)]
         first = cases[bad[0]]
 
         def fails(case: Case) -> bool:
@@ -575,10 +556,10 @@ class KernelEngine:
 
         small = shrink_case(spec, first, fails)
         why = outputs_equal(spec, self._backend(spec, [small])[0], expected_of(spec, [small])[0])
-        against = "the CPU reference" if check == "reference" else "the reference interpreter"
+        against = "the CPU reference" if check is CheckKind.REFERENCE else "the reference interpreter"
         return [
             result(
-                check, "backend", domain, len(cases), len(bad),
+                check.value, Target.BACKEND, domain, len(cases), len(bad),
                 counterexample=_shown(spec, small), raw=_shown(spec, first),
                 detail=f"{_describe(spec, small)}: {why} ({self.backend.id} against {against})",
             )
@@ -591,26 +572,26 @@ class KernelEngine:
             again = self._backend(spec, cases)
             bad.update(i for i, (a, b) in enumerate(zip(first, again)) if outputs_equal(spec, a, b))
         if not bad:
-            return [result("determinism", "backend", "boundary", len(cases) * runs, 0)]
+            return [result(CheckKind.DETERMINISM.value, Target.BACKEND, "boundary", len(cases) * runs, 0)]
         case = cases[min(bad)]
         return [
             result(
-                "determinism", "backend", "boundary", len(cases) * runs, len(bad),
+                CheckKind.DETERMINISM.value, Target.BACKEND, "boundary", len(cases) * runs, len(bad),
                 counterexample=_shown(spec, case), raw=_shown(spec, case),
                 detail=f"{_describe(spec, case)}: two runs returned different bytes",
             )
         ]
 
-    def _op(self, spec: KernelSpec, target: str) -> OpFn:
-        if target == "reference":
+    def _op(self, spec: KernelSpec, target: Target) -> OpFn:
+        if target is Target.REFERENCE:
             return _LawOp(lambda *args: tuple(spec.reference(*args)), lambda many: self._reference(spec, many))
         return _LawOp(lambda *args: self._backend(spec, [args])[0], lambda many: self._backend(spec, many))
 
-    def _laws(self, spec: KernelSpec, cases: Sequence[Case], domain: str, target: str) -> list[Result]:
+    def _laws(self, spec: KernelSpec, cases: Sequence[Case], domain: str, target: Target) -> list[Result]:
         op = self._op(spec, target)
         out: list[Result] = []
-        for entry in self.plan.op(spec.id)["laws"]:
-            law: KernelLaw = spec.laws[int(entry["index"])]
+        for entry in self.plan.op(spec.id).laws:
+            law: KernelLaw = spec.laws[entry.index]
             bad: list[int] = []
             why: str | None = None
             for i, case in enumerate(cases):
@@ -619,14 +600,14 @@ class KernelEngine:
                     bad.append(i)
                     why = why or found
             if not bad:
-                out.append(result(entry["check"], target, domain, len(cases), 0, law=entry["law"]))
+                out.append(result(entry.check, target, domain, len(cases), 0, law=entry.law))
                 continue
             first = cases[bad[0]]
             small = shrink_case(spec, first, lambda case: law.check(op, case) is not None)
             why = law.check(op, small) or why
             out.append(
                 result(
-                    entry["check"], target, domain, len(cases), len(bad), law=entry["law"],
+                    entry.check, target, domain, len(cases), len(bad), law=entry.law,
                     counterexample=_shown(spec, small), raw=_shown(spec, first),
                     detail=f"{_describe(spec, small)}: {why}",
                 )
