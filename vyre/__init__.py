@@ -5,15 +5,15 @@ The public surface of python-api.md: `validate`, `lower_to_wgsl`, `run`,
 the operation library in `vyre.ops`, the proof system in `vyre.conform`.
 
 This module is the top of the layering (ARCHITECTURE.md): it may import every
-layer. It also completes `vyre.ops`: `ops.evaluate` runs an op through the
-runtime, which sits above the library, so it is installed here.
+layer.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from vyre import ops, pipeline
+from vyre import ops as ops  # the operation library, imported by `import vyre`
+from vyre import pipeline
 from vyre.ir import (
     AtomicOp,
     BinOp,
@@ -27,17 +27,13 @@ from vyre.ir import (
     parse_ir,
     print_ir,
 )
+from vyre.kernels.spec import OpInputError
 from vyre.ops.admission import AdmissionError
-from vyre.ops.kernel import OpInputError
-from vyre.runtime import api, evaluate
+from vyre.runtime import api
 from vyre.runtime.device_buffer import DeviceBuffer, to_device
 from vyre.runtime.wgpu_device import DeviceLimitError
 from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
-
-ops.evaluate = evaluate.evaluate
-ops.evaluate_raw = evaluate.evaluate_raw
-ops.evaluate_many = evaluate.evaluate_many
 
 __all__ = [
     "AdmissionError",

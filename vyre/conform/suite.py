@@ -37,7 +37,7 @@ from vyre.conform.certificate import (
 )
 from vyre.conform.engine import Engine
 from vyre.conform.independence import IndependenceError, check_oracle, runs_function
-from vyre.conform.kernel_ops import KERNEL_CHECKS, KernelEngine, build_kernel_plan, make_case
+from vyre.conform.kernel_track import KERNEL_CHECKS, KernelEngine, build_kernel_plan, make_case
 from vyre.conform.plan import (
     CHECK_GROUPS,
     TRACKS,
@@ -50,7 +50,7 @@ from vyre.conform.plan import (
 )
 from vyre.conform.progress import Progress
 from vyre.conform.strength import Strength, strength_named
-from vyre.ops.kernel import KernelSpec
+from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec
 
 __all__ = ["DEFAULT_SEED", "certify", "merge", "parse_shard", "shard_units"]
@@ -504,7 +504,7 @@ def _certify_kernels(
     started: float,
     dask: str | None = None,
 ) -> Certificate:
-    """The kernel track (`vyre.conform.kernel_ops`): cases instead of rows, no
+    """The kernel track (`vyre.conform.kernel_track`): cases instead of rows, no
     regression corpus (kernel counterexamples are whole buffers) and no user oracles."""
     if oracles:
         raise PlanError("the kernel track takes no oracles: the CPU reference and the laws are its oracles")

@@ -1,0 +1,634 @@
+"""The kernel track of vyre-conform: certificates for kernel ops (`KernelSpec`).
+
+A kernel op is a whole pipeline over buffers, so its evidence is a set of
+*cases* (an argument tuple each), not rows of u32 words:
+
+- boundary cases: every length of `spec.boundaries` (empty, 1, workgroup and
+  tile sizes +- 1, lengths that are not multiples of 4) times the adversarial
+  data patterns of the element type (zeros, all ones, ascending, descending,
+  few distinct values, values near the wrap, uniform random; for F32 the
+  special values, cancellation, small integers);
+- random cases: lengths drawn log-uniformly up to `RANDOM_MAX_LENGTH`, data
+  from a random pattern, seeded by (seed, op id, case index).
+
+Checks (one `Unit` per check, op and block of cases):
+
+- `reference`: the backend's outputs equal the CPU reference's, bit for bit,
+  on every case (all cases of a unit in one backend submission);
+- `parity`: the backend equals the reference interpreter (backends other than
+  the interpreter);
+- `determinism`: `strength.determinism_runs` (at most 5) runs of the boundary
+  cases give identical bytes;
+- `law:<Name>`: each declared `KernelLaw` holds on every case, with the op
+  evaluated by the CPU reference (target "reference") and by the backend
+  (target "backend").
+
+A violation is shrunk by length (delta debugging on the array inputs, all
+array inputs of the case's length cut alike) to a short failing case; the
+certificate shows its first array input as unsigned element values (F32 as bit
+patterns). Levels: L1k (reference, determinism and, off the interpreter,
+parity pass) and L2k (L1k and every law witnessed on both targets).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from vyre.conform.backends import ConformBackend, InterpBackend
+from vyre.conform.plan import (
+    SUITE_VERSION,
+    Plan,
+    Unit,
+    dependencies,
+    registry_hash,
+    sha256_json,
+)
+from vyre.conform.results import Result, result
+from vyre.conform.strength import Strength
+from vyre.ir import DataType
+from vyre.kernels.catalog import get_kernel
+from vyre.kernels.spec import KernelLaw, KernelSpec, Port
+
+__all__ = [
+    "KERNEL_CHECKS",
+    "KernelEngine",
+    "boundary_cases",
+    "build_kernel_plan",
+    "outputs_equal",
+    "random_case",
+    "shrink_case",
+]
+
+KERNEL_CHECKS = ("laws", "reference", "parity", "determinism")
+"""The check groups of the kernel track."""
+
+RANDOM_MAX_LENGTH = 20_000
+"""The longest random case (past several tiles of every kernel of the library)."""
+
+CASES_PER_UNIT = 16
+MAX_DETERMINISM_RUNS = 5
+SHRINK_BUDGET = 96
+"""Predicate evaluations each phase of a shrink (length, values) may spend."""
+SHOWN = 64
+"""Elements of a counterexample kept in the certificate."""
+
+Case = tuple[Any, ...]
+OpFn = Callable[..., tuple[np.ndarray, ...]]
+
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
+
+_INT_PATTERNS = ("random", "zeros", "ones", "ascending", "descending", "few", "wrap")
+_F32_PATTERNS = ("random", "zeros", "specials", "cancel", "small", "wide")
+_BYTE_PATTERNS = ("random", "zeros", "ones", "few", "text")
+_BOOL_PATTERNS = ("random", "zeros", "ones")
+
+_F32_SPECIALS = np.array(
+    [0x0000_0000, 0x8000_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0x0000_0001, 0x807F_FFFF,
+     0x7F7F_FFFF, 0xFF7F_FFFF, 0x3F80_0000, 0xBF80_0000, 0x0080_0000, 0x3380_0000],
+    dtype=np.uint32,
+)
+
+
+def patterns(dtype: DataType) -> tuple[str, ...]:
+    if dtype is DataType.F32:
+        return _F32_PATTERNS
+    if dtype is DataType.BYTES:
+        return _BYTE_PATTERNS
+    if dtype is DataType.BOOL:
+        return _BOOL_PATTERNS
+    return _INT_PATTERNS
+
+
+def _integers(rng: np.random.Generator, dtype: DataType, n: int, pattern: str) -> np.ndarray:
+    np_type = {DataType.I32: np.int32, DataType.U64: np.uint64}.get(dtype, np.uint32)
+    low, high = {
+        DataType.I32: (-(2**31), 2**31 - 1),
+        DataType.U64: (0, 2**64 - 1),
+    }.get(dtype, (0, 2**32 - 1))
+    if pattern == "zeros":
+        return np.zeros(n, dtype=np_type)
+    if pattern == "ones":
+        return np.full(n, high, dtype=np_type)
+    if pattern == "ascending":
+        return np.arange(n, dtype=np.int64).astype(np_type)
+    if pattern == "descending":
+        return np.arange(n, 0, -1, dtype=np.int64).astype(np_type)
+    if pattern == "few":
+        return rng.choice(np.array([low, 0, 1, high], dtype=object), n).astype(np_type) if n else np.zeros(0, np_type)
+    if pattern == "wrap":
+        near = rng.integers(0, 16, n, dtype=np.uint64)
+        return (np.uint64(high) - near).astype(np_type) if dtype is not DataType.I32 else (high - near.astype(np.int64)).astype(np_type)
+    if dtype is DataType.U64:
+        return rng.integers(0, 2**63, n, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, n, dtype=np.uint64)
+    return rng.integers(low, high, n, dtype=np.int64, endpoint=True).astype(np_type)
+
+
+def _floats(rng: np.random.Generator, n: int, pattern: str) -> np.ndarray:
+    if pattern == "zeros":
+        signs = rng.integers(0, 2, n, dtype=np.uint32) << np.uint32(31)
+        return signs.view(np.float32)
+    if pattern == "specials":
+        return rng.choice(_F32_SPECIALS, n).astype(np.uint32).view(np.float32)
+    if pattern == "cancel":
+        big = rng.choice(np.array([1e30, -1e30, 3.4e38, -3.4e38, 1.0, -1.0], dtype=np.float32), n)
+        return big.astype(np.float32)
+    if pattern == "small":
+        return rng.integers(-1023, 1024, n).astype(np.float32)
+    if pattern == "wide":
+        bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+        return bits.view(np.float32)
+    return rng.standard_normal(n).astype(np.float32)
+
+
+def _array(rng: np.random.Generator, port: Port, n: int, pattern: str) -> np.ndarray:
+    if port.dtype is DataType.F32:
+        return _floats(rng, n, pattern if pattern in _F32_PATTERNS else "random")
+    if port.dtype is DataType.BYTES:
+        if pattern == "zeros":
+            return np.zeros(n, dtype=np.uint8)
+        if pattern == "ones":
+            return np.full(n, 0xFF, dtype=np.uint8)
+        if pattern == "few":
+            return rng.choice(np.array([0, 0x0A, 0x41, 0xFF], dtype=np.uint8), n)
+        if pattern == "text":
+            return rng.integers(0x20, 0x7F, n, dtype=np.uint8)
+        return rng.integers(0, 256, n, dtype=np.uint8)
+    if port.dtype is DataType.BOOL:
+        if pattern in ("zeros", "ones"):
+            return np.full(n, 1 if pattern == "ones" else 0, dtype=np.uint32)
+        return rng.integers(0, 2, n, dtype=np.uint32)
+    return _integers(rng, port.dtype, n, pattern if pattern in _INT_PATTERNS else "random")
+
+
+def _scalar(rng: np.random.Generator, port: Port) -> int:
+    if port.dtype is DataType.BOOL:
+        return int(rng.integers(0, 2))
+    if port.dtype is DataType.I32:
+        return int(rng.integers(-(2**31), 2**31))
+    return int(rng.integers(0, 2**32))
+
+
+def _rng(seed: int, op_id: str, label: str, index: int) -> np.random.Generator:
+    digest = hashlib.sha256(f"{seed}|kernel|{op_id}|{label}|{index}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+
+
+def make_case(spec: KernelSpec, rng: np.random.Generator, n: int, pattern: str) -> Case:
+    """One argument tuple with array inputs of length n (the op's own `sample`
+    when it declares one, for inputs with structure such as graphs)."""
+    if spec.sample is not None:
+        return tuple(spec.sample(rng, n, pattern))
+    return tuple(
+        _scalar(rng, port) if port.scalar else _array(rng, port, n, pattern) for port in spec.inputs
+    )
+
+
+def _patterns_of(spec: KernelSpec) -> tuple[str, ...]:
+    arrays = spec.array_inputs
+    return patterns(arrays[0].dtype) if arrays else ("random",)
+
+
+def boundary_cases(spec: KernelSpec, seed: int) -> list[Case]:
+    """Every boundary length times every data pattern of the op's first array input."""
+    cases: list[Case] = []
+    for n in spec.boundaries:
+        for pattern in _patterns_of(spec):
+            cases.append(make_case(spec, _rng(seed, spec.id, f"b{n}{pattern}", 0), n, pattern))
+    return cases
+
+
+def random_case(spec: KernelSpec, seed: int, index: int) -> Case:
+    """Random case `index`: a log-uniform length up to RANDOM_MAX_LENGTH and a random pattern."""
+    rng = _rng(seed, spec.id, "random", index)
+    n = int(math.exp(rng.uniform(0.0, math.log(RANDOM_MAX_LENGTH + 1)))) - 1
+    choices = _patterns_of(spec)
+    return make_case(spec, rng, n, choices[int(rng.integers(0, len(choices)))])
+
+
+def random_case_count(strength: Strength) -> int:
+    """Random cases per op and check: 8 (fast), 66 (standard), 4,096 (legendary)."""
+    return max(8, min(4096, strength.witnesses // 15_000))
+
+
+def _case_blocks(spec: KernelSpec, seed: int, strength: Strength) -> list[tuple[str, int, int]]:
+    """(domain, first case index, count) of every unit's block of cases."""
+    blocks: list[tuple[str, int, int]] = []
+    total_boundary = len(spec.boundaries) * len(_patterns_of(spec))
+    for start in range(0, total_boundary, CASES_PER_UNIT * 4):
+        blocks.append(("boundary", start, min(CASES_PER_UNIT * 4, total_boundary - start)))
+    total_random = random_case_count(strength)
+    for start in range(0, total_random, CASES_PER_UNIT):
+        blocks.append(("random", start, min(CASES_PER_UNIT, total_random - start)))
+    return blocks
+
+
+def cases_of(spec: KernelSpec, seed: int, domain: str, start: int, count: int) -> list[Case]:
+    if domain == "boundary":
+        return boundary_cases(spec, seed)[start : start + count]
+    return [random_case(spec, seed, i) for i in range(start, start + count)]
+
+
+# ---------------------------------------------------------------------------
+# Comparison, shrinking, display
+# ---------------------------------------------------------------------------
+
+_NUMPY_OF = {
+    DataType.U32: np.uint32,
+    DataType.BOOL: np.uint32,
+    DataType.I32: np.int32,
+    DataType.U64: np.uint64,
+    DataType.F32: np.float32,
+    DataType.BYTES: np.uint8,
+}
+
+
+def _canonical(port: Port, value: Any) -> tuple[tuple[int, ...], bytes]:
+    array = np.ascontiguousarray(np.asarray(value).reshape(-1))
+    if port.dtype is DataType.F32:
+        if array.dtype != np.float32:
+            array = array.astype(np.float32)
+    else:
+        array = array.astype(_NUMPY_OF.get(port.dtype, np.uint32))
+    return array.shape, array.tobytes()
+
+
+def outputs_equal(spec: KernelSpec, a: Sequence[Any], b: Sequence[Any]) -> str | None:
+    """None when every output is bit-identical, else which output differs and where."""
+    if len(a) != len(b):
+        return f"{len(a)} outputs against {len(b)}"
+    for port, x, y in zip(spec.outputs, a, b):
+        (sx, bx), (sy, by) = _canonical(port, x), _canonical(port, y)
+        if sx != sy:
+            return f"output `{port.name}` has {sx[0]} elements against {sy[0]}"
+        if bx != by:
+            ex, ey = _elements(port, x), _elements(port, y)
+            at = next(i for i, (p, q) in enumerate(zip(ex, ey)) if p != q)
+            return f"output `{port.name}`[{at}] is {ex[at]:#x} against {ey[at]:#x}"
+    return None
+
+
+def _elements(port: Port, value: Any) -> list[int]:
+    """Unsigned element values (F32 as bit patterns, I32 as two's complement)."""
+    array = np.ascontiguousarray(np.asarray(value).reshape(-1))
+    if port.dtype is DataType.F32:
+        return [int(v) for v in array.astype(np.float32).view(np.uint32)]
+    if port.dtype is DataType.I32:
+        return [int(v) for v in array.astype(np.int32).view(np.uint32)]
+    return [int(v) for v in array.astype(_NUMPY_OF.get(port.dtype, np.uint32))]
+
+
+def _length(spec: KernelSpec, case: Case) -> int:
+    arrays = [len(v) for p, v in zip(spec.inputs, case) if not p.scalar]
+    return arrays[0] if arrays else 0
+
+
+def _cut(spec: KernelSpec, case: Case, keep: np.ndarray) -> Case:
+    n = _length(spec, case)
+    return tuple(
+        v if p.scalar or len(v) != n else np.asarray(v)[keep] for p, v in zip(spec.inputs, case)
+    )
+
+
+def shrink_case(spec: KernelSpec, case: Case, fails: Callable[[Case], bool]) -> Case:
+    """A shorter, simpler case that still fails: delta debugging over element
+    positions (drop halves, then quarters, ... of the array inputs), then over
+    values (set such runs to zero), within SHRINK_BUDGET evaluations of `fails`.
+    An op's own `sample` (structured inputs) is not cut."""
+    if spec.sample is not None:
+        return case
+    budget = SHRINK_BUDGET
+    current = case
+    n = _length(spec, current)
+    chunk = max(1, n // 2)
+    while n > 0 and budget > 0:
+        removed = False
+        for start in range(0, n, chunk):
+            if budget <= 0:
+                break
+            keep = np.concatenate([np.arange(0, start), np.arange(min(n, start + chunk), n)])
+            candidate = _cut(spec, current, keep)
+            budget -= 1
+            try:
+                still = fails(candidate)
+            except (TypeError, ValueError):  # the op rejects the cut input: not smaller
+                still = False
+            if still:
+                current, n, removed = candidate, len(keep), True
+                break
+        if not removed:
+            if chunk == 1:
+                break
+            chunk = max(1, chunk // 2)
+        else:
+            chunk = min(chunk, max(1, n // 2))
+    return _zero_out(spec, current, fails, SHRINK_BUDGET)
+
+
+def _zero_out(spec: KernelSpec, case: Case, fails: Callable[[Case], bool], budget: int) -> Case:
+    """Set runs of elements of the array inputs to zero while the case still
+    fails (halves, quarters, ... as in the length phase)."""
+    current = case
+    n = _length(spec, current)
+    chunk = max(1, n // 2)
+    while n > 0 and budget > 0:
+        for start in range(0, n, chunk):
+            if budget <= 0:
+                break
+            candidate = tuple(
+                v if p.scalar or len(v) != n else _zeroed(np.asarray(v), start, start + chunk)
+                for p, v in zip(spec.inputs, current)
+            )
+            if all(
+                p.scalar or len(a) != n or np.array_equal(np.asarray(a), np.asarray(b))
+                for p, a, b in zip(spec.inputs, candidate, current)
+            ):
+                continue  # already zero there
+            budget -= 1
+            try:
+                still = fails(candidate)
+            except (TypeError, ValueError):
+                still = False
+            if still:
+                current = candidate
+        if chunk == 1:
+            break
+        chunk = max(1, chunk // 2)
+    return current
+
+
+def _zeroed(array: np.ndarray, start: int, stop: int) -> np.ndarray:
+    out = array.copy()
+    out[start:stop] = 0
+    return out
+
+
+def _shown(spec: KernelSpec, case: Case) -> list[int]:
+    for port, value in zip(spec.inputs, case):
+        if not port.scalar:
+            return _elements(port, value)[:SHOWN]
+    return [int(v) for v in case][:SHOWN]
+
+
+def _describe(spec: KernelSpec, case: Case) -> str:
+    parts: list[str] = []
+    for port, value in zip(spec.inputs, case):
+        if port.scalar:
+            parts.append(f"{port.name}={int(value)}")
+        else:
+            elements = _elements(port, value)
+            nonzero = [i for i, e in enumerate(elements) if e]
+            if len(elements) > 8 and len(nonzero) <= 8:
+                shown = ", ".join(f"[{i}] = {elements[i]:#x}" for i in nonzero)
+                parts.append(f"{port.name}: {len(elements)} elements, all 0" + (f" but {shown}" if shown else ""))
+                continue
+            more = "" if len(elements) <= 8 else ", ..."
+            parts.append(
+                f"{port.name}: {len(elements)} elements [{', '.join(f'{e:#x}' for e in elements[:8])}{more}]"
+            )
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# The plan
+# ---------------------------------------------------------------------------
+
+
+def _law_entries(spec: KernelSpec, law_filter: set[str] | None) -> list[dict[str, Any]]:
+    return [
+        {"index": i, "law": str(law), "check": f"law:{law.name}", "variables": 1}
+        for i, law in enumerate(spec.laws)
+        if law_filter is None or law.name in law_filter or str(law) in law_filter
+    ]
+
+
+def build_kernel_plan(
+    backend: ConformBackend,
+    op_ids: Sequence[str],
+    strength: Strength,
+    seed: int,
+    checks: Sequence[str],
+    law_filter: Sequence[str] | None,
+    reference_probe: Callable[[KernelSpec], str | None],
+) -> Plan:
+    """The plan of a kernel-track run (same certificate format as the other tracks)."""
+    selected = set(checks)
+    filter_set = set(law_filter) if law_filter is not None else None
+    parity_applies = not backend.is_reference_interpreter
+    independence: list[dict[str, str]] = []
+    if "parity" in selected and not parity_applies:
+        independence.append(
+            {
+                "op": "*",
+                "check": "parity",
+                "verdict": "rejected",
+                "reason": f"backend `{backend.id}` is the reference interpreter: parity would"
+                " compare it with itself",
+            }
+        )
+    units: list[Unit] = []
+    entries: list[dict[str, Any]] = []
+    for op_id in op_ids:
+        spec = get_kernel(op_id)
+        blocks = _case_blocks(spec, seed, strength)
+        boundary = len(spec.boundaries) * len(_patterns_of(spec))
+        entry: dict[str, Any] = {
+            "id": spec.id,
+            "version": spec.version,
+            "category": "kernel",
+            "signature": str(spec.signature),
+            "laws": _law_entries(spec, filter_set),
+            "classes": 0,
+            "representatives": 0,
+            "boundaries": len(spec.boundaries),
+            "specials": len(_patterns_of(spec)),
+            "structured_inputs": boundary,
+            "status": "checked",
+            "reason": "",
+        }
+        entries.append(entry)
+        cost = 1.0 + len(spec.laws)
+        for domain, start, count in blocks:
+            part = f"{domain}:{start}"
+            if "reference" in selected:
+                reason = reference_probe(spec)
+                if reason:
+                    if domain == "boundary" and start == 0:
+                        independence.append(
+                            {"op": op_id, "check": "reference", "verdict": "rejected", "reason": reason}
+                        )
+                else:
+                    units.append(Unit("kernel-reference", op_id, part, count, count, count * 2.0))
+            if "parity" in selected and parity_applies:
+                units.append(Unit("kernel-parity", op_id, part, count, count, count * 2.0))
+            if "laws" in selected and entry["laws"]:
+                for target in ("reference", "backend"):
+                    units.append(Unit(f"kernel-laws-{target}", op_id, part, count, count, count * cost * 3))
+        if "determinism" in selected:
+            runs = min(MAX_DETERMINISM_RUNS, strength.determinism_runs)
+            units.append(Unit("kernel-determinism", op_id, f"boundary:{runs}", boundary, boundary, boundary * runs))
+    deps = dependencies(op_ids)
+    data: dict[str, Any] = {
+        "suite_version": SUITE_VERSION,
+        "track": "kernel",
+        "backend": backend.info(),
+        "strength": strength.to_json(),
+        "seed": seed,
+        "checks": sorted(selected),
+        "parity_applies": parity_applies,
+        "law_filter": sorted(filter_set) if filter_set is not None else None,
+        "ops": entries,
+        "dependencies": deps,
+        "registry_hash": registry_hash(deps),
+        "regressions": [],
+        "independence": independence,
+        "units": [u.to_json() for u in units],
+    }
+    data["digest"] = sha256_json(data)
+    return Plan(data, tuple(units))
+
+
+# ---------------------------------------------------------------------------
+# Running units
+# ---------------------------------------------------------------------------
+
+
+class _LawOp:
+    """The op a law checks: called with one case's inputs it evaluates them
+    alone; `many(cases)` evaluates a list of cases together (on a backend: one
+    `evaluate_many`, the batched plan of ops that have one), for laws such as
+    batch(i) = single(i)."""
+
+    def __init__(
+        self,
+        one: OpFn,
+        many: Callable[[Sequence[Case]], list[tuple[np.ndarray, ...]]],
+    ):
+        self._one = one
+        self.many = many
+
+    def __call__(self, *args: Any) -> tuple[np.ndarray, ...]:
+        return self._one(*args)
+
+
+class KernelEngine:
+    """Runs the units of a kernel-track plan on a backend."""
+
+    def __init__(self, plan: Plan, backend: ConformBackend):
+        self.plan = plan
+        self.backend = backend
+        self.seed = int(plan.data["seed"])
+        self._interp = InterpBackend()
+
+    def run_unit(self, unit: Unit) -> list[Result]:
+        spec = get_kernel(unit.op)
+        kind = unit.kind.removeprefix("kernel-")
+        if kind == "determinism":
+            runs = int(unit.part.split(":")[1])
+            return self._determinism(spec, boundary_cases(spec, self.seed), runs)
+        domain, start = unit.part.split(":")
+        cases = cases_of(spec, self.seed, domain, int(start), unit.lanes)
+        if kind == "reference":
+            return self._compare(spec, cases, domain, "reference", self._reference)
+        if kind == "parity":
+            return self._compare(spec, cases, domain, "parity", self._interp_outputs)
+        target = kind.removeprefix("laws-")
+        return self._laws(spec, cases, domain, target)
+
+    # -- evaluation ------------------------------------------------------------------
+
+    def _backend(self, spec: KernelSpec, cases: Sequence[Case]) -> list[tuple[np.ndarray, ...]]:
+        return self.backend.run_kernel(spec, list(cases))
+
+    def _reference(self, spec: KernelSpec, cases: Sequence[Case]) -> list[tuple[np.ndarray, ...]]:
+        return [tuple(spec.reference(*case)) for case in cases]
+
+    def _interp_outputs(self, spec: KernelSpec, cases: Sequence[Case]) -> list[tuple[np.ndarray, ...]]:
+        return self._interp.run_kernel(spec, list(cases))
+
+    # -- checks ------------------------------------------------------------------------
+
+    def _compare(
+        self,
+        spec: KernelSpec,
+        cases: Sequence[Case],
+        domain: str,
+        check: str,
+        expected_of: Callable[[KernelSpec, Sequence[Case]], list[tuple[np.ndarray, ...]]],
+    ) -> list[Result]:
+        got = self._backend(spec, cases)
+        expected = expected_of(spec, cases)
+        bad = [i for i, (g, e) in enumerate(zip(got, expected)) if outputs_equal(spec, g, e)]
+        if not bad:
+            return [result(check, "backend", domain, len(cases), 0)]
+        first = cases[bad[0]]
+
+        def fails(case: Case) -> bool:
+            return outputs_equal(spec, self._backend(spec, [case])[0], expected_of(spec, [case])[0]) is not None
+
+        small = shrink_case(spec, first, fails)
+        why = outputs_equal(spec, self._backend(spec, [small])[0], expected_of(spec, [small])[0])
+        against = "the CPU reference" if check == "reference" else "the reference interpreter"
+        return [
+            result(
+                check, "backend", domain, len(cases), len(bad),
+                counterexample=_shown(spec, small), raw=_shown(spec, first),
+                detail=f"{_describe(spec, small)}: {why} ({self.backend.id} against {against})",
+            )
+        ]
+
+    def _determinism(self, spec: KernelSpec, cases: Sequence[Case], runs: int) -> list[Result]:
+        first = self._backend(spec, cases)
+        bad: set[int] = set()
+        for _ in range(runs - 1):
+            again = self._backend(spec, cases)
+            bad.update(i for i, (a, b) in enumerate(zip(first, again)) if outputs_equal(spec, a, b))
+        if not bad:
+            return [result("determinism", "backend", "boundary", len(cases) * runs, 0)]
+        case = cases[min(bad)]
+        return [
+            result(
+                "determinism", "backend", "boundary", len(cases) * runs, len(bad),
+                counterexample=_shown(spec, case), raw=_shown(spec, case),
+                detail=f"{_describe(spec, case)}: two runs returned different bytes",
+            )
+        ]
+
+    def _op(self, spec: KernelSpec, target: str) -> OpFn:
+        if target == "reference":
+            return _LawOp(lambda *args: tuple(spec.reference(*args)), lambda many: self._reference(spec, many))
+        return _LawOp(lambda *args: self._backend(spec, [args])[0], lambda many: self._backend(spec, many))
+
+    def _laws(self, spec: KernelSpec, cases: Sequence[Case], domain: str, target: str) -> list[Result]:
+        op = self._op(spec, target)
+        out: list[Result] = []
+        for entry in self.plan.op(spec.id)["laws"]:
+            law: KernelLaw = spec.laws[int(entry["index"])]
+            bad: list[int] = []
+            why: str | None = None
+            for i, case in enumerate(cases):
+                found = law.check(op, case)
+                if found is not None:
+                    bad.append(i)
+                    why = why or found
+            if not bad:
+                out.append(result(entry["check"], target, domain, len(cases), 0, law=entry["law"]))
+                continue
+            first = cases[bad[0]]
+            small = shrink_case(spec, first, lambda case: law.check(op, case) is not None)
+            why = law.check(op, small) or why
+            out.append(
+                result(
+                    entry["check"], target, domain, len(cases), len(bad), law=entry["law"],
+                    counterexample=_shown(spec, small), raw=_shown(spec, first),
+                    detail=f"{_describe(spec, small)}: {why}",
+                )
+            )
+        return out
