@@ -2,10 +2,10 @@
 inputs, every entry point, both backends, against independent oracles.
 
 Inputs (`generate`): for each op a generator of valid arguments of a given
-length and data pattern (random, all zero, all 0xFF, all equal, ascending,
-descending, high bits set, text, sparse, specials for floats; graphs with hubs,
-chains, self loops and repeated edges; decoder texts from the standard
-library's encoders) and, for decoders, malformed texts with one defect at every
+length and data pattern (the patterns of `vyre.kernels.samplers`: random, all
+zero, all 0xFF, all equal, sorted either way, high bits set, letters, sparse,
+specials for floats; graphs with hubs, chains, self loops and repeated edges;
+decoder texts from the standard library's encoders) and, for decoders, malformed texts with one defect at every
 position class (first byte, last byte, middle, the final group, the padding,
 after the padding, truncated, odd length, bad escapes, LEB128 overflow and
 truncation). Lengths (`lengths`) are 0, 1, tile edges +- 1 (64, 256, 1024, 4096,
@@ -46,6 +46,9 @@ import numpy as np
 
 from kernel_oracles import ANY_OFFSET, DECODERS, NONE, ORACLES, Refused, Value
 
+from vyre.ir import DataType
+from vyre.kernels.samplers import values
+
 __all__ = [
     "BYTE_PATTERNS",
     "Case",
@@ -60,9 +63,10 @@ __all__ = [
     "malformed",
 ]
 
-U32_PATTERNS = ("random", "zeros", "max", "equal", "ascending", "descending", "high", "small", "sparse")
-BYTE_PATTERNS = ("random", "zeros", "ff", "equal", "text", "high", "ascending", "descending")
-F32_PATTERNS = ("bits", "specials", "normal", "cancel", "subnormal", "ints", "equal", "ascending")
+U32_PATTERNS = ("random", "zeros", "ones", "equal", "sorted", "reverse_sorted", "high", "small", "sparse")
+BYTE_PATTERNS = ("random", "zeros", "ones", "equal", "letters", "high", "sorted", "reverse_sorted")
+F32_PATTERNS = ("wide", "specials", "random", "cancel", "subnormal", "integers", "equal", "sorted")
+"""The data patterns of plain U32, Bytes and F32 inputs (`vyre.kernels.samplers`)."""
 
 EDGES = (0, 1, 2, 3, 4, 5, 7, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097)
 PRIMES = (11, 97, 509, 2053, 8191, 16411)
@@ -129,70 +133,18 @@ def describe_args(args: Sequence[Any]) -> str:
 
 
 def u32_data(rng: np.random.Generator, n: int, pattern: str) -> np.ndarray:
-    if pattern == "zeros":
-        return np.zeros(n, np.uint32)
-    if pattern == "max":
-        return np.full(n, 0xFFFF_FFFF, np.uint32)
-    if pattern == "equal":
-        return np.full(n, int(rng.integers(0, 1 << 32)), np.uint32)
-    if pattern == "ascending":
-        return np.sort(rng.integers(0, 1 << 32, n, dtype=np.uint32))
-    if pattern == "descending":
-        return np.sort(rng.integers(0, 1 << 32, n, dtype=np.uint32))[::-1].copy()
-    if pattern == "high":
-        return rng.integers(1 << 31, 1 << 32, n, dtype=np.uint32)
-    if pattern == "small":
-        return rng.integers(0, 8, n, dtype=np.uint32)
-    if pattern == "sparse":
-        out = np.zeros(n, np.uint32)
-        hits = rng.random(n) < 0.05
-        out[hits] = rng.integers(1, 1 << 32, int(hits.sum()), dtype=np.uint32)
-        return out
-    return rng.integers(0, 1 << 32, n, dtype=np.uint32)
+    """n words in a data pattern of `vyre.kernels.samplers`."""
+    return values(rng, DataType.U32, n, pattern)
 
 
 def byte_data(rng: np.random.Generator, n: int, pattern: str) -> bytes:
-    if pattern == "zeros":
-        return bytes(n)
-    if pattern == "ff":
-        return b"\xff" * n
-    if pattern == "equal":
-        return bytes([int(rng.integers(0, 256))]) * n
-    if pattern == "text":
-        return rng.choice(np.frombuffer(b"abcXYZ@[`{ 019,\n", np.uint8), n).tobytes()
-    if pattern == "high":
-        return rng.integers(0x80, 0x100, n, dtype=np.uint8).tobytes()
-    if pattern == "ascending":
-        return np.sort(rng.integers(0, 256, n, dtype=np.uint8)).tobytes()
-    if pattern == "descending":
-        return np.sort(rng.integers(0, 256, n, dtype=np.uint8))[::-1].tobytes()
-    return rng.integers(0, 256, n, dtype=np.uint8).tobytes()
-
-
-_SPECIAL_BITS = (
-    0x0000_0000, 0x8000_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0xFFC0_0001, 0x7F80_0001,
-    0x0000_0001, 0x8000_0001, 0x007F_FFFF, 0x0080_0000, 0x7F7F_FFFF, 0xFF7F_FFFF, 0x3F80_0000,
-    0x3380_0000, 0x4B80_0000, 0xCB80_0000,
-)  # fmt: skip
+    """n bytes in a data pattern of `vyre.kernels.samplers`."""
+    return values(rng, DataType.BYTES, n, pattern).tobytes()
 
 
 def f32_data(rng: np.random.Generator, n: int, pattern: str) -> np.ndarray:
-    if pattern == "specials":
-        return np.array(rng.choice(np.array(_SPECIAL_BITS, np.uint32), n), np.uint32).view(np.float32)
-    if pattern == "normal":
-        return rng.normal(0, 1e3, n).astype(np.float32)
-    if pattern == "cancel":
-        half = rng.normal(0, 1e30, (n + 1) // 2).astype(np.float32)
-        return np.ravel(np.column_stack([half, -half]))[:n].copy()
-    if pattern == "subnormal":
-        return rng.integers(0, 1 << 23, n, dtype=np.uint32).view(np.float32) * np.float32(rng.choice([-1, 1]))
-    if pattern == "ints":
-        return rng.integers(-(1 << 24), 1 << 24, n).astype(np.float32)
-    if pattern == "equal":
-        return np.full(n, np.float32(rng.normal()), np.float32)
-    if pattern == "ascending":
-        return np.sort(rng.normal(0, 1, n).astype(np.float32))
-    return rng.integers(0, 1 << 32, n, dtype=np.uint32).view(np.float32)
+    """n floats in a data pattern of `vyre.kernels.samplers`."""
+    return values(rng, DataType.F32, n, pattern)
 
 
 # ---------------------------------------------------------------------------
@@ -223,7 +175,7 @@ def _gen_bytes(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...
 
 
 def _gen_f32(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
-    return (f32_data(rng, n, pattern if pattern in F32_PATTERNS else "bits"),)
+    return (f32_data(rng, n, pattern if pattern in F32_PATTERNS else "wide"),)
 
 
 def _gen_two_u32(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
@@ -357,7 +309,7 @@ def _gen_key_value(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any,
 def _gen_histogram(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
     nbins = int(_pick(rng, (1, 2, 7, 255, 256, 257, 4096, 4097, 65536)))
     values = u32_data(rng, n, _u32_pattern(pattern))
-    if pattern not in ("max", "high") and rng.random() < 0.7:
+    if pattern not in ("ones", "high") and rng.random() < 0.7:
         values = values % np.uint32(nbins + 2)
     return values, nbins
 
@@ -495,7 +447,7 @@ _UTF8_POINTS = (0x00, 0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xFFF, 0x1000, 0xD7FF, 0xE
 
 
 def _gen_utf8(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
-    if pattern in ("random", "high", "ff"):
+    if pattern in ("random", "high", "ones"):
         return (byte_data(rng, n, _byte_pattern(pattern)),)
     chars: list[str] = []
     size = 0
@@ -647,9 +599,9 @@ PATTERNS: dict[str, tuple[str, ...]] = {
     "graph.csr_out_degree": (*GRAPH_PATTERNS, "big"),
     "reductions.f32_sum_strict": F32_PATTERNS,
     "reductions.f32_sum_tree": F32_PATTERNS,
-    "decode.utf8_validate": ("valid", "dense", "damaged", "truncated", "random", "high", "ff"),
+    "decode.utf8_validate": ("valid", "dense", "damaged", "truncated", "random", "high", "ones"),
     "match.find_all": (*BYTE_PATTERNS, "dense"),
-    **{op: ("random", "dense", "zeros", "dense", "ff", "dense", "text", "dense") for op in _DENSE if op != "decode.utf8_validate"},
+    **{op: ("random", "dense", "zeros", "dense", "ones", "dense", "letters", "dense") for op in _DENSE if op != "decode.utf8_validate"},
 }
 """Data patterns of ops whose inputs are not plain U32 arrays or bytes."""
 
@@ -758,7 +710,7 @@ def malformed(op_id: str, rng: np.random.Generator, n: int) -> list[Case]:
             add(valid + b"0", "odd length")
             add(b"0", "one digit")
     elif op_id.startswith("compression.") or op_id == "decode.inflate_stored":
-        valid = generator(op_id)(rng, n, "text")[0]
+        valid = generator(op_id)(rng, n, "letters")[0]
         size = len(valid)
         for cut in sorted({0, 1, 2, size // 2, size - 1, int(rng.integers(0, max(size, 1)))}):
             if 0 <= cut < size:

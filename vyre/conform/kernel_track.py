@@ -5,9 +5,10 @@ A kernel op is a whole pipeline over buffers, so its evidence is a set of
 
 - boundary cases: every length of `spec.boundaries` (empty, 1, workgroup and
   tile sizes +- 1, lengths that are not multiples of 4) times the adversarial
-  data patterns of the element type (zeros, all ones, ascending, descending,
-  few distinct values, values near the wrap, uniform random; for F32 the
-  special values, cancellation, small integers);
+  data patterns of the element type (`vyre.kernels.samplers.case_patterns`:
+  zeros, all ones, ascending, descending, few distinct values, values near the
+  wrap, uniform random; for F32 the special values, cancellation, small
+  integers), made by `samplers.make_case` (the op's own sampler when it has one);
 - random cases: lengths drawn log-uniformly up to `RANDOM_MAX_LENGTH`, data
   from a random pattern, seeded by (seed, op id, case index).
 
@@ -52,6 +53,7 @@ from vyre.conform.results import Result, result
 from vyre.conform.strength import Strength
 from vyre.ir import DataType
 from vyre.kernels.catalog import get_kernel
+from vyre.kernels.samplers import case_patterns, make_case
 from vyre.kernels.spec import KernelLaw, KernelSpec, Port
 
 __all__ = [
@@ -85,115 +87,15 @@ OpFn = Callable[..., tuple[np.ndarray, ...]]
 # Cases
 # ---------------------------------------------------------------------------
 
-_INT_PATTERNS = ("random", "zeros", "ones", "ascending", "descending", "few", "wrap")
-_F32_PATTERNS = ("random", "zeros", "specials", "cancel", "small", "wide")
-_BYTE_PATTERNS = ("random", "zeros", "ones", "few", "text")
-_BOOL_PATTERNS = ("random", "zeros", "ones")
-
-_F32_SPECIALS = np.array(
-    [0x0000_0000, 0x8000_0000, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0x0000_0001, 0x807F_FFFF,
-     0x7F7F_FFFF, 0xFF7F_FFFF, 0x3F80_0000, 0xBF80_0000, 0x0080_0000, 0x3380_0000],
-    dtype=np.uint32,
-)
-
-
-def patterns(dtype: DataType) -> tuple[str, ...]:
-    if dtype is DataType.F32:
-        return _F32_PATTERNS
-    if dtype is DataType.BYTES:
-        return _BYTE_PATTERNS
-    if dtype is DataType.BOOL:
-        return _BOOL_PATTERNS
-    return _INT_PATTERNS
-
-
-def _integers(rng: np.random.Generator, dtype: DataType, n: int, pattern: str) -> np.ndarray:
-    np_type = {DataType.I32: np.int32, DataType.U64: np.uint64}.get(dtype, np.uint32)
-    low, high = {
-        DataType.I32: (-(2**31), 2**31 - 1),
-        DataType.U64: (0, 2**64 - 1),
-    }.get(dtype, (0, 2**32 - 1))
-    if pattern == "zeros":
-        return np.zeros(n, dtype=np_type)
-    if pattern == "ones":
-        return np.full(n, high, dtype=np_type)
-    if pattern == "ascending":
-        return np.arange(n, dtype=np.int64).astype(np_type)
-    if pattern == "descending":
-        return np.arange(n, 0, -1, dtype=np.int64).astype(np_type)
-    if pattern == "few":
-        return rng.choice(np.array([low, 0, 1, high], dtype=object), n).astype(np_type) if n else np.zeros(0, np_type)
-    if pattern == "wrap":
-        near = rng.integers(0, 16, n, dtype=np.uint64)
-        return (np.uint64(high) - near).astype(np_type) if dtype is not DataType.I32 else (high - near.astype(np.int64)).astype(np_type)
-    if dtype is DataType.U64:
-        return rng.integers(0, 2**63, n, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, n, dtype=np.uint64)
-    return rng.integers(low, high, n, dtype=np.int64, endpoint=True).astype(np_type)
-
-
-def _floats(rng: np.random.Generator, n: int, pattern: str) -> np.ndarray:
-    if pattern == "zeros":
-        signs = rng.integers(0, 2, n, dtype=np.uint32) << np.uint32(31)
-        return signs.view(np.float32)
-    if pattern == "specials":
-        return rng.choice(_F32_SPECIALS, n).astype(np.uint32).view(np.float32)
-    if pattern == "cancel":
-        big = rng.choice(np.array([1e30, -1e30, 3.4e38, -3.4e38, 1.0, -1.0], dtype=np.float32), n)
-        return big.astype(np.float32)
-    if pattern == "small":
-        return rng.integers(-1023, 1024, n).astype(np.float32)
-    if pattern == "wide":
-        bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
-        return bits.view(np.float32)
-    return rng.standard_normal(n).astype(np.float32)
-
-
-def _array(rng: np.random.Generator, port: Port, n: int, pattern: str) -> np.ndarray:
-    if port.dtype is DataType.F32:
-        return _floats(rng, n, pattern if pattern in _F32_PATTERNS else "random")
-    if port.dtype is DataType.BYTES:
-        if pattern == "zeros":
-            return np.zeros(n, dtype=np.uint8)
-        if pattern == "ones":
-            return np.full(n, 0xFF, dtype=np.uint8)
-        if pattern == "few":
-            return rng.choice(np.array([0, 0x0A, 0x41, 0xFF], dtype=np.uint8), n)
-        if pattern == "text":
-            return rng.integers(0x20, 0x7F, n, dtype=np.uint8)
-        return rng.integers(0, 256, n, dtype=np.uint8)
-    if port.dtype is DataType.BOOL:
-        if pattern in ("zeros", "ones"):
-            return np.full(n, 1 if pattern == "ones" else 0, dtype=np.uint32)
-        return rng.integers(0, 2, n, dtype=np.uint32)
-    return _integers(rng, port.dtype, n, pattern if pattern in _INT_PATTERNS else "random")
-
-
-def _scalar(rng: np.random.Generator, port: Port) -> int:
-    if port.dtype is DataType.BOOL:
-        return int(rng.integers(0, 2))
-    if port.dtype is DataType.I32:
-        return int(rng.integers(-(2**31), 2**31))
-    return int(rng.integers(0, 2**32))
-
 
 def _rng(seed: int, op_id: str, label: str, index: int) -> np.random.Generator:
     digest = hashlib.sha256(f"{seed}|kernel|{op_id}|{label}|{index}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:16], "little"))
 
 
-def make_case(spec: KernelSpec, rng: np.random.Generator, n: int, pattern: str) -> Case:
-    """One argument tuple with array inputs of length n (the op's own `sample`
-    when it declares one, for inputs with structure such as graphs)."""
-    if spec.sample is not None:
-        return tuple(spec.sample(rng, n, pattern))
-    return tuple(
-        _scalar(rng, port) if port.scalar else _array(rng, port, n, pattern) for port in spec.inputs
-    )
-
-
 def _patterns_of(spec: KernelSpec) -> tuple[str, ...]:
     arrays = spec.array_inputs
-    return patterns(arrays[0].dtype) if arrays else ("random",)
+    return case_patterns(arrays[0].dtype) if arrays else ("random",)
 
 
 def boundary_cases(spec: KernelSpec, seed: int) -> list[Case]:

@@ -37,7 +37,7 @@ from vyre.conform.certificate import (
 )
 from vyre.conform.engine import Engine
 from vyre.conform.independence import IndependenceError, check_oracle, runs_function
-from vyre.conform.kernel_track import KERNEL_CHECKS, KernelEngine, build_kernel_plan, make_case
+from vyre.conform.kernel_track import KERNEL_CHECKS, KernelEngine, build_kernel_plan
 from vyre.conform.plan import (
     CHECK_GROUPS,
     TRACKS,
@@ -50,6 +50,7 @@ from vyre.conform.plan import (
 )
 from vyre.conform.progress import Progress
 from vyre.conform.strength import Strength, strength_named
+from vyre.kernels.samplers import make_case
 from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec
 

@@ -24,44 +24,19 @@ from typing import Any
 import numpy as np
 
 from vyre.ir import BufferAccess, DataType
+from vyre.kernels.samplers import arguments
+from vyre.kernels.spec import KernelSpec, Port
 from vyre.ops import registry
 from vyre.ops.admission import AdmissionError, gate_id
-from vyre.kernels.spec import KernelSpec, Port
 from vyre.validation.checker import KernelChecker
 
-__all__ = ["ADMISSION_LENGTHS", "admit_kernel", "sample_args"]
+__all__ = ["ADMISSION_LENGTHS", "admit_kernel"]
 
 ADMISSION_LENGTHS = (0, 1, 5, 257, 4097)
 
 _PORT_TYPES = frozenset(
     {DataType.U32, DataType.I32, DataType.BOOL, DataType.U64, DataType.F32, DataType.BYTES}
 )
-
-
-def sample_args(spec: KernelSpec, n: int, seed: int = 0) -> tuple[Any, ...]:
-    """Inputs of length n for every array port (random, deterministic), 0 for
-    scalars; the op's own `sample` (random pattern) for ops whose inputs have
-    structure (a graph)."""
-    rng = np.random.default_rng(seed)
-    if spec.sample is not None:
-        return tuple(spec.sample(rng, n, "random"))
-    args: list[Any] = []
-    for port in spec.inputs:
-        if port.scalar:
-            args.append(0)
-        elif port.dtype is DataType.BYTES:
-            args.append(rng.integers(0, 256, n, dtype=np.uint8))
-        elif port.dtype is DataType.F32:
-            args.append(rng.standard_normal(n).astype(np.float32))
-        elif port.dtype is DataType.BOOL:
-            args.append(rng.integers(0, 2, n).astype(np.uint32))
-        elif port.dtype is DataType.I32:
-            args.append(rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32))
-        elif port.dtype is DataType.U64:
-            args.append(rng.integers(0, 2**63, n, dtype=np.uint64))
-        else:
-            args.append(rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32))
-    return tuple(args)
 
 
 def _sizes(spec: KernelSpec, args: tuple[Any, ...]) -> tuple[dict[str, int], dict[str, int]]:
@@ -168,7 +143,7 @@ def admit_kernel(spec: KernelSpec, *, registered: Iterable[str] | None = None) -
     gate_id(spec, set(registry.known_op_ids() if registered is None else registered))
     _gate_ports(spec)
     for n in ADMISSION_LENGTHS:
-        args = sample_args(spec, n, seed=n)
+        args = arguments(spec, n, seed=n)
         outputs = _outputs_of(spec, args)
         _gate_plan(spec, args, outputs)
     return spec

@@ -51,6 +51,7 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families import compaction as C
 from vyre.kernels.families.common import NONE, param, params_buffer
@@ -65,7 +66,7 @@ from vyre.kernels.families.wordwise import (
     zero_bytes,
 )
 
-__all__ = ["KERNELS", "sample_bytes"]
+__all__ = ["KERNELS"]
 
 Op = Callable[..., tuple[np.ndarray, ...]]
 
@@ -533,108 +534,6 @@ class ScatterLaws(KernelLaw):
         return None
 
 
-# ---------------------------------------------------------------------------
-# Samplers (inputs with structure)
-# ---------------------------------------------------------------------------
-
-
-def sample_bytes(rng: np.random.Generator, n: int, pattern: str) -> np.ndarray:
-    """n bytes in the proof system's byte patterns (random, zeros, ones = 0xFF,
-    few values, printable text), plus periodic text."""
-    if pattern == "zeros":
-        return np.zeros(n, dtype=np.uint8)
-    if pattern == "ones":
-        return np.full(n, 0xFF, dtype=np.uint8)
-    if pattern == "few":
-        return rng.choice(np.array([0, 0x0A, 0x41, 0xFF], dtype=np.uint8), n)
-    if pattern == "text":
-        return rng.integers(0x20, 0x7F, n, dtype=np.uint8)
-    if pattern == "periodic":
-        return np.resize(np.frombuffer(b"abaab", dtype=np.uint8), n).astype(np.uint8)
-    return rng.integers(0, 256, n, dtype=np.uint8)
-
-
-def _pick_byte(rng: np.random.Generator, data: np.ndarray) -> int:
-    """Mostly a byte that occurs (late ones too), sometimes any byte."""
-    if len(data) and rng.random() < 0.75:
-        return int(data[int(rng.integers(0, len(data)))])
-    return int(rng.choice(np.array([0, 0xFF, 0x41, int(rng.integers(0, 256))])))
-
-
-def _sample_byte_search(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, int]:
-    data = sample_bytes(rng, n, pattern)
-    return data, _pick_byte(rng, data)
-
-
-def _sample_memcmp(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    a = sample_bytes(rng, n, pattern)
-    b = a.copy()
-    choice = rng.random()
-    if n and choice < 0.4:  # one byte differs, often the last (the padding's neighbour)
-        at = n - 1 if rng.random() < 0.5 else int(rng.integers(0, n))
-        b[at] ^= np.uint8(1 << int(rng.integers(0, 8)))
-    elif n and choice < 0.5:
-        b = b[:-1].copy()
-    return a, b
-
-
-def _sample_swap(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray]:
-    """4n bytes (n words: the word counts hit the boundaries)."""
-    return (sample_bytes(rng, 4 * n, pattern),)
-
-
-def _u32_values(rng: np.random.Generator, n: int, pattern: str) -> np.ndarray:
-    if pattern == "zeros":
-        return np.zeros(n, dtype=np.uint32)
-    if pattern == "ones":
-        return np.full(n, NONE, dtype=np.uint32)
-    if pattern == "ascending":
-        return np.arange(n, dtype=np.uint32)
-    if pattern == "descending":
-        return np.arange(n, 0, -1, dtype=np.int64).astype(np.uint32)
-    if pattern == "few":
-        return rng.choice(np.array([0, 1, 0x8000_0000, NONE], dtype=np.uint32), n)
-    if pattern == "wrap":
-        return (np.uint32(NONE) - rng.integers(0, 16, n).astype(np.uint32)).astype(np.uint32)
-    return rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
-
-
-_DENSITY = (0.0, 1e-3, 0.1, 0.5, 0.97, 1.0)
-
-
-def _sample_compact(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    values = _u32_values(rng, n, pattern)
-    density = float(rng.choice(np.array(_DENSITY)))
-    marks = rng.integers(1, 2**32, n, dtype=np.uint64).astype(np.uint32)
-    return values, np.where(rng.random(n) < density, marks, np.uint32(0)).astype(np.uint32)
-
-
-def _indices(rng: np.random.Generator, k: int, m: int, pattern: str) -> np.ndarray:
-    """k indices into m elements: in range with duplicates, plus out-of-range
-    ones (m, 0xFFFFFFFF, random words)."""
-    if pattern == "zeros":
-        return np.zeros(k, dtype=np.uint32)  # every index the same
-    inside = rng.integers(0, max(m, 1), k, dtype=np.int64)
-    if pattern == "ascending":
-        inside = np.arange(k, dtype=np.int64) % max(m, 1)
-    elif pattern == "descending":
-        inside = (np.arange(k, 0, -1, dtype=np.int64) - 1) % max(m, 1)
-    oob = rng.choice(np.array([m, m + 1, NONE, int(rng.integers(0, 2**32))], dtype=np.int64), k)
-    share = 1.0 if pattern == "wrap" else (0.0 if pattern in ("ascending", "descending") else 0.1)
-    return np.where((rng.random(k) < share) | (m == 0), oob, inside).astype(np.uint32)
-
-
-def _sample_gather(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    src = _u32_values(rng, n, "random" if pattern in ("zeros", "few") else pattern)
-    return src, _indices(rng, n, n, pattern)
-
-
-def _sample_scatter(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    dst = _u32_values(rng, n, "random")
-    idx = _indices(rng, n, n if pattern != "few" else max(1, n // 8), pattern)
-    return dst, idx, _u32_values(rng, n, "random")
-
-
 def _u32_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.array([(int(a[0]) + int(b[0])) & 0xFFFF_FFFF], dtype=np.uint32)
 
@@ -654,7 +553,7 @@ KERNELS = (
         summary="first index of the byte, 0xFFFFFFFF if absent (bytes.find)",
         laws=(FirstOccurrence(), K.EmptyIs(NONE)),
         check_args=_check_byte("buffer.memchr"),
-        sample=_sample_byte_search,
+        sample=S.byte_search,
     ),
     KernelSpec(
         id="buffer.byte_count",
@@ -667,7 +566,7 @@ KERNELS = (
         summary="occurrences of the byte (bytes.count)",
         laws=(K.SplitCombine(_u32_sum), CountComplement(), K.EmptyIs(0)),
         check_args=_check_byte("buffer.byte_count"),
-        sample=_sample_byte_search,
+        sample=S.byte_search,
     ),
     KernelSpec(
         id="buffer.memcmp",
@@ -679,7 +578,7 @@ KERNELS = (
         plan=_memcmp_plan,
         summary="whether the two byte strings have equal length and content (a == b)",
         laws=(MemcmpReflexiveSymmetric(),),
-        sample=_sample_memcmp,
+        sample=S.memcmp,
     ),
     KernelSpec(
         id="buffer.byte_swap_u32",
@@ -692,7 +591,7 @@ KERNELS = (
         summary="every 4-byte group reversed; the length must be a multiple of 4",
         laws=(SwapInvolution(),),
         check_args=_check_multiple_of_4,
-        sample=_sample_swap,
+        sample=S.byte_words,
     ),
     KernelSpec(
         id="buffer.compact",
@@ -705,7 +604,7 @@ KERNELS = (
         summary="the values where mask != 0, in input order (values[mask != 0]), and their count",
         laws=(CompactLaws(),),
         check_args=_check_same_length("buffer.compact", "values", "mask"),
-        sample=_sample_compact,
+        sample=S.compacted,
     ),
     KernelSpec(
         id="buffer.gather",
@@ -717,7 +616,7 @@ KERNELS = (
         plan=_gather_plan,
         summary="out[i] = src[idx[i]], 0 where idx[i] >= len(src)",
         laws=(GatherLaws(),),
-        sample=_sample_gather,
+        sample=S.gathered,
     ),
     KernelSpec(
         id="buffer.scatter",
@@ -731,6 +630,6 @@ KERNELS = (
         " indices >= len(dst) dropped)",
         laws=(ScatterLaws(),),
         check_args=_check_scatter,
-        sample=_sample_scatter,
+        sample=S.scattered,
     ),
 )

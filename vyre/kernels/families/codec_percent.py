@@ -35,6 +35,7 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import NO_ERROR, Buffer, KernelLaw, KernelSpec, Port
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
@@ -49,7 +50,7 @@ from vyre.kernels.families.codec_common import (
     select_first,
     unique,
 )
-from vyre.kernels.families.codec_host import as_bytes, damaged, describe_byte, decoded, malformed, raw_bytes
+from vyre.kernels.families.codec_host import as_bytes, describe_byte, decoded, malformed
 
 __all__ = ["DECODE", "ENCODE", "KERNELS", "SAFE", "safe_mask"]
 
@@ -288,23 +289,6 @@ class EncodedForm(KernelLaw):
         return None
 
 
-def _sample_decode(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray]:
-    """Encodings of random bytes (with some escapes in lower case) cut to n
-    bytes, possibly inside an escape ("random", "zeros", "ones"); the same with
-    one damaged byte ("few"); printable bytes ("text"), where any `%` is likely
-    bad."""
-    if pattern == "text":
-        return (raw_bytes(rng, n, "text"),)
-    source = raw_bytes(rng, n, "random" if pattern == "few" else pattern).tobytes()
-    text = urllib.parse.quote_from_bytes(source, safe="").encode("ascii")
-    if rng.random() < 0.5:
-        text = re.sub(rb"%[0-9A-F]{2}", lambda m: m.group(0).lower(), text)
-    text = text[:n]
-    if pattern == "few":
-        text = damaged(rng, text)
-    return (np.frombuffer(text, dtype=np.uint8).copy(),)
-
-
 KERNELS = (
     KernelSpec(
         id="encode.url_percent_encode",
@@ -335,7 +319,7 @@ KERNELS = (
             L.ErrorLeavesNothing(),
             L.ValidPrefixBeforeError(),
         ),
-        sample=_sample_decode,
+        sample=S.percent_encoded,
         boundaries=SCAN_BOUNDARIES,
         error_from="error_offset",
         code_from="error_code",

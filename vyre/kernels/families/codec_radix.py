@@ -59,6 +59,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
@@ -80,7 +81,7 @@ from vyre.kernels.families.codec_common import (
     unit_starts,
     word_starts,
 )
-from vyre.kernels.families.codec_host import as_bytes, decoded, describe_byte, encoded_sampler, malformed
+from vyre.kernels.families.codec_host import as_bytes, decoded, describe_byte, malformed
 from vyre.kernels.families.common import WORKGROUP
 
 __all__ = ["CODECS", "GROUPS", "KERNELS", "Radix", "decode_program", "encode_program", "finish_program"]
@@ -630,7 +631,7 @@ def _decoder(codec: Radix) -> KernelSpec:
         summary=_SUMMARIES[codec.name],
         laws=laws,
         boundaries=_boundaries(codec.symbols_per_invocation),
-        sample=encoded_sampler(encode, filler),
+        sample=S.encoded(encode, filler),
         error_from="error_offset",
         code_from="error_code",
         describe_error=describe_byte,

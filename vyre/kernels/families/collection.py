@@ -35,6 +35,7 @@ import numpy as np
 
 from vyre.ir import BufferAccess, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families import compaction as C
 from vyre.kernels.families import sort as radix
@@ -44,7 +45,6 @@ from vyre.kernels.families.wordwise import grid_params, map_program
 __all__ = ["KERNELS", "sorted_steps"]
 
 Op = Callable[..., tuple[np.ndarray, ...]]
-NONE = 0xFFFF_FFFF
 
 
 def sorted_steps(source: str, n: int) -> tuple[list[Buffer], list[Step], str]:
@@ -210,43 +210,6 @@ class ContainsLaws(KernelLaw):
         return None
 
 
-def _values(rng: np.random.Generator, n: int, pattern: str) -> np.ndarray:
-    """U32 values in the proof system's patterns, with duplicates in the random one."""
-    if pattern == "zeros":
-        return np.zeros(n, dtype=np.uint32)
-    if pattern == "ones":
-        return np.full(n, NONE, dtype=np.uint32)
-    if pattern == "ascending":
-        return np.arange(n, dtype=np.uint32)
-    if pattern == "descending":
-        return np.arange(n, 0, -1, dtype=np.int64).astype(np.uint32)
-    if pattern == "few":
-        return rng.choice(np.array([0, 1, 0x8000_0000, NONE], dtype=np.uint32), n)
-    if pattern == "wrap":
-        return (np.uint32(NONE) - rng.integers(0, 16, n).astype(np.uint32)).astype(np.uint32)
-    spread = int(rng.choice(np.array([max(1, n // 4), max(1, n), 2**32 - 1], dtype=np.int64)))
-    return rng.integers(0, spread, n, dtype=np.uint64, endpoint=True).astype(np.uint32)
-
-
-def _sample_unique(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray]:
-    return (_values(rng, n, pattern),)
-
-
-def _sample_contains(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    """A set of n values and n queries: members, their neighbours (+-1, which a
-    wrong bound finds), the extremes and random words."""
-    keys = _values(rng, n, pattern)
-    if not n:
-        return keys, keys.copy()
-    members = keys[rng.integers(0, n, n)]
-    near = (members.astype(np.int64) + rng.choice(np.array([-1, 1]), n)) % 2**32
-    extremes = rng.choice(np.array([0, 1, NONE - 1, NONE], dtype=np.int64), n)
-    anything = rng.integers(0, 2**32, n, dtype=np.int64)
-    pick = rng.integers(0, 4, n)
-    queries = np.choose(pick, [members.astype(np.int64), near, extremes, anything]).astype(np.uint32)
-    return keys, queries
-
-
 KERNELS = (
     KernelSpec(
         id="collection.unique_u32",
@@ -258,7 +221,7 @@ KERNELS = (
         plan=_unique_plan,
         summary="the sorted distinct values (np.unique) and their count: radix sort, head flags, compaction",
         laws=(UniqueLaws(),),
-        sample=_sample_unique,
+        sample=S.unique,
     ),
     KernelSpec(
         id="collection.contains_u32",
@@ -270,6 +233,6 @@ KERNELS = (
         plan=_contains_plan,
         summary="for each query whether it is in the set (np.isin): radix sort of the set, binary search per query",
         laws=(ContainsLaws(),),
-        sample=_sample_contains,
+        sample=S.contains,
     ),
 )

@@ -1,8 +1,8 @@
 """Host-side pieces of the decompressors (`compression.py`): CPython's
 decompression (the oracle), the compressors that make valid streams (zlib's
 every level, strategy, window size and memory level; gzip members built by
-hand with FEXTRA, FNAME, FCOMMENT and FHCRC), and the proof system's sampler
-of input streams.
+hand with FEXTRA, FNAME, FCOMMENT and FHCRC), and the sampler of input streams
+of each format (`vyre.kernels.samplers.compressed` with these compressors).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vyre.kernels.families.codec_host import damaged, raw_bytes
+from vyre.kernels import samplers
+from vyre.kernels.spec import Sampler
 from vyre.kernels.families.inflate_walk import CORRUPT, DEFLATE, GZIP, TRUNCATED, ZLIB
 
 __all__ = [
@@ -25,7 +26,6 @@ __all__ = [
     "sampler",
     "stdlib",
     "stdlib_code",
-    "text_bytes",
 ]
 
 STRATEGIES = (zlib.Z_DEFAULT_STRATEGY, zlib.Z_FILTERED, zlib.Z_HUFFMAN_ONLY, zlib.Z_RLE, zlib.Z_FIXED)
@@ -108,50 +108,19 @@ def compress(fmt: str, data: bytes, settings: Settings = Settings()) -> bytes:
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def text_bytes(rng: np.random.Generator, n: int) -> bytes:
-    """n bytes of text-like data (words of a small vocabulary): literals and
-    matches of every length and distance, as in real text."""
-    vocabulary = [bytes(rng.integers(0x61, 0x7B, int(rng.integers(1, 9)), dtype=np.uint8)) for _ in range(64)]
-    words = rng.integers(0, 64, n // 2 + 1)
-    return b" ".join(vocabulary[int(w)] for w in words)[:n]
+def sampler(fmt: str, stored_only: bool = False) -> Sampler:
+    """Input streams of format `fmt` of exactly n bytes (`samplers.compressed`):
+    settings drawn from rng (stored blocks only for `stored_only`); when not
+    even empty content fits, the empty content's stream without header fields
+    (the shortest window header), or its first n bytes; gzip members filled
+    with zero bytes (what CPython skips after one), raw and zlib streams with
+    any bytes."""
 
-
-def _content(rng: np.random.Generator, n: int, pattern: str) -> bytes:
-    if pattern == "text":
-        return text_bytes(rng, n)
-    return raw_bytes(rng, n, "random" if pattern == "few" else pattern).tobytes()
-
-
-def sampler(fmt: str, stored_only: bool = False) -> Callable[[np.random.Generator, int, str], tuple[np.ndarray]]:
-    """Input streams of exactly n bytes: content of the pattern ("random",
-    "zeros", "ones", "text": text-like words) compressed with settings drawn
-    from rng (stored blocks only for `stored_only`), the content shrunk until
-    the stream fits and the stream filled up to n with what CPython skips after
-    it (zero bytes after a gzip member, anything after a zlib or raw stream);
-    "few": the same with one damaged byte. When not even empty content fits,
-    the empty content's stream without header fields, or its first n bytes (a
-    truncated stream)."""
-
-    def sample(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray]:
+    def compressor(rng: np.random.Generator) -> Callable[[bytes], bytes]:
         settings = Settings.pick(rng)
         if stored_only:
             settings = Settings(level=0, window=15)
-        length = n if pattern in ("random", "few", "text") else 2 * n
-        data = _content(rng, length, pattern)
-        stream = compress(fmt, data, settings)
-        while len(stream) > n and length > 0:
-            length = max(0, min(length - 1, (length * n) // max(1, len(stream))))
-            stream = compress(fmt, data[:length], settings)
-        if len(stream) > n and not stored_only:  # no header fields, the shortest window header
-            stream = compress(fmt, b"", Settings())
-        if len(stream) > n:
-            stream = stream[:n]
-        elif fmt == GZIP:
-            stream += bytes(n - len(stream))
-        else:
-            stream += bytes(rng.integers(0, 256, n - len(stream), dtype=np.uint8))
-        if pattern == "few":
-            stream = damaged(rng, stream)
-        return (np.frombuffer(stream, dtype=np.uint8).copy(),)
+        return lambda data: compress(fmt, data, settings)
 
-    return sample
+    bare = None if stored_only else compress(fmt, b"", Settings())
+    return samplers.compressed(compressor, bare, zero_fill=fmt == GZIP)

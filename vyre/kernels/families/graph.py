@@ -81,6 +81,7 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import (
     BatchPlan,
     Buffer,
@@ -113,7 +114,6 @@ __all__ = [
     "LabelsAreComponents",
     "check_csr",
     "csr_check_program",
-    "csr_graph",
 ]
 
 SMALL_DEGREE = 32
@@ -1026,65 +1026,6 @@ GRAPH_BOUNDARIES = (0, 1, 2, 3, 5, 31, 32, 33, 64, 255, 256, 257, 1000)
 """Node counts every graph op is checked on: the empty graph, one node, the
 small-degree threshold and the workgroup size +- 1."""
 
-CHAIN = 16
-"""Nodes per chain of the "ascending" graphs (depth stays small)."""
-
-
-def csr_graph(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, targets) of a graph of n nodes shaped by `pattern`: random
-    sparse edges; none; a hub joined both ways to every node (a frontier node
-    of degree n); chains of CHAIN nodes whose heads form a binary tree (and the
-    same reversed); self loops and repeated edges; a few hubs of large degree
-    over random sparse edges. Every shape keeps BFS depth near log n."""
-    nodes = np.arange(n, dtype=np.int64)
-    if n == 0 or pattern == "zeros":
-        tails = heads = np.zeros(0, dtype=np.int64)
-    elif pattern == "ones":
-        tails = np.concatenate([np.zeros(n, np.int64), nodes, [0]])
-        heads = np.concatenate([nodes, np.zeros(n, np.int64), [0]])
-    elif pattern in ("ascending", "descending"):
-        inner = nodes[(nodes + 1) % CHAIN != 0]
-        inner = inner[inner + 1 < n]
-        heads_of = nodes[nodes % CHAIN == 0] // CHAIN
-        kids = [(h, c) for h in heads_of for c in (2 * h + 1, 2 * h + 2) if c * CHAIN < n]
-        tails = np.concatenate([inner, np.array([h * CHAIN for h, _ in kids], dtype=np.int64)])
-        heads = np.concatenate([inner + 1, np.array([c * CHAIN for _, c in kids], dtype=np.int64)])
-        if pattern == "descending":
-            tails, heads = heads, tails
-    elif pattern == "few":
-        tails = np.concatenate([nodes, nodes, nodes, nodes])
-        heads = np.concatenate([nodes, (2 * nodes + 1) % n, (2 * nodes + 1) % n, (2 * nodes + 2) % n])
-    elif pattern == "wrap":
-        hubs = rng.integers(0, n, 3)
-        spokes = rng.integers(0, n, 3 * n)
-        tails = np.concatenate([np.repeat(hubs, n), rng.integers(0, n, n)])
-        heads = np.concatenate([spokes, rng.integers(0, n, n)])
-    else:
-        m = int(rng.integers(0, 3 * n + 1))
-        tails, heads = rng.integers(0, n, m), rng.integers(0, n, m)
-    order = np.argsort(tails, kind="stable")
-    counts = np.bincount(tails, minlength=n) if n else np.zeros(0, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.uint32)
-    return offsets, np.asarray(heads, dtype=np.int64)[order].astype(np.uint32)
-
-
-def _sample_bfs(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
-    offsets, targets = csr_graph(rng, n, pattern)
-    return offsets, targets, int(rng.integers(0, n)) if n else 0
-
-
-def _sample_cc(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
-    return csr_graph(rng, n, pattern)
-
-
-def _sample_out(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
-    return (csr_graph(rng, n, pattern)[0],)
-
-
-def _sample_in(rng: np.random.Generator, n: int, pattern: str) -> tuple[Any, ...]:
-    return csr_graph(rng, n, pattern)[1], n
-
-
 def _add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a.astype(np.uint64) + b.astype(np.uint64)).astype(np.uint32)
 
@@ -1103,7 +1044,7 @@ KERNELS = (
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_out_degree,
         device_check=_csr_check("graph.csr_out_degree", True, False),
-        sample=_sample_out,
+        sample=S.graph_out_degree,
         plan_many=_out_degree_many,
     ),
     KernelSpec(
@@ -1119,7 +1060,7 @@ KERNELS = (
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_in_degree,
         device_check=_csr_check("graph.csr_in_degree", False, True),
-        sample=_sample_in,
+        sample=S.graph_in_degree,
     ),
     KernelSpec(
         id="graph.bfs",
@@ -1134,7 +1075,7 @@ KERNELS = (
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_bfs,
         device_check=_csr_check("graph.bfs", True, True),
-        sample=_sample_bfs,
+        sample=S.graph_bfs,
     ),
     KernelSpec(
         id="graph.connected_components",
@@ -1149,6 +1090,6 @@ KERNELS = (
         boundaries=GRAPH_BOUNDARIES,
         check_args=_check_graph("graph.connected_components"),
         device_check=_csr_check("graph.connected_components", True, True),
-        sample=_sample_cc,
+        sample=S.graph_components,
     ),
 )

@@ -48,6 +48,7 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
 from vyre.kernels.families.common import param, params_buffer
 
@@ -62,7 +63,6 @@ __all__ = [
     "clear_flag_program",
     "offsets_plan",
     "offsets_program",
-    "sample_batch",
     "Message",
     "StreamHash",
     "batch_plan",
@@ -532,26 +532,6 @@ class PackedVectors(KernelLaw):
         return None
 
 
-def sample_batch(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    """n bytes of data (the proof system's byte patterns) cut into 0-10 messages
-    at random points (some empty, some starting past offset 0)."""
-    if pattern == "zeros":
-        data = np.zeros(n, dtype=np.uint8)
-    elif pattern == "ones":
-        data = np.full(n, 0xFF, dtype=np.uint8)
-    elif pattern == "text":
-        data = rng.integers(0x20, 0x7F, n, dtype=np.uint8)
-    elif pattern == "few":
-        data = rng.choice(np.array([0, 0x0A, 0x41, 0xFF], dtype=np.uint8), n)
-    else:
-        data = rng.integers(0, 256, n, dtype=np.uint8)
-    cuts = np.sort(rng.integers(0, n + 1, int(rng.integers(0, 10))))
-    first = int(rng.integers(0, min(n, 3) + 1)) if rng.random() < 0.3 else 0
-    last = n - (int(rng.integers(0, min(n - first, 3) + 1)) if rng.random() < 0.3 else 0)
-    inner = [int(c) for c in cuts if first <= c <= last]
-    return data, np.array([first, *inner, last], dtype=np.uint32)
-
-
 def batch_spec(
     op_id: str,
     h: StreamHash,
@@ -591,5 +571,5 @@ def batch_spec(
         boundaries=boundaries,
         max_length=MAX_MESSAGE,
         check_args=check_offsets(op_id, width if dtype is DataType.BYTES else 0),
-        sample=sample_batch,
+        sample=S.hash_batch,
     )

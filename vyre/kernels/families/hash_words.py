@@ -391,7 +391,7 @@ def word_hash_spec(
 
 
 WORD_BOUNDARIES = (0, 1, 3, 4, 5, 15, 16, 17, 63, 64, 65, 255, 256, 257, 4097)
-"""Data lengths of the `_batch` ops' cases (cut into messages by `sample_batch`)."""
+"""Data lengths of the `_batch` ops' cases (cut into messages by `samplers.hash_batch`)."""
 
 
 def _batch(op_id: str, h: StreamHash, one: Callable[[bytes], int], what: str, vectors: Sequence[tuple[bytes, int]]) -> KernelSpec:

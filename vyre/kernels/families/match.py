@@ -45,9 +45,9 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families import compaction as C
-from vyre.kernels.families.buffer import sample_bytes
 from vyre.kernels.families.common import WORKGROUP, param, params_buffer
 from vyre.kernels.families.wordwise import byte_mask, unaligned
 
@@ -229,31 +229,6 @@ class FindAllLaws(KernelLaw):
         return None
 
 
-_NEEDLE_LENGTHS = (0, 1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 31, 64, 100, 511, 512, 513, 1100)
-
-
-def _sample(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    """A haystack of n bytes (periodic text too: overlapping matches) and a
-    needle: mostly cut out of the haystack (found), sometimes with its last
-    byte changed (the filter's tail) or random; lengths around 4, 8, the
-    verification chunk, and longer than the haystack."""
-    if pattern == "random" and rng.random() < 0.4:
-        pattern = "periodic"
-    hay = sample_bytes(rng, n, pattern)
-    m = int(rng.choice(np.array(_NEEDLE_LENGTHS)))
-    if rng.random() < 0.1:
-        m = n + 1 + int(rng.integers(0, 3))
-    choice = rng.random()
-    if m <= n and choice < 0.8:
-        at = int(rng.integers(0, n - m + 1))
-        needle = hay[at : at + m].copy()
-        if m and choice > 0.65:
-            needle[-1] ^= np.uint8(1)
-    else:
-        needle = sample_bytes(rng, m, "random" if choice < 0.9 else pattern)
-    return hay, needle
-
-
 KERNELS = (
     KernelSpec(
         id="match.find_all",
@@ -266,7 +241,7 @@ KERNELS = (
         summary="the start of every occurrence of the needle, overlapping, ascending (re.finditer"
         " with a lookahead); the empty needle occurs at 0..n",
         laws=(FindAllLaws(),),
-        sample=_sample,
+        sample=S.find_all,
         max_length=0xFFFF_FFFE,
     ),
 )

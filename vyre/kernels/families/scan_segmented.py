@@ -47,6 +47,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import LOG_WORKGROUP, WORKGROUP, param, params_buffer, skewed, skewed_size
 
@@ -407,32 +408,6 @@ class FlagsAreBooleans(KernelLaw):
         return None if why is None else f"op(x, f) differs from op(x, f != 0) at {why}"
 
 
-_HEAD_DENSITY = (0.0, 1e-4, 1 / 64, 0.2, 1.0)
-
-
-def _sample(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    """x in the proof system's integer patterns; head flags of a random density
-    (none, one in 10,000, 1/64, 1/5, every element), flag values any non-zero u32."""
-    if pattern == "zeros":
-        x = np.zeros(n, dtype=np.uint32)
-    elif pattern == "ones":
-        x = np.full(n, 0xFFFF_FFFF, dtype=np.uint32)
-    elif pattern == "ascending":
-        x = np.arange(n, dtype=np.uint32)
-    elif pattern == "descending":
-        x = np.arange(n, 0, -1, dtype=np.int64).astype(np.uint32)
-    elif pattern == "few":
-        x = rng.choice(np.array([0, 1, 0xFFFF_FFFF], dtype=np.uint32), n)
-    elif pattern == "wrap":
-        x = (np.uint32(0xFFFF_FFFF) - rng.integers(0, 16, n).astype(np.uint32)).astype(np.uint32)
-    else:
-        x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
-    density = float(rng.choice(np.array(_HEAD_DENSITY)))
-    marks = rng.integers(1, 2**32, n, dtype=np.uint64).astype(np.uint32)
-    flags = np.where(rng.random(n) < density, marks, np.uint32(0)).astype(np.uint32)
-    return x, flags
-
-
 KERNELS = (
     KernelSpec(
         id="scan.segmented_inclusive_u32",
@@ -445,6 +420,6 @@ KERNELS = (
         summary="inclusive prefix sum (wrapping) restarting at every i with flags[i] != 0",
         laws=(NoHeadsIsPrefixSum(), RestartsAtHeads(), SegmentSplit(), FlagsAreBooleans()),
         check_args=_check_args,
-        sample=_sample,
+        sample=S.segmented,
     ),
 )

@@ -41,6 +41,7 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import WORKGROUP, grid, param, params_buffer
 
@@ -394,35 +395,6 @@ class BinTruncation(KernelLaw):
         return None
 
 
-_SAMPLE_BINS = (1, 2, 3, 17, 255, 256, 257, 1000, 2048, 4095, 4096, 4097, 20_000)
-"""nbins of the generated cases: both sides of every capacity class, and the
-global-atomic path past MAX_PRIVATE_BINS."""
-
-
-def _sample_u32(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, int]:
-    """Values mostly below nbins with some at or above it (dropped), in the shape
-    of the proof system's integer patterns."""
-    nbins = int(rng.choice(np.array(_SAMPLE_BINS)))
-    if pattern == "zeros":
-        values = np.zeros(n, dtype=np.int64)
-    elif pattern == "ones":  # every value equal: the most contention
-        values = np.full(n, int(rng.integers(0, nbins)), dtype=np.int64)
-    elif pattern == "ascending":
-        values = np.arange(n, dtype=np.int64) % (nbins + 1 + nbins // 8)
-    elif pattern == "descending":
-        values = (np.arange(n, 0, -1, dtype=np.int64)) % (nbins + 1 + nbins // 8)
-    elif pattern == "few":
-        values = rng.choice(np.array([0, nbins - 1, nbins, 2**32 - 1], dtype=np.int64), n)
-    elif pattern == "wrap":
-        values = np.int64(2**32 - 1) - rng.integers(0, 16, n, dtype=np.int64)
-        values = np.where(rng.random(n) < 0.5, values, rng.integers(0, nbins, n))
-    else:
-        values = np.where(
-            rng.random(n) < 0.9, rng.integers(0, nbins, n), rng.integers(0, 2**32, n, dtype=np.int64)
-        )
-    return values.astype(np.uint32), nbins
-
-
 KERNELS = (
     KernelSpec(
         id="stats.byte_histogram",
@@ -446,6 +418,6 @@ KERNELS = (
         summary=f"count of each value below nbins, U32[nbins]; others dropped (1 <= nbins <= {MAX_BINS})",
         laws=(HistogramTotal(), K.SplitCombine(_add), K.PermutationInvariant(), BinTruncation()),
         check_args=_check_u32_args,
-        sample=_sample_u32,
+        sample=S.histogram_u32,
     ),
 )

@@ -39,6 +39,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
@@ -57,7 +58,7 @@ from vyre.kernels.families.codec_common import (
     unit_starts,
     word_starts,
 )
-from vyre.kernels.families.codec_host import as_bytes, raw_bytes
+from vyre.kernels.families.codec_host import as_bytes
 from vyre.kernels.families.common import WORKGROUP
 
 __all__ = ["KERNELS", "ascii_case_program", "byte_class_program", "split_programs"]
@@ -431,27 +432,6 @@ class SplitLaws(KernelLaw):
         return None
 
 
-def _sample_table(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    data = raw_bytes(rng, n, "random" if pattern == "few" else pattern)
-    if pattern == "few":
-        table = rng.choice(np.array([0, 1, 2], dtype=np.uint8), 256)
-    else:
-        table = rng.permutation(256).astype(np.uint8)
-    return data, table
-
-
-def _sample_split(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray, int]:
-    if pattern == "zeros":  # every byte a delimiter: the most tokens
-        return np.zeros(n, dtype=np.uint8), 0
-    if pattern == "ones":  # no delimiter: one token
-        return np.full(n, 0xFF, dtype=np.uint8), 0x2C
-    if pattern == "text":
-        return raw_bytes(rng, n, "text"), 0x20
-    alphabet = np.array([0x2C, 0x41, 0x0A, 0x00, 0xFF], dtype=np.uint8)
-    data = rng.choice(alphabet, n) if pattern == "few" else raw_bytes(rng, n, "random")
-    return data.astype(np.uint8), int(rng.choice(alphabet))
-
-
 def _case_spec(upper: bool) -> KernelSpec:
     name = "upper" if upper else "lower"
 
@@ -502,7 +482,7 @@ KERNELS = (
         laws=(TableLaws(),),
         boundaries=BYTE_BOUNDARIES,
         check_args=_check_table,
-        sample=_sample_table,
+        sample=S.byte_table,
     ),
     KernelSpec(
         id="string.split_offsets",
@@ -522,6 +502,6 @@ KERNELS = (
         boundaries=SCAN_BOUNDARIES,
         max_length=0xFFFF_FFFE,  # n + 1 tokens at most; `k` is a u32 (C5)
         check_args=_check_split,
-        sample=_sample_split,
+        sample=S.split,
     ),
 )

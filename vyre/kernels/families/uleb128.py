@@ -34,6 +34,7 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import NO_ERROR, KernelLaw, KernelSpec, Port
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
@@ -46,7 +47,7 @@ from vyre.kernels.families.codec_common import (
     select_first,
     unique,
 )
-from vyre.kernels.families.codec_host import as_bytes, damaged, describe_byte, raw_bytes
+from vyre.kernels.families.codec_host import as_bytes, describe_byte
 
 __all__ = ["DECODE", "ENCODE", "KERNELS", "leb128_decode", "leb128_encode"]
 
@@ -340,20 +341,6 @@ class EncodeLaws(KernelLaw):
         return None
 
 
-def _sample_decode(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray]:
-    """Streams of values of every length cut to n bytes (possibly inside a
-    value), with one damaged byte ("few"); n zero bytes (n zeros); n 0xFF bytes
-    (overflow); printable bytes (all terminators)."""
-    if pattern in ("zeros", "ones", "text"):
-        return (raw_bytes(rng, n, pattern),)
-    bits = rng.integers(0, 33, n)
-    values = (rng.integers(0, 2**32, n, dtype=np.uint64) >> (np.uint64(32) - bits.astype(np.uint64))).astype(np.uint32)
-    stream = leb128_encode(values)[:n]
-    if pattern == "few":
-        stream = damaged(rng, stream)
-    return (np.frombuffer(stream, dtype=np.uint8).copy(),)
-
-
 KERNELS = (
     KernelSpec(
         id="decode.uleb128_u32",
@@ -372,7 +359,7 @@ KERNELS = (
         summary="the u32 values of an unsigned LEB128 stream (DWARF 5 §7.6); 6 overflow, 5 truncated",
         laws=(DecodeLaws(), L.ErrorLeavesNothing()),
         boundaries=SCAN_BOUNDARIES,
-        sample=_sample_decode,
+        sample=S.leb128_stream(leb128_encode),
         error_from="error_offset",
         code_from="error_code",
         describe_error=describe_byte,

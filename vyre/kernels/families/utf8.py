@@ -45,6 +45,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import samplers as S
 from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
@@ -63,10 +64,10 @@ from vyre.kernels.families.codec_common import (
     unit_starts,
     word_starts,
 )
-from vyre.kernels.families.codec_host import as_bytes, damaged, raw_bytes
+from vyre.kernels.families.codec_host import as_bytes
 from vyre.kernels.families.common import WORKGROUP
 
-__all__ = ["KERNELS", "lead_table", "utf8_sample", "validate_program"]
+__all__ = ["KERNELS", "lead_table", "validate_program"]
 
 
 def lead_table() -> np.ndarray:
@@ -294,23 +295,6 @@ def _reference(data: Any) -> tuple[np.ndarray, ...]:
     return (np.array([1], np.uint32), np.array([NO_ERROR], np.uint32), np.array([0], np.uint32))
 
 
-_RANGES = ((0x20, 0x7F), (0x80, 0x800), (0x800, 0xD800), (0xE000, 0x10000), (0x10000, 0x110000))
-
-
-def utf8_sample(rng: np.random.Generator, n: int, pattern: str) -> tuple[np.ndarray]:
-    """Text of n bytes: random code points of every encoded length cut to n bytes
-    (so it may end inside a sequence), with one damaged byte ("few"); NUL or
-    0xFF bytes; or random bytes ("text")."""
-    if pattern in ("zeros", "ones", "text"):
-        return (raw_bytes(rng, n, "random" if pattern == "text" else pattern),)
-    picks = [int(k) for k in rng.integers(0, len(_RANGES), n)]
-    chars = "".join(chr(int(rng.integers(_RANGES[k][0], _RANGES[k][1]))) for k in picks)
-    text = chars.encode("utf-8")[:n]
-    if pattern == "few":
-        text = damaged(rng, text)
-    return (np.frombuffer(text, dtype=np.uint8).copy(),)
-
-
 class Agreement(KernelLaw):
     """valid <=> first_bad is NO_ERROR <=> code is 0; first_bad < n when invalid."""
 
@@ -366,7 +350,7 @@ KERNELS = (
         plan_many=_plan_many,
         summary="well-formed UTF-8 (RFC 3629); first_bad = UnicodeDecodeError.start, code 5 truncated / 1 invalid",
         laws=_LAWS,
-        sample=utf8_sample,
+        sample=S.utf8_text,
         boundaries=BYTE_BOUNDARIES,
     ),
 )
