@@ -644,7 +644,7 @@ def generator(op_id: str) -> Gen:
         return _gen_bytes
     if [p.dtype for p in spec.inputs] == [DataType.U32] and not spec.inputs[0].scalar:
         return _gen_u32
-    raise KeyError(f"no input generator for kernel op `{op_id}`; add one to vyre.testing.kernel_fuzz.GENERATORS")
+    raise KeyError(f"no input generator for kernel op `{op_id}`; add one to GENERATORS in test/support/kernel_fuzz.py")
 
 
 def generate(op_id: str, rng: np.random.Generator, n: int, pattern: str) -> Case:

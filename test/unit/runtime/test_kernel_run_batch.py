@@ -1,4 +1,4 @@
-"""`evaluate_many`'s columnar path (kernel_run `_Columns`, `_evaluate_columns`)
+"""`evaluate_many`'s columnar path (`vyre.kernels.run._Columns`, `_evaluate_columns`)
 against its general path, on the interpreter and on wgpu.
 
 The columnar path takes a batch whose values all have their port's plain type
