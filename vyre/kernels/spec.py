@@ -460,8 +460,9 @@ class KernelSpec:
     """Extra checks of the user inputs (raise TypeError/ValueError naming them)."""
     sample: Sampler | None = None
     """Valid inputs of size n for ops whose inputs have structure (a graph, a
-    bin count): (rng, n, pattern) -> argument tuple. None: the proof system
-    draws every input from its element type."""
+    bin count): (rng, n, pattern) -> argument tuple, the pattern one of
+    `vyre.kernels.samplers.PATTERNS` (the built-in samplers are there). None:
+    the proof system draws every input from its element type."""
     error_from: str | None = None
     """For ops that can reject their input (decoders): the scalar U32 output
     holding the byte offset of the first bad byte of the first input, `NO_ERROR`

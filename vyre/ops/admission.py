@@ -36,8 +36,8 @@ from xdsl.ir import Block, Operation, Region
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, Call, DataType, Expr, emit_expr
 from vyre.ops import registry
-from vyre.ops.registry import KernelEntry
 from vyre.ops.laws import Law
+from vyre.ops.registry import KernelEntry
 from vyre.ops.spec import CompositionError, EquivalenceClass, Intrinsic, OpSignature, OpSpec, walk_expr
 from vyre.validation.checker import KernelChecker
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from vyre import ops
-from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 from vyre.kernels.families.bitset import MAX_POPCOUNT_WORDS
+from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

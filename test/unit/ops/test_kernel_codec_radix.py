@@ -24,9 +24,9 @@ import pytest
 
 import vyre
 from vyre import conform, ops
-from vyre.ops import registry
-from vyre.kernels.spec import NO_ERROR
 from vyre.kernels.run import evaluate_kernel_many
+from vyre.kernels.spec import NO_ERROR
+from vyre.ops import registry
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -22,12 +22,12 @@ import pytest
 
 import vyre
 from vyre import ops
-from vyre.ops import registry
-from vyre.kernels.spec import NO_ERROR
 from vyre.kernels.families.compression import initial_capacity
 from vyre.kernels.families.compression_host import STRATEGIES, Settings, compress, gzip_member
-from vyre.kernels.samplers import text_bytes
 from vyre.kernels.run import evaluate_kernel_many
+from vyre.kernels.samplers import text_bytes
+from vyre.kernels.spec import NO_ERROR
+from vyre.ops import registry
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

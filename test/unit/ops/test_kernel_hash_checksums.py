@@ -20,11 +20,11 @@ import pytest
 
 from vyre import conform, ops
 from vyre.ir import DataType
-from vyre.ops import registry
-from vyre.kernels.spec import KernelSpec
 from vyre.kernels.families import hash_adler, hash_crc
-from vyre.runtime.device_buffer import DeviceBuffer
 from vyre.kernels.run import evaluate_kernel, evaluate_kernel_many
+from vyre.kernels.spec import KernelSpec
+from vyre.ops import registry
+from vyre.runtime.device_buffer import DeviceBuffer
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

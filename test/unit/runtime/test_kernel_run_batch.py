@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vyre.kernels.spec import NO_ERROR, BatchSizes, OpInputError
-from vyre.ops.registry import get_kernel
 from vyre.kernels import run as kernel_run
 from vyre.kernels.run import evaluate_kernel_columns, evaluate_kernel_many
+from vyre.kernels.spec import NO_ERROR, BatchSizes, OpInputError
+from vyre.ops.registry import get_kernel
 
 BACKENDS = ("interp", "wgpu")
 RNG = np.random.default_rng(11)

@@ -16,6 +16,8 @@ import pytest
 
 from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
+from vyre.kernels import run as kernel_run
+from vyre.kernels.run import evaluate_kernel, evaluate_kernel_many
 from vyre.kernels.spec import (
     MAX_REPLANS,
     BatchPlan,
@@ -29,8 +31,6 @@ from vyre.kernels.spec import (
     batch_starts,
     size_column,
 )
-from vyre.kernels import run as kernel_run
-from vyre.kernels.run import evaluate_kernel, evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

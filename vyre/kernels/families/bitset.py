@@ -32,8 +32,8 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
-from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.wordwise import grid_params, map_program, reduce_program
+from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["KERNELS", "MAX_POPCOUNT_WORDS"]
 

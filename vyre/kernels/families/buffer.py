@@ -52,7 +52,6 @@ from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families import compaction as C
 from vyre.kernels.families.common import NONE, param, params_buffer
 from vyre.kernels.families.wordwise import (
@@ -65,6 +64,7 @@ from vyre.kernels.families.wordwise import (
     valid_lanes,
     zero_bytes,
 )
+from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["KERNELS"]
 

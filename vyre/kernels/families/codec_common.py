@@ -39,9 +39,9 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelPlan, Port, Step, size_column, unit_starts
 from vyre.kernels.families.common import GROUPS, SCAN_WORDS, WORKGROUP, params_buffer, workgroup_scan
 from vyre.kernels.families.scan import BLOCK, TILE, block_sums_program, scan_sums_program, scan_tiles_program
+from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelPlan, Port, Step, size_column, unit_starts
 
 __all__ = [
     "CHUNK",

@@ -36,7 +36,6 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import NO_ERROR, Buffer, KernelLaw, KernelSpec, Port
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
     CHUNK,
@@ -51,6 +50,7 @@ from vyre.kernels.families.codec_common import (
     unique,
 )
 from vyre.kernels.families.codec_host import as_bytes, describe_byte, decoded, malformed
+from vyre.kernels.spec import NO_ERROR, Buffer, KernelLaw, KernelSpec, Port
 
 __all__ = ["DECODE", "ENCODE", "KERNELS", "SAFE", "safe_mask"]
 

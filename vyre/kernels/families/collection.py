@@ -36,11 +36,11 @@ import numpy as np
 from vyre.ir import BufferAccess, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families import compaction as C
 from vyre.kernels.families import sort as radix
 from vyre.kernels.families.common import param, params_buffer
 from vyre.kernels.families.wordwise import grid_params, map_program
+from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["KERNELS", "sorted_steps"]
 

@@ -44,7 +44,6 @@ from functools import cache
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.kernels.spec import Buffer, Step
 from vyre.kernels.families.common import (
     GROUPS,
     SCAN_WORDS,
@@ -57,6 +56,7 @@ from vyre.kernels.families.common import (
 )
 from vyre.kernels.families.scan import TILE as SCAN_TILE
 from vyre.kernels.families.scan import group_sum, scan_sums_program
+from vyre.kernels.spec import Buffer, Step
 
 __all__ = [
     "TILE",

@@ -41,13 +41,12 @@ from typing import Any
 import numpy as np
 
 from vyre.ir import DataType
-from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
 from vyre.kernels.families import compression_laws as L
 from vyre.kernels.families import inflate_format as F
 from vyre.kernels.families import inflate_walk as W
 from vyre.kernels.families.codec_common import DECODER_OUTPUTS
-from vyre.kernels.families.compression_host import sampler, stdlib, stdlib_code
 from vyre.kernels.families.common import params_buffer
+from vyre.kernels.families.compression_host import sampler, stdlib, stdlib_code
 from vyre.kernels.families.inflate_program import (
     DEFLATE,
     FORMATS,
@@ -61,6 +60,7 @@ from vyre.kernels.families.inflate_program import (
     prepare_program,
     reset_program,
 )
+from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
 
 __all__ = [
     "KERNELS",

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from vyre.kernels import samplers
-from vyre.kernels.spec import Sampler
 from vyre.kernels.families.inflate_walk import CORRUPT, DEFLATE, GZIP, TRUNCATED, ZLIB
+from vyre.kernels.spec import Sampler
 
 __all__ = [
     "STRATEGIES",

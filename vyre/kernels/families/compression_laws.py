@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from vyre.kernels.spec import NO_ERROR, KernelLaw
 from vyre.kernels.families.compression_host import STRATEGIES, Settings, compress, stdlib, stdlib_code
 from vyre.kernels.families.inflate_walk import CORRUPT, GZIP, TRUNCATED, ZLIB
+from vyre.kernels.spec import NO_ERROR, KernelLaw
 
 __all__ = ["CorruptIffCPython", "DecompressesCompression", "Members", "PrefixIsTruncated", "TrailingDataIgnored"]
 

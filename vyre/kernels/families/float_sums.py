@@ -35,8 +35,8 @@ import numpy as np
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
-from vyre.kernels.spec import Buffer, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import WORKGROUP, tree_reduce
+from vyre.kernels.spec import Buffer, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["KERNELS", "TREE_ITEMS", "TREE_TILE"]
 

@@ -82,6 +82,13 @@ from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
 from vyre.kernels import samplers as S
+from vyre.kernels.families.common import NONE, WORKGROUP, grid, param, params_buffer
+from vyre.kernels.families.stats import (
+    MAX_PRIVATE_BINS,
+    global_histogram_program,
+    private_histogram_program,
+    private_shape,
+)
 from vyre.kernels.spec import (
     BatchPlan,
     Buffer,
@@ -93,13 +100,6 @@ from vyre.kernels.spec import (
     Repeat,
     Step,
     batch_starts,
-)
-from vyre.kernels.families.common import NONE, WORKGROUP, grid, param, params_buffer
-from vyre.kernels.families.stats import (
-    MAX_PRIVATE_BINS,
-    global_histogram_program,
-    private_histogram_program,
-    private_shape,
 )
 
 __all__ = [

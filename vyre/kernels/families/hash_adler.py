@@ -27,7 +27,6 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
-from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.kernels.families.common import param
 from vyre.kernels.families.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan, merged_plan
 from vyre.kernels.families.hash_crc import STREAM_BLOCKS, STREAM_LIMIT, CheckValue
@@ -39,6 +38,7 @@ from vyre.kernels.families.hash_stream import (
     block_words,
     tail_nodes,
 )
+from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 
 __all__ = ["ADLER", "KERNELS", "MAX_CHUNK", "MOD", "STREAM", "AdlerConcat", "adler_plan", "combine"]
 

@@ -53,8 +53,8 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.kernels.spec import BatchPlan, Buffer, KernelPlan, Step, batch_starts
 from vyre.kernels.families.common import LOG_WORKGROUP, WORKGROUP, param, params_buffer
+from vyre.kernels.spec import BatchPlan, Buffer, KernelPlan, Step, batch_starts
 
 __all__ = [
     "CHUNK",

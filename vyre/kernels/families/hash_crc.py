@@ -32,7 +32,6 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
-from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.kernels.families.common import param
 from vyre.kernels.families.hash_chunks import CHUNK, FINISH, LinearChecksum, chunk_plan, merged_plan
 from vyre.kernels.families.hash_stream import (
@@ -43,6 +42,7 @@ from vyre.kernels.families.hash_stream import (
     block_words,
     tail_nodes,
 )
+from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 
 __all__ = [
     "CRC32",

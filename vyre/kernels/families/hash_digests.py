@@ -42,7 +42,6 @@ import numpy as np
 
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
-from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.kernels.families.hash_stream import (
     MAX_MESSAGE,
     BatchEqualsSingle,
@@ -56,6 +55,7 @@ from vyre.kernels.families.hash_stream import (
     single_plan,
 )
 from vyre.kernels.families.hash_words import PublishedVectors
+from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 
 __all__ = ["KERNELS", "MD5", "SHA1", "SHA256", "digest_spec", "padded_blocks", "padded_words"]
 

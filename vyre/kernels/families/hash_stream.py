@@ -49,8 +49,8 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
 from vyre.kernels.families.common import param, params_buffer
+from vyre.kernels.spec import BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Repeat, Step, batch_starts
 
 __all__ = [
     "DONE",

@@ -27,7 +27,6 @@ import numpy as np
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
-from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 from vyre.kernels.families.hash_stream import (
     MAX_MESSAGE,
     BatchEqualsSingle,
@@ -40,6 +39,7 @@ from vyre.kernels.families.hash_stream import (
     single_plan,
     tail_nodes,
 )
+from vyre.kernels.spec import BatchPlan, KernelLaw, KernelPlan, KernelSpec, Port, size_column
 
 __all__ = [
     "FNV",

@@ -57,11 +57,11 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.kernels.spec import NO_ERROR
 from vyre.kernels.families import inflate_format as F
 from vyre.kernels.families.common import param
 from vyre.kernels.families.hash_adler import MOD as ADLER_MOD
 from vyre.kernels.families.hash_crc import CRC32, tables
+from vyre.kernels.spec import NO_ERROR
 
 __all__ = [
     "DEFLATE",

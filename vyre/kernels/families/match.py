@@ -46,10 +46,10 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families import compaction as C
 from vyre.kernels.families.common import WORKGROUP, param, params_buffer
 from vyre.kernels.families.wordwise import byte_mask, unaligned
+from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["CHUNK", "EXACT_FILTER", "KERNELS"]
 

@@ -24,7 +24,6 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
-from vyre.kernels.spec import Buffer, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import (
     NONE,
     WORKGROUP,
@@ -35,6 +34,7 @@ from vyre.kernels.families.common import (
     select_min,
     tree_reduce,
 )
+from vyre.kernels.spec import Buffer, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["KERNELS"]
 

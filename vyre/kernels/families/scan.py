@@ -36,7 +36,6 @@ import numpy as np
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
-from vyre.kernels.spec import Buffer, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import (
     GROUPS,
     SCAN_WORDS,
@@ -48,6 +47,7 @@ from vyre.kernels.families.common import (
     tile_scan,
     workgroup_scan,
 )
+from vyre.kernels.spec import Buffer, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["BLOCK", "ITEMS", "KERNELS", "TILE", "group_sum"]
 

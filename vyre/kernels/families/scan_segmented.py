@@ -48,8 +48,8 @@ import numpy as np
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import LOG_WORKGROUP, WORKGROUP, param, params_buffer, skewed, skewed_size
+from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = [
     "BLOCK",

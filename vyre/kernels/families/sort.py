@@ -45,7 +45,6 @@ import numpy as np
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import (
     MULTI_SCAN_PRE_WORDS,
     WORKGROUP,
@@ -56,6 +55,7 @@ from vyre.kernels.families.common import (
 )
 from vyre.kernels.families.scan import block_sums_program, scan_sums_program, scan_tiles_program
 from vyre.kernels.families.scan import TILE as SCAN_TILE
+from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["DIGIT_BITS", "KERNELS", "PASSES", "TILE"]
 

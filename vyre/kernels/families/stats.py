@@ -42,8 +42,8 @@ from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 from vyre.kernels.families.common import WORKGROUP, grid, param, params_buffer
+from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = [
     "KERNELS",

@@ -35,7 +35,6 @@ import numpy as np
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import NO_ERROR, KernelLaw, KernelSpec, Port
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
     SCAN_BOUNDARIES,
@@ -48,6 +47,7 @@ from vyre.kernels.families.codec_common import (
     unique,
 )
 from vyre.kernels.families.codec_host import as_bytes, describe_byte
+from vyre.kernels.spec import NO_ERROR, KernelLaw, KernelSpec, Port
 
 __all__ = ["DECODE", "ENCODE", "KERNELS", "leb128_decode", "leb128_encode"]
 

@@ -46,7 +46,6 @@ import numpy as np
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
-from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 from vyre.kernels.families import codec_laws as L
 from vyre.kernels.families.codec_common import (
     BYTE_BOUNDARIES,
@@ -66,6 +65,7 @@ from vyre.kernels.families.codec_common import (
 )
 from vyre.kernels.families.codec_host import as_bytes
 from vyre.kernels.families.common import WORKGROUP
+from vyre.kernels.spec import NO_ERROR, BatchPlan, Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step, size_column
 
 __all__ = ["KERNELS", "lead_table", "validate_program"]
 

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 
 from vyre.ir import AtomicOp, BufferAccess, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.kernels.spec import Buffer
 from vyre.kernels.families.common import WORKGROUP, Grid, grid, param, params_buffer, tree_reduce
+from vyre.kernels.spec import Buffer
 
 __all__ = [
     "UNROLL",
