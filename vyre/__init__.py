@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from vyre import ops as ops  # the operation library, imported by `import vyre`
+# `vyre.ops` first: importing the op-library façade imports the kernel ops and the
+# runtime below them in layer order (a lower module imported first would reach
+# the façade through `vyre.ops.registry` while it is itself half imported).
+from vyre import ops as ops
 from vyre import pipeline
 from vyre.ir import (
     AtomicOp,
