@@ -7,13 +7,14 @@ the operation library in `vyre.ops`, the proof system in `vyre.conform`.
 prints it with the adapter vyre would run on and the installed extras.
 
 This module is the top of the layering (ARCHITECTURE.md): it may import every
-layer. It also completes `vyre.ops`: `ops.evaluate` runs an op through the
-runtime, which sits above the library, so it is installed here. Its namespace
-is `__all__`, dunders and vyre's own modules, nothing else
+layer. Its namespace is `__all__`, dunders and vyre's own modules, nothing else
 (test/unit/test_public_surface.py).
 """
 
-from vyre import ops
+# `vyre.ops` first: importing the op-library façade imports the kernel ops and the
+# runtime below them in layer order (a lower module imported first would reach
+# the façade through `vyre.ops.registry` while it is itself half imported).
+from vyre import ops as ops
 from vyre.installation import VERSION as __version__
 from vyre.ir import (
     AtomicOp,
@@ -28,20 +29,14 @@ from vyre.ir import (
     parse_ir,
     print_ir,
 )
+from vyre.kernels.spec import OpInputError
 from vyre.ops.admission import AdmissionError
-from vyre.ops.kernel import OpInputError
 from vyre.pipeline import lower_to_wgsl
-from vyre.runtime import evaluate
 from vyre.runtime.api import run
 from vyre.runtime.device_buffer import DeviceBuffer, to_device
 from vyre.runtime.wgpu_device import DeviceLimitError
 from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
-
-ops.evaluate = evaluate.evaluate
-ops.evaluate_raw = evaluate.evaluate_raw
-ops.evaluate_many = evaluate.evaluate_many
-del evaluate  # installed into vyre.ops above; not a name of vyre's own
 
 __all__ = [
     "AdmissionError",

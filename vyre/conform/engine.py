@@ -23,7 +23,7 @@ import numpy as np
 
 from vyre.ops import registry
 from vyre.conform import generate as gen
-from vyre.conform import kernels, zero_overhead
+from vyre.conform import law_programs, zero_overhead
 from vyre.conform.algebra import (
     NumpyAlgebra,
     Relation,
@@ -114,16 +114,16 @@ class Engine:
     def _law_program(self, spec: OpSpec, laws: Sequence[L.Law], k: int, bits: int | None) -> Prepared:
         key = ("laws", *self._spec_key(spec), tuple(str(x) for x in laws), k, bits)
         return self._prepared(
-            key, lambda: kernels.law_program(spec.id, laws, k, exhaustive_bits=bits)
+            key, lambda: law_programs.law_program(spec.id, laws, k, exhaustive_bits=bits)
         )
 
     def _match_program(self, spec: OpSpec) -> Prepared:
         key = ("match", *self._spec_key(spec))
-        return self._prepared(key, lambda: kernels.match_program(spec.id, spec.signature.arity))
+        return self._prepared(key, lambda: law_programs.match_program(spec.id, spec.signature.arity))
 
     def _eval_program(self, spec: OpSpec) -> Prepared:
         key = ("eval", *self._spec_key(spec))
-        return self._prepared(key, lambda: kernels.eval_program(spec.id, spec.signature.arity))
+        return self._prepared(key, lambda: law_programs.eval_program(spec.id, spec.signature.arity))
 
     @property
     def strength(self) -> Strength:
@@ -143,9 +143,9 @@ class Engine:
         self, program: Prepared, words: dict[str, np.ndarray], lanes: int, slots: int
     ) -> list[tuple[int, int | None]]:
         """Run a counting kernel; (violations, first index or None) per slot."""
-        init = np.tile(np.array([0, kernels.NO_INDEX], dtype=np.uint32), slots)
+        init = np.tile(np.array([0, law_programs.NO_INDEX], dtype=np.uint32), slots)
         words = {**words, "res": init}
-        out = self.backend.run(program, words, kernels.dispatch_for(lanes))["res"]
+        out = self.backend.run(program, words, law_programs.dispatch_for(lanes))["res"]
         found: list[tuple[int, int | None]] = []
         for slot in range(slots):
             violations = int(out[2 * slot])
@@ -164,7 +164,7 @@ class Engine:
             part = rows[start : start + gen.CHUNK]
             words = {f"x{j}": c for j, c in enumerate(_columns(part))}
             words["out"] = np.zeros(len(part), dtype=np.uint32)
-            result = backend.run(program, words, kernels.dispatch_for(len(part)))
+            result = backend.run(program, words, law_programs.dispatch_for(len(part)))
             out.append(np.asarray(result["out"], dtype=np.uint32)[: len(part)])
         return np.concatenate(out) if out else np.zeros(0, dtype=np.uint32)
 

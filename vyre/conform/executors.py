@@ -54,7 +54,7 @@ class EngineRecipe:
         from vyre import ops
         from vyre.conform.backends import backend_named
         from vyre.conform.engine import Engine
-        from vyre.conform.kernel_ops import KernelEngine
+        from vyre.conform.kernel_track import KernelEngine
 
         known = set(ops.known_op_ids())
         for spec in self.user_specs:

@@ -17,7 +17,7 @@ from typing import Any, cast
 from vyre import ops as registry
 from vyre.conform import corpus as corpus_mod
 from vyre.conform.backends import ConformBackend, backend_named
-from vyre.conform.kernel_ops import KERNEL_CHECKS
+from vyre.conform.kernel_track import KERNEL_CHECKS
 from vyre.conform.kinds import REQUESTABLE_LEVELS, CheckGroup, Level, Track, parse
 from vyre.conform.plan import PlanError, in_track, select_ops
 from vyre.conform.strength import Strength, strength_named

@@ -127,7 +127,7 @@ def measure(spec: OpSpec, n: int = 1 << 22, reps: int = 20, runs: int = 5, seed:
     ValueError when a kernel's output is wrong."""
     from vyre.pipeline import prepare
     from vyre.runtime.adapters import adapter_info
-    from vyre.runtime.evaluate import MAX_GROUPS_PER_AXIS, elementwise_program
+    from vyre.kernels.evaluate import MAX_GROUPS_PER_AXIS, elementwise_program
     from vyre.runtime.wgpu_backend import bind
     from vyre.runtime.wgpu_device import Resident, gpu_device
 

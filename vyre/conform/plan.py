@@ -31,10 +31,10 @@ from vyre.conform.entries import LawEntry, OpEntry, Rejection
 from vyre.conform.kinds import CheckGroup, CheckKind, Level, OpStatus, Target, Track, UnitKind
 from vyre.conform.strength import Strength
 from vyre.ir import Call, DataType
-from vyre.ops.kernel import KernelSpec
+from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec, walk_expr
 from vyre.pipeline import lower_to_wgsl
-from vyre.runtime.evaluate import elementwise_program
+from vyre.kernels.evaluate import elementwise_program
 
 __all__ = [
     "CHECK_GROUPS",
@@ -216,7 +216,7 @@ def _wgsl(spec: OpSpec) -> str:
 def spec_fingerprint(op_id: str) -> dict[str, Any]:
     """What the registry hash covers for one op."""
     try:
-        found = registry.get(op_id)
+        found = ops.get(op_id)
     except KeyError:
         return {"id": op_id, "missing": True}
     if isinstance(found, KernelSpec):

@@ -29,14 +29,15 @@ from vyre.conform.certificate import PARTIAL_FORMAT, Certificate, CertificateErr
 from vyre.conform.engine import Engine
 from vyre.conform.executors import EngineRecipe, run_units
 from vyre.conform.independence import IndependenceError, check_oracle, runs_function
-from vyre.conform.kernel_ops import KernelEngine, build_kernel_plan, make_case
+from vyre.conform.kernel_track import KernelEngine, build_kernel_plan
 from vyre.conform.kinds import CheckKind, Level, Track
 from vyre.conform.options import DEFAULT_SEED, CertifyOptions, parse_shard
 from vyre.conform.plan import Plan, PlanError, Unit, build_plan
 from vyre.conform.progress import Progress
 from vyre.conform.results import UnitRecord, record_from_json, records_to_json
 from vyre.conform.strength import Strength
-from vyre.ops.kernel import KernelSpec
+from vyre.kernels.samplers import make_case
+from vyre.kernels.spec import KernelSpec
 from vyre.ops.registry import get_scalar
 from vyre.ops.spec import OpSpec
 
@@ -308,7 +309,7 @@ def certify_with(options: CertifyOptions, started: float | None = None) -> Certi
 
 
 def _certify_kernels(options: CertifyOptions, started: float) -> Certificate:
-    """The kernel track (`vyre.conform.kernel_ops`): cases instead of rows, no
+    """The kernel track (`vyre.conform.kernel_track`): cases instead of rows, no
     regression corpus (kernel counterexamples are whole buffers) and no user oracles."""
     backend = options.backend
     plan = build_kernel_plan(

@@ -198,7 +198,7 @@ def _rows(values: Sequence[tuple[int, ...]]) -> list[np.ndarray]:
 
 
 def _composition_first(spec: OpSpec) -> Callable[[Sequence[tuple[int, ...]]], int | None]:
-    from vyre.runtime.evaluate import evaluate
+    from vyre.kernels.evaluate import evaluate
 
     def first(candidates: Sequence[tuple[int, ...]]) -> int | None:
         columns = _rows(candidates)
@@ -307,7 +307,7 @@ def _replay_composition(spec: OpSpec, values: tuple[int, ...]) -> _Replayed | No
     if first([values]) is None:
         return None
     minimal = shrink(values, first)
-    from vyre.runtime.evaluate import evaluate
+    from vyre.kernels.evaluate import evaluate
 
     columns = _rows([minimal])
     got = int(np.asarray(evaluate(spec.id, columns, backend="interp"))[0])
