@@ -57,7 +57,7 @@ $(VENV)/bin/pyright: $(STAMP)
 
 # pyright in strict mode over vyre/ (needs Node.js; .ci/run runs it before the tests).
 typecheck: $(VENV)/bin/pyright
-	$(VENV)/bin/pyright vyre
+	$(VENV)/bin/pyright vyre test/support
 
 # The API reference, generated from the docstrings with pdoc into docs/api/ (git-ignored).
 docs: $(STAMP)

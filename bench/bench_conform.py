@@ -102,10 +102,10 @@ def prove_all(timeout: float) -> list[list[object]]:
             t0 = time.perf_counter()
             record = prove_obligation(spec, name, timeout)
             spent = time.perf_counter() - t0
-            counts[record["status"]] = counts.get(record["status"], 0) + 1
+            counts[record.status.value] = counts.get(record.status.value, 0) + 1
             slow.append((spent, f"{op_id} {name}"))
-            if record["status"] != "proved":
-                missing.append(f"{op_id} {name}: {record['status']} — {record['detail'][:200]}")
+            if record.status != "proved":
+                missing.append(f"{op_id} {name}: {record.status} — {record.detail[:200]}")
             elif name.startswith("law:"):
                 law = next(x for x in spec.laws if f"law:{x}" == name)
                 cols = [rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32)

@@ -99,7 +99,7 @@ def wall(fn: Callable[[], object]) -> Callable[[], float]:
 def device_time(spec: Any, plan: Any, inputs: dict[str, Any], reps: int) -> tuple[Callable[[], float], dict[str, Any]]:
     """The plan's steps with `inputs` (DeviceBuffers) bound in place: a timer
     and the device buffers by name (to read the output back)."""
-    from vyre.runtime import kernel_run, wgpu_backend
+    from vyre.kernels import run as kernel_run, wgpu_backend
     from vyre.runtime.wgpu_device import Resident, gpu_device
 
     args = kernel_run.KernelArgs(user=(), words=inputs, sizes={}, scalars={})
@@ -343,7 +343,7 @@ def _codec_row(op_id: str, kind: str, oracle: Callable[[bytes], Any], s: Setting
     import vyre
     from vyre import ops
     from vyre.ops import registry
-    from vyre.ops.kernel import NO_ERROR
+    from vyre.kernels.spec import NO_ERROR
 
     data = _codec_input(kind, s.codec_bytes)
     raw = data.tobytes()

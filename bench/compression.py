@@ -99,7 +99,7 @@ def chunks(streams: Sequence[bytes]) -> list[tuple[int, int]]:
     """(first, stop) of consecutive groups of streams whose first output
     capacities (`initial_capacity`) total at most CHUNK_BYTES: one storage
     binding holds a batch's outputs."""
-    from vyre.ops.kernels.compression import initial_capacity
+    from vyre.kernels.families.compression import initial_capacity
 
     out: list[tuple[int, int]] = []
     first, total = 0, 0
@@ -149,8 +149,8 @@ def _device_chunk(streams: Sequence[bytes]) -> tuple[Callable[[], float], Callab
     import vyre
     from vyre.ir import DataType
     from vyre.ops import registry
-    from vyre.ops.kernel import batch_starts
-    from vyre.runtime import kernel_run
+    from vyre.kernels.spec import batch_starts
+    from vyre.kernels import run as kernel_run
 
     spec = registry.get_kernel(OP)
     plan_many = spec.plan_many

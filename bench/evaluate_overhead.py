@@ -89,7 +89,7 @@ class Parts:
 def instrumented(op_id: str, many: list[list[bytes]]) -> tuple[float, Parts]:
     """(whole seconds, parts) of one evaluate_many with its parts wrapped."""
     from vyre.ops.registry import get_kernel
-    from vyre.runtime import kernel_run
+    from vyre.kernels import run as kernel_run
 
     parts = Parts()
     spec = get_kernel(op_id)

@@ -55,7 +55,7 @@ from _common import gpu_name, median, table
 def _staged(op_id: str, args: Sequence[Any]) -> tuple[list[Any], list[Any], dict[str, Any], Any]:
     """The encoded steps of one evaluation of `op_id` with its inputs on the device."""
     from vyre.ops import registry
-    from vyre.runtime import kernel_run
+    from vyre.kernels import run as kernel_run
 
     spec = registry.get_kernel(op_id)
     checked = kernel_run.check_args(spec, args)

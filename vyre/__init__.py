@@ -3,17 +3,19 @@
 The public surface of python-api.md: `validate`, `lower_to_wgsl`, `run`,
 `print_ir`, `parse_ir` and the error types; builders live in `vyre.ir`,
 the operation library in `vyre.ops`, the proof system in `vyre.conform`.
+`vyre.__version__` is the installed distribution's version; `python -m vyre`
+prints it with the adapter vyre would run on and the installed extras.
 
 This module is the top of the layering (ARCHITECTURE.md): it may import every
-layer. It also completes `vyre.ops`: `ops.evaluate` runs an op through the
-runtime, which sits above the library, so it is installed here.
+layer. Its namespace is `__all__`, dunders and vyre's own modules, nothing else
+(test/unit/test_public_surface.py).
 """
 
-from __future__ import annotations
-
-from typing import Any
-
-from vyre import ops, pipeline
+# `vyre.ops` first: importing the op-library façade imports the kernel ops and the
+# runtime below them in layer order (a lower module imported first would reach
+# the façade through `vyre.ops.registry` while it is itself half imported).
+from vyre import ops as ops
+from vyre.installation import VERSION as __version__
 from vyre.ir import (
     AtomicOp,
     BinOp,
@@ -27,17 +29,14 @@ from vyre.ir import (
     parse_ir,
     print_ir,
 )
+from vyre.kernels.spec import OpInputError
 from vyre.ops.admission import AdmissionError
-from vyre.ops.kernel import OpInputError
-from vyre.runtime import api, evaluate
+from vyre.pipeline import lower_to_wgsl
+from vyre.runtime.api import run
 from vyre.runtime.device_buffer import DeviceBuffer, to_device
 from vyre.runtime.wgpu_device import DeviceLimitError
 from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
-
-ops.evaluate = evaluate.evaluate
-ops.evaluate_raw = evaluate.evaluate_raw
-ops.evaluate_many = evaluate.evaluate_many
 
 __all__ = [
     "AdmissionError",
@@ -64,23 +63,3 @@ __all__ = [
     "validate",
 ]
 
-
-def lower_to_wgsl(program: Program) -> str:
-    """WGSL source of the program; raises `ValidationError` when it is invalid."""
-    return pipeline.lower_to_wgsl(program)
-
-
-def run(
-    program: Program,
-    inputs: dict[str, Any],
-    *,
-    dispatch: tuple[int, int, int],
-    outputs: dict[str, int] | None = None,
-    backend: str = "wgpu",
-    on_device: bool = False,
-) -> dict[str, Any]:
-    """Run the program and return the final contents of every read_write buffer
-    (numpy arrays; `vyre.DeviceBuffer`s with `on_device=True`)."""
-    return api.run(
-        program, inputs, dispatch=dispatch, outputs=outputs, backend=backend, on_device=on_device
-    )

@@ -271,7 +271,11 @@ def _bf16_bits(x: float) -> int:
 @dataclass(frozen=True)
 class BufferDecl:
     """A buffer of a program: name, binding slot, access mode, element type and a
-    static element count (required for workgroup buffers, 0 = runtime-sized)."""
+    static element count (required for workgroup buffers, 0 = runtime-sized).
+
+    `TypeError` for a name that is not a str, a binding or count that is not an int,
+    or an access or element type that is not a `BufferAccess`/`DataType`;
+    `ValueError` for a binding or count outside [0, 2**32)."""
 
     name: str
     binding: int
@@ -288,35 +292,51 @@ class BufferDecl:
 
     @classmethod
     def read(cls, name: str, binding: int, dtype: DataType, count: int = 0) -> BufferDecl:
+        """A read-only storage buffer (an input of `vyre.run`) at slot `binding`; `count`: a
+        static element count, 0 for runtime-sized. `TypeError`/`ValueError` as for the
+        constructor."""
         return cls(name, binding, BufferAccess.READ_ONLY, dtype, count)
 
     @classmethod
     def read_write(
         cls, name: str, binding: int, dtype: DataType, count: int = 0
     ) -> BufferDecl:
+        """A read_write storage buffer at slot `binding`: an input and an output (`vyre.run`
+        returns its final contents); `count`: a static element count, 0 for runtime-sized.
+        `TypeError`/`ValueError` as for the constructor."""
         return cls(name, binding, BufferAccess.READ_WRITE, dtype, count)
 
     @classmethod
     def uniform(cls, name: str, binding: int, dtype: DataType, count: int = 0) -> BufferDecl:
+        """A uniform buffer (a read-only input) at slot `binding`; `count`: a static element
+        count, 0 for runtime-sized. `TypeError`/`ValueError` as for the constructor."""
         return cls(name, binding, BufferAccess.UNIFORM, dtype, count)
 
     @classmethod
     def storage(
         cls, name: str, binding: int, access: BufferAccess, dtype: DataType, count: int = 0
     ) -> BufferDecl:
+        """A buffer of any `access` mode: the constructor's general form.
+        `TypeError`/`ValueError` as for the constructor."""
         return cls(name, binding, access, dtype, count)
 
     @classmethod
     def workgroup(cls, name: str, count: int, dtype: DataType) -> BufferDecl:
+        """Per-workgroup scratch memory of `count` elements of `dtype`, zeroed when each
+        workgroup starts (no binding slot). `TypeError`/`ValueError` as for the constructor."""
         return cls(name, 0, BufferAccess.WORKGROUP, dtype, count)
 
     def to_attr(self) -> d.BufferDeclAttr:
+        """This declaration as the dialect's `BufferDeclAttr` (a property of `vyre.kernel`)."""
         return d.BufferDeclAttr(
             self.name, self.binding, self.access.value, self.dtype.attr, self.count
         )
 
     @classmethod
     def from_attr(cls, attr: d.BufferDeclAttr) -> BufferDecl:
+        """The declaration a dialect `BufferDeclAttr` holds (the inverse of `to_attr`).
+        `ValueError` for an access mode vyre does not know, `TypeError`/`ValueError` as for the
+        constructor."""
         return cls(
             attr.buffer_name.data,
             attr.binding.data,
@@ -361,10 +381,14 @@ class Expr:
     # -- literals and leaves -------------------------------------------------
     @staticmethod
     def u32(value: int) -> Expr:
+        """A `u32` literal. `value`: an int in [0, 2**32); `TypeError` for anything else (a bool
+        too), `ValueError` outside the range."""
         return LitU32(_check_uint("u32 literal", value))
 
     @staticmethod
     def i32(value: int) -> Expr:
+        """An `i32` literal. `value`: an int in [-2**31, 2**31); `TypeError` for anything else
+        (a bool too), `ValueError` outside the range."""
         if isinstance(value, bool) or not isinstance(value, int):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"i32 literal must be an int, got {type(value).__name__}")
         if not -(2**31) <= value < 2**31:
@@ -373,97 +397,143 @@ class Expr:
 
     @staticmethod
     def bool_(value: bool) -> Expr:
+        """A `bool` literal. `value`: `True` or `False`; `TypeError` for anything else (0 and 1
+        too)."""
         if not isinstance(value, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"bool literal must be a bool, got {type(value).__name__}")
         return LitBool(value)
 
     @staticmethod
     def f32(value: float) -> Expr:
-        """An F32 literal: `value` rounded to nearest even (as np.float32 does)."""
+        """An `f32` literal: `value` (a float or an int) rounded to nearest even, as
+        `np.float32` does (overflow gives an infinity, NaN the canonical NaN). `TypeError` for
+        anything else (a bool too)."""
         return LitFloat(DataType.F32, float_bits(DataType.F32, value))
 
     @staticmethod
     def f16(value: float) -> Expr:
+        """An `f16` literal: `value` (a float or an int) rounded to nearest even, as
+        `np.float16` does (overflow gives an infinity, NaN the canonical NaN). `TypeError` for
+        anything else (a bool too)."""
         return LitFloat(DataType.F16, float_bits(DataType.F16, value))
 
     @staticmethod
     def bf16(value: float) -> Expr:
+        """A `bf16` (1-8-7) literal: `value` (a float or an int) rounded once to nearest even,
+        not through f32 (overflow gives an infinity, NaN the canonical NaN). `TypeError` for
+        anything else (a bool too)."""
         return LitFloat(DataType.BF16, float_bits(DataType.BF16, value))
 
     @staticmethod
     def float_bits(dtype: DataType, bits: int) -> Expr:
-        """A float literal from its bit pattern (any pattern, NaNs too)."""
+        """A float literal from its bit pattern (any pattern, NaNs too). `dtype`:
+        `DataType.F32`, `F16` or `BF16` (`TypeError` for a non-`DataType`, `ValueError` for
+        another type); `bits`: an int below 2**32 for F32, 2**16 for F16/BF16 (`TypeError` for a
+        non-int, `ValueError` outside the range)."""
         dtype = _check_float_type("float literal type", dtype)
         return LitFloat(dtype, _check_uint(f"{dtype} bit pattern", bits, d.FLOAT_BITS[dtype]))
 
     @staticmethod
     def var(name: str) -> Expr:
+        """The current value of local `name` (declared by `Node.let`, or a loop variable); its
+        type is the local's. `TypeError` when `name` is not a str (an undeclared name is
+        V006)."""
         return Var(_check_name("variable name", name))
 
     @staticmethod
     def load(buf: str, index: Expr) -> Expr:
+        """The element `buf[index]` of buffer `buf`, of its element type (0 when `index` is out
+        of bounds). `index`: a u32 `Expr`. `TypeError` when `buf` is not a str or `index` not an
+        `Expr`."""
         return Load(_check_name("buffer name", buf), _expr(index))
 
     @staticmethod
     def buf_len(buf: str) -> Expr:
+        """The logical length of buffer `buf` as a u32: its element count (for a Bytes buffer,
+        its word count). `TypeError` when `buf` is not a str."""
         return BufLen(_check_name("buffer name", buf))
 
     @staticmethod
     def invocation_id(axis: int) -> Expr:
+        """The global invocation id on `axis` (0 = x, 1 = y, 2 = z) as a u32: workgroup id *
+        workgroup size + local id. `axis`: an int in [0, 2**32) (`TypeError`, `ValueError`; an
+        axis above 2 is V007)."""
         return InvocationId(_check_uint("axis", axis))
 
     @staticmethod
     def workgroup_id(axis: int) -> Expr:
+        """The id of the invocation's workgroup on `axis` (0 = x, 1 = y, 2 = z) as a u32.
+        `axis`: an int in [0, 2**32) (`TypeError`, `ValueError`; an axis above 2 is V007)."""
         return WorkgroupId(_check_uint("axis", axis))
 
     @staticmethod
     def local_id(axis: int) -> Expr:
+        """The invocation's position in its workgroup on `axis` (0 = x, 1 = y, 2 = z) as a u32.
+        `axis`: an int in [0, 2**32) (`TypeError`, `ValueError`; an axis above 2 is V007)."""
         return LocalId(_check_uint("axis", axis))
 
     @staticmethod
     def gid_x() -> Expr:
+        """The global invocation id on x: `Expr.invocation_id(0)`."""
         return InvocationId(0)
 
     # -- operators -----------------------------------------------------------
     @staticmethod
     def binop(op: BinOp, left: Expr, right: Expr) -> Expr:
+        """The binary operation `op` on `left` and `right` (the shorthands `Expr.add`... build
+        the same). `TypeError` when `op` is not a `BinOp` or an operand is not an `Expr`."""
         return BinaryExpr(_check_enum("binary operator", BinOp, op), _expr(left), _expr(right))
 
     @staticmethod
     def unop(op: UnOp, operand: Expr) -> Expr:
+        """The unary operation `op` on `operand` (the shorthands `Expr.negate`... build the
+        same). `TypeError` when `op` is not a `UnOp` or `operand` is not an `Expr`."""
         return UnaryExpr(_check_enum("unary operator", UnOp, op), _expr(operand))
 
     @staticmethod
     def call(op_id: str, args: Iterable[Expr], result: DataType | None = None) -> Expr:
-        """A call of library op `op_id`; its type is the op's declared output
-        (give `result` to spell it, e.g. for an op registered later)."""
+        """A call of library op `op_id` on `args` (`Expr`s, in the op's signature order); its
+        type is the op's declared output, or `result` when given (e.g. for an op registered
+        later). `TypeError` when `op_id` is not a str, an argument is not an `Expr` or `result`
+        is not a `DataType` (an unknown op id is V016)."""
         checked = None if result is None else _check_enum("call result type", DataType, result)
         return Call(_check_name("op id", op_id), tuple(_expr(a) for a in args), checked)
 
     @staticmethod
     def select(cond: Expr, if_true: Expr, if_false: Expr) -> Expr:
+        """`if_true` when `cond` is non-zero, else `if_false`; both arms are evaluated.
+        `TypeError` when an argument is not an `Expr`."""
         return Select(_expr(cond), _expr(if_true), _expr(if_false))
 
     @staticmethod
     def cast(target: DataType, value: Expr) -> Expr:
-        """`value` converted to `target` (casts.md; floats: python-api.md)."""
+        """`value` converted to `target` (the cast table of docs/semantics.md; floats round to
+        nearest even, float to integer truncates and saturates; an undefined pair is V012).
+        `TypeError` when `target` is not a `DataType` or `value` not an `Expr`."""
         return Cast(_check_enum("cast target", DataType, target), _expr(value))
 
     @staticmethod
     def bitcast(target: DataType, value: Expr) -> Expr:
-        """The bits of `value` read as `target` (F32 <-> U32/I32; F16/BF16 <->
-        U32/I32 through the low 16 bits)."""
+        """The bits of `value` read as `target` (F32 <-> U32/I32; F16/BF16 <-> U32/I32 through
+        the low 16 bits). `TypeError` when `target` is not a `DataType` or `value` not an
+        `Expr`."""
         return Bitcast(_check_enum("bitcast target", DataType, target), _expr(value))
 
     @staticmethod
     def fma(a: Expr, b: Expr, c: Expr) -> Expr:
-        """`a * b + c` with one rounding (FMulAdd)."""
+        """`a * b + c` with one rounding (FMulAdd), in the operands' float type. `TypeError`
+        when an operand is not an `Expr`."""
         return Fma(_expr(a), _expr(b), _expr(c))
 
     @staticmethod
     def atomic(
         op: AtomicOp, buf: str, index: Expr, value: Expr, expected: Expr | None = None
     ) -> Expr:
+        """An atomic `op` on element `buf[index]` with `value`, giving the element's previous
+        value (sequentially consistent; out of bounds nothing happens and it gives 0).
+        `expected` is the compared value of `AtomicOp.COMPARE_EXCHANGE` and of no other op
+        (`ValueError` otherwise). `TypeError` when `op` is not an `AtomicOp`, `buf` not a str or
+        an operand not an `Expr`."""
         op = _check_enum("atomic operator", AtomicOp, op)
         if (op is AtomicOp.COMPARE_EXCHANGE) != (expected is not None):
             raise ValueError(
@@ -480,212 +550,300 @@ class Expr:
     # one shorthand per operator
     @staticmethod
     def add(a: Expr, b: Expr) -> Expr:
+        """`a + b`, wrapping (`BinOp.ADD`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.ADD, a, b)
 
     @staticmethod
     def sub(a: Expr, b: Expr) -> Expr:
+        """`a - b`, wrapping (`BinOp.SUB`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.SUB, a, b)
 
     @staticmethod
     def mul(a: Expr, b: Expr) -> Expr:
+        """`a * b`, wrapping: the low 32 bits (`BinOp.MUL`). `TypeError` when an operand is not
+        an `Expr`."""
         return Expr.binop(BinOp.MUL, a, b)
 
     @staticmethod
     def div(a: Expr, b: Expr) -> Expr:
+        """`a / b`, unsigned and truncating; `x / 0` is 0 (`BinOp.DIV`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.binop(BinOp.DIV, a, b)
 
     @staticmethod
     def mod(a: Expr, b: Expr) -> Expr:
+        """`a % b`, unsigned; `x % 0` is 0 (`BinOp.MOD`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.binop(BinOp.MOD, a, b)
 
     @staticmethod
     def bitand(a: Expr, b: Expr) -> Expr:
+        """`a & b`, bitwise (`BinOp.BIT_AND`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.BIT_AND, a, b)
 
     @staticmethod
     def bitor(a: Expr, b: Expr) -> Expr:
+        """`a | b`, bitwise (`BinOp.BIT_OR`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.BIT_OR, a, b)
 
     @staticmethod
     def bitxor(a: Expr, b: Expr) -> Expr:
+        """`a ^ b`, bitwise (`BinOp.BIT_XOR`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.BIT_XOR, a, b)
 
     @staticmethod
     def shl(a: Expr, b: Expr) -> Expr:
+        """`a << (b & 31)` (`BinOp.SHL`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.SHL, a, b)
 
     @staticmethod
     def shr(a: Expr, b: Expr) -> Expr:
+        """`a >> (b & 31)`, logical (`BinOp.SHR`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.binop(BinOp.SHR, a, b)
 
     @staticmethod
     def eq(a: Expr, b: Expr) -> Expr:
+        """`a == b`: 1 or 0 (`BinOp.EQ`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.EQ, a, b)
 
     @staticmethod
     def ne(a: Expr, b: Expr) -> Expr:
+        """`a != b`: 1 or 0 (`BinOp.NE`). `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.NE, a, b)
 
     @staticmethod
     def lt(a: Expr, b: Expr) -> Expr:
+        """`a < b`, unsigned: 1 or 0 (`BinOp.LT`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.binop(BinOp.LT, a, b)
 
     @staticmethod
     def gt(a: Expr, b: Expr) -> Expr:
+        """`a > b`, unsigned: 1 or 0 (`BinOp.GT`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.binop(BinOp.GT, a, b)
 
     @staticmethod
     def le(a: Expr, b: Expr) -> Expr:
+        """`a <= b`, unsigned: 1 or 0 (`BinOp.LE`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.binop(BinOp.LE, a, b)
 
     @staticmethod
     def ge(a: Expr, b: Expr) -> Expr:
+        """`a >= b`, unsigned: 1 or 0 (`BinOp.GE`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.binop(BinOp.GE, a, b)
 
     @staticmethod
     def and_(a: Expr, b: Expr) -> Expr:
+        """Logical and: 1 when both operands are non-zero, else 0 (`BinOp.AND`). `TypeError`
+        when an operand is not an `Expr`."""
         return Expr.binop(BinOp.AND, a, b)
 
     @staticmethod
     def or_(a: Expr, b: Expr) -> Expr:
+        """Logical or: 1 when either operand is non-zero, else 0 (`BinOp.OR`). `TypeError` when
+        an operand is not an `Expr`."""
         return Expr.binop(BinOp.OR, a, b)
 
     @staticmethod
     def negate(a: Expr) -> Expr:
+        """`0 - a`, wrapping (`UnOp.NEGATE`). `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.NEGATE, a)
 
     @staticmethod
     def bitnot(a: Expr) -> Expr:
+        """`~a`, bitwise (`UnOp.BIT_NOT`). `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.BIT_NOT, a)
 
     @staticmethod
     def logical_not(a: Expr) -> Expr:
+        """`a == 0`: 1 or 0 (`UnOp.LOGICAL_NOT`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.unop(UnOp.LOGICAL_NOT, a)
 
     @staticmethod
     def popcount(a: Expr) -> Expr:
+        """The number of set bits of `a` (`UnOp.POPCOUNT`). `TypeError` when an operand is not
+        an `Expr`."""
         return Expr.unop(UnOp.POPCOUNT, a)
 
     @staticmethod
     def clz(a: Expr) -> Expr:
+        """The number of leading zero bits of `a`, 32 for 0 (`UnOp.CLZ`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.unop(UnOp.CLZ, a)
 
     @staticmethod
     def ctz(a: Expr) -> Expr:
+        """The number of trailing zero bits of `a`, 32 for 0 (`UnOp.CTZ`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.unop(UnOp.CTZ, a)
 
     @staticmethod
     def reverse_bits(a: Expr) -> Expr:
+        """The bits of `a` in reverse order (`UnOp.REVERSE_BITS`). `TypeError` when an operand
+        is not an `Expr`."""
         return Expr.unop(UnOp.REVERSE_BITS, a)
 
     # strict floats (python-api.md "Floats")
     @staticmethod
     def fadd(a: Expr, b: Expr) -> Expr:
+        """`a + b` in the operands' float type, rounded to nearest even (`BinOp.FADD`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.FADD, a, b)
 
     @staticmethod
     def fsub(a: Expr, b: Expr) -> Expr:
+        """`a - b` in the operands' float type, rounded to nearest even (`BinOp.FSUB`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.FSUB, a, b)
 
     @staticmethod
     def fmul(a: Expr, b: Expr) -> Expr:
+        """`a * b` in the operands' float type, rounded to nearest even (`BinOp.FMUL`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.FMUL, a, b)
 
     @staticmethod
     def fdiv(a: Expr, b: Expr) -> Expr:
+        """`a / b` in the operands' float type, correctly rounded (`BinOp.FDIV`). `TypeError`
+        when an operand is not an `Expr`."""
         return Expr.binop(BinOp.FDIV, a, b)
 
     @staticmethod
     def fmin(a: Expr, b: Expr) -> Expr:
+        """IEEE 754-2019 minimumNumber: a NaN operand is ignored, -0 is below +0 (`BinOp.FMIN`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.FMIN, a, b)
 
     @staticmethod
     def fmax(a: Expr, b: Expr) -> Expr:
+        """IEEE 754-2019 maximumNumber: a NaN operand is ignored, +0 is above -0 (`BinOp.FMAX`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.binop(BinOp.FMAX, a, b)
 
     @staticmethod
     def feq(a: Expr, b: Expr) -> Expr:
+        """`a == b` as a bool, false when an operand is NaN (`BinOp.FEQ`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.binop(BinOp.FEQ, a, b)
 
     @staticmethod
     def fne(a: Expr, b: Expr) -> Expr:
+        """`a != b` as a bool, true when an operand is NaN (`BinOp.FNE`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.binop(BinOp.FNE, a, b)
 
     @staticmethod
     def flt(a: Expr, b: Expr) -> Expr:
+        """`a < b` as a bool, false when an operand is NaN (`BinOp.FLT`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.binop(BinOp.FLT, a, b)
 
     @staticmethod
     def fle(a: Expr, b: Expr) -> Expr:
+        """`a <= b` as a bool, false when an operand is NaN (`BinOp.FLE`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.binop(BinOp.FLE, a, b)
 
     @staticmethod
     def fgt(a: Expr, b: Expr) -> Expr:
+        """`a > b` as a bool, false when an operand is NaN (`BinOp.FGT`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.binop(BinOp.FGT, a, b)
 
     @staticmethod
     def fge(a: Expr, b: Expr) -> Expr:
+        """`a >= b` as a bool, false when an operand is NaN (`BinOp.FGE`). `TypeError` when an
+        operand is not an `Expr`."""
         return Expr.binop(BinOp.FGE, a, b)
 
     @staticmethod
     def fneg(a: Expr) -> Expr:
+        """`-a`: the sign bit flipped, every other bit kept, NaN payloads too (`UnOp.FNEG`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FNEG, a)
 
     @staticmethod
     def fabs(a: Expr) -> Expr:
+        """`|a|`: the sign bit cleared, every other bit kept, NaN payloads too (`UnOp.FABS`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FABS, a)
 
     @staticmethod
     def fsqrt(a: Expr) -> Expr:
+        """The square root of `a`, correctly rounded (`UnOp.FSQRT`). `TypeError` when an operand
+        is not an `Expr`."""
         return Expr.unop(UnOp.FSQRT, a)
 
     @staticmethod
     def ffloor(a: Expr) -> Expr:
+        """`a` rounded down to an integral value, the sign of zero kept (`UnOp.FFLOOR`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FFLOOR, a)
 
     @staticmethod
     def fceil(a: Expr) -> Expr:
+        """`a` rounded up to an integral value, the sign of zero kept (`UnOp.FCEIL`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FCEIL, a)
 
     @staticmethod
     def fround(a: Expr) -> Expr:
+        """`a` rounded to the nearest integral value, ties to even, the sign of zero kept
+        (`UnOp.FROUND`). `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FROUND, a)
 
     @staticmethod
     def ftrunc(a: Expr) -> Expr:
+        """`a` rounded toward zero to an integral value, the sign of zero kept (`UnOp.FTRUNC`).
+        `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FTRUNC, a)
 
     @staticmethod
     def fis_nan(a: Expr) -> Expr:
+        """Whether `a` is a NaN, as a bool (`UnOp.FIS_NAN`). `TypeError` when an operand is not
+        an `Expr`."""
         return Expr.unop(UnOp.FIS_NAN, a)
 
     @staticmethod
     def fis_inf(a: Expr) -> Expr:
+        """Whether `a` is an infinity, as a bool (`UnOp.FIS_INF`). `TypeError` when an operand
+        is not an `Expr`."""
         return Expr.unop(UnOp.FIS_INF, a)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:
-        """Approximate (native GPU, declared error bound, F32 only)."""
+        """The square root of an F32 `a`, approximate: the GPU's native instruction within a
+        declared error bound (`UnOp.FSQRT_APPROX`). `TypeError` when an operand is not an
+        `Expr`."""
         return Expr.unop(UnOp.FSQRT_APPROX, a)
 
     @staticmethod
     def fexp2_approx(a: Expr) -> Expr:
-        """Approximate (native GPU, declared error bound, F32 only)."""
+        """`2**a` for an F32 `a`, approximate: the GPU's native instruction within a declared
+        error bound (`UnOp.FEXP2_APPROX`). `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FEXP2_APPROX, a)
 
     @staticmethod
     def flog2_approx(a: Expr) -> Expr:
-        """Approximate (native GPU, declared error bound, F32 only)."""
+        """`log2(a)` for an F32 `a`, approximate: the GPU's native instruction within a declared
+        error bound (`UnOp.FLOG2_APPROX`). `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FLOG2_APPROX, a)
 
     @staticmethod
     def fsin_approx(a: Expr) -> Expr:
-        """Approximate (native GPU, declared error bound, F32 only)."""
+        """`sin(a)` for an F32 `a`, approximate: the GPU's native instruction within a declared
+        error bound (`UnOp.FSIN_APPROX`). `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FSIN_APPROX, a)
 
     @staticmethod
     def fcos_approx(a: Expr) -> Expr:
-        """Approximate (native GPU, declared error bound, F32 only)."""
+        """`cos(a)` for an F32 `a`, approximate: the GPU's native instruction within a declared
+        error bound (`UnOp.FCOS_APPROX`). `TypeError` when an operand is not an `Expr`."""
         return Expr.unop(UnOp.FCOS_APPROX, a)
 
 
@@ -871,34 +1029,54 @@ class Node:
 
     @staticmethod
     def let(name: str, expr: Expr) -> Node:
+        """Declares local `name` holding the value of `expr` (its type is the expression's;
+        names are unique in a kernel, V008). `TypeError` when `name` is not a str or `expr` not
+        an `Expr`."""
         return Let(_check_name("variable name", name), _expr(expr))
 
     @staticmethod
     def assign(name: str, expr: Expr) -> Node:
+        """Writes the value of `expr` to the declared local `name`. `TypeError` when `name` is
+        not a str or `expr` not an `Expr`."""
         return Assign(_check_name("variable name", name), _expr(expr))
 
     @staticmethod
     def store(buf: str, index: Expr, value: Expr) -> Node:
+        """Writes `value` to element `buf[index]` of buffer `buf` (nothing happens out of
+        bounds). `TypeError` when `buf` is not a str or `index` or `value` not an `Expr`."""
         return Store(_check_name("buffer name", buf), _expr(index), _expr(value))
 
     @staticmethod
     def if_(cond: Expr, then: Iterable[Node], otherwise: Iterable[Node] = ()) -> Node:
+        """Runs the statements `then` when `cond` (u32 or bool) is non-zero, else `otherwise`.
+        `TypeError` when `cond` is not an `Expr`; `TypeError` for a single `Node` instead of a
+        list or an item that is not a `Node`."""
         return If(_expr(cond), _nodes(then), _nodes(otherwise))
 
     @staticmethod
     def loop(var: str, from_: Expr, to: Expr, body: Iterable[Node]) -> Node:
+        """Runs `body` with the read-only u32 local `var` = `from_`, `from_ + 1`, ..., `to - 1`
+        (both bounds evaluated once). `TypeError` when `var` is not a str or a bound not an
+        `Expr`; `TypeError` for a single `Node` instead of a list or an item that is not a
+        `Node`."""
         return Loop(_check_name("loop variable", var), _expr(from_), _expr(to), _nodes(body))
 
     @staticmethod
     def return_() -> Node:
+        """Ends the invocation."""
         return Return()
 
     @staticmethod
     def block(body: Iterable[Node]) -> Node:
+        """The statements of `body` (`Node`s) grouped as one statement. `TypeError` for a single
+        `Node` instead of a list or an item that is not a `Node`."""
         return BlockNode(_nodes(body))
 
     @staticmethod
     def barrier() -> Node:
+        """Every invocation of the workgroup waits here until all arrive; the writes before it
+        are then visible to the whole workgroup. It must be reached by every invocation of the
+        workgroup or by none (V010)."""
         return Barrier()
 
 
@@ -1533,7 +1711,13 @@ class _Frame:
 
 
 class Program:
-    """A vyre program: a `builtin.module` holding one `vyre.kernel`."""
+    """A vyre program: a `builtin.module` holding one `vyre.kernel`.
+
+    `Program(buffers, workgroup_size, entry, *, name="main")` builds it from
+    `BufferDecl`s, the three workgroup dimensions and the body's `Node`s.
+    `TypeError` for a buffer that is not a `BufferDecl`, a statement that is not a
+    `Node`, a name that is not a str or a dimension that is not an int;
+    `ValueError` unless `workgroup_size` has 3 dimensions in [0, 2**32) (0 is V003)."""
 
     __slots__ = ("module",)
 
@@ -1589,18 +1773,22 @@ class Program:
 
     @property
     def kernel(self) -> d.KernelOp:
+        """The program's `vyre.kernel` op."""
         return d.kernel_of(self.module)
 
     @property
     def name(self) -> str:
+        """The kernel's name (the constructor's `name`)."""
         return self.kernel.sym_name.data
 
     @property
     def buffers(self) -> tuple[BufferDecl, ...]:
+        """The buffer declarations, in declaration order."""
         return tuple(BufferDecl.from_attr(attr) for attr in self.kernel.buffer_decls)
 
     @property
     def workgroup_size(self) -> tuple[int, int, int]:
+        """The kernel's workgroup size `(x, y, z)`."""
         x, y, z = self.kernel.workgroup
         return (x, y, z)
 

@@ -40,8 +40,8 @@ def _chain_program() -> Program:
     )
 
 
-def _nested(depth: int, make: str = "block") -> Program:
-    body = [N.store("out", E.u32(0), E.u32(1))]
+def _nested(depth: int, make: str = "block", stored: int = 1) -> Program:
+    body = [N.store("out", E.u32(0), E.u32(stored))]
     for k in range(depth - 1):
         if make == "block":
             body = [N.block(body)]
@@ -168,8 +168,13 @@ def test_a_200_deep_program_prints_parses_and_round_trips(make: str) -> None:
 def test_nesting_past_the_cap_is_a_clear_error_in_every_recursive_form() -> None:
     program = _nested(MAX_NESTING + 1)
     assert [d.rule for d in vyre.validate(program)] == ["V018"]
-    assert program == program  # equality and hashing are iterative: no cap
-    hash(program)
+    # equality and hashing are iterative: no cap. A second build is a distinct,
+    # equal program, so the comparison walks every level; one whose innermost
+    # store differs is unequal.
+    twin, other = _nested(MAX_NESTING + 1), _nested(MAX_NESTING + 1, stored=2)
+    assert twin is not program and twin.module is not program.module
+    assert program == twin and hash(program) == hash(twin)
+    assert program != other and hash(program) != hash(other)
     with pytest.raises(NestingError, match=f"1025 levels deep; vyre holds at most {MAX_NESTING}"):
         vyre.print_ir(program)
     with pytest.raises(NestingError):

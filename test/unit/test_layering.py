@@ -15,7 +15,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "vyre"
 
-# Bottom up. A module belongs to the first entry that is it or a package above it.
+# Bottom up. An entry names a package and every module below it, or, written
+# "=name", that one module only (a package's __init__, not its submodules). A
+# module belongs to the entry that names it alone, else to the first entry that
+# is it or a package above it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.dialects",),
     ("vyre.context", "vyre.progress", "vyre.text", "vyre.wire"),
@@ -27,8 +30,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.lowering",),
     ("vyre.fingerprint", "vyre.pipeline"),
     ("vyre.runtime",),
+    ("vyre.kernels",),
+    ("=vyre.ops",),
     ("vyre.testing", "vyre.conform"),
-    ("vyre.targets", "vyre.tools", "vyre.universe", "vyre"),
+    ("vyre.targets", "vyre.tools", "vyre.universe", "vyre.installation", "vyre.__main__", "=vyre"),
 )
 
 
@@ -43,10 +48,11 @@ def _modules() -> dict[str, Path]:
 
 
 def _layer(module: str) -> int:
-    for level, prefixes in enumerate(LAYERS):
-        for prefix in prefixes:
-            if prefix == "vyre" and module != "vyre":
-                continue
+    for level, entries in enumerate(LAYERS):
+        if f"={module}" in entries:
+            return level
+    for level, entries in enumerate(LAYERS):
+        for prefix in entries:
             if module == prefix or module.startswith(prefix + "."):
                 return level
     raise AssertionError(f"module {module} is in no layer: add it to LAYERS and ARCHITECTURE.md")
@@ -111,6 +117,20 @@ def test_the_import_graph_has_no_cycle() -> None:
             if child not in state:
                 state[child] = 1
                 stack.append((child, sorted(graph[child])))
+
+
+def test_the_op_library_facade_is_above_the_kernel_ops() -> None:
+    """`vyre.ops` itself (the façade) sits above `vyre.kernels`; its submodules
+    stay below validation, and no module below the façade imports it."""
+    assert _layer("vyre.ops") > _layer("vyre.kernels") > _layer("vyre.runtime")
+    assert _layer("vyre.ops.registry") < _layer("vyre.validate")
+    below = [
+        f"{module}:{line}"
+        for module, edges in _graph().items()
+        for target, line in edges
+        if target == "vyre.ops" and _layer(module) < _layer("vyre.ops")
+    ]
+    assert below == []
 
 
 def test_the_checks_see_function_level_imports() -> None:

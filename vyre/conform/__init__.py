@@ -18,19 +18,15 @@ reported.
 from __future__ import annotations
 
 from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend, backend_named
-from vyre.conform.certificate import (
-    Certificate,
-    CertificateError,
-    Failure,
-    Obligation,
-    load_certificate,
-    verify_certificate,
-)
+from vyre.conform.certificate import Certificate, CertificateError, load_certificate, verify_certificate
+from vyre.conform.findings import Failure, Obligation
 from vyre.conform.independence import IndependenceError, check_oracle, same_function
+from vyre.conform.kinds import CheckKind, Level, ObligationStrength, Target, Track
+from vyre.conform.options import CertifyOptions
 from vyre.conform.plan import SUITE_VERSION, PlanError
 from vyre.conform.shrink import shrink
-from vyre.conform.strength import STRENGTHS, Strength
-from vyre.conform.suite import DEFAULT_SEED, certify, merge
+from vyre.conform.strength import STRENGTHS, Strength, StrengthName
+from vyre.conform.suite import DEFAULT_SEED, certify, certify_with, merge
 
 __all__ = [
     "DEFAULT_SEED",
@@ -38,16 +34,24 @@ __all__ = [
     "SUITE_VERSION",
     "Certificate",
     "CertificateError",
+    "CertifyOptions",
+    "CheckKind",
     "ConformBackend",
     "Failure",
     "IndependenceError",
-    "Obligation",
     "InterpBackend",
+    "Level",
+    "Obligation",
+    "ObligationStrength",
     "PlanError",
     "Strength",
+    "StrengthName",
+    "Target",
+    "Track",
     "WgpuBackend",
     "backend_named",
     "certify",
+    "certify_with",
     "check_oracle",
     "load_certificate",
     "merge",

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ops.kernel import KernelSpec
+from vyre.kernels.run import evaluate_kernel_many
+from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec
 from vyre.pipeline import Prepared
-from vyre.runtime.kernel_run import evaluate_kernel_many
 
 __all__ = ["BACKEND_NAMES", "ConformBackend", "InterpBackend", "WgpuBackend", "backend_named"]
 

@@ -23,6 +23,7 @@ from typing import Any
 import z3
 
 from vyre.conform.algebra import law_relations, law_variables
+from vyre.conform.results import Composition
 from vyre.conform.smt.terms import Z3Bits
 from vyre.conform.smt.translate import Untranslatable, _Translator  # pyright: ignore[reportPrivateUsage]
 from vyre.ir import BinaryExpr, Call, Cast, Expr, LitBool, LitI32, LitU32, Param, Select, UnaryExpr
@@ -145,11 +146,10 @@ class _Composed:
         return x + y
 
 
-def analyse(spec: OpSpec, timeout: float = 10.0) -> dict[str, Any]:
-    """{"callees", "inherited", "not_implied", "undecided", "solver"} for a
-    composed op (one whose composition calls library ops)."""
-    result: dict[str, Any] = {"callees": list(spec.callees), "inherited": [], "not_implied": [], "undecided": [],
-                              "solver": f"z3 {z3.get_version_string()} (QF_UFBV with quantified callee laws)"}
+def analyse(spec: OpSpec, timeout: float = 10.0) -> Composition:
+    """The candidate laws of a composed op (one whose composition calls library
+    ops) sorted into inherited, not implied and undecided."""
+    buckets: dict[str, list[str]] = {"inherited": [], "not_implied": [], "undecided": []}
     for law in candidate_laws(spec):
         world = _Uninterpreted()
         for callee in spec.callees:
@@ -159,7 +159,7 @@ def analyse(spec: OpSpec, timeout: float = 10.0) -> dict[str, Any]:
             xs = [z3.BitVec(f"x{j}", 32) for j in range(k)]
             rels = law_relations(law, spec.id, _Composed(spec, world), xs)
         except (Untranslatable, ValueError) as error:
-            result["undecided"].append(f"{law} ({error})")
+            buckets["undecided"].append(f"{law} ({error})")
             continue
         solver = z3.Solver()
         solver.set("timeout", max(1, int(timeout * 1000)))
@@ -167,5 +167,9 @@ def analyse(spec: OpSpec, timeout: float = 10.0) -> dict[str, Any]:
         solver.add(z3.Not(z3.And(*[_holds(r) for r in rels])))
         answer = solver.check()
         bucket = "inherited" if answer == z3.unsat else "not_implied" if answer == z3.sat else "undecided"
-        result[bucket].append(str(law))
-    return result
+        buckets[bucket].append(str(law))
+    return Composition(
+        callees=tuple(spec.callees), inherited=tuple(buckets["inherited"]),
+        not_implied=tuple(buckets["not_implied"]), undecided=tuple(buckets["undecided"]),
+        solver=f"z3 {z3.get_version_string()} (QF_UFBV with quantified callee laws)",
+    )

@@ -23,7 +23,7 @@ import numpy as np
 
 from vyre.ops import registry
 from vyre.conform import generate as gen
-from vyre.conform import kernels, zero_overhead
+from vyre.conform import law_programs, zero_overhead
 from vyre.conform.algebra import (
     NumpyAlgebra,
     Relation,
@@ -34,9 +34,12 @@ from vyre.conform.algebra import (
 )
 from vyre.conform.backends import ConformBackend, InterpBackend
 from vyre.conform.corpus import Entry
-from vyre.conform.results import Result
-from vyre.conform.results import result as _result
+from vyre.conform.entries import LawEntry
+from vyre.conform.kinds import CheckKind, ProofStatus, Target, UnitKind
 from vyre.conform.plan import Plan, Unit, determinism_rows, law_witness_rows, op_input_rows
+from vyre.conform.results import Composition, PerfSummary, ProofSummary, Result
+from vyre.conform.results import result as _result
+from vyre.conform.strength import Strength, StrengthName
 from vyre.conform.shrink import shrink
 from vyre.ir import DataType, Program
 from vyre.pipeline import Prepared, prepare
@@ -91,8 +94,7 @@ class Engine:
         self.plan = plan
         self.backend = backend
         self.oracles = dict(oracles or {})
-        self.seed = int(plan.data["seed"])
-        self.strength = plan.data["strength"]
+        self.seed = plan.seed
         self._programs: dict[tuple[Any, ...], Prepared] = {}
         self._interp: ConformBackend | None = None
 
@@ -112,16 +114,20 @@ class Engine:
     def _law_program(self, spec: OpSpec, laws: Sequence[L.Law], k: int, bits: int | None) -> Prepared:
         key = ("laws", *self._spec_key(spec), tuple(str(x) for x in laws), k, bits)
         return self._prepared(
-            key, lambda: kernels.law_program(spec.id, laws, k, exhaustive_bits=bits)
+            key, lambda: law_programs.law_program(spec.id, laws, k, exhaustive_bits=bits)
         )
 
     def _match_program(self, spec: OpSpec) -> Prepared:
         key = ("match", *self._spec_key(spec))
-        return self._prepared(key, lambda: kernels.match_program(spec.id, spec.signature.arity))
+        return self._prepared(key, lambda: law_programs.match_program(spec.id, spec.signature.arity))
 
     def _eval_program(self, spec: OpSpec) -> Prepared:
         key = ("eval", *self._spec_key(spec))
-        return self._prepared(key, lambda: kernels.eval_program(spec.id, spec.signature.arity))
+        return self._prepared(key, lambda: law_programs.eval_program(spec.id, spec.signature.arity))
+
+    @property
+    def strength(self) -> Strength:
+        return self.plan.strength
 
     @property
     def interp(self) -> ConformBackend:
@@ -137,9 +143,9 @@ class Engine:
         self, program: Prepared, words: dict[str, np.ndarray], lanes: int, slots: int
     ) -> list[tuple[int, int | None]]:
         """Run a counting kernel; (violations, first index or None) per slot."""
-        init = np.tile(np.array([0, kernels.NO_INDEX], dtype=np.uint32), slots)
+        init = np.tile(np.array([0, law_programs.NO_INDEX], dtype=np.uint32), slots)
         words = {**words, "res": init}
-        out = self.backend.run(program, words, kernels.dispatch_for(lanes))["res"]
+        out = self.backend.run(program, words, law_programs.dispatch_for(lanes))["res"]
         found: list[tuple[int, int | None]] = []
         for slot in range(slots):
             violations = int(out[2 * slot])
@@ -158,7 +164,7 @@ class Engine:
             part = rows[start : start + gen.CHUNK]
             words = {f"x{j}": c for j, c in enumerate(_columns(part))}
             words["out"] = np.zeros(len(part), dtype=np.uint32)
-            result = backend.run(program, words, kernels.dispatch_for(len(part)))
+            result = backend.run(program, words, law_programs.dispatch_for(len(part)))
             out.append(np.asarray(result["out"], dtype=np.uint32)[: len(part)])
         return np.concatenate(out) if out else np.zeros(0, dtype=np.uint32)
 
@@ -177,34 +183,32 @@ class Engine:
     # -- dispatch -------------------------------------------------------------------
 
     def run_unit(self, unit: Unit) -> list[Result]:
-        if unit.kind == "invariant":
+        if unit.kind == UnitKind.INVARIANT:
             from vyre.conform.invariants import InvariantChecker
 
             return InvariantChecker(self.backend, self.seed).check_chunk(unit.part, unit.chunk, unit.lanes)
         spec = registry.get_scalar(unit.op)
-        handler = {
-            "laws-reference": self._laws_reference,
-            "laws-backend": self._laws_backend,
-            "reference": self._reference,
-            "parity": self._parity,
-            "oracle": self._oracle,
-            "determinism": self._determinism,
-            "regression": self._regression,
-            "zero-overhead": self._zero_overhead,
-            "prove": self._prove,
-            "compose": self._compose,
-            "perf": self._perf,
-        }[unit.kind]
-        return handler(spec, unit)
+        handler: dict[UnitKind, Callable[[OpSpec, Unit], list[Result]]] = {
+            UnitKind.LAWS_REFERENCE: self._laws_reference,
+            UnitKind.LAWS_BACKEND: self._laws_backend,
+            UnitKind.REFERENCE: self._reference,
+            UnitKind.PARITY: self._parity,
+            UnitKind.ORACLE: self._oracle,
+            UnitKind.DETERMINISM: self._determinism,
+            UnitKind.REGRESSION: self._regression,
+            UnitKind.ZERO_OVERHEAD: self._zero_overhead,
+            UnitKind.PROVE: self._prove,
+            UnitKind.COMPOSE: self._compose,
+            UnitKind.PERF: self._perf,
+        }
+        return handler[unit.kind](spec, unit)
 
-    def _laws_of(self, spec: OpSpec, unit: Unit) -> list[tuple[dict[str, Any], L.Law]]:
+    def _laws_of(self, spec: OpSpec, unit: Unit) -> list[tuple[LawEntry, L.Law]]:
         entry = self.plan.op(spec.id)
-        chosen: list[tuple[dict[str, Any], L.Law]] = [
-            (law, spec.laws[law["index"]]) for law in entry["laws"] if law["variables"]
-        ]
+        chosen = [(law, spec.laws[law.index]) for law in entry.laws if law.variables]
         if unit.part.startswith("u8:"):
             k = int(unit.part[3:])
-            chosen = [(law, obj) for law, obj in chosen if law["variables"] == k]
+            chosen = [(law, obj) for law, obj in chosen if law.variables == k]
         return chosen
 
     # -- laws on the CPU reference -------------------------------------------------------
@@ -221,7 +225,7 @@ class Engine:
             base = unit.chunk * gen.CHUNK
             domain = "u8"
         else:
-            k = max(law["variables"] for law, _ in chosen)
+            k = max(law.variables for law, _ in chosen)
             rows = law_witness_rows(spec, self.seed, k, unit.chunk, unit.lanes)
             variables = _columns(rows)
             base = 0
@@ -234,7 +238,7 @@ class Engine:
             bad = violations_numpy(rels, shape)
             count = int(np.count_nonzero(bad))
             if count == 0:
-                results.append(_result(entry["check"], "reference", domain, bad.size, 0, law=entry["law"]))
+                results.append(_result(entry.check, Target.REFERENCE, domain, bad.size, 0, law=entry.law))
                 continue
             flat = int(np.flatnonzero(bad)[0])
             position = np.unravel_index(flat, shape)
@@ -243,7 +247,7 @@ class Engine:
             detail = self._explain_law(spec, law, minimal, self._ref_algebra())
             results.append(
                 _result(
-                    entry["check"], "reference", domain, bad.size, count, law=entry["law"],
+                    entry.check, Target.REFERENCE, domain, bad.size, count, law=entry.law,
                     first=base + flat, counterexample=minimal, raw=raw, detail=detail,
                 )
             )
@@ -289,7 +293,7 @@ class Engine:
         laws = [law for _, law in chosen]
         if unit.part.startswith("u8:"):
             k = int(unit.part[3:])
-            bits = 8 if k < 3 else int(self.strength["backend_cube_bits"])
+            bits = 8 if k < 3 else self.strength.backend_cube_bits
             base = unit.chunk * gen.CHUNK
             params = np.array([base, unit.lanes], dtype=np.uint32)
             program = self._law_program(spec, laws, k, bits)
@@ -308,7 +312,7 @@ class Engine:
         for (entry, law), (violations, first) in zip(chosen, counts):
             cases = unit.lanes
             if violations == 0 or first is None:
-                results.append(_result(entry["check"], "backend", domain, cases, 0, law=entry["law"]))
+                results.append(_result(entry.check, Target.BACKEND, domain, cases, 0, law=entry.law))
                 continue
             kv = law_variables(law)
             raw = rows_for(first)[:kv]
@@ -316,7 +320,7 @@ class Engine:
             detail = self._explain_law(spec, law, minimal, self._backend_algebra())
             results.append(
                 _result(
-                    entry["check"], "backend", domain, cases, violations, law=entry["law"],
+                    entry.check, Target.BACKEND, domain, cases, violations, law=entry.law,
                     first=first,
                     counterexample=minimal, raw=raw, detail=detail,
                 )
@@ -335,7 +339,7 @@ class Engine:
         self,
         spec: OpSpec,
         unit: Unit,
-        check: str,
+        check: CheckKind,
         expect: Callable[[np.ndarray], np.ndarray],
         against: str,
     ) -> list[Result]:
@@ -343,7 +347,7 @@ class Engine:
         violations, first = self.mismatches(spec, rows, expect(rows))
         domain = "structured" if unit.chunk == 0 else "witnessed"
         if violations == 0 or first is None:
-            return [_result(check, "backend", domain, len(rows), 0)]
+            return [_result(check.value, Target.BACKEND, domain, len(rows), 0)]
         raw = tuple(int(v) for v in rows[first])
 
         def first_failing(candidates: Sequence[tuple[int, ...]]) -> int | None:
@@ -358,19 +362,19 @@ class Engine:
         detail = f"{spec.id}({args}): {self.backend.id} gives {got:#x}, {against} gives {want:#x}"
         return [
             _result(
-                check, "backend", domain, len(rows), violations, first=first,
+                check.value, Target.BACKEND, domain, len(rows), violations, first=first,
                 counterexample=minimal, raw=raw, detail=detail,
             )
         ]
 
     def _reference(self, spec: OpSpec, unit: Unit) -> list[Result]:
         return self._compare_inputs(
-            spec, unit, "reference", lambda rows: call_reference(spec, _columns(rows)), "the CPU reference"
+            spec, unit, CheckKind.REFERENCE, lambda rows: call_reference(spec, _columns(rows)), "the CPU reference"
         )
 
     def _parity(self, spec: OpSpec, unit: Unit) -> list[Result]:
         return self._compare_inputs(
-            spec, unit, "parity", lambda rows: self.evaluate(spec, rows, self.interp), "the reference interpreter"
+            spec, unit, CheckKind.PARITY, lambda rows: self.evaluate(spec, rows, self.interp), "the reference interpreter"
         )
 
     def _oracle(self, spec: OpSpec, unit: Unit) -> list[Result]:
@@ -380,12 +384,12 @@ class Engine:
             out = np.asarray(oracle(*_columns(rows))).reshape(-1)
             return (out.astype(np.int64) & 0xFFFF_FFFF).astype(np.uint32)
 
-        return self._compare_inputs(spec, unit, "oracle", expect, "the oracle")
+        return self._compare_inputs(spec, unit, CheckKind.ORACLE, expect, "the oracle")
 
     # -- determinism ------------------------------------------------------------------------------
 
     def _determinism_rows(self, spec: OpSpec) -> np.ndarray:
-        return determinism_rows(spec, self.seed, int(self.strength["determinism_random"]))
+        return determinism_rows(spec, self.seed, self.strength.determinism_random)
 
     def _first_unstable(self, spec: OpSpec, rows: np.ndarray, runs: int) -> tuple[int, int | None, list[int]]:
         outputs = [self.evaluate(spec, rows) for _ in range(runs)]
@@ -400,11 +404,11 @@ class Engine:
         return len(hits), first, seen
 
     def _determinism(self, spec: OpSpec, unit: Unit) -> list[Result]:
-        runs = int(self.strength["determinism_runs"])
+        runs = self.strength.determinism_runs
         rows = self._determinism_rows(spec)
         violations, first, _ = self._first_unstable(spec, rows, runs)
         if first is None:
-            return [_result("determinism", "backend", "runs", len(rows) * runs, 0)]
+            return [_result(CheckKind.DETERMINISM.value, Target.BACKEND, "runs", len(rows) * runs, 0)]
         raw = tuple(int(v) for v in rows[first])
 
         def first_failing(candidates: Sequence[tuple[int, ...]]) -> int | None:
@@ -421,7 +425,7 @@ class Engine:
         detail = f"{spec.id}({args}) gave different results over {runs} runs: {values}"
         return [
             _result(
-                "determinism", "backend", "runs", len(rows) * runs, violations, first=first,
+                CheckKind.DETERMINISM.value, Target.BACKEND, "runs", len(rows) * runs, violations, first=first,
                 counterexample=minimal, raw=raw, detail=detail,
             )
         ]
@@ -431,7 +435,7 @@ class Engine:
     def _zero_overhead(self, spec: OpSpec, unit: Unit) -> list[Result]:
         found = zero_overhead.problems(spec)
         detail = f"the lowered WGSL of `{spec.id}` has {', '.join(found)}" if found else None
-        return [_result("zero-overhead", "lowering", "wgsl", 1, int(bool(found)), detail=detail)]
+        return [_result(CheckKind.ZERO_OVERHEAD.value, Target.LOWERING, "wgsl", 1, int(bool(found)), detail=detail)]
 
     # -- SMT proofs (vyre.conform.smt) ------------------------------------------------------------
 
@@ -440,52 +444,56 @@ class Engine:
         decided by the solver portfolio; the record rides on the result."""
         from vyre.conform.smt import prove_obligation
 
-        settings: dict[str, Any] = self.plan.data.get("prove") or {}
-        timeout = float(settings.get("timeout_s", 10.0))
+        timeout = self.plan.proof_timeout
         if unit.chunk == 0:
-            check, law_text, name = "composition", None, "composition"
+            check, law_text, name = CheckKind.COMPOSITION.value, None, CheckKind.COMPOSITION.value
         else:
             law = spec.laws[unit.chunk - 1]
-            check, law_text, name = f"law:{law.name}", str(law), f"law:{law}"
-        record = prove_obligation(spec, name, timeout)
-        failed = record["status"] == "counterexample"
-        out = _result(
-            check, "proof", "smt", 1, int(failed), law=law_text,
-            first=0 if failed else None,
-            counterexample=record.get("counterexample"), raw=record.get("raw"),
-            detail=record.get("description") if failed else None,
-        )
-        keep = ("status", "solver", "detail")  # no timings: the certificate content is reproducible
-        out["proof"] = {k: v for k, v in record.items() if k in keep}
-        return [out]
+            check, law_text, name = CheckKind.LAW.check(law.name), str(law), CheckKind.LAW.check(str(law))
+        record = prove_obligation(spec, name, 10.0 if timeout is None else timeout)
+        failed = record.status is ProofStatus.COUNTEREXAMPLE
+        # no timings in the summary: the certificate content is reproducible
+        summary = ProofSummary(record.status, record.solver, record.detail)
+        return [
+            _result(
+                check, Target.PROOF, "smt", 1, int(failed), law=law_text, first=0 if failed else None,
+                counterexample=record.counterexample, raw=record.raw,
+                detail=record.description if failed else None, proof=summary,
+            )
+        ]
 
     # -- L4: compositional proofs and performance baselines -------------------------------------
 
     def _compose(self, spec: OpSpec, unit: Unit) -> list[Result]:
         from vyre.conform.compose import analyse
 
-        settings: dict[str, Any] = self.plan.data.get("prove") or {}
-        record = analyse(spec, min(float(settings.get("timeout_s", 2.0)), 10.0))
-        out = _result(f"compose:{spec.id}", "structure", "smt", 1, 0)
-        out["compose"] = record
-        return [out]
+        timeout = self.plan.proof_timeout
+        record: Composition = analyse(spec, min(2.0 if timeout is None else timeout, 10.0))
+        return [_result(CheckKind.COMPOSE.check(spec.id), Target.STRUCTURE, "smt", 1, 0, compose=record)]
 
-    PERF_SIZES = {"fast": (1 << 16, 5, 3), "standard": (1 << 22, 20, 5), "legendary": (1 << 24, 20, 7)}
+    PERF_SIZES = {
+        StrengthName.FAST: (1 << 16, 5, 3),
+        StrengthName.STANDARD: (1 << 22, 20, 5),
+        StrengthName.LEGENDARY: (1 << 24, 20, 7),
+    }
 
     def _perf(self, spec: OpSpec, unit: Unit) -> list[Result]:
         from vyre.conform.perf import PERF_THRESHOLD, measure
 
-        n, reps, runs = self.PERF_SIZES.get(str(self.strength.get("name")), (1 << 20, 10, 5))
+        n, reps, runs = self.PERF_SIZES.get(self.strength.name, (1 << 20, 10, 5))
         found = measure(spec, n=n, reps=reps, runs=runs, seed=self.seed)
-        slow = found["ratio"] < PERF_THRESHOLD
+        slow = found.ratio < PERF_THRESHOLD
         detail = (
-            f"ratio {found['ratio']:.3f} (hand-written {found['hand_s'] * 1e6:,.1f} us / vyre"
-            f" {found['vyre_s'] * 1e6:,.1f} us per dispatch, n={n:,}, median of {runs} x {reps}) on {found['device']}"
+            f"ratio {found.ratio:.3f} (hand-written {found.hand_s * 1e6:,.1f} us / vyre"
+            f" {found.vyre_s * 1e6:,.1f} us per dispatch, n={n:,}, median of {runs} x {reps}) on {found.device}"
         )
-        out = _result(f"perf:{spec.id}", "backend", "timing", 1, int(slow), first=0 if slow else None,
-                      counterexample=() if slow else None, detail=detail)
-        out["perf"] = {"ratio": round(found["ratio"], 4), "device": found["device"], "n": n, "detail": detail}
-        return [out]
+        summary = PerfSummary(round(found.ratio, 4), found.device, n, detail)
+        return [
+            _result(
+                CheckKind.PERF.check(spec.id), Target.BACKEND, "timing", 1, int(slow), first=0 if slow else None,
+                counterexample=() if slow else None, detail=detail, perf=summary,
+            )
+        ]
 
     # -- regression replay ---------------------------------------------------------------------------
 
@@ -495,9 +503,9 @@ class Engine:
             for o, c, law, t, x in self.plan.data["regressions"]
             if o == spec.id
         ]
-        groups: dict[tuple[str, str | None, str], list[Entry]] = {}
+        groups: dict[tuple[str, str | None, Target], list[Entry]] = {}
         for entry in entries:
-            groups.setdefault((entry.check, entry.law, entry.target), []).append(entry)
+            groups.setdefault((entry.check, entry.law, Target(entry.target)), []).append(entry)
         results: list[Result] = []
         for (check, law_text, target), group in groups.items():
             rows = np.asarray([e.inputs for e in group], dtype=np.uint64).astype(np.uint32)
@@ -521,18 +529,19 @@ class Engine:
         return results
 
     def _replay_first(
-        self, spec: OpSpec, check: str, law_text: str | None, target: str, rows: np.ndarray
+        self, spec: OpSpec, check: str, law_text: str | None, target: Target, rows: np.ndarray
     ) -> int | None:
-        if check.startswith("law:"):
+        kind = CheckKind.of(check)
+        if kind is CheckKind.LAW:
             law = next(x for x in spec.laws if str(x) == law_text)
             candidates = [tuple(int(v) for v in row) for row in rows]
-            if target == "reference":
+            if target is Target.REFERENCE:
                 return self._ref_law_first(spec, law, candidates)
             return self._backend_law_first(spec, law, candidates)
-        if check == "reference":
+        if kind is CheckKind.REFERENCE:
             return self.mismatches(spec, rows, call_reference(spec, _columns(rows)))[1]
-        if check == "parity":
+        if kind is CheckKind.PARITY:
             return self.mismatches(spec, rows, self.evaluate(spec, rows, self.interp))[1]
-        if check == "determinism":
-            return self._first_unstable(spec, rows, int(self.strength["determinism_runs"]))[1]
+        if kind is CheckKind.DETERMINISM:
+            return self._first_unstable(spec, rows, self.strength.determinism_runs)[1]
         return None

@@ -25,11 +25,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from vyre.conform.kinds import Track
 from vyre.conform.plan import Plan, Unit
+from vyre.conform.results import UnitError, UnitRecord
 
 __all__ = ["DaskUnavailable", "EngineRecipe", "run_units"]
 
-OnDone = Callable[[Unit, list[dict[str, Any]]], None]
+OnDone = Callable[[Unit, list[UnitRecord]], None]
 
 
 class DaskUnavailable(RuntimeError):
@@ -44,7 +46,7 @@ class EngineRecipe:
 
     plan: dict[str, Any]
     backend: Any
-    track: str
+    track: Track
     user_specs: tuple[Any, ...] = ()
     oracles: Mapping[str, Callable[..., Any]] = field(default_factory=lambda: {})
 
@@ -52,7 +54,7 @@ class EngineRecipe:
         from vyre import ops
         from vyre.conform.backends import backend_named
         from vyre.conform.engine import Engine
-        from vyre.conform.kernel_ops import KernelEngine
+        from vyre.conform.kernel_track import KernelEngine
 
         known = set(ops.known_op_ids())
         for spec in self.user_specs:
@@ -60,19 +62,19 @@ class EngineRecipe:
                 ops.register(spec)
         backend = backend_named(self.backend) if isinstance(self.backend, str) else self.backend
         plan = Plan.from_json(self.plan)
-        if self.track == "kernel":
+        if self.track is Track.KERNEL:
             return KernelEngine(plan, backend)
         return Engine(plan, backend, dict(self.oracles))
 
 
-def run_one(engine: Any, unit: Unit) -> list[dict[str, Any]]:
-    """A unit's results; an exception becomes an "execution" result (a finding)."""
+def run_one(engine: Any, unit: Unit) -> list[UnitRecord]:
+    """A unit's results; an exception becomes a `UnitError` (a finding: "execution")."""
     try:
         return engine.run_unit(unit)
     except Exception as error:  # noqa: BLE001 - a unit that cannot run is a finding
         message = str(error).strip().splitlines()
         text = f"{type(error).__name__}: {message[0] if message else ''}"
-        return [{"check": "execution", "error": text[:500]}]
+        return [UnitError(text[:500])]
 
 
 # -- the worker side ---------------------------------------------------------------
@@ -89,14 +91,14 @@ def _engine_for(recipe: EngineRecipe) -> Any:
     return engine
 
 
-def _work(recipe: EngineRecipe, unit: Unit) -> tuple[str, list[dict[str, Any]]]:
+def _work(recipe: EngineRecipe, unit: Unit) -> tuple[str, list[UnitRecord]]:
     return unit.key, run_one(_engine_for(recipe), unit)
 
 
 _forked_engine: Any = None
 
 
-def _work_forked(unit: Unit) -> tuple[str, list[dict[str, Any]]]:
+def _work_forked(unit: Unit) -> tuple[str, list[UnitRecord]]:
     return unit.key, run_one(_forked_engine, unit)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from vyre.conform.backends import ConformBackend, InterpBackend
+from vyre.conform.kinds import CheckKind, Target
 from vyre.conform.results import Result
 from vyre.conform.results import result as _result
 from vyre.ir import AtomicOp, BufferDecl, DataType, Program, print_ir
@@ -325,7 +326,7 @@ class InvariantChecker:
     # -- one chunk ----------------------------------------------------------------------
 
     def check_chunk(self, check: str, chunk: int, programs: int) -> list[Result]:
-        name = f"invariant:{check}"
+        name = CheckKind.INVARIANT.check(check)
         for i in range(programs):
             index = chunk * programs + i
             if check in TARGETED and i % 2 == 0:
@@ -344,7 +345,7 @@ class InvariantChecker:
                 again = self.problem(check, program, words, generated.dispatch) or found
                 return [self._failure(name, programs, index, program,
                                       f"generated program (seed {generated.seed}, dispatch {generated.dispatch}): {again}")]
-        return [_result(name, "backend", "programs", programs, 0)]
+        return [_result(name, Target.BACKEND, "programs", programs, 0)]
 
     def _shrink(self, check: str, program: Program, words: Words, dispatch: tuple[int, int, int]) -> Program:
         from vyre.testing.reduce import reduce_program
@@ -356,7 +357,7 @@ class InvariantChecker:
 
     def _failure(self, name: str, programs: int, index: int, program: Program, what: str) -> Result:
         text = print_ir(program)
-        return _result(name, "backend", "programs", programs, 1, first=index, counterexample=(index,),
+        return _result(name, Target.BACKEND, "programs", programs, 1, first=index, counterexample=(index,),
                        raw=(index,), detail=f"{what}\n{text}")
 
 

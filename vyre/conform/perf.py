@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import statistics
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from vyre.ops.spec import OpSpec
 
-__all__ = ["HAND_WGSL", "PERF_THRESHOLD", "measure", "register_baseline"]
+__all__ = ["HAND_WGSL", "PERF_THRESHOLD", "Measurement", "measure", "register_baseline"]
 
 PERF_THRESHOLD = 0.8
 WORKGROUP = 64
@@ -109,12 +110,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
 """
 
 
-def measure(spec: OpSpec, n: int = 1 << 22, reps: int = 20, runs: int = 5, seed: int = 0) -> dict[str, Any]:
-    """{"ratio", "vyre_s", "hand_s", "n", "device"}: medians of `runs` submissions
-    of `reps` dispatches each; raises ValueError when a kernel's output is wrong."""
+@dataclass(frozen=True)
+class Measurement:
+    """Seconds per dispatch of the lowered (`vyre_s`) and hand-written (`hand_s`)
+    kernels over `n` elements on `device`; `ratio` = hand_s / vyre_s (1.0: parity)."""
+
+    ratio: float
+    vyre_s: float
+    hand_s: float
+    n: int
+    device: str
+
+
+def measure(spec: OpSpec, n: int = 1 << 22, reps: int = 20, runs: int = 5, seed: int = 0) -> Measurement:
+    """Medians of `runs` submissions of `reps` dispatches each; raises
+    ValueError when a kernel's output is wrong."""
     from vyre.pipeline import prepare
     from vyre.runtime.adapters import adapter_info
-    from vyre.runtime.evaluate import MAX_GROUPS_PER_AXIS, elementwise_program
+    from vyre.kernels.evaluate import MAX_GROUPS_PER_AXIS, elementwise_program
     from vyre.runtime.wgpu_backend import bind
     from vyre.runtime.wgpu_device import Resident, gpu_device
 
@@ -170,5 +183,4 @@ def measure(spec: OpSpec, n: int = 1 << 22, reps: int = 20, runs: int = 5, seed:
         vyre_times.append(timed(bound.record, reps))
         hand_times.append(timed(hand, reps))
     vyre_s, hand_s = statistics.median(vyre_times), statistics.median(hand_times)
-    return {"ratio": hand_s / vyre_s, "vyre_s": vyre_s, "hand_s": hand_s, "n": n,
-            "device": adapter_info(gpu.adapter).name}
+    return Measurement(hand_s / vyre_s, vyre_s, hand_s, n, adapter_info(gpu.adapter).name)

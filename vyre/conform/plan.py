@@ -15,8 +15,8 @@ import fnmatch
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, replace
+from functools import cache, cached_property
 from typing import Any
 
 import numpy as np
@@ -27,12 +27,14 @@ from vyre.conform import generate as gen
 from vyre.conform.algebra import UnsupportedLaw, law_check_name, law_variables
 from vyre.conform.backends import ConformBackend
 from vyre.conform.corpus import Entry
+from vyre.conform.entries import LawEntry, OpEntry, Rejection
+from vyre.conform.kinds import CheckGroup, CheckKind, Level, OpStatus, Target, Track, UnitKind
 from vyre.conform.strength import Strength
 from vyre.ir import Call, DataType
-from vyre.ops.kernel import KernelSpec
+from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec, walk_expr
 from vyre.pipeline import lower_to_wgsl
-from vyre.runtime.evaluate import elementwise_program
+from vyre.kernels.evaluate import elementwise_program
 
 __all__ = [
     "CHECK_GROUPS",
@@ -49,9 +51,7 @@ __all__ = [
 
 SUITE_VERSION = "vyre-conform 0.1.0"
 
-CHECK_GROUPS = (
-    "laws", "reference", "parity", "determinism", "regression", "oracle", "zero-overhead",
-)
+CHECK_GROUPS: tuple[CheckGroup, ...] = tuple(CheckGroup)
 """What a run can be restricted to (`checks=`); all of them by default."""
 
 
@@ -79,7 +79,7 @@ class Unit:
     """One unit of work. `part` is the domain: "u8:k" (exhaustive, k variables),
     "w" (witnessed), "inputs" (an op's input stream), "runs", "corpus"."""
 
-    kind: str
+    kind: UnitKind
     op: str
     part: str
     chunk: int
@@ -91,11 +91,15 @@ class Unit:
         return f"{self.kind}|{self.op}|{self.part}|{self.chunk}"
 
     def to_json(self) -> list[Any]:
-        return [self.kind, self.op, self.part, self.chunk, self.lanes]
+        return [self.kind.value, self.op, self.part, self.chunk, self.lanes]
 
 
 @dataclass(frozen=True)
 class Plan:
+    """The plan's JSON (`data`: digested, shipped to workers, embedded in shard
+    certificates) and its units, with typed views of the fields the engines
+    and the assembly read."""
+
     data: dict[str, Any]
     units: tuple[Unit, ...]
 
@@ -103,15 +107,59 @@ class Plan:
     def digest(self) -> str:
         return str(self.data["digest"])
 
-    def op(self, op_id: str) -> dict[str, Any]:
-        for entry in self.data["ops"]:
-            if entry["id"] == op_id:
+    @cached_property
+    def entries(self) -> tuple[OpEntry, ...]:
+        return tuple(OpEntry.from_json(e) for e in self.data["ops"])
+
+    @cached_property
+    def rejections(self) -> tuple[Rejection, ...]:
+        return tuple(Rejection.from_json(e) for e in self.data["independence"])
+
+    @cached_property
+    def strength(self) -> Strength:
+        return Strength.from_json(self.data["strength"])
+
+    @property
+    def track(self) -> Track:
+        return Track(self.data.get("track") or Track.INTEGER)
+
+    @property
+    def level(self) -> Level:
+        """The level the run aims for (the kernel track: L2)."""
+        return Level(self.data.get("level") or Level.L2)
+
+    @property
+    def seed(self) -> int:
+        return int(self.data["seed"])
+
+    @property
+    def backend_id(self) -> str:
+        return str(self.data["backend"].get("id"))
+
+    @property
+    def selected(self) -> frozenset[str]:
+        """The check groups the run was restricted to."""
+        return frozenset(str(c) for c in self.data["checks"])
+
+    @property
+    def parity_applies(self) -> bool:
+        return bool(self.data.get("parity_applies", True))
+
+    @property
+    def proof_timeout(self) -> float | None:
+        """Seconds per solver attempt of the SMT obligations; None without `prove`."""
+        settings = self.data.get("prove")
+        return None if not settings else float(settings["timeout_s"])
+
+    def op(self, op_id: str) -> OpEntry:
+        for entry in self.entries:
+            if entry.id == op_id:
                 return entry
         raise KeyError(op_id)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Plan:
-        units = tuple(Unit(k, o, p, int(c), int(n)) for k, o, p, c, n in data["units"])
+        units = tuple(Unit(UnitKind(k), o, p, int(c), int(n)) for k, o, p, c, n in data["units"])
         return cls(dict(data), units)
 
 
@@ -168,7 +216,7 @@ def _wgsl(spec: OpSpec) -> str:
 def spec_fingerprint(op_id: str) -> dict[str, Any]:
     """What the registry hash covers for one op."""
     try:
-        found = registry.get(op_id)
+        found = ops.get(op_id)
     except KeyError:
         return {"id": op_id, "missing": True}
     if isinstance(found, KernelSpec):
@@ -259,24 +307,24 @@ def op_cost(spec: OpSpec) -> float:
 # ---------------------------------------------------------------------------
 
 
-TRACKS: dict[str, DataType] = {"integer": DataType.U32, "float": DataType.F32}
+TRACKS: dict[Track, DataType] = {Track.INTEGER: DataType.U32, Track.FLOAT: DataType.F32}
 """conform.md's two tracks, by the one word type of their ops' signatures: the
 integer track (L1, L2) certifies u32 scalar ops, the float track (L1f, L2f) the
 strict F32 ops, compared as bit patterns. A certificate never mixes them."""
 
 
-def in_track(spec: OpSpec | KernelSpec, track: str) -> bool:
+def in_track(spec: OpSpec | KernelSpec, track: Track) -> bool:
     if isinstance(spec, KernelSpec):
-        return track == "kernel"
-    if track not in TRACKS:
+        return track == Track.KERNEL
+    word = TRACKS.get(track)
+    if word is None:
         return False
     sig = spec.signature
-    word = TRACKS[track]
     return sig.arity >= 1 and all(t is word for t in (*sig.inputs, sig.output))
 
 
-def _law_entries(spec: OpSpec, law_filter: set[str] | None) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
+def _law_entries(spec: OpSpec, law_filter: set[str] | None) -> tuple[LawEntry, ...]:
+    entries: list[LawEntry] = []
     for index, law in enumerate(spec.laws):
         if law_filter is not None and law.name not in law_filter and str(law) not in law_filter:
             continue
@@ -284,14 +332,51 @@ def _law_entries(spec: OpSpec, law_filter: set[str] | None) -> list[dict[str, An
             variables = law_variables(law)
         except UnsupportedLaw:
             variables = 0
-        entries.append(
-            {"index": index, "law": str(law), "check": law_check_name(law), "variables": variables}
-        )
-    return entries
+        entries.append(LawEntry(index, str(law), law_check_name(law), variables))
+    return tuple(entries)
 
 
 def _chunks(total: int) -> list[int]:
     return [min(gen.CHUNK, total - start) for start in range(0, total, gen.CHUNK)]
+
+
+def parity_rejection(backend: ConformBackend, selected: set[CheckGroup]) -> list[Rejection]:
+    """Parity on the reference interpreter would compare it with itself."""
+    if CheckGroup.PARITY not in selected or not backend.is_reference_interpreter:
+        return []
+    reason = f"backend `{backend.id}` is the reference interpreter: parity would compare it with itself"
+    return [Rejection("*", CheckKind.PARITY, reason)]
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What every op of a plan is planned against."""
+
+    backend: ConformBackend
+    strength: Strength
+    seed: int
+    selected: set[CheckGroup]
+    law_filter: set[str] | None
+    corpus_entries: Sequence[Entry]
+    oracle_rejections: Mapping[str, str | None]
+    reference_probe: Callable[[OpSpec], str | None]
+    track: Track
+    prove: float | None
+    level: Level
+
+    @property
+    def parity_applies(self) -> bool:
+        return not self.backend.is_reference_interpreter
+
+
+@dataclass
+class _Parts:
+    """The plan as it is built, op after op."""
+
+    units: list[Unit] = field(default_factory=lambda: [])
+    entries: list[OpEntry] = field(default_factory=lambda: [])
+    independence: list[Rejection] = field(default_factory=lambda: [])
+    regressions: list[list[Any]] = field(default_factory=lambda: [])
 
 
 def build_plan(
@@ -299,14 +384,14 @@ def build_plan(
     op_ids: Sequence[str],
     strength: Strength,
     seed: int,
-    checks: Iterable[str],
+    checks: Iterable[CheckGroup],
     law_filter: Iterable[str] | None,
     corpus_entries: Sequence[Entry],
     oracle_rejections: Mapping[str, str | None],
     reference_probe: Callable[[OpSpec], str | None],
-    track: str = "integer",
+    track: Track = Track.INTEGER,
     prove: float | None = None,
-    level: str = "L2",
+    level: Level = Level.L2,
 ) -> Plan:
     """The plan of a run. `oracle_rejections` maps op ids with a user oracle to
     None (accepted) or the gate's reason; `reference_probe(spec)` returns the
@@ -314,143 +399,131 @@ def build_plan(
     `prove`: the per-attempt solver time limit of the SMT obligations (one
     unit per obligation: the composition, then each declared law), None for
     no proofs."""
-    selected = set(checks)
-    filter_set = set(law_filter) if law_filter is not None else None
-    units: list[Unit] = []
-    op_entries: list[dict[str, Any]] = []
-    independence: list[dict[str, str]] = []
-    regressions: list[list[Any]] = []
-    parity_applies = not backend.is_reference_interpreter
-    if "parity" in selected and not parity_applies:
-        independence.append(
-            {
-                "op": "*",
-                "check": "parity",
-                "verdict": "rejected",
-                "reason": f"backend `{backend.id}` is the reference interpreter: parity would"
-                " compare it with itself",
-            }
-        )
+    scope = _Scope(
+        backend, strength, seed, set(checks), set(law_filter) if law_filter is not None else None,
+        corpus_entries, oracle_rejections, reference_probe, track, prove, level,
+    )
+    parts = _Parts(independence=parity_rejection(backend, scope.selected))
     for op_id in op_ids:
-        spec = registry.get_scalar(op_id)
-        entry: dict[str, Any] = {
-            "id": spec.id,
-            "version": spec.version,
-            "category": spec.category,
-            "signature": str(spec.signature),
-            "laws": _law_entries(spec, filter_set),
-            "classes": len(spec.equivalence_classes),
-            "representatives": sum(len(c.representatives) for c in spec.equivalence_classes),
-            "boundaries": len(spec.boundaries),
-            "status": "checked",
-            "reason": "",
-        }
-        op_entries.append(entry)
-        if not backend.supports(spec):
-            entry["status"] = "unsupported"
-            entry["reason"] = (
-                f"Category C intrinsic `{spec.intrinsic.hardware if spec.intrinsic else '?'}`"
-                f" is not available on backend `{backend.id}` (UnsupportedByBackend)"
-            )
-            continue
-        if not in_track(spec, track):
-            entry["status"] = "unsupported"
-            entry["reason"] = (
-                f"signature {spec.signature}: the {track} track checks"
-                f" {TRACKS[track]} scalar ops"
-            )
-            continue
-        specials = gen.special_values(spec)
-        entry["specials"] = len(specials)
-        structured = gen.structured_op_rows(spec)
-        entry["structured_inputs"] = len(structured)
-        cost = op_cost(spec)
-        units.extend(_law_units(spec, entry["laws"], strength, specials, cost, selected))
-        if "reference" in selected:
-            reason = reference_probe(spec)
-            if reason:
-                independence.append(
-                    {"op": op_id, "check": "reference", "verdict": "rejected", "reason": reason}
-                )
-            else:
-                units.extend(_input_units("reference", op_id, len(structured), strength, cost))
-        if "parity" in selected and parity_applies:
-            units.extend(_input_units("parity", op_id, len(structured), strength, LANE_COST + 2 * cost))
-        if "oracle" in selected and op_id in oracle_rejections:
-            reason = oracle_rejections[op_id]
-            if reason:
-                independence.append(
-                    {"op": op_id, "check": "oracle", "verdict": "rejected", "reason": reason}
-                )
-            else:
-                units.extend(_input_units("oracle", op_id, len(structured), strength, cost))
-        if prove is not None:
-            units.extend(_proof_units(spec, entry["laws"]))
-        if level == "L4":
-            units.extend(_l4_units(spec, backend, independence))
-        if "zero-overhead" in selected and spec.category == "A":
-            units.append(Unit("zero-overhead", op_id, "wgsl", 0, 1, cost))
-        if "determinism" in selected:
-            lanes = len(determinism_rows(spec, seed, strength.determinism_random))
-            units.append(
-                Unit(
-                    "determinism", op_id, "runs", 0, lanes,
-                    lanes * (LANE_COST + cost) * strength.determinism_runs,
-                )
-            )
-        if "regression" in selected:
-            mine = [e for e in corpus_entries if _replayable(e, spec, entry, parity_applies)]
-            if mine:
-                regressions.extend(
-                    [e.op, e.check, e.law, e.target, list(e.inputs)] for e in mine
-                )
-                units.append(Unit("regression", op_id, "corpus", 0, len(mine), len(mine) * cost))
-    if level in ("L3", "L4"):
-        units.extend(_invariant_units(strength))
+        _plan_op(scope, registry.get_scalar(op_id), parts)
+    if level in (Level.L3, Level.L4):
+        parts.units.extend(_invariant_units(strength))
     deps = dependencies(op_ids)
     data: dict[str, Any] = {
         "suite_version": SUITE_VERSION,
-        "track": track,
+        "track": track.value,
         "backend": backend.info(),
         "strength": strength.to_json(),
         "seed": seed,
-        "checks": sorted(selected),
-        "parity_applies": parity_applies,
-        "law_filter": sorted(filter_set) if filter_set is not None else None,
-        "ops": op_entries,
+        "checks": sorted(c.value for c in scope.selected),
+        "parity_applies": scope.parity_applies,
+        "law_filter": sorted(scope.law_filter) if scope.law_filter is not None else None,
+        "ops": [e.to_json() for e in parts.entries],
         "dependencies": deps,
         "registry_hash": registry_hash(deps),
         "prove": None if prove is None else _proof_settings(prove),
-        "level": level,
-        "regressions": regressions,
-        "independence": independence,
-        "units": [u.to_json() for u in units],
+        "level": level.value,
+        "regressions": parts.regressions,
+        "independence": [r.to_json() for r in parts.independence],
+        "units": [u.to_json() for u in parts.units],
     }
     data["digest"] = sha256_json(data)
-    costed = tuple(units)
-    return Plan(data, costed)
+    return Plan(data, tuple(parts.units))
+
+
+def _unsupported_reason(scope: _Scope, spec: OpSpec) -> str:
+    """Why the plan leaves `spec` out ("" when it checks it)."""
+    if not scope.backend.supports(spec):
+        return (
+            f"Category C intrinsic `{spec.intrinsic.hardware if spec.intrinsic else '?'}`"
+            f" is not available on backend `{scope.backend.id}` (UnsupportedByBackend)"
+        )
+    if not in_track(spec, scope.track):
+        return f"signature {spec.signature}: the {scope.track} track checks {TRACKS[scope.track]} scalar ops"
+    return ""
+
+
+def _plan_op(scope: _Scope, spec: OpSpec, parts: _Parts) -> None:
+    """The entry of one op and, when it is checked, its units."""
+    entry = OpEntry(
+        id=spec.id, version=spec.version, category=spec.category, signature=str(spec.signature),
+        laws=_law_entries(spec, scope.law_filter), classes=len(spec.equivalence_classes),
+        representatives=sum(len(c.representatives) for c in spec.equivalence_classes),
+        boundaries=len(spec.boundaries),
+    )
+    reason = _unsupported_reason(scope, spec)
+    if reason:
+        parts.entries.append(replace(entry, status=OpStatus.UNSUPPORTED, reason=reason))
+        return
+    specials = gen.special_values(spec)
+    structured = len(gen.structured_op_rows(spec))
+    entry = replace(entry, specials=len(specials), structured_inputs=structured)
+    parts.entries.append(entry)
+    cost = op_cost(spec)
+    parts.units.extend(_law_units(spec, entry.laws, scope.strength, specials, cost, scope.selected))
+    _compare_units(scope, spec, structured, cost, parts)
+    if scope.prove is not None:
+        parts.units.extend(_proof_units(spec, entry.laws))
+    if scope.level is Level.L4:
+        parts.units.extend(_l4_units(spec, scope.backend, parts.independence))
+    _run_units(scope, spec, entry, cost, parts)
+
+
+def _compare_units(scope: _Scope, spec: OpSpec, structured: int, cost: float, parts: _Parts) -> None:
+    """The reference, parity and oracle units of an op (or the gate's rejections)."""
+    op_id, strength = spec.id, scope.strength
+    if CheckGroup.REFERENCE in scope.selected:
+        reason = scope.reference_probe(spec)
+        if reason:
+            parts.independence.append(Rejection(op_id, CheckKind.REFERENCE, reason))
+        else:
+            parts.units.extend(_input_units(UnitKind.REFERENCE, op_id, structured, strength, cost))
+    if CheckGroup.PARITY in scope.selected and scope.parity_applies:
+        parts.units.extend(_input_units(UnitKind.PARITY, op_id, structured, strength, LANE_COST + 2 * cost))
+    if CheckGroup.ORACLE in scope.selected and op_id in scope.oracle_rejections:
+        reason = scope.oracle_rejections[op_id]
+        if reason:
+            parts.independence.append(Rejection(op_id, CheckKind.ORACLE, reason))
+        else:
+            parts.units.extend(_input_units(UnitKind.ORACLE, op_id, structured, strength, cost))
+
+
+def _run_units(scope: _Scope, spec: OpSpec, entry: OpEntry, cost: float, parts: _Parts) -> None:
+    """The zero-overhead, determinism and regression units of an op."""
+    op_id, strength = spec.id, scope.strength
+    if CheckGroup.ZERO_OVERHEAD in scope.selected and spec.category == "A":
+        parts.units.append(Unit(UnitKind.ZERO_OVERHEAD, op_id, "wgsl", 0, 1, cost))
+    if CheckGroup.DETERMINISM in scope.selected:
+        lanes = len(determinism_rows(spec, scope.seed, strength.determinism_random))
+        runs_cost = lanes * (LANE_COST + cost) * strength.determinism_runs
+        parts.units.append(Unit(UnitKind.DETERMINISM, op_id, "runs", 0, lanes, runs_cost))
+    if CheckGroup.REGRESSION in scope.selected:
+        mine = [e for e in scope.corpus_entries if _replayable(e, spec, entry, scope.parity_applies)]
+        if mine:
+            parts.regressions.extend([e.op, e.check, e.law, e.target, list(e.inputs)] for e in mine)
+            parts.units.append(Unit(UnitKind.REGRESSION, op_id, "corpus", 0, len(mine), len(mine) * cost))
 
 
 PERF_COST = 200_000.0
 """Scheduling cost of one performance baseline (two kernels, several timed submissions)."""
 
 
-def _l4_units(spec: OpSpec, backend: ConformBackend, independence: list[dict[str, str]]) -> list[Unit]:
+def _l4_units(spec: OpSpec, backend: ConformBackend, independence: list[Rejection]) -> list[Unit]:
     """L4: a compositional analysis for an op that calls library ops, and a
     performance baseline where a hand-written WGSL equivalent exists."""
     from vyre.conform.perf import baseline
 
     units: list[Unit] = []
     if spec.intrinsic is None and spec.callees:
-        units.append(Unit("compose", spec.id, "structure", 0, 1, PROOF_COST))
+        units.append(Unit(UnitKind.COMPOSE, spec.id, "structure", 0, 1, PROOF_COST))
     if baseline(spec.id) is None:
-        independence.append({"op": spec.id, "check": "perf", "verdict": "rejected",
-                             "reason": "no hand-written WGSL baseline (vyre.conform.perf.register_baseline)"})
+        independence.append(Rejection(spec.id, CheckKind.PERF,
+                                      "no hand-written WGSL baseline (vyre.conform.perf.register_baseline)"))
     elif backend.id != "wgpu":
-        independence.append({"op": spec.id, "check": "perf", "verdict": "rejected",
-                             "reason": f"backend `{backend.id}` runs no WGSL: performance baselines are GPU measurements"})
+        independence.append(Rejection(spec.id, CheckKind.PERF,
+                                      f"backend `{backend.id}` runs no WGSL: performance baselines are GPU measurements"))
     else:
-        units.append(Unit("perf", spec.id, "wgsl", 0, 1, PERF_COST))
+        units.append(Unit(UnitKind.PERF, spec.id, "wgsl", 0, 1, PERF_COST))
     return units
 
 
@@ -464,7 +537,7 @@ def _invariant_units(strength: Strength) -> list[Unit]:
 
     chunks, programs = programs_per_chunk(strength.name)
     return [
-        Unit("invariant", "engine", name, chunk, programs, INVARIANT_COST * programs)
+        Unit(UnitKind.INVARIANT, "engine", name, chunk, programs, INVARIANT_COST * programs)
         for name in INVARIANTS
         for chunk in range(chunks)
     ]
@@ -474,11 +547,11 @@ PROOF_COST = 2_000.0
 """Scheduling cost of one SMT obligation (most take milliseconds, a few the time limit)."""
 
 
-def _proof_units(spec: OpSpec, laws: Sequence[Mapping[str, Any]]) -> list[Unit]:
+def _proof_units(spec: OpSpec, laws: Sequence[LawEntry]) -> list[Unit]:
     """One unit per obligation: chunk 0 is composition == reference, chunk
     1 + i the declared law i (those the law filter keeps)."""
-    units = [Unit("prove", spec.id, "smt", 0, 1, PROOF_COST)]
-    units.extend(Unit("prove", spec.id, "smt", 1 + int(law["index"]), 1, PROOF_COST) for law in laws)
+    units = [Unit(UnitKind.PROVE, spec.id, "smt", 0, 1, PROOF_COST)]
+    units.extend(Unit(UnitKind.PROVE, spec.id, "smt", 1 + law.index, 1, PROOF_COST) for law in laws)
     return units
 
 
@@ -488,46 +561,45 @@ def _proof_settings(timeout: float) -> dict[str, Any]:
     return {"timeout_s": timeout, "solvers": dict(sorted(solver_versions().items()))}
 
 
-def _replayable(entry: Entry, spec: OpSpec, op_entry: Mapping[str, Any], parity: bool) -> bool:
+def _replayable(entry: Entry, spec: OpSpec, op_entry: OpEntry, parity: bool) -> bool:
     if entry.op != spec.id or len(entry.inputs) == 0:
         return False
-    if entry.check.startswith("law:"):
-        declared = {law["law"]: law for law in op_entry["laws"]}
+    if CheckKind.of(entry.check) is CheckKind.LAW:
+        declared = {law.law: law for law in op_entry.laws}
         law = declared.get(entry.law or "")
-        return law is not None and len(entry.inputs) == law["variables"]
+        return law is not None and len(entry.inputs) == law.variables
     if len(entry.inputs) != spec.signature.arity:
         return False
-    if entry.check == "parity":
+    if entry.check == CheckKind.PARITY:
         return parity
-    return entry.check in ("reference", "determinism")
+    return entry.check in (CheckKind.REFERENCE, CheckKind.DETERMINISM)
 
 
 def _law_units(
     spec: OpSpec,
-    laws: Sequence[Mapping[str, Any]],
+    laws: Sequence[LawEntry],
     strength: Strength,
     specials: Sequence[int],
     cost: float,
-    selected: set[str],
+    selected: set[CheckGroup],
 ) -> list[Unit]:
-    if "laws" not in selected:
+    if CheckGroup.LAWS not in selected:
         return []
-    checkable = [law for law in laws if law["variables"]]
+    checkable = [law for law in laws if law.variables]
     if not checkable:
         return []
-    counts = sorted({law["variables"] for law in checkable})
+    counts = sorted({law.variables for law in checkable})
     law_values = [v for law in spec.laws for v in gen.law_constants(law)]
     structured = len(gen.structured_law_rows(max(counts), specials, law_values))
     units: list[Unit] = []
-    for target in ("reference", "backend"):
-        kind = f"laws-{target}"
+    for target, kind in ((Target.REFERENCE, UnitKind.LAWS_REFERENCE), (Target.BACKEND, UnitKind.LAWS_BACKEND)):
         per_lane = (
             REFERENCE_LANE_COST * len(checkable)
-            if target == "reference"
+            if target is Target.REFERENCE
             else LANE_COST + 3 * len(checkable) * cost
         )
         for k in counts:
-            bits = 8 if k < 3 or target == "reference" else strength.backend_cube_bits
+            bits = 8 if k < 3 or target is Target.REFERENCE else strength.backend_cube_bits
             for chunk, lanes in enumerate(_chunks(1 << (bits * k))):
                 units.append(Unit(kind, spec.id, f"u8:{k}", chunk, lanes, lanes * per_lane))
         units.append(Unit(kind, spec.id, "w", 0, structured, structured * per_lane))
@@ -536,7 +608,7 @@ def _law_units(
     return units
 
 
-def _input_units(kind: str, op_id: str, structured: int, strength: Strength, cost: float) -> list[Unit]:
+def _input_units(kind: UnitKind, op_id: str, structured: int, strength: Strength, cost: float) -> list[Unit]:
     per_lane = LANE_COST + cost
     units = [Unit(kind, op_id, "inputs", 0, structured, structured * per_lane)]
     for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):

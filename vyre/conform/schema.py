@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, cast
 
+from vyre.conform.kinds import Level, ObligationStrength, Target
+
 __all__ = ["CERTIFICATE", "CHECKPOINT_HEADER", "CHECKPOINT_RECORD", "CORPUS_ENTRY", "first_problem", "problems"]
 
 Schema = Mapping[str, Any]
@@ -23,12 +25,13 @@ _U32_LIST = {"type": "array", "items": _U32}
 _STR = {"type": "string"}
 _HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 _NULL_STR = {"type": ["string", "null"]}
+_TARGET = {"enum": [t.value for t in Target]}
 
 _RESULT = {
     "type": "object",
     "required": ["check"],
     "properties": {
-        "check": _STR, "law": _NULL_STR, "target": _STR, "domain": _STR,
+        "check": _STR, "law": _NULL_STR, "target": _TARGET, "domain": _STR,
         "cases": {"type": "integer", "minimum": 0}, "violations": {"type": "integer", "minimum": 0},
         "first": {"type": ["integer", "null"]},
         "counterexample": {"type": ["array", "null"], "items": {"type": "integer"}},
@@ -67,7 +70,7 @@ _FAILURE = {
     "type": "object",
     "required": ["op_id", "check", "target", "counterexample", "fix"],
     "properties": {
-        "op_id": _STR, "check": _STR, "law": _NULL_STR, "target": _STR, "domain": _STR,
+        "op_id": _STR, "check": _STR, "law": _NULL_STR, "target": _TARGET, "domain": _STR,
         "counterexample": {"type": "array", "items": {"type": "integer"}},
         "raw_counterexample": {"type": "array", "items": {"type": "integer"}},
         "violations": {"type": "integer", "minimum": 0}, "cases": {"type": "integer", "minimum": 0},
@@ -80,11 +83,11 @@ _OBLIGATION = {
     "required": ["op_id", "check", "strength", "detail"],
     "properties": {
         "op_id": _STR, "check": _STR, "detail": _STR, "holds": {"type": "boolean"},
-        "strength": {"enum": ["proved", "exhaustive-u16", "exhaustive-u8", "witnessed"]},
+        "strength": {"enum": [s.value for s in ObligationStrength]},
     },
 }
 
-_LEVEL = {"type": "string", "pattern": r"^(none|L[1-4][fk]?)$"}
+_LEVEL = {"enum": [level.value for level in Level]}
 
 CERTIFICATE: Schema = {
     "type": "object",

@@ -3,10 +3,20 @@ Legendary)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
-__all__ = ["STRENGTHS", "Strength", "strength_named"]
+__all__ = ["STRENGTHS", "Strength", "StrengthName", "strength_named"]
+
+
+class StrengthName(StrEnum):
+    """The strengths a run can be asked for, weakest first."""
+
+    FAST = "fast"
+    STANDARD = "standard"
+    LEGENDARY = "legendary"
 
 REFERENCE_CUBE_BITS = 8
 """Bits per variable of the exhaustive three-variable laws on the CPU reference:
@@ -25,7 +35,7 @@ class Strength:
     `determinism_runs`: repetitions of the same input; `determinism_random`:
     random rows added to the structured rows for them."""
 
-    name: str
+    name: StrengthName
     witnesses: int
     backend_cube_bits: int
     determinism_runs: int
@@ -33,26 +43,37 @@ class Strength:
     reference_cube_bits: int = REFERENCE_CUBE_BITS
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "name": self.name.value, "witnesses": self.witnesses, "backend_cube_bits": self.backend_cube_bits,
+            "determinism_runs": self.determinism_runs, "determinism_random": self.determinism_random,
+            "reference_cube_bits": self.reference_cube_bits,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Strength:
+        return cls(
+            StrengthName(data["name"]), int(data["witnesses"]), int(data["backend_cube_bits"]),
+            int(data["determinism_runs"]), int(data["determinism_random"]), int(data["reference_cube_bits"]),
+        )
 
     def with_witnesses(self, witnesses: int) -> Strength:
         return replace(self, witnesses=witnesses)
 
 
-STRENGTHS: dict[str, Strength] = {
-    "fast": Strength("fast", 10_000, 4, 3, 1_024),
-    "standard": Strength("standard", 1_000_000, 6, 10, 4_096),
-    "legendary": Strength("legendary", 100_000_000, 8, 10, 65_536),
+STRENGTHS: dict[StrengthName, Strength] = {
+    StrengthName.FAST: Strength(StrengthName.FAST, 10_000, 4, 3, 1_024),
+    StrengthName.STANDARD: Strength(StrengthName.STANDARD, 1_000_000, 6, 10, 4_096),
+    StrengthName.LEGENDARY: Strength(StrengthName.LEGENDARY, 100_000_000, 8, 10, 65_536),
 }
 
 
 def strength_named(name: object) -> Strength:
     if isinstance(name, Strength):
         return name
-    strength = STRENGTHS.get(name) if isinstance(name, str) else None
-    if strength is None:
-        raise ValueError(
-            f"unknown strength {name!r}; choose one of: {', '.join(STRENGTHS)}"
-            " (fast: 1e4 witnesses per law, standard: 1e6, legendary: 1e8)"
-        )
-    return strength
+    for key, strength in STRENGTHS.items():
+        if isinstance(name, str) and name == key.value:
+            return strength
+    raise ValueError(
+        f"unknown strength {name!r}; choose one of: {', '.join(STRENGTHS)}"
+        " (fast: 1e4 witnesses per law, standard: 1e6, legendary: 1e8)"
+    )

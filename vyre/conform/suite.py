@@ -1,4 +1,4 @@
-"""Orchestration: `certify` (plan -> units -> certificate), `merge`, resumption.
+"""Orchestration: `certify` (options -> plan -> units -> certificate), `merge`, resumption.
 
 Units stream (generate -> dispatch -> compare, one chunk of 2**20 witnesses at
 a time, so memory is bounded whatever the strength). `shard=(i, n)` runs the
@@ -11,78 +11,41 @@ already holds. All three give the same certificate content as one run.
 from __future__ import annotations
 
 import json
-
 import platform
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from vyre import ops as registry
-from vyre.ops.registry import get_scalar
 from vyre.conform import corpus as corpus_mod
-from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend, backend_named
-from vyre.conform.executors import EngineRecipe, run_units
-from vyre.conform.certificate import (
-    PARTIAL_FORMAT,
-    Certificate,
-    CertificateError,
-    assemble,
-    content_digest,
-    finish,
-)
+from vyre.conform.assemble import assemble
+from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend
+from vyre.conform.certificate import PARTIAL_FORMAT, Certificate, CertificateError, content_digest, finish
 from vyre.conform.engine import Engine
+from vyre.conform.executors import EngineRecipe, run_units
 from vyre.conform.independence import IndependenceError, check_oracle, runs_function
-from vyre.conform.kernel_ops import KERNEL_CHECKS, KernelEngine, build_kernel_plan, make_case
-from vyre.conform.plan import (
-    CHECK_GROUPS,
-    TRACKS,
-    Plan,
-    PlanError,
-    Unit,
-    build_plan,
-    in_track,
-    select_ops,
-)
+from vyre.conform.kernel_track import KernelEngine, build_kernel_plan
+from vyre.conform.kinds import CheckKind, Level, Track
+from vyre.conform.options import DEFAULT_SEED, CertifyOptions, parse_shard
+from vyre.conform.plan import Plan, PlanError, Unit, build_plan
 from vyre.conform.progress import Progress
-from vyre.conform.strength import Strength, strength_named
-from vyre.ops.kernel import KernelSpec
+from vyre.conform.results import UnitRecord, record_from_json, records_to_json
+from vyre.conform.strength import Strength
+from vyre.kernels.samplers import make_case
+from vyre.kernels.spec import KernelSpec
+from vyre.ops.registry import get_scalar
 from vyre.ops.spec import OpSpec
 
-__all__ = ["DEFAULT_SEED", "certify", "merge", "parse_shard", "shard_units"]
-
-DEFAULT_SEED = 0x7679_7265
-"""The base seed of every certificate unless one is given ("vyre")."""
+__all__ = ["DEFAULT_SEED", "CertifyOptions", "certify", "certify_with", "merge", "parse_shard", "shard_units"]
 
 CHECKPOINT_FORMAT = "vyre-conform-checkpoint/1"
 
-UnitResults = dict[str, list[dict[str, Any]]]
-
-
-def parse_shard(value: object) -> tuple[int, int] | None:
-    """`"I/N"` or `(I, N)` with 0 <= I < N; None for no sharding."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        parts = value.split("/")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-            raise PlanError(f"shard must be I/N with 0 <= I < N (e.g. 0/4), got {value!r}")
-        index, count = int(parts[0]), int(parts[1])
-    elif (
-        isinstance(value, tuple)
-        and len(cast("tuple[object, ...]", value)) == 2
-        and all(isinstance(v, int) for v in cast("tuple[object, ...]", value))
-    ):
-        index, count = cast("tuple[int, int]", value)
-    else:
-        raise PlanError(f"shard must be I/N or a tuple (I, N), got {value!r}")
-    if count < 1 or not 0 <= index < count:
-        raise PlanError(f"shard must be I/N with 0 <= I < N, got {index}/{count}")
-    return index, count
+UnitResults = dict[str, list[UnitRecord]]
 
 
 def shard_units(units: Sequence[Unit], count: int) -> list[list[Unit]]:
@@ -165,20 +128,18 @@ def _oracle_rejections(
 # ---------------------------------------------------------------------------
 
 
-def _load_checkpoint(path: Path, plan: Plan) -> UnitResults:
-    """The finished units of a checkpoint. A line that is not JSON is one cut by
-    an interruption and is skipped (its unit runs again); a JSON line that
-    breaks the checkpoint schema is corruption and an error."""
-    from vyre.conform.schema import CHECKPOINT_HEADER, CHECKPOINT_RECORD, first_problem
+def _checkpoint_lines(path: Path, plan: Plan) -> list[str]:
+    """The record lines of a checkpoint of `plan` ([] when there is none yet)."""
+    from vyre.conform.schema import CHECKPOINT_HEADER, first_problem
 
     if not path.exists():
-        return {}
+        return []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise CertificateError(f"{path}: unreadable checkpoint ({error})") from None
     if not lines:
-        return {}
+        return []
     try:
         header = json.loads(lines[0])
     except json.JSONDecodeError:
@@ -190,16 +151,29 @@ def _load_checkpoint(path: Path, plan: Plan) -> UnitResults:
             f"{path} belongs to a different plan (other ops, strength, seed, backend or"
             " registry); delete it or run without --resume"
         )
+    return lines[1:]
+
+
+def _load_checkpoint(path: Path, plan: Plan) -> UnitResults:
+    """The finished units of a checkpoint. A line that is not JSON is one cut by
+    an interruption and is skipped (its unit runs again); a JSON line that
+    breaks the checkpoint schema is corruption and an error."""
+    from vyre.conform.schema import CHECKPOINT_RECORD, first_problem
+
     done: UnitResults = {}
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in enumerate(_checkpoint_lines(path, plan), start=2):
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue  # a line cut short by an interruption
         problem = first_problem(record, CHECKPOINT_RECORD)
-        if problem is not None:
-            raise CertificateError(f"{path}:{number}: corrupt checkpoint record: {problem}")
-        done[record["key"]] = record["results"]
+        if problem is None:
+            try:
+                done[record["key"]] = [record_from_json(r) for r in record["results"]]
+                continue
+            except (KeyError, TypeError, ValueError) as error:
+                problem = f"not a unit result ({error})"
+        raise CertificateError(f"{path}:{number}: corrupt checkpoint record: {problem}")
     return done
 
 
@@ -216,12 +190,13 @@ class _Checkpoint:
         if not (keep and path.exists() and path.stat().st_size):
             write_atomic(path, json.dumps({"format": CHECKPOINT_FORMAT, "plan": plan.digest}) + "\n")
 
-    def add(self, key: str, results: list[dict[str, Any]]) -> None:
+    def add(self, key: str, results: Sequence[UnitRecord]) -> None:
         from vyre.conform.files import append_lines
 
         if self.path is None:
             return
-        append_lines(self.path, [json.dumps({"key": key, "results": results}, sort_keys=True)], lock=False)
+        line = json.dumps({"key": key, "results": records_to_json(results)}, sort_keys=True)
+        append_lines(self.path, [line], lock=False)
 
     def close(self, *, delete: bool) -> None:
         if delete and self.path is not None and self.path.exists():
@@ -240,27 +215,13 @@ def _user_specs(plan: Plan) -> tuple[Any, ...]:
     from vyre.ops.registry import builtin_op_ids
 
     builtin = set(builtin_op_ids())
-    names = set(plan.data.get("dependencies") or []) | {e["id"] for e in plan.data.get("ops", [])}
+    names = set(plan.data.get("dependencies") or []) | {e.id for e in plan.entries}
     return tuple(registry.get(op_id) for op_id in sorted(names - builtin) if op_id in registry.known_op_ids())
 
 
 # ---------------------------------------------------------------------------
 # certify
 # ---------------------------------------------------------------------------
-
-
-def _check_names(
-    checks: Iterable[str] | None, groups: Sequence[str] = CHECK_GROUPS, where: str = ""
-) -> list[str]:
-    if checks is None:
-        return list(groups)
-    if isinstance(checks, str):
-        checks = [c for c in checks.split(",") if c.strip()]
-    chosen = [c.strip() for c in checks if c.strip()]
-    unknown = [c for c in chosen if c not in groups]
-    if unknown or not chosen:
-        raise PlanError(f"unknown check(s) {unknown or chosen!r}{where}; choose among: {', '.join(groups)}")
-    return chosen
 
 
 def _now() -> str:
@@ -284,10 +245,10 @@ def certify(
     oracles: Mapping[str, Callable[..., Any]] | None = None,
     jobs: int = 1,
     progress: bool | None = False,
-    track: str = "integer",
+    track: str | Track = "integer",
     prove: bool = False,
     prove_timeout: float | None = None,
-    level: str = "L2",
+    level: str | Level = "L2",
     dask: str | None = None,
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
@@ -310,121 +271,86 @@ def certify(
     over generated programs: `vyre.conform.invariants`) or "L4" (adds the
     compositional proofs and performance baselines). `dask`: a Dask scheduler
     address, or "local" for a LocalCluster of `jobs` workers: the units run
-    there (`vyre.conform.executors`), with the same certificate."""
-    started = time.monotonic()
-    engine_backend = backend_named(backend) if isinstance(backend, str) else backend
-    if not isinstance(engine_backend, ConformBackend):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise TypeError(f"backend must be a name or a ConformBackend, got {type(backend).__name__}")
-    chosen_strength = strength_named(strength)
-    if witnesses is not None:
-        if isinstance(witnesses, bool) or not isinstance(witnesses, int) or witnesses < 0:  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise PlanError(f"witnesses must be a non-negative int, got {witnesses!r}")
-        chosen_strength = chosen_strength.with_witnesses(witnesses)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise PlanError(f"seed must be an int in [0, 2**64), got {seed!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise PlanError(f"jobs must be a positive int, got {jobs!r}")
-    if track not in (*TRACKS, "kernel"):
-        raise PlanError(f"unknown track {track!r}; choose one of: {', '.join((*TRACKS, 'kernel'))}")
-    op_ids = [op_id for op_id in select_ops(ops) if in_track(registry.get(op_id), track)]
-    if not op_ids:
-        raise PlanError(f"no op of the {track} track among the selected ops")
-    if dask is not None and (not isinstance(dask, str) or not dask.strip()):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise PlanError(f"dask must be a scheduler address or 'local', got {dask!r}")
-    if track == "kernel":
-        return _certify_kernels(
-            engine_backend, op_ids, chosen_strength, seed, checks, laws, shard, checkpoint,
-            resume, oracles, jobs, progress, started, dask,
-        )
-    check_list = _check_names(checks)
-    law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
-    shard_spec = parse_shard(shard)
-    proof_timeout = _proof_timeout(prove, prove_timeout, track)
-    if level not in ("L1", "L2", "L3", "L4"):
-        raise PlanError(f"level must be one of L1, L2, L3, L4, got {level!r}")
-    corpus_path = Path(corpus) if corpus is not None else None
-    entries = corpus_mod.load(corpus_path)
-    rejections = _oracle_rejections(dict(oracles or {}), op_ids)
+    there (`vyre.conform.executors`), with the same certificate.
 
+    The keywords become a `CertifyOptions` (strings turned into the typed
+    values, a `PlanError` naming any invalid one); `certify_with` runs that."""
+    started = time.monotonic()
+    options = CertifyOptions.parse(
+        backend, ops, strength, seed=seed, witnesses=witnesses, checks=checks, laws=laws, shard=shard,
+        checkpoint=checkpoint, resume=resume, corpus=corpus, record=record, oracles=oracles, jobs=jobs,
+        progress=progress, track=track, prove=prove, prove_timeout=prove_timeout, level=level, dask=dask,
+    )
+    return certify_with(options, started)
+
+
+def certify_with(options: CertifyOptions, started: float | None = None) -> Certificate:
+    """The certificate of a run given as a `CertifyOptions` (`started`: the
+    `time.monotonic()` the run's duration counts from; now by default)."""
+    began = time.monotonic() if started is None else started
+    if options.track is Track.KERNEL:
+        return _certify_kernels(options, began)
+    entries = corpus_mod.load(options.corpus)
+    rejections = _oracle_rejections(options.oracles, options.op_ids)
+    backend = options.backend
     plan = build_plan(
-        engine_backend,
-        op_ids,
-        chosen_strength,
-        seed,
-        check_list,
-        law_filter,
-        entries,
-        rejections,
-        _reference_probe(engine_backend),
-        track,
-        proof_timeout,
-        level,
+        backend, options.op_ids, options.strength, options.seed, options.checks, options.laws, entries,
+        rejections, _reference_probe(backend), options.track, options.prove_timeout, options.level,
     )
-    engine_oracles = {k: v for k, v in (oracles or {}).items() if not rejections.get(k)}
+    oracles = {k: v for k, v in options.oracles.items() if not rejections.get(k)}
     cert = _execute_plan(
-        plan, lambda: Engine(plan, engine_backend, engine_oracles), engine_backend,
-        shard_spec, checkpoint, resume, jobs, progress, started, corpus_path,
-        dask, lambda: EngineRecipe(plan.data, _backend_for_workers(engine_backend), track,
-                                   _user_specs(plan), engine_oracles),
+        plan, lambda: Engine(plan, backend, oracles), options, began,
+        lambda: EngineRecipe(plan.data, _backend_for_workers(backend), options.track, _user_specs(plan), oracles),
     )
-    if record and corpus_path is not None:
-        added = corpus_mod.append(corpus_path, _corpus_entries(cert, engine_backend.id))
+    if options.record and options.corpus is not None:
+        added = corpus_mod.append(options.corpus, _corpus_entries(cert, backend.id))
         cert.data["run"]["corpus_added"] = added
     return cert
 
 
-def _proof_timeout(prove: object, timeout: object, track: str) -> float | None:
-    if not isinstance(prove, bool):
-        raise PlanError(f"prove must be True or False, got {prove!r}")
-    if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600
-    ):
-        raise PlanError(f"prove_timeout must be a number of seconds in (0, 3600], got {timeout!r}")
-    if not prove:
-        return None
-    if track != "integer":
-        raise PlanError(f"prove=True proves integer ops; the {track} track has no SMT obligations")
-    return float(timeout) if timeout is not None else 10.0
+def _certify_kernels(options: CertifyOptions, started: float) -> Certificate:
+    """The kernel track (`vyre.conform.kernel_track`): cases instead of rows, no
+    regression corpus (kernel counterexamples are whole buffers) and no user oracles."""
+    backend = options.backend
+    plan = build_kernel_plan(
+        backend, options.op_ids, options.strength, options.seed, options.checks, options.laws,
+        _kernel_reference_probe(backend),
+    )
+    return _execute_plan(
+        plan, lambda: KernelEngine(plan, backend), options, started,
+        lambda: EngineRecipe(plan.data, _backend_for_workers(backend), Track.KERNEL),
+    )
 
 
 def _execute_plan(
     plan: Plan,
     make_engine: Callable[[], AnyEngine],
-    backend: ConformBackend,
-    shard_spec: tuple[int, int] | None,
-    checkpoint: str | Path | None,
-    resume: bool,
-    jobs: int,
-    progress: bool | None,
+    options: CertifyOptions,
     started: float,
-    corpus_path: Path | None,
-    dask: str | None = None,
-    recipe: Callable[[], EngineRecipe] | None = None,
+    recipe: Callable[[], EngineRecipe],
 ) -> Certificate:
     """Run the plan's units (this shard's, less those the checkpoint holds when
     resuming), checkpointing each, and issue the (partial) certificate."""
-    units = list(plan.units)
-    if shard_spec is not None:
-        units = shard_units(plan.units, shard_spec[1])[shard_spec[0]]
-    checkpoint_path = Path(checkpoint) if checkpoint is not None else None
-    if resume and checkpoint_path is None:
+    shard, checkpoint, dask = options.shard, options.checkpoint, options.dask
+    units = list(plan.units) if shard is None else shard_units(plan.units, shard[1])[shard[0]]
+    if options.resume and checkpoint is None:
         raise PlanError("resume=True needs a checkpoint file (checkpoint=PATH)")
-    done: UnitResults = _load_checkpoint(checkpoint_path, plan) if resume and checkpoint_path else {}
+    done = _load_checkpoint(checkpoint, plan) if options.resume and checkpoint else {}
     done = {key: value for key, value in done.items() if key in {u.key for u in units}}
     todo = [u for u in units if u.key not in done]
-    if not backend.is_reference_interpreter and dask is None:
-        jobs = 1
+    jobs = options.jobs if options.backend.is_reference_interpreter or dask is not None else 1
     engine = make_engine() if dask is None else None
-    writer = _Checkpoint(checkpoint_path, plan, keep=resume)
+    writer = _Checkpoint(checkpoint, plan, keep=options.resume)
     bar = Progress(
         total=sum(u.cost + 1.0 for u in units),
         done=sum(u.cost + 1.0 for u in units if u.key in done),
         units=len(units),
-        enabled=sys.stderr.isatty() if progress is None else progress,
+        enabled=sys.stderr.isatty() if options.progress is None else options.progress,
     )
     results: UnitResults = dict(done)
     _run_units(engine, todo, jobs, writer, bar, results, dask, recipe)
-    writer.close(delete=checkpoint_path is not None)
+    writer.close(delete=checkpoint is not None)
+    corpus = options.corpus if options.track is not Track.KERNEL else None
     run = {
         "timestamp": _now(),
         "duration_s": round(time.monotonic() - started, 3),
@@ -434,10 +360,10 @@ def _execute_plan(
         "dask": dask,
         "units_run": len(todo),
         "units_resumed": len(done),
-        "shard": None if shard_spec is None else f"{shard_spec[0]}/{shard_spec[1]}",
-        "corpus": str(corpus_path) if corpus_path else None,
+        "shard": None if shard is None else f"{shard[0]}/{shard[1]}",
+        "corpus": str(corpus) if corpus else None,
     }
-    return _issue(plan, units, results, shard_spec, run)
+    return _issue(plan, units, results, shard, run)
 
 
 def _backend_for_workers(backend: ConformBackend) -> str | ConformBackend:
@@ -454,18 +380,15 @@ def _run_units(
     bar: Progress,
     results: UnitResults,
     dask: str | None,
-    recipe: Callable[[], EngineRecipe] | None,
+    recipe: Callable[[], EngineRecipe],
 ) -> None:
-    def on_done(unit: Unit, unit_results: list[dict[str, Any]]) -> None:
+    def on_done(unit: Unit, unit_results: list[UnitRecord]) -> None:
         results[unit.key] = unit_results
         writer.add(unit.key, unit_results)
         bar.advance(unit)
 
-    def no_recipe() -> EngineRecipe:
-        raise PlanError("this track cannot run on Dask")
-
     try:
-        run_units(todo, on_done, engine=engine, recipe=recipe or no_recipe, jobs=jobs, dask=dask)
+        run_units(todo, on_done, engine=engine, recipe=recipe, jobs=jobs, dask=dask)
     finally:
         bar.close()
         writer.close(delete=False)
@@ -475,68 +398,35 @@ def _issue(
     plan: Plan,
     units: Sequence[Unit],
     results: UnitResults,
-    shard_spec: tuple[int, int] | None,
-    run: dict[str, Any],
+    shard: tuple[int, int] | None,
+    run: Mapping[str, Any],
 ) -> Certificate:
-    if shard_spec is None:
+    if shard is None:
         return finish(assemble(plan, results), run)
     partial = assemble(Plan(plan.data, tuple(units)), results)
     partial["format"] = PARTIAL_FORMAT
-    partial["shard"] = {"index": shard_spec[0], "count": shard_spec[1]}
+    partial["shard"] = {"index": shard[0], "count": shard[1]}
     partial["plan_full"] = plan.data
-    partial["units"] = {u.key: results[u.key] for u in units}
+    partial["units"] = {u.key: records_to_json(results[u.key]) for u in units}
     return finish(partial, run)
-
-
-def _certify_kernels(
-    backend: ConformBackend,
-    op_ids: Sequence[str],
-    strength: Strength,
-    seed: int,
-    checks: Iterable[str] | str | None,
-    laws: Iterable[str] | None,
-    shard: str | tuple[int, int] | None,
-    checkpoint: str | Path | None,
-    resume: bool,
-    oracles: Mapping[str, Callable[..., Any]] | None,
-    jobs: int,
-    progress: bool | None,
-    started: float,
-    dask: str | None = None,
-) -> Certificate:
-    """The kernel track (`vyre.conform.kernel_ops`): cases instead of rows, no
-    regression corpus (kernel counterexamples are whole buffers) and no user oracles."""
-    if oracles:
-        raise PlanError("the kernel track takes no oracles: the CPU reference and the laws are its oracles")
-    check_list = _check_names(checks, KERNEL_CHECKS, " for the kernel track")
-    law_filter = None if laws is None else [laws] if isinstance(laws, str) else list(laws)
-    shard_spec = parse_shard(shard)
-    plan = build_kernel_plan(
-        backend, op_ids, strength, seed, check_list, law_filter, _kernel_reference_probe(backend)
-    )
-    return _execute_plan(
-        plan, lambda: KernelEngine(plan, backend), backend,
-        shard_spec, checkpoint, resume, jobs, progress, started, None,
-        dask, lambda: EngineRecipe(plan.data, _backend_for_workers(backend), "kernel"),
-    )
 
 
 def _corpus_entries(cert: Certificate, backend_id: str) -> list[corpus_mod.Entry]:
     versions = {op["id"]: op["version"] for op in cert.data["ops"]}
     out: list[corpus_mod.Entry] = []
-    for f in cert.data["failures"]:
-        if f["check"] in ("execution", "oracle") or f["domain"] == "regression":
+    for f in cert.failures:
+        if f.check in (CheckKind.EXECUTION, CheckKind.ORACLE) or f.domain == "regression":
             continue
-        if not f["counterexample"]:
+        if not f.counterexample:
             continue
         out.append(
             corpus_mod.Entry(
-                op=f["op_id"],
-                check=f["check"],
-                target=f["target"],
-                inputs=tuple(f["counterexample"]),
-                law=f["law"],
-                op_version=versions.get(f["op_id"], 1),
+                op=f.op_id,
+                check=f.check,
+                target=f.target.value,
+                inputs=f.counterexample,
+                law=f.law,
+                op_version=versions.get(f.op_id, 1),
                 backend=backend_id,
                 suite_version=cert.data["suite_version"],
                 found=cert.data["run"]["timestamp"],
@@ -550,9 +440,8 @@ def _corpus_entries(cert: Certificate, backend_id: str) -> list[corpus_mod.Entry
 # ---------------------------------------------------------------------------
 
 
-def merge(certificates: Sequence[Certificate]) -> Certificate:
-    """The certificate of a whole plan from the partial certificates of all its
-    shards (each shard exactly once)."""
+def _check_shards(certificates: Sequence[Certificate]) -> None:
+    """Every certificate a shard of one plan, unchanged, each shard exactly once."""
     if not certificates:
         raise CertificateError("merge needs the shard certificates of one run")
     for cert in certificates:
@@ -582,10 +471,17 @@ def merge(certificates: Sequence[Certificate]) -> Certificate:
             + (f"; missing {missing}" if missing else "")
             + (f"; given twice {duplicated}" if duplicated else "")
         )
+
+
+def merge(certificates: Sequence[Certificate]) -> Certificate:
+    """The certificate of a whole plan from the partial certificates of all its
+    shards (each shard exactly once)."""
+    _check_shards(certificates)
     plan = Plan.from_json(certificates[0].data["plan_full"])
     results: UnitResults = {}
     for cert in certificates:
-        results.update(cert.data["units"])
+        for key, records in cert.data["units"].items():
+            results[key] = [record_from_json(r) for r in records]
     missing_units = [u.key for u in plan.units if u.key not in results]
     if missing_units:
         raise CertificateError(f"the shards lack {len(missing_units)} unit(s), e.g. {missing_units[0]}")

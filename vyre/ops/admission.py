@@ -36,8 +36,8 @@ from xdsl.ir import Block, Operation, Region
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, Call, DataType, Expr, emit_expr
 from vyre.ops import registry
-from vyre.ops.kernel import KernelSpec
 from vyre.ops.laws import Law
+from vyre.ops.registry import KernelEntry
 from vyre.ops.spec import CompositionError, EquivalenceClass, Intrinsic, OpSignature, OpSpec, walk_expr
 from vyre.validation.checker import KernelChecker
 
@@ -135,14 +135,14 @@ def admit(
     return spec
 
 
-def _reject(spec: OpSpec | KernelSpec, gate: int, problem: str, fix: str) -> AdmissionError:
+def _reject(spec: OpSpec | KernelEntry, gate: int, problem: str, fix: str) -> AdmissionError:
     return AdmissionError(str(spec.id), gate, problem, fix)
 
 
 # -- gate 0 ------------------------------------------------------------------
 
 
-def gate_id(spec: OpSpec | KernelSpec, registered: set[str]) -> None:
+def gate_id(spec: OpSpec | KernelEntry, registered: set[str]) -> None:
     """Gate 0, for scalar and kernel ops alike."""
     if not isinstance(spec.id, str) or not _ID.fullmatch(spec.id):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise _reject(

@@ -5,20 +5,31 @@ The registry is data: `add` stores a spec that `vyre.ops.register` admitted
 built-in specs are constructed the first time an id is looked up or listed.
 Importing it also tells the builder how to type calls (`vyre.ir.set_call_typer`):
 a `Call` without a spelled result type gets its op's declared output type.
+
+It also keeps the catalog of kernel ops (whole-buffer ops, `vyre.kernels`),
+which live in a layer above this one: the registry knows them only as
+`KernelEntry` (an id, a version, never inlinable), so validation can name a
+call to one (V020) and `get`/`known_op_ids` list them. The built-in kernel ops
+come from the loader that the `vyre.kernels` package registers when it is
+imported (`register_kernel_loader`), called on first use; `import vyre`, which
+every `import vyre.…` runs first, imports it.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol
 
 from vyre.ir import DataType, set_call_typer
-from vyre.ops.kernel import KernelSpec
 from vyre.ops.spec import OpSpec
 
 __all__ = [
+    "KernelEntry",
+    "KernelLoader",
     "UnknownOpError",
     "add",
+    "add_kernel",
     "builtin_op_ids",
     "generation",
     "get",
@@ -29,6 +40,7 @@ __all__ = [
     "resolve_kernel",
     "scalar_op_ids",
     "known_op_ids",
+    "register_kernel_loader",
     "resolve",
     "unregister",
 ]
@@ -41,29 +53,40 @@ _BUILTIN_FAMILIES = (
     "vyre.ops.primitive.float",
 )
 
-def _kernel_family_modules() -> tuple[str, ...]:
-    """Every module of `vyre.ops.kernels` that defines `KERNELS` (shared helpers
-    such as `common.py` define none), sorted: a new family is a new module there,
-    with no list to edit."""
-    import importlib
-    import pkgutil
 
-    package = importlib.import_module("vyre.ops.kernels")
-    names: list[str] = []
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if info.name.startswith("_") or info.ispkg:
-            continue
-        name = f"vyre.ops.kernels.{info.name}"
-        if hasattr(importlib.import_module(name), "KERNELS"):
-            names.append(name)
-    return tuple(names)
 
+class KernelEntry(Protocol):
+    """What the registry knows of a kernel op (`vyre.kernels.spec.KernelSpec`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def inlinable(self) -> bool:
+        """Always False: a kernel op is run with `ops.evaluate`, never called (V020)."""
+        ...
+
+
+KernelLoader = Callable[[], Iterable[KernelEntry]]
+"""() -> the built-in kernel ops (every family of `vyre.kernels.families`)."""
 
 _builtins: dict[str, OpSpec] | None = None
 _user: dict[str, OpSpec] = {}
-_builtin_kernels: dict[str, KernelSpec] | None = None
-_user_kernels: dict[str, KernelSpec] = {}
+_builtin_kernels: dict[str, KernelEntry] | None = None
+_user_kernels: dict[str, KernelEntry] = {}
+_kernel_loader: KernelLoader | None = None
 _generation = 0
+
+
+def register_kernel_loader(loader: KernelLoader) -> None:
+    """Install the loader of the built-in kernel ops (`vyre.kernels` does, when
+    imported); it runs the first time a kernel op is looked up or listed."""
+    global _kernel_loader, _builtin_kernels
+    _kernel_loader = loader
+    _builtin_kernels = None
 
 
 def generation() -> int:
@@ -102,18 +125,16 @@ def _load_builtins() -> dict[str, OpSpec]:
     return _builtins
 
 
-def _load_kernels() -> dict[str, KernelSpec]:
+def _load_kernels() -> dict[str, KernelEntry]:
     global _builtin_kernels
     if _builtin_kernels is None:
-        import importlib
-
-        specs: dict[str, KernelSpec] = {}
-        for module_name in _kernel_family_modules():
-            module = importlib.import_module(module_name)
-            for spec in module.KERNELS:
-                if spec.id in specs or spec.id in _load_builtins():
-                    raise RuntimeError(f"built-in op `{spec.id}` is defined twice")
-                specs[spec.id] = spec
+        if _kernel_loader is None:  # `vyre.kernels` not imported (yet): none known
+            return {}
+        specs: dict[str, KernelEntry] = {}
+        for spec in _kernel_loader():
+            if spec.id in specs or spec.id in _load_builtins():
+                raise RuntimeError(f"built-in op `{spec.id}` is defined twice")
+            specs[spec.id] = spec
         _builtin_kernels = specs
     return _builtin_kernels
 
@@ -142,9 +163,9 @@ def kernel_op_ids() -> tuple[str, ...]:
     return tuple(sorted({**_load_kernels(), **_user_kernels}))
 
 
-def get(op_id: str) -> OpSpec | KernelSpec:
-    """The spec of `op_id` (an `OpSpec` or a `KernelSpec`); `UnknownOpError` (a
-    KeyError) naming close ids otherwise."""
+def get(op_id: str) -> OpSpec | KernelEntry:
+    """The spec of `op_id` (an `OpSpec`, or a kernel op's `KernelSpec`);
+    `UnknownOpError` (a KeyError) naming close ids otherwise."""
     spec = resolve(op_id) or resolve_kernel(op_id)
     if spec is None:
         candidates = difflib.get_close_matches(str(op_id), known_op_ids(), n=3, cutoff=0.6)
@@ -156,22 +177,23 @@ def get_scalar(op_id: str) -> OpSpec:
     """The `OpSpec` of a scalar op; `UnknownOpError` for any other id (naming a
     kernel op as one)."""
     spec = get(op_id)
-    if isinstance(spec, KernelSpec):
+    if not isinstance(spec, OpSpec):
         raise UnknownOpError(
             op_id, [], f"`{op_id}` is a kernel op (a whole-buffer kernel), not a scalar op"
         )
     return spec
 
 
-def get_kernel(op_id: str) -> KernelSpec:
-    """The `KernelSpec` of a kernel op; `UnknownOpError` for any other id."""
+def get_kernel(op_id: str) -> KernelEntry:
+    """The kernel op `op_id` (its `KernelSpec`; `vyre.kernels.catalog.get_kernel`
+    is typed so); `UnknownOpError` for any other id."""
     spec = get(op_id)
     if isinstance(spec, OpSpec):
         raise UnknownOpError(op_id, [], f"`{op_id}` is a scalar op, not a kernel op")
     return spec
 
 
-def resolve_kernel(op_id: str) -> KernelSpec | None:
+def resolve_kernel(op_id: str) -> KernelEntry | None:
     """The kernel spec of `op_id`, or None."""
     if not isinstance(op_id, str):  # pyright: ignore[reportUnnecessaryIsInstance]
         return None
@@ -195,8 +217,8 @@ def add(spec: OpSpec) -> OpSpec:
     return spec
 
 
-def add_kernel(spec: KernelSpec) -> KernelSpec:
-    """Store an admitted user kernel op."""
+def add_kernel(spec: KernelEntry) -> KernelEntry:
+    """Store an admitted user kernel op (`vyre.ops.register` admits, then adds)."""
     _user_kernels[spec.id] = spec
     return spec
 

@@ -1,7 +1,7 @@
 // RUN: vyre-opt %s -t wgsl | filecheck %s
 
 // A grid-stride pass (the shape of every kernel op's main loop,
-// vyre/ops/kernels/common.py `Grid`): invocation g visits g, g + stride,
+// vyre/kernels/families/common.py `Grid`): invocation g visits g, g + stride,
 // g + 2 stride, ... for `rounds` rounds, both read from a uniform parameter
 // block. The loop bound is evaluated once before the loop (`k_end`), the
 // strided index is a `let` (used twice), the bound test reads the logical length

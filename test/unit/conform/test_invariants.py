@@ -8,10 +8,11 @@ import pytest
 from vyre import conform
 from vyre.conform import InterpBackend
 from vyre.conform.invariants import INVARIANTS, InvariantChecker
+from vyre.conform.results import Result
 from vyre.ir import Program
 
 
-def _check(backend, name: str, programs: int = 6) -> dict:
+def _check(backend, name: str, programs: int = 6) -> Result:
     return InvariantChecker(backend, 11).check_chunk(name, 0, programs)[0]
 
 
@@ -114,7 +115,7 @@ class CappedLoopsInterp(InterpBackend):
 def test_every_check_passes_on_the_interpreter() -> None:
     backend = InterpBackend()
     for name in INVARIANTS:
-        assert _check(backend, name)["violations"] == 0, name
+        assert _check(backend, name).violations == 0, name
 
 
 @pytest.mark.parametrize("backend, name, words", [
@@ -130,9 +131,9 @@ def test_every_check_passes_on_the_interpreter() -> None:
 ])
 def test_a_broken_engine_is_caught(backend, name: str, words: str) -> None:
     found = _check(backend, name)
-    assert found["violations"] == 1, name
-    assert words in found["detail"], found["detail"][:400]
-    assert "vyre.kernel" in found["detail"]  # the counterexample program, as vyre text
+    assert found.violations == 1, name
+    assert words in found.detail, found.detail[:400]
+    assert "vyre.kernel" in found.detail  # the counterexample program, as vyre text
 
 
 def test_wire_equivalence_catches_a_lossy_decoder(monkeypatch) -> None:
@@ -150,7 +151,7 @@ def test_wire_equivalence_catches_a_lossy_decoder(monkeypatch) -> None:
 
     monkeypatch.setattr(Program, "from_wire", classmethod(lossy))
     found = _check(InterpBackend(), "WireEquivalence", programs=3)
-    assert found["violations"] == 1 and "decoded program" in found["detail"]
+    assert found.violations == 1 and "decoded program" in found.detail
 
 
 def test_generated_counterexamples_are_shrunk() -> None:
@@ -168,8 +169,8 @@ def test_generated_counterexamples_are_shrunk() -> None:
     checker = InvariantChecker(DropAll(), 3)
     generated = checker.generated(1)
     found = checker.check_chunk("Deterministic", 0, 2)[0]
-    assert found["violations"] == 1
-    shown = found["detail"].split("\n", 1)[1]
+    assert found.violations == 1
+    shown = found.detail.split("\n", 1)[1]
     from vyre.ir import print_ir
 
     assert shown.count("\n") < print_ir(generated.program).count("\n")

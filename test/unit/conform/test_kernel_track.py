@@ -16,9 +16,9 @@ from vyre import conform, ops
 from vyre.conform import InterpBackend
 from vyre.conform.certificate import verify_certificate
 from vyre.conform.cli import main
-from vyre.conform.kernel_ops import boundary_cases, random_case, shrink_case
+from vyre.conform.kernel_track import boundary_cases, random_case, shrink_case
 from vyre.conform.plan import PlanError, spec_fingerprint
-from vyre.ops import kernel_laws as K
+from vyre.kernels import laws as K
 from vyre.ops import registry
 
 FAST: dict[str, Any] = {"strength": "fast", "corpus": None, "track": "kernel"}

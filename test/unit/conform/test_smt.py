@@ -155,10 +155,10 @@ def test_add_sat_planted_bug_only_at_b_zero_is_caught(register, models) -> None:
                      lambda a, b: (lambda s: E.select(E.le(s, a), E.u32(MAX), s))(E.add(a, b)))
     register_model(op_id, MODELS["primitive.math.add_sat"]); models.append(op_id)
     record = prove_obligation(registry.get_scalar(op_id), "composition", 10.0)
-    assert record["status"] == "counterexample", record
-    assert record["counterexample"] == [0, 0]   # shrunk: a = b = 0 saturates to 0xffffffff
-    assert record["raw"][1] == 0
-    assert "0xffffffff" in record["description"] and "0x0" in record["description"]
+    assert record.status == "counterexample", record
+    assert record.counterexample == (0, 0)   # shrunk: a = b = 0 saturates to 0xffffffff
+    assert record.raw[1] == 0
+    assert "0xffffffff" in record.description and "0x0" in record.description
 
 
 def _mul_high_limbs(final_shift: int):
@@ -189,8 +189,8 @@ def test_planted_composition_bugs(register, models, name, base, composition) -> 
     op_id = register(name, arity, spec.reference, composition)
     register_model(op_id, MODELS[base]); models.append(op_id)
     record = prove_obligation(registry.get_scalar(op_id), "composition", 30.0)
-    assert record["status"] == "counterexample", record
-    row = [np.array([v], np.uint32) for v in record["counterexample"]]
+    assert record.status == "counterexample", record
+    row = [np.array([v], np.uint32) for v in record.counterexample]
     got = ops.evaluate(op_id, row, backend="interp")
     assert int(got[0]) != int(spec.reference(*row)[0])
 
@@ -201,7 +201,7 @@ def test_equivalent_mutant_is_proved_not_flagged(register, models) -> None:
     op_id = register("rotl32", 2, ref.reference,
                      lambda a, b: E.bitor(E.shl(a, b), E.shr(a, E.sub(E.u32(32), b))))
     register_model(op_id, MODELS["primitive.bitwise.rotl"]); models.append(op_id)
-    assert prove_obligation(registry.get_scalar(op_id), "composition", 10.0)["status"] == "proved"
+    assert prove_obligation(registry.get_scalar(op_id), "composition", 10.0).status == "proved"
 
 
 def test_false_law_gets_a_shrunk_counterexample(register) -> None:
@@ -209,9 +209,9 @@ def test_false_law_gets_a_shrunk_counterexample(register) -> None:
                      lambda a, b: E.sub(a, b), laws=[L.Commutative()])
     # no model: the law is proved (or refuted) on the composition
     record = prove_obligation(registry.get_scalar(op_id), "law:Commutative", 10.0)
-    assert record["status"] == "counterexample"
-    assert sorted(record["counterexample"]) == [0, 1]
-    assert "compositions of" in record["detail"]
+    assert record.status == "counterexample"
+    assert sorted(record.counterexample) == [0, 1]
+    assert "compositions of" in record.detail
 
 
 def test_user_op_without_model_has_an_unprovable_composition(register) -> None:
@@ -219,15 +219,15 @@ def test_user_op_without_model_has_an_unprovable_composition(register) -> None:
                      lambda a, b: E.add(E.bitand(a, b), E.shr(E.bitxor(a, b), E.u32(1))),
                      laws=[L.Commutative(), L.Idempotent()])
     record = prove_obligation(registry.get_scalar(op_id), "composition")
-    assert record["status"] == "error" and "no formal model" in record["detail"]
-    assert prove_obligation(registry.get_scalar(op_id), "law:Idempotent")["status"] == "proved"
+    assert record.status == "error" and "no formal model" in record.detail
+    assert prove_obligation(registry.get_scalar(op_id), "law:Idempotent").status == "proved"
 
 
 def test_a_timeout_is_never_proved() -> None:
     spec = registry.get_scalar("primitive.math.gcd")
     record = prove_obligation(spec, "law:Associative", 0.05)
-    assert record["status"] == "timeout"
-    assert "no answer within" in record["detail"]
+    assert record.status == "timeout"
+    assert "no answer within" in record.detail
 
 
 def test_certify_with_prove_records_obligation_strengths(register, models) -> None:

@@ -23,8 +23,8 @@ from vyre.ir import Expr as E
 from vyre.ir import Node as N
 from vyre.lowering.options import LoweringOptions
 from vyre.lowering.fences import storage_fences
-from vyre.ops.kernels import common, scan, sort
-from vyre.ops.kernels.reductions import KERNELS as REDUCTIONS
+from vyre.kernels.families import common, scan, sort
+from vyre.kernels.families.reductions import KERNELS as REDUCTIONS
 from vyre.pipeline import prepare
 
 LOCAL = E.local_id(0)

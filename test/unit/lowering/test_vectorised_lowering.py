@@ -17,7 +17,7 @@ from vyre.lowering.vector import VectorLayout
 from vyre.pipeline import prepare
 from vyre.ops.registry import get
 from vyre.ops.spec import OpSpec
-from vyre.runtime.evaluate import elementwise_program
+from vyre.kernels.evaluate import elementwise_program
 from vyre.testing.random_maps import random_map_case
 
 Check = Callable[[str], None]

@@ -221,7 +221,10 @@ def test_gate6_rejects_malformed_rule_material() -> None:
 
 
 def test_alternates_count_as_rule_material(registry_guard: None) -> None:
-    ops.register(_spec(id="user.math.alt", laws=[], boundaries=[], alternates=["a + b"]))
+    _rejected(_spec(id="user.math.alt", laws=[], boundaries=[]), 6, "no law")
+    spec = _spec(id="user.math.alt", laws=[], boundaries=[], alternates=["a + b"])
+    assert ops.register(spec) is spec  # the alternate alone passes gate 6
+    assert ops.get("user.math.alt") is spec
 
 
 # -- registry behaviour ------------------------------------------------------------------

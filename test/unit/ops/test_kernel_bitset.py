@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from vyre import ops
-from vyre.ops.kernel import BOUNDARY_LENGTHS, KernelSpec
-from vyre.ops.kernels.bitset import MAX_POPCOUNT_WORDS
+from vyre.kernels.families.bitset import MAX_POPCOUNT_WORDS
+from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -18,8 +18,8 @@ import pytest
 
 from vyre import ops
 from vyre.ir import DataType
-from vyre.ops.kernel import BOUNDARY_LENGTHS, KernelSpec
-from vyre.ops.kernels import buffer
+from vyre.kernels.families import buffer
+from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -15,10 +15,10 @@ import pytest
 
 import vyre
 from vyre import conform, ops
+from vyre.kernels.families.codec_common import CHUNK, SMALL_CHUNKS
+from vyre.kernels.run import evaluate_kernel_many
+from vyre.kernels.spec import NO_ERROR
 from vyre.ops import registry
-from vyre.ops.kernel import NO_ERROR
-from vyre.ops.kernels.codec_common import CHUNK, SMALL_CHUNKS
-from vyre.runtime.kernel_run import evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -24,9 +24,9 @@ import pytest
 
 import vyre
 from vyre import conform, ops
+from vyre.kernels.run import evaluate_kernel_many
+from vyre.kernels.spec import NO_ERROR
 from vyre.ops import registry
-from vyre.ops.kernel import NO_ERROR
-from vyre.runtime.kernel_run import evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

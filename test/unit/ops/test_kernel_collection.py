@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from vyre import ops
-from vyre.ops.kernel import BOUNDARY_LENGTHS, KernelSpec
+from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -22,11 +22,12 @@ import pytest
 
 import vyre
 from vyre import ops
+from vyre.kernels.families.compression import initial_capacity
+from vyre.kernels.families.compression_host import STRATEGIES, Settings, compress, gzip_member
+from vyre.kernels.run import evaluate_kernel_many
+from vyre.kernels.samplers import text_bytes
+from vyre.kernels.spec import NO_ERROR
 from vyre.ops import registry
-from vyre.ops.kernel import NO_ERROR
-from vyre.ops.kernels.compression import initial_capacity
-from vyre.ops.kernels.compression_host import STRATEGIES, Settings, compress, gzip_member, text_bytes
-from vyre.runtime.kernel_run import evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
@@ -365,7 +366,7 @@ def test_outputs_stay_on_the_device() -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_large_batch_goes_in_waves(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from vyre.ops.kernels import compression
+    from vyre.kernels.families import compression
 
     monkeypatch.setattr(compression, "WAVE", 3)  # 11 streams: waves of 3, 3, 3, 2
     streams = [compress("gzip", text(20 * k, k), Settings(level=k % 10, gzip_flags=k)) for k in range(10)]
@@ -381,7 +382,7 @@ def test_a_large_batch_goes_in_waves(backend: str, monkeypatch: pytest.MonkeyPat
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_output_past_the_u32_limit_fails_with_code_6(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from vyre.ops.kernels import compression
+    from vyre.kernels.families import compression
 
     monkeypatch.setattr(compression, "MAX_OUTPUT", 1000)  # the limit is 2^32 - 65,536 bytes
     fits, bomb = zlib.compress(bytes(1000)), zlib.compress(bytes(1001))

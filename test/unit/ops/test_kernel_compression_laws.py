@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 from vyre import conform
+from vyre.kernels.families import compression_laws as L
+from vyre.kernels.families.compression_host import STRATEGIES, Settings, compress, sampler, stdlib, stdlib_code
+from vyre.kernels.families.inflate_walk import DEFLATE, FORMATS, GZIP, ZLIB, Failure, walk
+from vyre.kernels.samplers import text_bytes
+from vyre.kernels.spec import KernelLaw
 from vyre.ops import registry
-from vyre.ops.kernel import KernelLaw
-from vyre.ops.kernels import compression_laws as L
-from vyre.ops.kernels.compression_host import STRATEGIES, Settings, compress, sampler, stdlib, stdlib_code, text_bytes
-from vyre.ops.kernels.inflate_walk import DEFLATE, FORMATS, GZIP, ZLIB, Failure, walk
 
 Op = Callable[..., tuple[np.ndarray, ...]]
 

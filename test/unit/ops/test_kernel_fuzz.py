@@ -1,5 +1,5 @@
-"""Every kernel op, fuzzed differentially (`vyre.testing.kernel_fuzz`) against
-the independent oracles of `vyre.testing.kernel_oracles` (CPython, numpy,
+"""Every kernel op, fuzzed differentially (`test/support/kernel_fuzz.py`) against
+the independent oracles of `test/support/kernel_oracles.py` (CPython, numpy,
 published hashes; no vyre code): random and adversarial inputs of boundary
 lengths through `ops.evaluate`, `ops.evaluate_raw`, `ops.evaluate_many` (mixed
 sizes, the batched plan), the single plans' raw outputs, outputs kept on the
@@ -23,15 +23,15 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import kernel_fuzz as kf
 import numpy as np
 import pytest
+from kernel_oracles import DECODERS, ORACLES, radix_error
 
 from vyre import ops
 from vyre.ir import DataType
-from vyre.ops.kernel import KernelSpec, OpInputError
+from vyre.kernels.spec import KernelSpec, OpInputError
 from vyre.ops.registry import get_kernel
-from vyre.testing import kernel_fuzz as kf
-from vyre.testing.kernel_oracles import DECODERS, ORACLES, radix_error
 
 LONG = os.environ.get("VYRE_KERNEL_FUZZ", "") == "long"
 SEEDS = (0, 1, 2) if LONG else (0,)
@@ -79,7 +79,7 @@ def _fail(report: kf.Report) -> None:
 
 def test_every_kernel_op_has_an_oracle_and_a_generator() -> None:
     missing = [op for op in OPS if op not in ORACLES]
-    assert not missing, f"kernel ops without an oracle in vyre/testing/kernel_oracles.py: {missing}"
+    assert not missing, f"kernel ops without an oracle in test/support/kernel_oracles.py: {missing}"
     rng = np.random.default_rng(0)
     for op in OPS:
         for pattern in kf.patterns_of(op):
@@ -88,7 +88,7 @@ def test_every_kernel_op_has_an_oracle_and_a_generator() -> None:
 
 
 def test_the_oracles_import_nothing_from_vyre() -> None:
-    import vyre.testing.kernel_oracles as module
+    import kernel_oracles as module
 
     tree = ast.parse(Path(module.__file__).read_text())
     imported = [

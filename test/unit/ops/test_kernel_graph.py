@@ -16,7 +16,8 @@ import pytest
 
 import vyre
 from vyre import conform, ops
-from vyre.ops.kernels.graph import GRAPH_BOUNDARIES, SMALL_DEGREE, csr_graph
+from vyre.kernels.families.graph import GRAPH_BOUNDARIES, SMALL_DEGREE
+from vyre.kernels.samplers import csr_graph
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -19,8 +19,8 @@ import pytest
 
 from vyre import conform, ops
 from vyre.ir import DataType
-from vyre.ops.kernels import hash_digests, hash_stream, hash_words
-from vyre.runtime.kernel_run import evaluate_kernel
+from vyre.kernels.families import hash_digests, hash_stream, hash_words
+from vyre.kernels.run import evaluate_kernel
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

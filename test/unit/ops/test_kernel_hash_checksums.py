@@ -20,11 +20,11 @@ import pytest
 
 from vyre import conform, ops
 from vyre.ir import DataType
+from vyre.kernels.families import hash_adler, hash_crc
+from vyre.kernels.run import evaluate_kernel, evaluate_kernel_many
+from vyre.kernels.spec import KernelSpec
 from vyre.ops import registry
-from vyre.ops.kernel import KernelSpec
-from vyre.ops.kernels import hash_adler, hash_crc
 from vyre.runtime.device_buffer import DeviceBuffer
-from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

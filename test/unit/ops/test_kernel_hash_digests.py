@@ -15,10 +15,10 @@ import pytest
 
 from vyre import conform, ops
 from vyre.ir import DataType
+from vyre.kernels.families import hash_digests
+from vyre.kernels.run import evaluate_kernel, evaluate_kernel_many
 from vyre.ops import registry
-from vyre.ops.kernels import hash_digests
 from vyre.runtime.device_buffer import DeviceBuffer
-from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

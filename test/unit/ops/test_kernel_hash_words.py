@@ -17,7 +17,7 @@ import pytest
 
 from vyre import conform, ops
 from vyre.ir import DataType
-from vyre.ops.kernels import hash_words
+from vyre.kernels.families import hash_words
 from vyre.runtime.device_buffer import DeviceBuffer
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")

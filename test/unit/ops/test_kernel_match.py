@@ -17,8 +17,8 @@ import pytest
 
 from vyre import ops
 from vyre.ir import DataType
-from vyre.ops.kernel import BOUNDARY_LENGTHS, KernelSpec
-from vyre.ops.kernels.match import CHUNK
+from vyre.kernels.families.match import CHUNK
+from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
@@ -194,7 +194,8 @@ def run_split(op_id: str, args: list[Any], limit: int) -> dict[str, np.ndarray]:
     past 65,535, exercised with small inputs): the final words of each buffer."""
     from vyre.ir import BufferAccess
     from vyre.pipeline import prepare
-    from vyre.runtime import host, kernel_run, wgpu_backend
+    from vyre.kernels import run as kernel_run
+    from vyre.runtime import host, wgpu_backend
 
     spec = ops.get(op_id)
     assert isinstance(spec, KernelSpec)

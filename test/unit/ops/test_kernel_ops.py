@@ -14,7 +14,7 @@ import pytest
 
 import vyre
 from vyre import ops
-from vyre.ops.kernel import BOUNDARY_LENGTHS, KernelSpec
+from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
@@ -278,7 +278,7 @@ def test_builtin_kernel_ops_cannot_be_unregistered() -> None:
 def test_scan_of_block_sums_over_several_rounds(backend: str) -> None:
     """Step 2 of the scans (one workgroup, 2,048 sums per round with a carry)
     past one round: reached by inputs above 32 Mi elements, run here directly."""
-    from vyre.ops.kernels.scan import scan_sums_program
+    from vyre.kernels.families.scan import scan_sums_program
 
     rng = np.random.default_rng(5)
     sums = rng.integers(0, 2**32, 5000, dtype=np.uint64).astype(np.uint32)

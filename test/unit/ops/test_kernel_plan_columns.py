@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vyre.ops.kernel import BatchPlan, BatchSizes
+from vyre.kernels import run as kernel_run
+from vyre.kernels.run import evaluate_kernel_many
+from vyre.kernels.spec import BatchPlan, BatchSizes
 from vyre.ops.registry import get_kernel
-from vyre.runtime import kernel_run
-from vyre.runtime.kernel_run import evaluate_kernel_many
 
 PLANNED = (
     "hash.crc32",

@@ -15,8 +15,8 @@ import pytest
 
 import vyre
 from vyre import conform, ops
-from vyre.ops.kernel import BOUNDARY_LENGTHS
-from vyre.ops.kernels import scan_segmented as seg
+from vyre.kernels.families import scan_segmented as seg
+from vyre.kernels.spec import BOUNDARY_LENGTHS
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -9,7 +9,7 @@ import pytest
 
 import vyre
 from vyre import conform, ops
-from vyre.ops.kernel import BOUNDARY_LENGTHS
+from vyre.kernels.spec import BOUNDARY_LENGTHS
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -17,8 +17,8 @@ import pytest
 import vyre
 from vyre import conform, ops
 from vyre.ir import BufferAccess
-from vyre.ops.kernel import BOUNDARY_LENGTHS, KernelSpec
-from vyre.ops.kernels import stats
+from vyre.kernels.families import stats
+from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from vyre import conform, ops
+from vyre.kernels.families.codec_common import CHUNK, SMALL_CHUNKS
+from vyre.kernels.run import evaluate_kernel_many
 from vyre.ops import registry
-from vyre.ops.kernels.codec_common import CHUNK, SMALL_CHUNKS
-from vyre.runtime.kernel_run import evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 

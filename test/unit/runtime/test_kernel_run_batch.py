@@ -1,4 +1,4 @@
-"""`evaluate_many`'s columnar path (kernel_run `_Columns`, `_evaluate_columns`)
+"""`evaluate_many`'s columnar path (`vyre.kernels.run._Columns`, `_evaluate_columns`)
 against its general path, on the interpreter and on wgpu.
 
 The columnar path takes a batch whose values all have their port's plain type
@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vyre.ops.kernel import NO_ERROR, BatchSizes, OpInputError
+from vyre.kernels import run as kernel_run
+from vyre.kernels.run import evaluate_kernel_columns, evaluate_kernel_many
+from vyre.kernels.spec import NO_ERROR, BatchSizes, OpInputError
 from vyre.ops.registry import get_kernel
-from vyre.runtime import kernel_run
-from vyre.runtime.kernel_run import evaluate_kernel_columns, evaluate_kernel_many
 
 BACKENDS = ("interp", "wgpu")
 RNG = np.random.default_rng(11)
@@ -239,7 +239,7 @@ def test_equal_sizes_share_one_read_only_mapping(monkeypatch: pytest.MonkeyPatch
 def test_a_split_array_is_taken_as_it_is_and_checked(paths: list[bool]) -> None:
     import dataclasses
 
-    from vyre.ops.kernel import BatchPlan
+    from vyre.kernels.spec import BatchPlan
 
     spec = get_kernel("hash.sha256")
     assert spec.plan_many is not None

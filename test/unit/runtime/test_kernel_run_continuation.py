@@ -16,7 +16,9 @@ import pytest
 
 from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
-from vyre.ops.kernel import (
+from vyre.kernels import run as kernel_run
+from vyre.kernels.run import evaluate_kernel, evaluate_kernel_many
+from vyre.kernels.spec import (
     MAX_REPLANS,
     BatchPlan,
     BatchSizes,
@@ -29,8 +31,6 @@ from vyre.ops.kernel import (
     batch_starts,
     size_column,
 )
-from vyre.runtime import kernel_run
-from vyre.runtime.kernel_run import evaluate_kernel, evaluate_kernel_many
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
@@ -567,7 +567,7 @@ def test_plan_many_runs_many_messages_in_one_dispatch(backend: str, monkeypatch:
 def test_plan_many_takes_every_input_form(monkeypatch: pytest.MonkeyPatch) -> None:
     """bytes and 1-D uint8 arrays go the fast way (laid end to end in one join);
     bytearrays and bad values go through the general checks, same results."""
-    from vyre.runtime import kernel_run as kr
+    from vyre.kernels import run as kr
 
     fast: list[bool] = []
     original = kr._Columns.of  # pyright: ignore[reportPrivateUsage]

@@ -14,8 +14,8 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 from vyre.context import vyre_context
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
+from vyre.kernels.evaluate import elementwise_program
 from vyre.ops import registry
-from vyre.runtime.evaluate import elementwise_program
 from vyre.testing.random_maps import random_map_case
 from vyre.testing.random_programs import random_case
 from vyre.transforms import get_all_passes

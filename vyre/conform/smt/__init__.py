@@ -9,7 +9,14 @@ shrinks counterexamples. smt-laws.md (shared/reference) has the background.
 """
 
 from vyre.conform.smt.models import MODELS, model_for, register_model, unregister_model
-from vyre.conform.smt.prove import DEFAULT_TIMEOUT, ModelMismatch, check_model, obligation_names, prove_obligation
+from vyre.conform.smt.prove import (
+    DEFAULT_TIMEOUT,
+    ModelMismatch,
+    ProofRecord,
+    check_model,
+    obligation_names,
+    prove_obligation,
+)
 from vyre.conform.smt.solve import Outcome, decide, solver_versions
 from vyre.conform.smt.terms import Bits, NumpyBits, Z3Bits
 from vyre.conform.smt.translate import Untranslatable, translate_op
@@ -21,6 +28,7 @@ __all__ = [
     "ModelMismatch",
     "NumpyBits",
     "Outcome",
+    "ProofRecord",
     "Untranslatable",
     "Z3Bits",
     "check_model",

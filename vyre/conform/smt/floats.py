@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import z3
 
-__all__ = ["FLOAT_LAWS", "FORMATS", "prove_float_law"]
+from vyre.conform.kinds import ProofStatus
+
+__all__ = ["FLOAT_LAWS", "FORMATS", "FloatLawProof", "prove_float_law"]
 
 FORMATS: dict[str, tuple[int, int]] = {"f16": (5, 11), "bf16": (8, 8), "f32": (8, 24)}
 """(exponent bits, significand bits incl. the hidden bit)."""
@@ -73,8 +76,18 @@ FLOAT_LAWS: dict[str, Law] = {
 (a+b)+b = a+(b+b): false, the solver's counterexample shows rounding)."""
 
 
-def prove_float_law(name: str, fmt: str, timeout: float = 30.0) -> dict[str, Any]:
-    """{"status": proved|counterexample|timeout, "seconds", "values"}."""
+@dataclass(frozen=True)
+class FloatLawProof:
+    """`status` (proved, counterexample or timeout), the solver's `seconds`, and
+    for a counterexample the two bit patterns `values` (a, b)."""
+
+    status: ProofStatus
+    seconds: float
+    values: tuple[int, int] | None = None
+
+
+def prove_float_law(name: str, fmt: str, timeout: float = 30.0) -> FloatLawProof:
+    """Decide the float law `name` (a key of FLOAT_LAWS) in the format `fmt`."""
     ebits, sbits = FORMATS[fmt]
     width = ebits + sbits
     a, b = z3.BitVec("a", width), z3.BitVec("b", width)
@@ -85,9 +98,9 @@ def prove_float_law(name: str, fmt: str, timeout: float = 30.0) -> dict[str, Any
     answer = solver.check()
     seconds = time.perf_counter() - started
     if answer == z3.unsat:
-        return {"status": "proved", "seconds": seconds, "values": None}
+        return FloatLawProof(ProofStatus.PROVED, seconds)
     if answer == z3.sat:
         model = solver.model()
-        values = [model.eval(v, model_completion=True).as_long() for v in (a, b)]
-        return {"status": "counterexample", "seconds": seconds, "values": values}
-    return {"status": "timeout", "seconds": seconds, "values": None}
+        first, second = (int(model.eval(v, model_completion=True).as_long()) for v in (a, b))
+        return FloatLawProof(ProofStatus.COUNTEREXAMPLE, seconds, (first, second))
+    return FloatLawProof(ProofStatus.TIMEOUT, seconds)

@@ -18,6 +18,7 @@ finding about the op. A timeout is reported as such, never as proved.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from vyre.conform import generate as gen
 from vyre.conform.algebra import NumpyAlgebra, Relation, describe, law_relations, violations_numpy
+from vyre.conform.kinds import ProofStatus
 from vyre.conform.shrink import shrink
 from vyre.conform.smt.models import Model, model_for
 from vyre.conform.smt.solve import Goal, Outcome, decide
@@ -37,6 +39,7 @@ from vyre.ops.spec import OpSpec
 __all__ = [
     "DEFAULT_TIMEOUT",
     "ModelMismatch",
+    "ProofRecord",
     "check_model",
     "law_goal",
     "obligation_names",
@@ -195,7 +198,7 @@ def _rows(values: Sequence[tuple[int, ...]]) -> list[np.ndarray]:
 
 
 def _composition_first(spec: OpSpec) -> Callable[[Sequence[tuple[int, ...]]], int | None]:
-    from vyre.runtime.evaluate import evaluate
+    from vyre.kernels.evaluate import evaluate
 
     def first(candidates: Sequence[tuple[int, ...]]) -> int | None:
         columns = _rows(candidates)
@@ -220,18 +223,40 @@ def _law_first(spec: OpSpec, law: L.Law) -> Callable[[Sequence[tuple[int, ...]]]
     return first
 
 
-def prove_obligation(spec: OpSpec, check: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
-    """Decide one obligation. The record: `status` ("proved", "counterexample",
-    "timeout", "error"), `solver`, `seconds`, `detail`, and for a
+@dataclass(frozen=True)
+class ProofRecord:
+    """The decision on one obligation: `status`, the `solver` that decided it,
+    `seconds`, `detail` (every attempt, the model used), and for a
     counterexample the shrunk `counterexample`, the solver's `raw` one and a
     `description` of the failure."""
+
+    status: ProofStatus
+    solver: str
+    seconds: float
+    detail: str
+    counterexample: tuple[int, ...] | None = None
+    raw: tuple[int, ...] | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class _Replayed:
+    """A solver counterexample that replays: shrunk, raw, and what goes wrong."""
+
+    counterexample: tuple[int, ...]
+    raw: tuple[int, ...]
+    description: str
+
+
+def prove_obligation(spec: OpSpec, check: str, timeout: float = DEFAULT_TIMEOUT) -> ProofRecord:
+    """Decide one obligation ("composition" or "law:<law>")."""
     model = model_for(spec.id)
     model_ok, model_note = model_status(spec) if model is not None else (False, "no formal model")
     if model is not None and not model_ok:
-        return _record("error", "", 0.0, f"the formal model is wrong: {model_note}")
+        return _record(ProofStatus.ERROR, "", 0.0, f"the formal model is wrong: {model_note}")
     if check == "composition":
         if model is None:
-            return _record("error", "", 0.0, f"`{spec.id}` has no formal model (register one with"
+            return _record(ProofStatus.ERROR, "", 0.0, f"`{spec.id}` has no formal model (register one with"
                            " vyre.conform.smt.register_model): composition == reference is not provable")
         outcome = decide(composition_goal(spec, model), spec.signature.arity, timeout)
         return _outcome(outcome, model_note, lambda v: _replay_composition(spec, v))
@@ -245,55 +270,57 @@ def prove_obligation(spec: OpSpec, check: str, timeout: float = DEFAULT_TIMEOUT)
     for other in names - missing - {spec.id}:
         ok, note = model_status(registry.get_scalar(other))
         if not ok:
-            return _record("error", "", 0.0, f"the formal model of `{other}` is wrong: {note}")
+            return _record(ProofStatus.ERROR, "", 0.0, f"the formal model of `{other}` is wrong: {note}")
     on = "the formal models" if not missing else f"the compositions of {', '.join(sorted(missing))}"
     outcome = decide(law_goal(spec.id, law, missing), law_variables(law), timeout)
     return _outcome(outcome, f"law on {on}; {model_note}", lambda v: _replay_law(spec, law, v))
 
 
-def _record(status: str, solver: str, seconds: float, detail: str, **extra: Any) -> dict[str, Any]:
-    return {"status": status, "solver": solver, "seconds": round(seconds, 4), "detail": detail, **extra}
+def _record(
+    status: ProofStatus, solver: str, seconds: float, detail: str, replayed: _Replayed | None = None
+) -> ProofRecord:
+    if replayed is None:
+        return ProofRecord(status, solver, round(seconds, 4), detail)
+    return ProofRecord(
+        status, solver, round(seconds, 4), detail, replayed.counterexample, replayed.raw, replayed.description
+    )
 
 
-def _outcome(
-    outcome: Outcome, note: str, replay: Callable[[tuple[int, ...]], dict[str, Any] | None]
-) -> dict[str, Any]:
+def _outcome(outcome: Outcome, note: str, replay: Callable[[tuple[int, ...]], _Replayed | None]) -> ProofRecord:
     detail = f"{outcome.detail}; {note}" if note else outcome.detail
-    if outcome.status != "counterexample" or outcome.values is None:
-        return _record(outcome.status, outcome.solver, outcome.seconds, detail)
+    status = ProofStatus(outcome.status)
+    if status is not ProofStatus.COUNTEREXAMPLE or outcome.values is None:
+        return _record(status, outcome.solver, outcome.seconds, detail)
     found = replay(outcome.values)
     if found is None:
         args = ", ".join(f"{v:#x}" for v in outcome.values)
         return _record(
-            "error", outcome.solver, outcome.seconds,
+            ProofStatus.ERROR, outcome.solver, outcome.seconds,
             f"{detail}; the solver's counterexample ({args}) does not replay through the"
             " references: the formal model or the translation is wrong",
         )
-    return _record("counterexample", outcome.solver, outcome.seconds, detail, **found)
+    return _record(status, outcome.solver, outcome.seconds, detail, found)
 
 
-def _replay_composition(spec: OpSpec, values: tuple[int, ...]) -> dict[str, Any] | None:
+def _replay_composition(spec: OpSpec, values: tuple[int, ...]) -> _Replayed | None:
     first = _composition_first(spec)
     if first([values]) is None:
         return None
     minimal = shrink(values, first)
-    from vyre.runtime.evaluate import evaluate
+    from vyre.kernels.evaluate import evaluate
 
     columns = _rows([minimal])
     got = int(np.asarray(evaluate(spec.id, columns, backend="interp"))[0])
     want = int(reference_words(spec, columns)[0])
     args = ", ".join(f"{v:#x}" for v in minimal)
-    return {
-        "counterexample": list(minimal),
-        "raw": list(values),
-        "description": f"{spec.id}({args}): the composition gives {got:#x}, the reference {want:#x}",
-    }
+    description = f"{spec.id}({args}): the composition gives {got:#x}, the reference {want:#x}"
+    return _Replayed(tuple(minimal), tuple(values), description)
 
 
-def _replay_law(spec: OpSpec, law: L.Law, values: tuple[int, ...]) -> dict[str, Any] | None:
+def _replay_law(spec: OpSpec, law: L.Law, values: tuple[int, ...]) -> _Replayed | None:
     first = _law_first(spec, law)
     if first([values]) is None:
         return None
     minimal = shrink(values, first)
     rels = law_relations(law, spec.id, _reference_algebra(), _rows([minimal]))
-    return {"counterexample": list(minimal), "raw": list(values), "description": describe(rels)}
+    return _Replayed(tuple(minimal), tuple(values), describe(rels))

@@ -11,8 +11,9 @@
 - `differential`: random valid programs (`vyre.testing.random_programs`) on the
   interpreter and on wgpu; their final words must be equal,
 - `kernel`: kernel ops on random and malformed inputs through every entry
-  point on both backends, against independent oracles
-  (`vyre.testing.kernel_fuzz`, `vyre.testing.kernel_oracles`).
+  point on both backends, against independent oracles; it is test code
+  (`test/support/kernel_fuzz.py`, `test/support/kernel_oracles.py` of a
+  checkout), so it runs from a checkout only (`base.IN_CHECKOUT`).
 
 `harness.run_fuzzer` checks inputs in a child process under a watchdog (an
 input that takes more than `HANG_SECONDS` is a hang), shrinks every failure and
@@ -22,6 +23,6 @@ saves it to the regression corpus (`test/fuzz_corpus/<fuzzer>/`), which
 
 from __future__ import annotations
 
-from vyre.testing.fuzz.base import FUZZERS, Fuzzer, OracleFailure, get_fuzzer
+from vyre.testing.fuzz.base import FUZZERS, Fuzzer, FuzzerUnavailable, OracleFailure, get_fuzzer
 
-__all__ = ["FUZZERS", "Fuzzer", "OracleFailure", "get_fuzzer"]
+__all__ = ["FUZZERS", "Fuzzer", "FuzzerUnavailable", "OracleFailure", "get_fuzzer"]

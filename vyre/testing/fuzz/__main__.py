@@ -1,9 +1,10 @@
 """`python -m vyre.testing.fuzz`: run the fuzzers for a time budget (`make fuzz`).
 
-    python -m vyre.testing.fuzz [--seconds 300] [--only text,wire,api,differential]
+    python -m vyre.testing.fuzz [--seconds 300] [--only text,wire,api,differential,kernel]
         [--seed 0] [--inputs N] [--start I] [--jobs J] [--corpus DIR|none] [--json FILE]
 
-The time budget is shared by the chosen fuzzers (in proportion to their
+The `kernel` fuzzer is test code of the checkout (test/support/): outside a
+checkout, choosing it is a one-line error. The time budget is shared by the chosen fuzzers (in proportion to their
 weights); with `--inputs N` each fuzzer checks N inputs instead. `--jobs J`
 splits each fuzzer's inputs over J processes (disjoint index ranges). Every
 failure is shrunk and saved to the corpus (default: the repository's
@@ -21,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from vyre.testing.fuzz.base import FUZZERS
+from vyre.testing.fuzz.base import FUZZERS, unavailable
 from vyre.testing.fuzz.harness import CORPUS, HANG_SECONDS, Report, run_fuzzer
 
 WEIGHTS = {"text": 3, "wire": 3, "api": 1, "differential": 3, "kernel": 3}
@@ -65,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown fuzzer(s) {unknown}; choose from {', '.join(FUZZERS)}")
     if args.jobs < 1:
         parser.error("--jobs must be >= 1")
+    for name in names:
+        problem = unavailable(name)
+        if problem is not None:
+            print(f"{parser.prog}: {problem}", file=sys.stderr)
+            return 2
     corpus = None if args.corpus == "none" else Path(args.corpus)
     total_weight = sum(WEIGHTS[name] for name in names)
     summaries: list[dict[str, object]] = []

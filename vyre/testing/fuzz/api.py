@@ -110,7 +110,7 @@ def _calls() -> dict[str, Callable[..., object]]:
     from vyre import ops, pipeline
     from vyre.ir import parse_ir, print_ir
     from vyre.runtime import api as runtime_api
-    from vyre.runtime.evaluate import evaluate
+    from vyre.kernels.evaluate import evaluate
     from vyre.validate import validate
     from vyre.ir import BufferDecl, Program
     from vyre.ir import Expr as E
