@@ -40,11 +40,24 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from vyre.conform.plan import CHECK_GROUPS
-    from vyre.conform.strength import STRENGTHS
-
     parser = _Parser(prog="vyre-conform", description="The vyre conformance proof system.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _certify_parser(commands)
+
+    merge = commands.add_parser("merge", help="merge shard certificates into one")
+    merge.add_argument("shards", nargs="+", type=Path)
+    merge.add_argument("--out", type=Path, required=True)
+    merge.add_argument("--quiet", action="store_true")
+
+    verify = commands.add_parser("verify-cert", help="check a certificate's digest and registry hash")
+    verify.add_argument("certificate", type=Path)
+    _float_parsers(commands)
+    return parser
+
+
+def _certify_parser(commands: argparse._SubParsersAction[_Parser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    from vyre.conform.plan import CHECK_GROUPS
+    from vyre.conform.strength import STRENGTHS
 
     certify = commands.add_parser("certify", help="run the proof suite and issue a certificate")
     certify.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
@@ -98,14 +111,8 @@ def _parser() -> argparse.ArgumentParser:
     progress.add_argument("--no-progress", dest="progress", action="store_const", const=False)
     certify.add_argument("--quiet", action="store_true", help="do not print the report")
 
-    merge = commands.add_parser("merge", help="merge shard certificates into one")
-    merge.add_argument("shards", nargs="+", type=Path)
-    merge.add_argument("--out", type=Path, required=True)
-    merge.add_argument("--quiet", action="store_true")
 
-    verify = commands.add_parser("verify-cert", help="check a certificate's digest and registry hash")
-    verify.add_argument("certificate", type=Path)
-
+def _float_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:  # pyright: ignore[reportPrivateUsage]
     floats = commands.add_parser(
         "floats", help="float campaigns: strict float ops over whole input spaces (L1f)"
     )
@@ -138,7 +145,6 @@ def _parser() -> argparse.ArgumentParser:
 
     floats_summary = commands.add_parser("floats-summary", help="summarise a float-campaign checkpoint")
     floats_summary.add_argument("checkpoint", type=Path)
-    return parser
 
 
 def _int(text: str) -> int:

@@ -18,6 +18,7 @@ by the callees' particular values: the L2 checks say whether it does).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import z3
@@ -26,6 +27,7 @@ from vyre.conform.algebra import law_relations, law_variables
 from vyre.conform.results import Composition
 from vyre.conform.smt.terms import Z3Bits
 from vyre.conform.smt.translate import Untranslatable, _Translator  # pyright: ignore[reportPrivateUsage]
+from vyre.dialects.tables import Dispatch
 from vyre.ir import BinaryExpr, Call, Cast, Expr, LitBool, LitI32, LitU32, Param, Select, UnaryExpr
 from vyre.ops import laws as L
 from vyre.ops import registry
@@ -95,36 +97,72 @@ def _holds(rel: Any) -> Any:
     return ok
 
 
-def _structure(spec: OpSpec, world: _Uninterpreted, args: Sequence[Any]) -> Any:
-    """The op's composition tree (calls not inlined) over `args`, calls as functions."""
-    t = _Translator(world.B, list(args))
-    memo: dict[int, Any] = {}
+@dataclass
+class _Structure:
+    """The walk of one composition tree: children first (a DAG's shared nodes once)."""
 
-    def walk(node: Expr) -> Any:
+    translator: _Translator
+    world: _Uninterpreted
+    args: Sequence[Any]
+    memo: dict[int, Any] = field(default_factory=lambda: {})
+
+    def term(self, node: Expr) -> Any:
         key = id(node)
-        if key in memo:
-            return memo[key]
-        match node:
-            case Param(index):
-                value = args[index]
-            case LitU32(v) | LitI32(v) | LitBool(v):
-                value = z3.BitVecVal(int(v) & 0xFFFF_FFFF, 32)
-            case BinaryExpr(op, left, right):
-                value = t.binop_term(op.value, walk(left), walk(right))
-            case UnaryExpr(op, operand):
-                value = t.unop_term(op.value, walk(operand))
-            case Select(cond, if_true, if_false):
-                value = z3.If(walk(cond) != 0, walk(if_true), walk(if_false))
-            case Cast(target, inner):
-                value = walk(inner) if str(target) in ("u32", "i32") else z3.If(walk(inner) != 0, z3.BitVecVal(1, 32), z3.BitVecVal(0, 32))
-            case Call(op_id, call_args):
-                value = world.apply(op_id, [walk(a) for a in call_args])
-            case _:
-                raise Untranslatable(f"{type(node).__name__} in a composition")
-        memo[key] = value
+        if key in self.memo:
+            return self.memo[key]
+        translate = TERMS.get(type(node))
+        if translate is None:
+            raise Untranslatable(f"{type(node).__name__} in a composition")
+        value = translate(self, node)
+        self.memo[key] = value
         return value
 
-    return walk(spec.composition_tree)
+
+TERMS: Dispatch[_Structure, [], Any] = Dispatch("composition terms", lambda: ())
+"""The z3 term of each composition node (a node without an entry is Untranslatable)."""
+
+
+@TERMS.on(Param)
+def _param(walk: _Structure, node: Param) -> Any:
+    return walk.args[node.index]
+
+
+@TERMS.on(LitU32, LitI32, LitBool)
+def _literal(walk: _Structure, node: LitU32 | LitI32 | LitBool) -> Any:
+    return z3.BitVecVal(int(node.value) & 0xFFFF_FFFF, 32)
+
+
+@TERMS.on(BinaryExpr)
+def _binary(walk: _Structure, node: BinaryExpr) -> Any:
+    return walk.translator.binop_term(node.op.value, walk.term(node.left), walk.term(node.right))
+
+
+@TERMS.on(UnaryExpr)
+def _unary(walk: _Structure, node: UnaryExpr) -> Any:
+    return walk.translator.unop_term(node.op.value, walk.term(node.operand))
+
+
+@TERMS.on(Select)
+def _select(walk: _Structure, node: Select) -> Any:
+    return z3.If(walk.term(node.cond) != 0, walk.term(node.if_true), walk.term(node.if_false))
+
+
+@TERMS.on(Cast)
+def _cast(walk: _Structure, node: Cast) -> Any:
+    inner = walk.term(node.value)
+    if str(node.target) in ("u32", "i32"):
+        return inner
+    return z3.If(inner != 0, z3.BitVecVal(1, 32), z3.BitVecVal(0, 32))
+
+
+@TERMS.on(Call)
+def _call(walk: _Structure, node: Call) -> Any:
+    return walk.world.apply(node.op_id, [walk.term(a) for a in node.args])
+
+
+def _structure(spec: OpSpec, world: _Uninterpreted, args: Sequence[Any]) -> Any:
+    """The op's composition tree (calls not inlined) over `args`, calls as functions."""
+    return _Structure(_Translator(world.B, list(args)), world, args).term(spec.composition_tree)
 
 
 class _Composed:

@@ -511,6 +511,47 @@ def _fmix_nodes(name: str, value: Expr) -> tuple[list[Node], Expr]:
     return stages, x
 
 
+def _workgroup_sums() -> list[Node]:
+    """Each invocation's two sums into the tile, a tree reduction over the
+    workgroup, and the workgroup's two sums stored at `out[2 * group]`."""
+    lane = E.local_id(0)
+    body: list[Node] = [
+        N.store("tile", E.mul(lane, E.u32(2)), E.var("h1")),
+        N.store("tile", E.add(E.mul(lane, E.u32(2)), E.u32(1)), E.var("h2")),
+        N.barrier(),
+    ]
+    stride = WORKGROUP // 2
+    while stride >= 1:
+        partner = E.mul(E.add(lane, E.u32(stride)), E.u32(2))
+        mine = E.mul(lane, E.u32(2))
+        body += [
+            N.if_(
+                E.lt(lane, E.u32(stride)),
+                [
+                    N.store("tile", mine, E.add(E.load("tile", mine), E.load("tile", partner))),
+                    N.store(
+                        "tile",
+                        E.add(mine, E.u32(1)),
+                        E.add(E.load("tile", E.add(mine, E.u32(1))), E.load("tile", E.add(partner, E.u32(1)))),
+                    ),
+                ],
+            ),
+            N.barrier(),
+        ]
+        stride //= 2
+    group = E.workgroup_id(0)
+    body.append(
+        N.if_(
+            E.eq(lane, E.u32(0)),
+            [
+                N.store("out", E.mul(group, E.u32(2)), E.load("tile", E.u32(0))),
+                N.store("out", E.add(E.mul(group, E.u32(2)), E.u32(1)), E.load("tile", E.u32(1))),
+            ],
+        )
+    )
+    return body
+
+
 def campaign_program(campaign: Campaign, readback: bool = False) -> Program:
     """The kernel of one chunk. Uniform `params` = [first index of the chunk,
     inputs in the chunk]. With `readback`, each input's result word is stored in
@@ -556,41 +597,7 @@ def campaign_program(campaign: Campaign, readback: bool = False) -> Program:
         ),
     ]
     if not readback:
-        lane = E.local_id(0)
-        body += [
-            N.store("tile", E.mul(lane, E.u32(2)), E.var("h1")),
-            N.store("tile", E.add(E.mul(lane, E.u32(2)), E.u32(1)), E.var("h2")),
-            N.barrier(),
-        ]
-        stride = WORKGROUP // 2
-        while stride >= 1:
-            partner = E.mul(E.add(lane, E.u32(stride)), E.u32(2))
-            mine = E.mul(lane, E.u32(2))
-            body += [
-                N.if_(
-                    E.lt(lane, E.u32(stride)),
-                    [
-                        N.store("tile", mine, E.add(E.load("tile", mine), E.load("tile", partner))),
-                        N.store(
-                            "tile",
-                            E.add(mine, E.u32(1)),
-                            E.add(E.load("tile", E.add(mine, E.u32(1))), E.load("tile", E.add(partner, E.u32(1)))),
-                        ),
-                    ],
-                ),
-                N.barrier(),
-            ]
-            stride //= 2
-        group = E.workgroup_id(0)
-        body.append(
-            N.if_(
-                E.eq(lane, E.u32(0)),
-                [
-                    N.store("out", E.mul(group, E.u32(2)), E.load("tile", E.u32(0))),
-                    N.store("out", E.add(E.mul(group, E.u32(2)), E.u32(1)), E.load("tile", E.u32(1))),
-                ],
-            )
-        )
+        body += _workgroup_sums()
     return Program(buffers, (WORKGROUP, 1, 1), body, name=f"campaign_{campaign.fmt}_{campaign.op}")
 
 

@@ -642,6 +642,44 @@ class _ConvertSyntax(IRDLOperation):
         _print_attr_dict(printer, self)
 
 
+class _CallSyntax(IRDLOperation):
+    """The custom syntax `<callee>(%a, ...) : <type> {attrs}` of the calls: an op
+    id as a string for `vyre.call`, a routine's symbol for `vyre.invoke`. The op
+    is built as `cls(callee, args, type)`."""
+
+    CALLEE: ClassVar[str]
+    """The property naming what is called."""
+    SYMBOL: ClassVar[bool]
+    """Spelled `@name` (a symbol) rather than `"name"` (a string)."""
+
+    def __init__(self, callee: str, args: Sequence[SSAValue | Operation], ty: DataTypeAttr):
+        raise NotImplementedError  # each op constructs itself
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        callee = parser.parse_symbol_name().data if cls.SYMBOL else parser.parse_str_literal()
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parse_defined_operand(parser)
+        )
+        parser.parse_punctuation(":")
+        op = cls(callee, args, parse_data_type(parser))
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        callee = cast(StringAttr, self.properties[self.CALLEE]).data
+        if self.SYMBOL:
+            printer.print_symbol_name(callee)
+        else:
+            printer.print_string_literal(callee)
+        printer.print_string("(")
+        printer.print_list(self.operands, printer.print_operand)
+        printer.print_string(") : ")
+        print_data_type(printer, self.results[0].type)
+        _print_attr_dict(printer, self)
+
+
 class BodyOp(IRDLOperation):
     """Shared accessors of ops whose regions hold statement lists."""
 
@@ -1153,10 +1191,12 @@ class UnOp(_OperandsSyntax, ExprOp, HasFolderInterface):
 
 
 @irdl_op_definition
-class CallOp(ExprOp):
+class CallOp(_CallSyntax, ExprOp):
     """A call of a standard-library op by id; inlined before lowering."""
 
     name = "vyre.call"
+    CALLEE: ClassVar[str] = "op_id"
+    SYMBOL: ClassVar[bool] = False
     op_id = prop_def(StringAttr)
     args = var_operand_def()
     res = result_def(DataTypeAttr)
@@ -1168,25 +1208,6 @@ class CallOp(ExprOp):
             operands=list(args), properties={"op_id": StringAttr(op_id)}, result_types=[ty]
         )
 
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        op_id = parser.parse_str_literal()
-        args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, lambda: parse_defined_operand(parser)
-        )
-        parser.parse_punctuation(":")
-        op = cls(op_id, args, parse_data_type(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.op_id.data)
-        printer.print_string("(")
-        printer.print_list(self.args, printer.print_operand)
-        printer.print_string(") : ")
-        print_data_type(printer, self.res.type)
-        _print_attr_dict(printer, self)
 
 
 @irdl_op_definition
@@ -2105,11 +2126,13 @@ class RoutineOp(IRDLOperation):
 
 
 @irdl_op_definition
-class InvokeOp(ExprOp):
+class InvokeOp(_CallSyntax, ExprOp):
     """A call of a routine of the enclosing module: `vyre.invoke @name(%a, %b) : u32`.
     Pure: the routine reads nothing but its arguments."""
 
     name = "vyre.invoke"
+    CALLEE: ClassVar[str] = "callee"
+    SYMBOL: ClassVar[bool] = True
     callee = prop_def(StringAttr)
     args = var_operand_def()
     res = result_def(DataTypeAttr)
@@ -2118,25 +2141,6 @@ class InvokeOp(ExprOp):
     def __init__(self, callee: str, args: Sequence[SSAValue | Operation], ty: DataTypeAttr):
         _init_op(self, operands=list(args), properties={"callee": StringAttr(callee)}, result_types=[ty])
 
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        callee = parser.parse_symbol_name().data
-        args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, lambda: parse_defined_operand(parser)
-        )
-        parser.parse_punctuation(":")
-        op = cls(callee, args, parse_data_type(parser))
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.callee.data)
-        printer.print_string("(")
-        printer.print_list(self.args, printer.print_operand)
-        printer.print_string(") : ")
-        print_data_type(printer, self.res.type)
-        _print_attr_dict(printer, self)
 
 
 def kernel_of(module: Operation) -> KernelOp:

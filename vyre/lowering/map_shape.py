@@ -33,13 +33,14 @@ stored once at the end), and the result is byte-identical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
 from vyre.dialects import vyre as d
+from vyre.dialects.tables import Dispatch
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind
 from vyre.lowering.walk import operations
 
@@ -103,33 +104,76 @@ def map_shape(kernel: d.KernelOp) -> MapShape | str:
     return _Analysis(kernel).run()
 
 
-_KINDS: tuple[tuple[type[Operation], str], ...] = (
-    (d.AtomicOp, "refuse"),
-    (d.BarrierOp, "refuse"),
-    (d.WorkgroupIdOp, "refuse"),
-    (d.LocalIdOp, "refuse"),
-    (d.LetOp, "let"),
-    (d.AssignOp, "assign"),
-    (d.LoopOp, "loop"),
-    (d.VarOp, "var"),
-    (d.InvocationIdOp, "id"),
-    (d.BinOp, "binop"),
-    (d.LoadOp, "access"),
-    (d.StoreOp, "access"),
-    (d.ReturnOp, "return"),
-)
-_KIND_OF: dict[type, str] = {}
 _ADD = BinOpKind.ADD.value
 
 
-def _kind(cls: type) -> str:
-    """The analysis' kind of an op class, cached (isinstance on xDSL's op
-    classes goes through ABC checks: the analysis stays linear and cheap)."""
-    kind = _KIND_OF.get(cls)
-    if kind is None:
-        kind = next((name for base, name in _KINDS if issubclass(cls, base)), "")
-        _KIND_OF[cls] = kind
-    return kind
+@dataclass
+class _Found:
+    """What the one walk over a kernel collects for the analysis."""
+
+    lets: dict[str, list[d.LetOp]] = field(default_factory=lambda: {})
+    reads: dict[str, list[SSAValue]] = field(default_factory=lambda: {})
+    assigned: set[str] = field(default_factory=lambda: set[str]())
+    loop_vars: set[str] = field(default_factory=lambda: set[str]())
+    ids: list[d.InvocationIdOp] = field(default_factory=lambda: list[d.InvocationIdOp]())
+    adds: list[d.BinOp] = field(default_factory=lambda: list[d.BinOp]())
+    accesses: list[d.LoadOp | d.StoreOp] = field(default_factory=lambda: list["d.LoadOp | d.StoreOp"]())
+    has_loops: bool = False
+
+
+NOTES: Dispatch[_Found, [], str | None] = Dispatch("map-shape notes", lambda: ())
+"""What the analysis notes of each op class; a string refuses the kernel as a
+map (why). Ops without an entry tell it nothing."""
+
+
+@NOTES.on(d.AtomicOp, d.BarrierOp, d.WorkgroupIdOp, d.LocalIdOp)
+def _refuse(found: _Found, op: Operation) -> str | None:
+    return f"it uses `{op.name}`"
+
+
+@NOTES.on(d.LetOp)
+def _let(found: _Found, op: d.LetOp) -> str | None:
+    found.lets.setdefault(op.var_name.data, []).append(op)
+    return None
+
+
+@NOTES.on(d.AssignOp)
+def _assign(found: _Found, op: d.AssignOp) -> str | None:
+    found.assigned.add(op.var_name.data)
+    return None
+
+
+@NOTES.on(d.LoopOp)
+def _loop(found: _Found, op: d.LoopOp) -> str | None:
+    found.loop_vars.add(op.var_name.data)
+    found.has_loops = True
+    return None
+
+
+@NOTES.on(d.VarOp)
+def _var(found: _Found, op: d.VarOp) -> str | None:
+    name = cast(StringAttr, op.properties["name"]).data  # `op.var_name`, without the descriptor
+    found.reads.setdefault(name, []).append(op.results[0])
+    return None
+
+
+@NOTES.on(d.InvocationIdOp)
+def _id(found: _Found, op: d.InvocationIdOp) -> str | None:
+    found.ids.append(op)
+    return None
+
+
+@NOTES.on(d.BinOp)
+def _binop(found: _Found, op: d.BinOp) -> str | None:
+    if cast(StringAttr, op.properties["kind"]).data == _ADD:
+        found.adds.append(op)
+    return None
+
+
+@NOTES.on(d.LoadOp, d.StoreOp)
+def _access(found: _Found, op: d.LoadOp | d.StoreOp) -> str | None:
+    found.accesses.append(op)
+    return None
 
 
 class _Analysis:
@@ -141,42 +185,17 @@ class _Analysis:
         kernel = self.kernel
         if any(decl.access_kind == AccessKind.WORKGROUP for decl in kernel.buffer_decls):
             return "it declares workgroup memory"
-        lets: dict[str, list[d.LetOp]] = {}
-        reads: dict[str, list[SSAValue]] = {}
-        assigned: set[str] = set()
-        loop_vars: set[str] = set()
-        ids: list[d.InvocationIdOp] = []
-        adds: list[d.BinOp] = []
-        accesses: list[d.LoadOp | d.StoreOp] = []
-        has_loops = False
+        found = _Found()
         for op in operations(kernel):
-            kind = _kind(type(op))
-            if not kind or kind == "return":
-                continue
-            if kind == "var":
-                name = cast(StringAttr, op.properties["name"]).data
-                reads.setdefault(name, []).append(op.results[0])
-            elif kind == "binop":
-                if cast(StringAttr, op.properties["kind"]).data == _ADD:
-                    adds.append(cast(d.BinOp, op))
-            elif kind == "access":
-                accesses.append(cast("d.LoadOp | d.StoreOp", op))
-            elif kind == "let":
-                let = cast(d.LetOp, op)
-                lets.setdefault(let.var_name.data, []).append(let)
-            elif kind == "assign":
-                assigned.add(cast(d.AssignOp, op).var_name.data)
-            elif kind == "loop":
-                loop_vars.add(cast(d.LoopOp, op).var_name.data)
-                has_loops = True
-            elif kind == "id":
-                ids.append(cast(d.InvocationIdOp, op))
-            else:
-                return f"it uses `{op.name}`"
-        found = self._index_roots(ids, adds)
-        if isinstance(found, str):
-            return found
-        row, roots, hidden = found
+            note = NOTES.get(type(op))
+            if note is not None and (refusal := note(found, op)) is not None:
+                return refusal
+        lets, reads, assigned, loop_vars = found.lets, found.reads, found.assigned, found.loop_vars
+        ids, adds, accesses, has_loops = found.ids, found.adds, found.accesses, found.has_loops
+        roots_found = self._index_roots(ids, adds)
+        if isinstance(roots_found, str):
+            return roots_found
+        row, roots, hidden = roots_found
         indices: set[SSAValue] = {op.results[0] for op in roots}
         candidates = [
             decls[0]
@@ -290,11 +309,10 @@ class _Analysis:
                 touched.add(name)
                 continue
             for inner in operations(op):
-                kind = _kind(type(inner))
-                if kind == "return":
+                if isinstance(inner, d.ReturnOp):
                     may_return = True
-                elif kind == "access":
-                    touched.add(cast(StringAttr, inner.properties["buffer"]).data)
+                elif isinstance(inner, (d.LoadOp, d.StoreOp)):
+                    touched.add(inner.buffer.data)
         return frozenset(result)
 
 

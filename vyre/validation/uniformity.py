@@ -26,17 +26,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import cast
 
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
+from vyre.dialects.tables import Dispatch
 
 _WRITABLE = frozenset({d.AccessKind.READ_WRITE.value, d.AccessKind.WORKGROUP.value})
-_ALWAYS_NON_UNIFORM = frozenset({d.InvocationIdOp, d.LocalIdOp, d.AtomicOp, d.CallOp})
-_ALWAYS_UNIFORM = frozenset(
-    {d.WorkgroupIdOp, d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.BufLenOp}
-)
 _UNSTABLE_PASSES_BEFORE_WIDENING = 2
 # The precise analysis may visit this many ops before it restarts in widening mode.
 WORK_PER_NODE = 16
@@ -62,6 +58,14 @@ class _LoopSummary:
 
     assigned: tuple[Operation, ...]
     returns: bool
+
+
+EXPRESSIONS: Dispatch[UniformityAnalysis, [], bool] = Dispatch("uniformity of expressions", lambda: ())
+"""Whether an expression op's value may differ between the invocations of a
+workgroup (ops without an entry: when any operand may)."""
+STATEMENTS: Dispatch[UniformityAnalysis, [bool], None] = Dispatch("uniformity of statements", lambda: ())
+"""What a statement does to the divergence state (ops without an entry: their
+regions are walked as they are)."""
 
 
 @dataclass
@@ -162,47 +166,68 @@ class UniformityAnalysis:
         return self._non_uniform_values.get(value, True)
 
     def _expression(self, op: Operation) -> None:
-        kind = type(op)
-        if kind in _ALWAYS_NON_UNIFORM:
-            non_uniform = True
-        elif kind in _ALWAYS_UNIFORM:
-            non_uniform = False
-        elif kind is d.VarOp:
-            binding = self.bindings.get(op)
-            non_uniform = binding is not None and self._get(binding)
-        elif kind is d.LoadOp:
-            non_uniform = op.properties["buffer"] in self.writable_buffers or any(
-                self._non_uniform(v) for v in op.operands
-            )
-        else:
-            non_uniform = any(self._non_uniform(v) for v in op.operands)
+        judge = EXPRESSIONS.get(type(op))
+        non_uniform = judge(self, op) if judge is not None else self._any_non_uniform(op)
         for result in op.results:
             self._non_uniform_values[result] = non_uniform
 
-    def _statement(self, op: Operation, divergent: bool) -> None:
-        kind = type(op)
-        if kind is d.LetOp:
-            self._declared.append(op)
-            self._set(op, self._non_uniform(op.operands[0]))
-        elif kind is d.AssignOp:
-            binding = self.bindings.get(op)
-            if binding is not None:
-                self._set(binding, divergent or self._non_uniform(op.operands[0]))
-        elif kind is d.ReturnOp:
-            if divergent:
-                self._set(_DIVERGED, True)
-        elif kind is d.BarrierOp:
-            if divergent:
-                self.divergent_barriers.add(op)
-        elif kind is d.BlockOp:
-            self._walk_body(op, divergent)
-        elif kind is d.IfOp:
-            self._if(cast(d.IfOp, op), divergent)
-        elif kind is d.LoopOp:
-            self._loop(cast(d.LoopOp, op), divergent)
-        elif kind is not d.StoreOp:
-            self.walk_regions(op, divergent)
+    def _any_non_uniform(self, op: Operation) -> bool:
+        return any(self._non_uniform(v) for v in op.operands)
 
+    @EXPRESSIONS.on(d.InvocationIdOp, d.LocalIdOp, d.AtomicOp, d.CallOp)
+    def _always_non_uniform(self, op: Operation) -> bool:
+        return True
+
+    @EXPRESSIONS.on(d.WorkgroupIdOp, d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.BufLenOp)
+    def _always_uniform(self, op: Operation) -> bool:
+        return False
+
+    @EXPRESSIONS.on(d.VarOp)
+    def _var(self, op: d.VarOp) -> bool:
+        binding = self.bindings.get(op)
+        return binding is not None and self._get(binding)
+
+    @EXPRESSIONS.on(d.LoadOp)
+    def _load(self, op: d.LoadOp) -> bool:
+        return op.properties["buffer"] in self.writable_buffers or self._any_non_uniform(op)
+
+    def _statement(self, op: Operation, divergent: bool) -> None:
+        handle = STATEMENTS.get(type(op))
+        if handle is None:
+            self.walk_regions(op, divergent)
+        else:
+            handle(self, op, divergent)
+
+    @STATEMENTS.on(d.LetOp)
+    def _let(self, op: d.LetOp, divergent: bool) -> None:
+        self._declared.append(op)
+        self._set(op, self._non_uniform(op.operands[0]))
+
+    @STATEMENTS.on(d.AssignOp)
+    def _assign(self, op: d.AssignOp, divergent: bool) -> None:
+        binding = self.bindings.get(op)
+        if binding is not None:
+            self._set(binding, divergent or self._non_uniform(op.operands[0]))
+
+    @STATEMENTS.on(d.ReturnOp)
+    def _return(self, op: d.ReturnOp, divergent: bool) -> None:
+        if divergent:
+            self._set(_DIVERGED, True)
+
+    @STATEMENTS.on(d.BarrierOp)
+    def _barrier(self, op: d.BarrierOp, divergent: bool) -> None:
+        if divergent:
+            self.divergent_barriers.add(op)
+
+    @STATEMENTS.on(d.BlockOp)
+    def _block(self, op: d.BlockOp, divergent: bool) -> None:
+        self._walk_body(op, divergent)
+
+    @STATEMENTS.on(d.StoreOp)
+    def _store(self, op: d.StoreOp, divergent: bool) -> None:
+        pass
+
+    @STATEMENTS.on(d.IfOp)
     def _if(self, op: d.IfOp, divergent: bool) -> None:
         inner = divergent or self._non_uniform(op.operands[0])
         then_region, else_region = op.regions
@@ -212,6 +237,7 @@ class UniformityAnalysis:
             before = self._get(key)
             self._set(key, then_changes.get(key, before) or else_changes.get(key, before))
 
+    @STATEMENTS.on(d.LoopOp)
     def _loop(self, op: d.LoopOp, divergent: bool) -> None:
         lower, upper = op.operands
         bounds_non_uniform = self._non_uniform(lower) or self._non_uniform(upper)
