@@ -51,7 +51,7 @@ Emission rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -265,15 +265,51 @@ def _check_no_float_arithmetic(op: Operation) -> None:
 # ---------------------------------------------------------------------------
 
 
+VECTOR_WORK_LIMIT = 1024
+"""The most operations one element of a map may cost (its own and its routines')
+for the map to be vectorised. The vectorised form runs the lane function for 8
+elements per invocation: it wins where memory bounds a map, and a map whose
+elements cost this much is bound by its arithmetic instead, while a driver that
+inlines the 8 lane calls (and their routines) compiles 8 times the code."""
+
+
 def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | None:
     """The map shape `kernel` is lowered by under `options` (vector.py), or None:
-    not a map, not asked for, or loops on an adapter that needs them checked."""
+    not a map, not asked for, loops on an adapter that needs them checked, or
+    elements too costly for vectorising to pay (`VECTOR_WORK_LIMIT`)."""
     if not options.vectorize:
         return None
     shape = map_shape(kernel)
     if not isinstance(shape, MapShape) or (shape.has_loops and options.loop_limit is not None):
         return None
+    if element_work(kernel) > VECTOR_WORK_LIMIT:
+        return None
     return shape
+
+
+def element_work(kernel: d.KernelOp) -> int:
+    """The operations one run of the kernel's body executes, counting each invoke
+    as its routine's body (routines through routines included)."""
+    routines = d.routines_of(kernel)
+    costs: dict[str, int] = {}
+
+    def cost(name: str) -> int:
+        found = costs.get(name)
+        if found is None:
+            routine = routines.get(name)
+            costs[name] = 0  # a cycle (V137) counts once
+            found = 0 if routine is None else _ops_work(routine.entry.ops, cost)
+            costs[name] = found
+        return found
+
+    return _ops_work(operations(kernel), cost)
+
+
+def _ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
+    total = 0
+    for op in ops:
+        total += cost(op.callee.data) if isinstance(op, d.InvokeOp) else 1
+    return total
 
 
 def vectorises(kernel: d.KernelOp, options: LoweringOptions) -> bool:

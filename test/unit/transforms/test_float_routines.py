@@ -134,7 +134,7 @@ def test_a_strict_module_round_trips_as_text_and_the_wire_form_refuses_it() -> N
 
 
 def test_only_the_variant_a_run_dispatches_is_lowered() -> None:
-    program = chain(10)
+    program = chain(3)
     prepared = prepare(program)
     n = 4096
     args = {"a": np.ones(n, np.float32), "b": np.ones(n, np.float32)}
@@ -167,3 +167,17 @@ def test_long_stages_say_what_they_do_and_short_ones_stay_silent(
     with progress.stage("unreported"):  # no stream asked for: the API says nothing
         time.sleep(0.1)
     assert silent.getvalue() == ""
+
+
+def test_a_map_whose_elements_cost_much_is_not_vectorised() -> None:
+    """Vectorising runs 8 lane calls per invocation: it pays for memory-bound maps,
+    not for elements of hundreds of soft-float operations (and a driver that inlines
+    the calls would compile 8 times the code)."""
+    from vyre.lowering.options import LoweringOptions
+    from vyre.lowering.wgsl import VECTOR_WORK_LIMIT, element_work, vectorises
+
+    options = LoweringOptions(vectorize=True)
+    small, big = prepare(chain(2)).strict_kernel, prepare(chain(200)).strict_kernel
+    assert element_work(small) <= VECTOR_WORK_LIMIT < element_work(big)
+    assert vectorises(small, options) and not vectorises(big, options)
+    assert prepare(chain(200)).lowered_for(options).vector is None
