@@ -106,17 +106,39 @@ def _entry_body(wgsl: str) -> str:
     return "\n".join(line for line in lines if "invocation_id =" not in line and "workgroup_id =" not in line)
 
 
-def wgsl_counts(wgsl: str) -> tuple[Counter[str], int, int]:
-    """(operations by kind, shift masks, select tests) of a shader's entry point."""
-    body = _entry_body(wgsl)
+_ROUTINE = re.compile(r"^fn (soft_[A-Za-z0-9_]+)\(.*?^}", re.MULTILINE | re.DOTALL)
+_CALL = re.compile(r"\b(soft_[A-Za-z0-9_]+)\(")
+
+
+def _own_counts(body: str) -> tuple[Counter[str], int, int]:
     counts: Counter[str] = Counter()
     for token in _TOKEN.findall(body):
         kind = _KIND.get(token)
         if kind is not None:
             counts[kind] += 1
-    shift_mask = len(re.findall(r"& 31u\)", body))
-    select_test = len(re.findall(r"!= 0u\)", body))
-    return counts, shift_mask, select_test
+    return counts, len(re.findall(r"& 31u\)", body)), len(re.findall(r"!= 0u\)", body))
+
+
+def wgsl_counts(wgsl: str) -> tuple[Counter[str], int, int]:
+    """(operations by kind, shift masks, select tests) one run of a shader's entry
+    point executes: its own, and each soft-float routine's (a WGSL function of
+    float-strict) once per call."""
+    routines = {match.group(1): match.group(0) for match in _ROUTINE.finditer(wgsl)}
+    totals: dict[str, tuple[Counter[str], int, int]] = {}
+
+    def total(body: str) -> tuple[Counter[str], int, int]:
+        counts, masks, tests = _own_counts(body)
+        for name in _CALL.findall(body):
+            if name not in totals:
+                text = routines[name]
+                totals[name] = total(text[text.index("{") :])
+            inner, inner_masks, inner_tests = totals[name]
+            counts += inner
+            masks += inner_masks
+            tests += inner_tests
+        return counts, masks, tests
+
+    return total(_entry_body(wgsl))
 
 
 @cache

@@ -313,7 +313,7 @@ def check_module(module: ModuleOp, input_name: str) -> None:
         if isinstance(op, ModuleOp | KernelOp):
             continue
         if op.name.startswith("vyre.") and not isinstance(op, RoutineOp) and _outside_kernels(op):
-            message = f"'{op.name}' must be inside a vyre.kernel or vyre.routine"
+            message = f"'{op.name}' must be inside a vyre.kernel"
             raise DiagnosticsError([_located(op, input_name, message)])
         if (message := _verify_one(op)) is not None:
             raise DiagnosticsError([_located(op, input_name, message)])
