@@ -60,6 +60,11 @@ def batch(name: str, count: int, seed: int) -> list[Campaign]:
         conversions = [f"to_{t}" for t in ("f16", "bf16", "u32", "i32")]
         campaigns = [Campaign(op, "f32") for op in (*UNARY, *conversions)]
         return campaigns + [Campaign(op, fmt) for fmt in ("f32", "f16", "bf16") for op in ("from_u32", "from_i32")]
+    if name == "functions":
+        from vyre.dialects import vyre as d
+
+        names = [op.SHORT_NAME for op in d.ops_of(d.FloatFunctionOp)]
+        return [Campaign(op, fmt) for fmt in ("f32", "f16", "bf16") for op in names]
     if name == "binary32":
         return [Campaign(op, "f32", "adversarial", count, seed) for op in (*BINARY, *COMPARE, "fma")]
     raise SystemExit(f"unknown batch {name!r}")

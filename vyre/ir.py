@@ -118,6 +118,7 @@ class UnOp(str, Enum):
     FTRUNC = "ftrunc"
     FIS_NAN = "fis_nan"
     FIS_INF = "fis_inf"
+    FEXP2 = "fexp2"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -520,6 +521,18 @@ class Expr:
         return Bitcast(_check_enum("bitcast target", DataType, target), _expr(value))
 
     @staticmethod
+    def lookup(table: Sequence[int], index: Expr) -> Expr:
+        """Word `index` of the constant `table` of u32 words (0 past its end), a u32.
+        `TypeError`/`ValueError` when `table` is not a non-empty sequence of u32 ints or
+        `index` not an `Expr`."""
+        if isinstance(table, (str, bytes)) or not isinstance(table, Sequence):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"a lookup table must be a sequence of u32 ints, got {type(table).__name__}")
+        words = tuple(_check_uint(f"lookup table word {k}", w) for k, w in enumerate(table))
+        if not words:
+            raise ValueError("a lookup table holds at least one word")
+        return Lookup(words, _expr(index))
+
+    @staticmethod
     def fma(a: Expr, b: Expr, c: Expr) -> Expr:
         """`a * b + c` with one rounding (FMulAdd), in the operands' float type. `TypeError`
         when an operand is not an `Expr`."""
@@ -815,6 +828,13 @@ class Expr:
         is not an `Expr`."""
         return Expr.unop(UnOp.FIS_INF, a)
 
+    # -- correctly rounded functions: the exact value rounded once, in a's format
+    @staticmethod
+    def fexp2(a: Expr) -> Expr:
+        """2**a, correctly rounded in the operand's float type (`UnOp.FEXP2`): exp2(3) = 8
+        exactly, exp2(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FEXP2, a)
+
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:
         """The square root of an F32 `a`, approximate: the GPU's native instruction within a
@@ -940,6 +960,15 @@ class Call(Expr):
 
     def children(self) -> tuple[Expr, ...]:
         return self.args
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Lookup(Expr):
+    table: tuple[int, ...]
+    index: Expr
+
+    def children(self) -> tuple[Expr, ...]:
+        return (self.index,)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -1510,6 +1539,11 @@ def _bitcast(_: ExprEmitter, e: Bitcast, operands: Sequence[SSAValue]) -> Operat
 @OP_BUILDERS.on(Cast)
 def _cast(_: ExprEmitter, e: Cast, operands: Sequence[SSAValue]) -> Operation:
     return d.CastOp(operands[0], e.target.attr)
+
+
+@OP_BUILDERS.on(Lookup)
+def _lookup(_: ExprEmitter, e: Lookup, operands: Sequence[SSAValue]) -> Operation:
+    return d.LookupOp(operands[0], e.table)
 
 
 @OP_BUILDERS.on(Select)

@@ -133,6 +133,7 @@ _SHAPES: dict[type[Operation], _Shape] = {
     **{op: _Shape(operands=op.ARITY, has_result=True) for op in d.FLOAT_OPS},
     d.FCmpOp: _Shape((_Field("predicate", "enum:fcmp"),), operands=2, has_result=True),
     d.InvokeOp: _Shape((_Field("callee", "str"),), operands=-1, has_result=True),
+    d.LookupOp: _Shape((_Field("table", "u32s"),), operands=1, has_result=True),
     d.YieldOp: _Shape(operands=1),
     d.BitcastOp: _Shape(operands=1, has_result=True),
 }
@@ -280,6 +281,14 @@ class _Writer:
     def prop(self, op: Operation, f: _Field) -> None:
         attr = op.properties[f.prop]
         what = f"{op.name} {f.prop}"
+        if f.kind == "u32s":
+            words = attr.data if isinstance(attr, ArrayAttr) else None
+            if words is None or not all(isinstance(w, IntAttr) for w in words):  # pyright: ignore
+                raise WireError(f"cannot encode {what} {attr}: not a list of integers")
+            self.u32(len(words), f"length of {what}")
+            for w in words:
+                self.u32(cast("IntAttr[int]", w).data, what)
+            return
         if f.kind == "str" or f.kind.startswith("enum:"):
             if not isinstance(attr, StringAttr):
                 raise WireError(f"cannot encode {what} {attr}: not a string")
@@ -575,6 +584,9 @@ class _Reader:
             return _string_attr(self.code(_ENUM_TABLES[f.kind[5:]], what))
         if f.kind == "u32":
             return _int_attr(self.u32())
+        if f.kind == "u32s":
+            count = self.count(4, f"length of {what}")
+            return ArrayAttr([_int_attr(self.u32()) for _ in range(count)])
         if f.kind == "i32":
             return _int_attr(self.i32())
         at = self.pos

@@ -1561,6 +1561,20 @@ class FIsInfOp(FloatClassifyOp):
     SHORT_NAME: ClassVar[str] = "is_inf"
 
 
+class FloatFunctionOp(FloatUnaryOp):
+    """A correctly rounded function of one float value (`vyre.fexp2`...): the exact
+    mathematical value rounded once, to nearest even, in the operand's own format
+    (never a wider result rounded again); special values as C's Annex F lists."""
+
+
+@irdl_op_definition
+class FExp2Op(FloatFunctionOp):
+    """2**x, correctly rounded."""
+
+    name = "vyre.fexp2"
+    SHORT_NAME: ClassVar[str] = "exp2"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """The declared error bound of an approximate op (WGSL's accuracy rule for
@@ -2143,6 +2157,66 @@ class InvokeOp(_CallSyntax, ExprOp):
 
 
 
+@irdl_op_definition
+class LookupOp(ExprOp, HasFolderInterface):
+    """Word `index` of a constant table of u32 words, 0 past its end:
+    `%w = vyre.lookup %i [0x3f800000, 0x3f8b95c2]`. The soft-float functions
+    read their tables of constants with it."""
+
+    name = "vyre.lookup"
+    table = prop_def(ArrayAttr[IntAttr])
+    index = operand_def()
+    res = result_def(DataTypeAttr)
+    traits = traits_def(Pure())
+
+    def __init__(self, index: SSAValue | Operation, table: Sequence[int]):
+        _init_op(
+            self,
+            operands=[index],
+            properties={"table": ArrayAttr([IntAttr(int(w)) for w in table])},
+            result_types=[U32],
+        )
+
+    @property
+    def words(self) -> tuple[int, ...]:
+        return tuple(attr.data for attr in self.table.data)
+
+    def inferred_type(self) -> Attribute:
+        return U32
+
+    def verify_(self) -> None:
+        self.verify_result_type()
+        if not self.table.data:
+            raise VerifyException("a lookup table holds at least one word")
+        for attr in self.table.data:
+            if not 0 <= attr.data <= U32_MAX:
+                raise VerifyException(f"lookup table word {attr.data} is not a u32")
+
+    def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        index = literal_word(self.index)
+        if index is None or _scalar_kind(self.index.type) is None:
+            return None
+        words = self.table.data
+        return (IntAttr(words[index].data if index < len(words) else 0),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        index = parse_defined_operand(parser)
+        words = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE,
+            lambda: parser.parse_integer(allow_boolean=False, allow_negative=False),
+        )
+        op = cls(index, words)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.index)
+        printer.print_string(" [" + ", ".join(f"{w:#010x}" for w in self.words) + "]")
+        _print_attr_dict(printer, self)
+
+
 def kernel_of(module: Operation) -> KernelOp:
     """The kernel of a program's module (routines may stand beside it)."""
     block = module.regions[0].blocks.first if module.regions else None
@@ -2210,6 +2284,8 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     FCosApproxOp,
     InvokeOp,
     YieldOp,
+    LookupOp,
+    FExp2Op,
 )
 """Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from vyre.dialects.vyre import AtomicOpKind, BinOpKind, DataTypeKind
 from vyre.lowering.layout import META_OFFSET_WORDS, BufferBinding, MetaLayout, WorkgroupArray
 from vyre.lowering.names import Namer
+from vyre.lowering.opaque_constants import ONE_PATTERNS
 from vyre.lowering.values import Value, storage_zero, u32_literal, wgsl_type, zero_value
 
 U32 = DataTypeKind.U32
@@ -80,6 +81,11 @@ class Guards:
     """key -> (helper name, WGSL text), in the order first needed."""
     status_used: bool = False
     """Some emitted loop checks its exit and may set the status word."""
+    tables: dict[str, tuple[str, str]] = field(default_factory=lambda: {})
+    """key -> (const array name, WGSL declaration): the constant tables read,
+    declared as written (never shielded: a `const` initialiser must stay constant)."""
+    needs_opaque_zero: bool = False
+    """Some table read mixes in the meta uniform's opaque zero."""
 
     def _helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
         if key not in self.functions:
@@ -494,6 +500,41 @@ class Guards:
                 texts[field_at] = clamped
                 texts[field_at + 1] = f"min({count.text}, 32u - {clamped})"
         return Value.derived(f"{builtin}({', '.join(texts)})", kind, *args)
+
+    # -- constant tables ----------------------------------------------------------
+
+    def table_lookup(self, words: tuple[int, ...], index: Value) -> Value:
+        """Word `index` of a constant table, 0 past its end: a module-scope `const`
+        array (one per distinct table, `tables`) indexed within its bounds. A table
+        holding a ±1.0 pattern has its words read through the meta uniform's
+        opaque zero (opaque_constants.py): Mesa may lower a small indexed array to
+        a chain of selects between its constants."""
+        body = ", ".join(f"{w:#x}u" for w in words)
+        key = f"table:{body}"
+        if key not in self.tables:
+            name = self.namer.claim("vyre_table")
+            self.tables[key] = (name, f"const {name} = array<u32, {len(words)}>({body});")
+        table = self.tables[key][0]
+        last = len(words) - 1
+        element = f"{table}[min(i, {u32_literal(last)})]"
+        if any(w in ONE_PATTERNS for w in words):
+            self.needs_opaque_zero = True
+            element = f"({element} ^ {self.meta.wgsl_name}.opaque_zero)"
+        (i,) = self._params("i")
+        element = element.replace("min(i,", f"min({i},")
+        helper = self._helper(
+            f"lookup:{table}",
+            f"{table}_at",
+            lambda name: "\n".join(
+                [
+                    f"// Word {i} of {table}, 0 past its end.",
+                    f"fn {name}({i}: u32) -> u32 {{",
+                    f"  return select(0u, {element}, {i} <= {u32_literal(last)});",
+                    "}",
+                ]
+            ),
+        )
+        return Value.derived(f"{helper}({index.text})", U32, index)
 
     # -- workgroup memory zeroing -------------------------------------------------
 

@@ -562,7 +562,7 @@ class _KernelLowering:
             *(extra or []),
         ]
         code = [*functions, *prologue, *body]
-        if any(uses_hazard(text) for text in code):
+        if self.guards.needs_opaque_zero or any(uses_hazard(text) for text in code):
             # literals Mesa's NIR would rewrite with the wrong zero (opaque_constants.py)
             self.meta = replace(self.meta, opaque_zero=True)
             zero = f"{self.meta.wgsl_name}.opaque_zero"
@@ -589,6 +589,9 @@ class _KernelLowering:
                 f"{self.guards.status}: array<atomic<u32>>;",
             ]
         out += [a.wgsl_declaration for a in self.arrays]
+        if self.guards.tables:
+            out.append("")
+            out += [text for _, text in self.guards.tables.values()]
         for text in functions:
             out += ["", text]
         out += [
@@ -1012,6 +1015,14 @@ class _Body:
     @EXPRESSION_EMITTERS.on(d.FloatOp)
     def strict_float(self, op: d.FloatOp) -> Value:
         raise float_arithmetic_error(f"float operation `{op.name}`")
+
+    @EXPRESSION_EMITTERS.on(d.LookupOp)
+    def lookup(self, op: d.LookupOp) -> Value:
+        index = _coerce(self.take(op.index), U32)
+        if index.const is not None:
+            words = op.words
+            return Value.constant(U32, (words[index.const[0]] if index.const[0] < len(words) else 0,))
+        return self.kernel.guards.table_lookup(op.words, index)
 
     @EXPRESSION_EMITTERS.on(d.InvokeOp)
     def invoke(self, op: d.InvokeOp) -> Value:

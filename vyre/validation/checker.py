@@ -515,6 +515,12 @@ class KernelChecker:
                 self._report("V132", m.call_argument_type(op_id, position, expected, found.value), op)
 
     # -- statements ---------------------------------------------------------------
+    @VISITORS.on(d.LookupOp)
+    def visit_lookup(self, op: d.LookupOp) -> None:
+        self._propagate_call_depth(op)
+        self._index(op.index, "V122", "lookup", op)
+        self._set_type(op, U32)
+
     @VISITORS.on(d.InvokeOp)
     def visit_invoke(self, op: d.InvokeOp) -> None:
         name = op.callee.data

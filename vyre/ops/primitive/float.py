@@ -135,6 +135,26 @@ def _abs(a: Any) -> F32Array:
     return _from_bits(_bits(a) & np.uint32(~SIGN & 0xFFFF_FFFF))
 
 
+def _mpfr(name: str) -> Callable[[Any], F32Array]:
+    """A correctly rounded function computed element by element with MPFR in a
+    binary32 context (24 bits, the F32 exponent range, subnormals): exact, slow,
+    and independent of the interpreter's float64-and-guard-band oracle."""
+
+    def reference(a: Any) -> F32Array:
+        import gmpy2  # pyright: ignore[reportMissingTypeStubs]
+
+        x = _f32(a)
+        out = np.empty(x.shape, dtype=np.float32)
+        context = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True)
+        with gmpy2.context(context):  # pyright: ignore[reportUnknownMemberType]
+            function: Any = getattr(gmpy2, name)  # pyright: ignore[reportUnknownArgumentType]
+            for k, value in enumerate(x.reshape(-1).tolist()):
+                out.reshape(-1)[k] = float(function(gmpy2.mpfr(value)))
+        return _canonical(out)
+
+    return reference
+
+
 def _integral(fn: Callable[[F32Array], Any]) -> Callable[[Any], F32Array]:
     def reference(a: Any) -> F32Array:
         with np.errstate(all="ignore"):
@@ -236,4 +256,8 @@ SPECS: tuple[OpSpec, ...] = (
         summary="round half to even"),
     _op(d.FTruncOp, _integral(np.trunc),
         _hard("magnitudes below one", (0xBF33_3333,), (0x3F7F_FFFF,)), summary="round toward zero"),
+    _op(d.FExp2Op, _mpfr("exp2"),
+        _hard("integers, ties and the range ends", (0x4040_0000,), (0xC316_0000,), (0xC315_8000,),
+              (0x42FF_FFFF,), (0xB52D_1F9A,), (0x3B42_9D37,)),
+        summary="2**a, correctly rounded"),
 )  # fmt: skip

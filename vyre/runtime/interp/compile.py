@@ -32,6 +32,7 @@ from vyre.runtime.interp.values import (
     bitcast_function,
     cast_function,
     float_function,
+    lookup_function,
     unop_function,
     words_per_value,
 )
@@ -304,6 +305,11 @@ class Compiler:
         if len(operands) == 2:
             return m.Apply2(slot, function, operands[0], operands[1])
         return m.ApplyN(slot, function, operands)
+
+    @EXPRESSIONS.on(d.LookupOp)
+    def _lookup(self, op: d.LookupOp, slot: int) -> m.Step:
+        _scalar_operand(op.index, op, "index", "V122")
+        return m.Apply1(slot, lookup_function(op.words), self.operand(op.index, op))
 
     @EXPRESSIONS.on(d.InvokeOp)
     def _invoke(self, op: d.InvokeOp, slot: int) -> m.Step:

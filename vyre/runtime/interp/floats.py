@@ -55,6 +55,7 @@ import numpy.typing as npt
 
 from vyre.dialects import vyre as d
 from vyre.dialects.tables import OpTable
+from vyre.runtime.interp import functions
 
 __all__ = [
     "Bits",
@@ -422,6 +423,17 @@ def _classify(nan: bool) -> Oracle:
     return classify
 
 
+def _function(name: str) -> Oracle:
+    """A correctly rounded function (`functions.py`: float64, a guard band, MPFR)."""
+
+    def evaluate(f: _Format, _: str, xs: tuple[Bits, ...]) -> Bits:
+        return functions.correctly_rounded(
+            name, f.name, _widen(f, xs[0]), lambda y: _narrow(f, y), f.nan
+        )
+
+    return evaluate
+
+
 def _approx(native: _Native) -> Oracle:
     return lambda _f, _v, xs: _approximate(native, xs[0])
 
@@ -443,6 +455,7 @@ ORACLES.add(d.FRoundOp, _integral(np.rint))
 ORACLES.add(d.FTruncOp, _integral(np.trunc))
 ORACLES.add(d.FIsNanOp, _classify(nan=True))
 ORACLES.add(d.FIsInfOp, _classify(nan=False))
+ORACLES.add(d.FExp2Op, _function("exp2"))
 ORACLES.add(d.FSqrtApproxOp, _approx(np.sqrt))
 ORACLES.add(d.FExp2ApproxOp, _approx(np.exp2))
 ORACLES.add(d.FLog2ApproxOp, _approx(np.log2))
@@ -472,6 +485,7 @@ def _family(base: type[d.FloatOp], *excluded: type[d.FloatOp]) -> dict[str, type
 
 _BINARY: Final = _family(d.FloatBinaryOp)
 _UNARY: Final = _family(d.FloatUnaryOp, d.FloatClassifyOp, d.ApproximateUnaryOp)
+"""neg ... trunc and the correctly rounded functions (exp2 ...)."""
 _PREDICATE: Final = _family(d.FloatClassifyOp)
 _APPROXIMATE: Final = _family(d.ApproximateUnaryOp)
 _COMPARE: Final = frozenset(d.FLOAT_PREDICATES)

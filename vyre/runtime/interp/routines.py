@@ -24,6 +24,7 @@ from vyre.runtime.interp.values import (
     bitcast_function,
     cast_function,
     float_function,
+    lookup_function,
     truth,
     unop_function,
 )
@@ -171,6 +172,13 @@ def _float(_: Routines, op: d.FloatOp) -> _Eval:
     function = float_function(type(op), _kind(op.operands[0]), variant)
     args = _operands(op)
     return lambda env: function(*(env[a] for a in args))
+
+
+@ROUTINE_OPS.on(d.LookupOp)
+def _lookup(_: Routines, op: d.LookupOp) -> _Eval:
+    function = lookup_function(op.words)
+    (a,) = _operands(op)
+    return lambda env: function(env[a])
 
 
 @ROUTINE_OPS.on(d.InvokeOp)

@@ -331,6 +331,17 @@ def float_function(
     return apply
 
 
+def lookup_function(table: tuple[int, ...]) -> Callable[[Lanes], Lanes]:
+    """Word `index` of a constant table, 0 past its end."""
+    words = np.asarray((*table, 0), dtype=WORD)
+    end = len(table)
+
+    def apply(index: Lanes) -> Lanes:
+        return words[np.minimum(index, WORD(end))]
+
+    return apply
+
+
 def bitcast_function(source: DataTypeKind, target: DataTypeKind) -> Callable[[Lanes], Lanes]:
     """The bits of a value read as `target`: F32 <-> U32/I32 keep all 32 bits,
     U32/I32 -> F16/BF16 keep the low 16 bits, F16/BF16 -> U32/I32 zero-extend,

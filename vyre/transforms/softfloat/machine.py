@@ -58,6 +58,7 @@ class Machine(Protocol[V]):
     def le(self, a: V, b: V) -> V: ...
     def select(self, c: V, t: V, f: V) -> V: ...
     def clz(self, a: V) -> V: ...
+    def lookup(self, table: tuple[int, ...], index: V) -> V: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +124,10 @@ class W(Generic[V]):
     def ge(self, other: W[V] | int) -> W[V]:
         return self._new(self.m.le(self._w(other), self.v))
 
+    def lookup(self, table: tuple[int, ...]) -> W[V]:
+        """Word `self` of the constant `table` (0 past its end)."""
+        return self._new(self.m.lookup(table, self.v))
+
     def clz(self) -> W[V]:
         return self._new(self.m.clz(self.v))
 
@@ -185,6 +190,10 @@ class NumpyMachine:
         _, exponent = np.frexp(np.asarray(a, dtype=np.float64))  # exact for 32-bit ints
         return (32 - exponent).astype(np.uint32)
 
+    def lookup(self, table: tuple[int, ...], index: U32) -> U32:
+        words = np.asarray((*table, 0), dtype=np.uint32)  # past the end: 0
+        return words[np.minimum(np.asarray(index, dtype=np.int64), len(table))]
+
     def word(self, values: npt.ArrayLike) -> W[U32]:
         """Input words (any integer array-like, taken modulo 2**32)."""
         array = np.asarray(values).astype(np.int64) & MASK
@@ -202,6 +211,7 @@ class ExprMachine:
     ops: int = 0
     _literals: dict[int, Expr] = field(default_factory=lambda: {})
     _nodes: dict[tuple[str, int, int, int], tuple[Expr, tuple[Expr, ...]]] = field(default_factory=lambda: {})
+    _tables: list[tuple[int, ...]] = field(default_factory=lambda: list[tuple[int, ...]]())
 
     def const(self, value: int) -> Expr:
         literal = self._literals.get(value)
@@ -262,6 +272,17 @@ class ExprMachine:
 
     def clz(self, a: Expr) -> Expr:
         return self._node("clz", E.clz, a)
+
+    def lookup(self, table: tuple[int, ...], index: Expr) -> Expr:
+        key = ("lookup", id(table), id(index), 0)
+        found = self._nodes.get(key)
+        if found is not None:
+            return found[0]
+        expr = E.lookup(table, index)
+        self._nodes[key] = (expr, (index,))
+        self._tables.append(table)  # the table stays alive: its id stays its
+        self.ops += 1
+        return expr
 
     def word(self, value: Expr) -> W[Expr]:
         return W(self, value)

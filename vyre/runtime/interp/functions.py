@@ -1,0 +1,111 @@
+"""The interpreter's oracle of the correctly rounded functions (exp2 ...).
+
+Independent of the soft-float code: each function is evaluated in float64 by
+numpy (whose elementary functions are accurate to about one unit of the last
+place of a double, 2**-52 relative), the result rounded once to the target
+format. That rounding is certain unless the exact value lies near a rounding
+boundary of the format: the float64 value is widened by a guard band of
+2**-44 relative on both sides, and an input whose band rounds to two different
+results is resolved exactly with MPFR (gmpy2: the function computed in a
+context of the format's precision and exponent range, subnormals included,
+which rounds directly to the format), or, without gmpy2, with mpmath at 256
+bits and an exact integer rounding. Exact results (exp2(3) = 8) are exact
+float64 values and are not flagged; an exact midpoint (exp2(-150) = 2**-150)
+is flagged and rounded to even by MPFR. Special values are the float64
+function's (C's Annex F). NaN results are canonical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["FUNCTIONS", "correctly_rounded"]
+
+_F64 = npt.NDArray[np.float64]
+Bits = npt.NDArray[np.uint32]
+
+FUNCTIONS: dict[str, tuple[Callable[[_F64], _F64], str]] = {
+    "exp2": (np.exp2, "exp2"),
+}
+"""Function name -> (numpy float64 function, the MPFR/mpmath function's name)."""
+
+_BAND = 2.0**-44
+"""Relative guard band around the float64 value: 2**8 times numpy's error bound."""
+
+# (precision incl. the hidden bit, MPFR emin, MPFR emax) of each format: MPFR's
+# numbers are 0.1xxx * 2**e, so the smallest subnormal 2**-149 of F32 is 0.1 * 2**-148.
+_MPFR_FORMATS = {"f32": (24, -148, 128), "f16": (11, -23, 16), "bf16": (8, -132, 128)}
+
+
+def correctly_rounded(
+    name: str,
+    fmt: str,
+    x: _F64,
+    narrow: Callable[[_F64], Bits],
+    nan: int,
+) -> Bits:
+    """`name`(x) rounded once to `fmt` (`narrow`: the exact RNE rounding of float64
+    values to the format) for exactly decoded operands `x`."""
+    function, _ = FUNCTIONS[name]
+    with np.errstate(all="ignore"):
+        y = function(x)
+        result = narrow(y)
+        low = narrow(y - np.abs(y) * _BAND)
+        high = narrow(y + np.abs(y) * _BAND)
+    unsure = np.flatnonzero((low != high) & np.isfinite(y))
+    if unsure.size:
+        result = result.copy()
+        for k in unsure.tolist():
+            result[k] = _exact(name, fmt, float(x[k]), narrow, nan)
+    return result
+
+
+def _exact(name: str, fmt: str, x: float, narrow: Callable[[_F64], Bits], nan: int) -> int:
+    """`name`(x) rounded to `fmt` exactly (MPFR, or mpmath at 256 bits)."""
+    precision, emin, emax = _MPFR_FORMATS[fmt]
+    try:
+        import gmpy2  # pyright: ignore[reportMissingTypeStubs]
+    except ImportError:  # pragma: no cover - gmpy2 is a dependency; mpmath is the fallback
+        return _exact_mpmath(name, fmt, x, narrow, nan)
+    context = gmpy2.context(precision=precision, emin=emin, emax=emax, subnormalize=True)
+    with gmpy2.context(context):  # pyright: ignore[reportUnknownMemberType]
+        value: Any = getattr(gmpy2, FUNCTIONS[name][1])(gmpy2.mpfr(x))  # pyright: ignore[reportUnknownMemberType]
+        as_float = float(value)
+    if np.isnan(as_float):
+        return nan
+    return int(narrow(np.array([as_float]))[0])  # exact: the value is a value of the format
+
+
+def _exact_mpmath(name: str, fmt: str, x: float, narrow: Callable[[_F64], Bits], nan: int) -> int:
+    import mpmath  # pyright: ignore[reportMissingTypeStubs]
+
+    with mpmath.workprec(256):  # pyright: ignore[reportUnknownMemberType]
+        value: Any = getattr(mpmath, FUNCTIONS[name][1])(mpmath.mpf(x))  # pyright: ignore[reportUnknownMemberType]
+        if not mpmath.isfinite(value):  # pyright: ignore[reportUnknownMemberType]
+            return nan if mpmath.isnan(value) else int(narrow(np.array([float(value)]))[0])  # pyright: ignore[reportUnknownMemberType]
+        exact = Fraction(*value.man_exp_ratio()) if hasattr(value, "man_exp_ratio") else Fraction(str(value))
+    return _round_fraction(fmt, exact, narrow)
+
+
+def _round_fraction(fmt: str, value: Fraction, narrow: Callable[[_F64], Bits]) -> int:
+    """RNE of an exact rational to `fmt` via the two format values around it."""
+    precision, emin, _ = _MPFR_FORMATS[fmt]
+    if value == 0:
+        return int(narrow(np.array([0.0]))[0])
+    sign = -1 if value < 0 else 1
+    magnitude = abs(value)
+    exponent = max(magnitude.numerator.bit_length() - magnitude.denominator.bit_length(), emin - 1)
+    while Fraction(2) ** exponent > magnitude:
+        exponent -= 1
+    exponent = max(exponent, emin - 1)
+    ulp = Fraction(2) ** (exponent - precision + 1)
+    units = magnitude / ulp
+    low = units.numerator // units.denominator
+    rest = units - low
+    rounded = low + (1 if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and low % 2) else 0)
+    return int(narrow(np.array([sign * float(rounded * ulp)]))[0])

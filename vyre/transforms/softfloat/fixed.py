@@ -1,0 +1,103 @@
+"""64-bit fixed-point arithmetic on u32 words, for the correctly rounded functions.
+
+A 64-bit value is a pair `(hi, lo)` of words (`wide.Pair`). The functions keep
+their intermediate values as unsigned fixed-point numbers in such pairs (a
+fraction `Q0.64`, or `Q1.63` for values in [1, 2)), so the machine needs only
+u32 multiplies: a 32 x 32 -> 64-bit product is four 16 x 16-bit partial
+products, and the high 64 bits of a 64 x 64-bit product are computed exactly
+(the floor of the 128-bit product over 2**64) from four such products.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from vyre.transforms.softfloat.machine import W, sel
+
+__all__ = [
+    "Pair",
+    "add64",
+    "const64",
+    "lookup64",
+    "mul32",
+    "mulhi64",
+    "shl64",
+    "shr64",
+    "sub64",
+]
+
+V = TypeVar("V")
+Pair = tuple[W[V], W[V]]
+MASK = 0xFFFF_FFFF
+
+
+def const64(like: W[V], value: int) -> Pair[V]:
+    """The 64-bit constant `value` (0 <= value < 2**64) on `like`'s machine."""
+    return like.const((value >> 32) & MASK), like.const(value & MASK)
+
+
+def add64(a: Pair[V], b: Pair[V]) -> Pair[V]:
+    lo = a[1] + b[1]
+    return a[0] + b[0] + lo.lt(a[1]), lo
+
+
+def sub64(a: Pair[V], b: Pair[V]) -> Pair[V]:
+    lo = a[1] - b[1]
+    return a[0] - b[0] - a[1].lt(b[1]), lo
+
+
+def mul32(a: W[V], b: W[V]) -> Pair[V]:
+    """The full 64-bit product of two words."""
+    al, ah = a & 0xFFFF, a >> 16
+    bl, bh = b & 0xFFFF, b >> 16
+    ll, lh, hl, hh = al * bl, al * bh, ah * bl, ah * bh
+    mid = lh + hl  # may carry out of 32 bits
+    carry = mid.lt(lh)
+    lo = ll + (mid << 16)
+    hi = hh + (mid >> 16) + (carry << 16) + lo.lt(ll)
+    return hi, lo
+
+
+def mulhi64(a: Pair[V], b: Pair[V]) -> Pair[V]:
+    """floor(a * b / 2**64): the high 64 bits of the 128-bit product, exactly."""
+    ah, al = a
+    bh, bl = b
+    hh = mul32(ah, bh)
+    hl = mul32(ah, bl)
+    lh = mul32(al, bh)
+    ll_hi = mul32(al, bl)[0]
+    # bits 32..63 of the product: the low words of hl and lh and the high word of ll
+    s = hl[1] + lh[1]
+    c = s.lt(hl[1])
+    s2 = s + ll_hi
+    c = c + s2.lt(s)
+    # bits 64..127: hh + the high words of hl and lh + the carries out of bits 32..63
+    return add64(add64(hh, (hl[0].const(0), hl[0])), (lh[0].const(0), lh[0] + c))
+
+
+def shr64(a: Pair[V], n: W[V]) -> Pair[V]:
+    """a >> n for 0 <= n < 64 (n a word)."""
+    hi, lo = a
+    word = n.ge(32)
+    hi, lo = sel(word, 0, hi), sel(word, hi, lo)
+    k = n & 31
+    back = 31 - k
+    return hi >> k, (lo >> k) | ((hi << back) << 1)
+
+
+def shl64(a: Pair[V], n: W[V]) -> Pair[V]:
+    """a << n (mod 2**64) for 0 <= n < 64 (n a word)."""
+    hi, lo = a
+    word = n.ge(32)
+    hi, lo = sel(word, lo, hi), sel(word, 0, lo)
+    k = n & 31
+    back = 31 - k
+    return (hi << k) | ((lo >> back) >> 1), lo << k
+
+
+def lookup64(table: tuple[int, ...], index: W[V]) -> Pair[V]:
+    """Entry `index` of a table of 64-bit constants (two word tables)."""
+    return (
+        index.lookup(tuple((v >> 32) & MASK for v in table)),
+        index.lookup(tuple(v & MASK for v in table)),
+    )
