@@ -58,6 +58,7 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "fdiv": (2, E.fdiv),
     "fma": (3, E.fma),
     "fsqrt": (1, E.fsqrt),
+    "fexp2": (1, E.fexp2),
 }
 TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
 WGSL_NATIVE = {
@@ -66,6 +67,7 @@ WGSL_NATIVE = {
     "fdiv": "a[i] / b[i]",
     "fma": "fma(a[i], b[i], c[i])",
     "fsqrt": "sqrt(a[i])",
+    "fexp2": "exp2(a[i])",
 }
 
 
@@ -228,6 +230,7 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "fdiv": lambda: torch.div(tensors[0], tensors[1], out=out),
         "fma": lambda: torch.addcmul(tensors[2], tensors[0], tensors[1], out=out),
         "fsqrt": lambda: torch.sqrt(tensors[0], out=out),
+        "fexp2": lambda: torch.exp2(tensors[0], out=out),
     }[op]
 
     def timed(reps: int) -> float:
@@ -244,8 +247,8 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
 def exact(op: str, fmt: str, inputs: list[np.ndarray]) -> np.ndarray:
     if op == "fma":
         return oracle.fma(fmt, *inputs)
-    if op == "fsqrt":
-        return oracle.unary("sqrt", fmt, inputs[0])
+    if op in ("fsqrt", "fexp2"):
+        return oracle.unary(op[1:], fmt, inputs[0])
     return oracle.binary(op[1:], fmt, *inputs)
 
 
