@@ -19,6 +19,7 @@ associate; neg is an involution.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -141,13 +142,12 @@ def _mpfr(name: str) -> Callable[[Any], F32Array]:
     and independent of the interpreter's float64-and-guard-band oracle."""
 
     def reference(a: Any) -> F32Array:
-        import gmpy2  # pyright: ignore[reportMissingTypeStubs]
-
+        gmpy2: Any = importlib.import_module("gmpy2")  # untyped: MPFR's Python binding
         x = _f32(a)
         out = np.empty(x.shape, dtype=np.float32)
         context = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True)
-        with gmpy2.context(context):  # pyright: ignore[reportUnknownMemberType]
-            function: Any = getattr(gmpy2, name)  # pyright: ignore[reportUnknownArgumentType]
+        with gmpy2.context(context):
+            function: Any = getattr(gmpy2, name)
             for k, value in enumerate(x.reshape(-1).tolist()):
                 out.reshape(-1)[k] = float(function(gmpy2.mpfr(value)))
         return _canonical(out)

@@ -8,8 +8,7 @@ boundary of the format: the float64 value is widened by a guard band of
 2**-44 relative on both sides, and an input whose band rounds to two different
 results is resolved exactly with MPFR (gmpy2: the function computed in a
 context of the format's precision and exponent range, subnormals included,
-which rounds directly to the format), or, without gmpy2, with mpmath at 256
-bits and an exact integer rounding. Exact results (exp2(3) = 8) are exact
+which rounds directly to the format). Exact results (exp2(3) = 8) are exact
 float64 values and are not flagged; an exact midpoint (exp2(-150) = 2**-150)
 is flagged and rounded to even by MPFR. Special values are the float64
 function's (C's Annex F). NaN results are canonical.
@@ -17,8 +16,8 @@ function's (C's Annex F). NaN results are canonical.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,7 @@ Bits = npt.NDArray[np.uint32]
 FUNCTIONS: dict[str, tuple[Callable[[_F64], _F64], str]] = {
     "exp2": (np.exp2, "exp2"),
 }
-"""Function name -> (numpy float64 function, the MPFR/mpmath function's name)."""
+"""Function name -> (numpy float64 function, the MPFR (gmpy2) function's name)."""
 
 _BAND = 2.0**-44
 """Relative guard band around the float64 value: 2**8 times numpy's error bound."""
@@ -66,46 +65,13 @@ def correctly_rounded(
 
 
 def _exact(name: str, fmt: str, x: float, narrow: Callable[[_F64], Bits], nan: int) -> int:
-    """`name`(x) rounded to `fmt` exactly (MPFR, or mpmath at 256 bits)."""
+    """`name`(x) rounded to `fmt` exactly (MPFR)."""
     precision, emin, emax = _MPFR_FORMATS[fmt]
-    try:
-        import gmpy2  # pyright: ignore[reportMissingTypeStubs]
-    except ImportError:  # pragma: no cover - gmpy2 is a dependency; mpmath is the fallback
-        return _exact_mpmath(name, fmt, x, narrow, nan)
+    gmpy2: Any = importlib.import_module("gmpy2")  # untyped: MPFR's Python binding
     context = gmpy2.context(precision=precision, emin=emin, emax=emax, subnormalize=True)
-    with gmpy2.context(context):  # pyright: ignore[reportUnknownMemberType]
-        value: Any = getattr(gmpy2, FUNCTIONS[name][1])(gmpy2.mpfr(x))  # pyright: ignore[reportUnknownMemberType]
+    with gmpy2.context(context):
+        value: Any = getattr(gmpy2, FUNCTIONS[name][1])(gmpy2.mpfr(x))
         as_float = float(value)
     if np.isnan(as_float):
         return nan
     return int(narrow(np.array([as_float]))[0])  # exact: the value is a value of the format
-
-
-def _exact_mpmath(name: str, fmt: str, x: float, narrow: Callable[[_F64], Bits], nan: int) -> int:
-    import mpmath  # pyright: ignore[reportMissingTypeStubs]
-
-    with mpmath.workprec(256):  # pyright: ignore[reportUnknownMemberType]
-        value: Any = getattr(mpmath, FUNCTIONS[name][1])(mpmath.mpf(x))  # pyright: ignore[reportUnknownMemberType]
-        if not mpmath.isfinite(value):  # pyright: ignore[reportUnknownMemberType]
-            return nan if mpmath.isnan(value) else int(narrow(np.array([float(value)]))[0])  # pyright: ignore[reportUnknownMemberType]
-        exact = Fraction(*value.man_exp_ratio()) if hasattr(value, "man_exp_ratio") else Fraction(str(value))
-    return _round_fraction(fmt, exact, narrow)
-
-
-def _round_fraction(fmt: str, value: Fraction, narrow: Callable[[_F64], Bits]) -> int:
-    """RNE of an exact rational to `fmt` via the two format values around it."""
-    precision, emin, _ = _MPFR_FORMATS[fmt]
-    if value == 0:
-        return int(narrow(np.array([0.0]))[0])
-    sign = -1 if value < 0 else 1
-    magnitude = abs(value)
-    exponent = max(magnitude.numerator.bit_length() - magnitude.denominator.bit_length(), emin - 1)
-    while Fraction(2) ** exponent > magnitude:
-        exponent -= 1
-    exponent = max(exponent, emin - 1)
-    ulp = Fraction(2) ** (exponent - precision + 1)
-    units = magnitude / ulp
-    low = units.numerator // units.denominator
-    rest = units - low
-    rounded = low + (1 if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and low % 2) else 0)
-    return int(narrow(np.array([sign * float(rounded * ulp)]))[0])
