@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import pytest
+
+# The tests (and every tool they start) get a cache folder of their own, so the
+# regression corpus vyre-conform replays and records is never the user's.
+_CACHE = tempfile.mkdtemp(prefix="vyre-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 
 
 def _ci() -> bool:
