@@ -186,7 +186,8 @@ def _execute(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - a backend failure is reported, not raised
-        print(f"vyre-run: backend {args.backend} failed: {error}", file=sys.stderr)
+        hint = " (--backend interp runs the reference interpreter)" if args.backend == "wgpu" else ""
+        print(f"vyre-run: backend {args.backend} failed: {error}{hint}", file=sys.stderr)
         return EXIT_BACKEND
 
     unknown = [name for name in saves if name not in results]

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from vyre.runtime import api
+from vyre.tools import vyre_run
 from vyre.tools.vyre_run import main
 
 XOR = """\
@@ -287,6 +288,14 @@ def test_backend_failure(
     monkeypatch.setitem(api.BACKENDS, "interp", broken)
     assert main(xor_args(files)) == 3
     assert capsys.readouterr().err == "vyre-run: backend interp failed: no Vulkan adapter found\n"
+    def broken_run(*args: object, **kwargs: object) -> dict[str, np.ndarray]:
+        raise RuntimeError("no Vulkan adapter found")
+
+    monkeypatch.setattr(vyre_run, "run", broken_run)  # the default backend points at the one always there
+    assert main([*xor_args(files)[:-2], "--backend", "wgpu"]) == 3
+    assert capsys.readouterr().err == (
+        "vyre-run: backend wgpu failed: no Vulkan adapter found (--backend interp runs the reference interpreter)\n"
+    )
 
 
 @pytest.mark.parametrize("args", [["--backend", "cuda"], []])
