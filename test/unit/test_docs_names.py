@@ -314,3 +314,32 @@ def test_the_checker_sees_what_is_wrong() -> None:
     assert _command_problems("vyre-conform certify --wintesses 3") == ["vyre-conform certify --wintesses"]
     assert _command_problems("vyre-run - --kernel k | make tset") == ["make tset"]
     assert _command_problems("xdsl-opt k.mlir -t vyre-wgls") == ["target vyre-wgls"]
+
+
+def _messages_in_the_source() -> Iterator[tuple[str, str]]:
+    """(file:line, text) of every string literal of vyre/ that is not a docstring
+    (a string standing as a statement of its own: of a module, class, function
+    or attribute)."""
+    import ast
+
+    for path in sorted((ROOT / "vyre").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                yield f"{path.relative_to(ROOT)}:{node.lineno}", node.value
+
+
+def test_no_message_of_vyre_names_a_page_outside_the_repository() -> None:
+    """What vyre prints (errors, hints) names only pages the repository holds."""
+    wrong = [
+        (where, page)
+        for where, text in _messages_in_the_source()
+        for page in re.findall(r"[\w/.-]+\.md\b", text)
+        if not (ROOT / page).exists()
+    ]
+    assert wrong == []

@@ -25,7 +25,14 @@ from vyre.conform import float_campaign as fc
 from vyre.dialects import vyre as d
 from vyre.runtime.interp import floats as oracle
 
-__all__ = ["APPROXIMATE", "ApproximateReport", "approximate_op", "check_approximate", "describe", "ulp_distance"]
+__all__ = [
+    "APPROXIMATE",
+    "ApproximateReport",
+    "approximate_op",
+    "check_approximate",
+    "describe",
+    "ulp_distance",
+]
 
 U32 = npt.NDArray[np.uint32]
 

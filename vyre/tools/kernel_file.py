@@ -85,10 +85,11 @@ def _pick(module: ModuleOp, name: str, path: str, wanted: str | None) -> KernelO
     kernels = {kernel.sym_name.data: kernel for kernel in module_kernels(module)}
     listed = ", ".join(f"@{k}" for k in kernels)
     if wanted is not None:
-        if wanted.removeprefix("@") in kernels:
-            return kernels[wanted.removeprefix("@")]
-        hint = did_you_mean(wanted.removeprefix("@"), kernels)
-        raise KernelFileError((f"{name}: error: no kernel @{wanted.removeprefix('@')}{hint} (kernels: {listed or 'none'})",))
+        bare = wanted.removeprefix("@")
+        if bare in kernels:
+            return kernels[bare]
+        hint = did_you_mean(bare, kernels)
+        raise KernelFileError((f"{name}: error: no kernel @{bare}{hint} (kernels: {listed or 'none'})",))
     if len(kernels) == 1:
         return next(iter(kernels.values()))
     if kernels:
