@@ -9,12 +9,16 @@ known pass or option, with options spelled as pipelines write them
     vyre-opt: error: unknown pass `canonicalise`; did you mean `canonicalize`? (passes: ...)
     vyre-opt: error: pass `convert-to-vyre` has no option `workgroup-sise`; did you mean
         `workgroup-size`? (options: workgroup-size)
+    vyre-opt: error: pass `convert-to-vyre`: option `workgroup-size` takes an integer, got true
+
+(xDSL would take `true` for an integer: a bool is an int in Python.)
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from typing import get_args, get_type_hints
 
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline, parse_spec
@@ -52,9 +56,34 @@ def check_target(available: Mapping[str, Callable[[], type[Target]]], target: st
 
 def _check_options(what: str, spec_class: type[ModulePass] | type[Target], spec: ArgSpec) -> None:
     options = option_names(spec_class)
-    for given in spec.parameters:
-        if given.replace("_", "-") not in options:
+    try:
+        hints = get_type_hints(spec_class)
+    except (NameError, TypeError):  # annotations it cannot resolve: xDSL checks the values
+        hints = {}
+    for given, values in spec.parameters.items():
+        option = given.replace("_", "-")
+        if option not in options:
             raise ValueError(
-                f"{what} has no option `{given}`{did_you_mean(given.replace('_', '-'), options)}"
+                f"{what} has no option `{given}`{did_you_mean(option, options)}"
                 f" (options: {', '.join(options) or 'none'})"
             )
+        kind = _scalar_kind(hints.get(option.replace("-", "_")))
+        if kind is not None and not (len(values) == 1 and _is(values[0], kind)):
+            shown = ",".join(str(v).lower() if isinstance(v, bool) else repr(v) for v in values)
+            raise ValueError(f"{what}: option `{option}` takes {_KINDS[kind]}, got {shown or 'nothing'}")
+
+
+_KINDS: dict[type, str] = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def _scalar_kind(annotation: object) -> type | None:
+    """The one scalar type an option takes (`int`, `int | None`: int), or None."""
+    kinds = [t for t in (get_args(annotation) or (annotation,)) if t is not type(None)]
+    return kinds[0] if len(kinds) == 1 and isinstance(kinds[0], type) and kinds[0] in _KINDS else None
+
+
+def _is(value: object, kind: type) -> bool:
+    """`value` (as xDSL parsed it) is of `kind`; a bool is no number here."""
+    if kind is bool or isinstance(value, bool):
+        return kind is bool and isinstance(value, bool)
+    return isinstance(value, (int, float) if kind is float else kind)

@@ -156,6 +156,14 @@ def test_the_pass_registry_lists_vyre_passes() -> None:
         ("canonicalise", "vyre-opt: error: unknown pass `canonicalise`; did you mean `canonicalize`?"),
         ("cse,float-stric", "vyre-opt: error: unknown pass `float-stric`; did you mean `float-strict`?"),
         (
+            "convert-to-vyre{workgroup-size=true}",
+            "vyre-opt: error: pass `convert-to-vyre`: option `workgroup-size` takes an integer, got true",
+        ),
+        (
+            "convert-to-vyre{workgroup-size=many}",
+            "vyre-opt: error: pass `convert-to-vyre`: option `workgroup-size` takes an integer, got 'many'",
+        ),
+        (
             "convert-to-vyre{workgroup_sise=8}",
             "vyre-opt: error: pass `convert-to-vyre` has no option `workgroup_sise`; did you mean"
             " `workgroup-size`? (options: workgroup-size)",
