@@ -19,14 +19,17 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 # Install Mesa's lavapipe (a Vulkan device on the CPU) when wgpu finds no Vulkan adapter.
+# (The probe is called as a function: `python -m vyre.runtime.adapters` imports the
+# module twice, which runpy warns about.)
+ADAPTER := $(PY) -c "import sys, vyre.runtime.adapters as probe; sys.exit(probe.main(['--check']))"
 vulkan: $(STAMP)
-	@if $(PY) -m vyre.runtime.adapters --check >/dev/null 2>&1; then \
-	  $(PY) -m vyre.runtime.adapters --check; \
+	@if $(ADAPTER) >/dev/null 2>&1; then \
+	  $(ADAPTER); \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	  echo "no Vulkan adapter: installing Debian's mesa-vulkan-drivers (lavapipe; waits up to 5 min for a held apt lock)"; \
 	  apt-get -o DPkg::Lock::Timeout=300 update && \
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y mesa-vulkan-drivers libvulkan1; \
-	  $(PY) -m vyre.runtime.adapters --check; \
+	  $(ADAPTER); \
 	else \
 	  echo "warning: no Vulkan adapter and apt-get is not usable; install mesa-vulkan-drivers by hand"; \
 	fi
