@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import tempfile
 
 import pytest
 
-# The tests (and every tool they start) get a cache folder of their own, so the
-# regression corpus vyre-conform replays and records is never the user's.
+# Each test process (and every tool it starts) gets a vyre cache folder of its
+# own, so the regression corpus vyre-conform replays and records is never the
+# user's (set before any test module imports vyre.conform).
 _CACHE = tempfile.mkdtemp(prefix="vyre-test-cache-")
-os.environ["XDG_CACHE_HOME"] = _CACHE
-atexit.register(shutil.rmtree, _CACHE, True)
+os.environ["VYRE_CACHE_DIR"] = _CACHE
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def _ci() -> bool:

@@ -86,8 +86,9 @@ def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     certify.add_argument(
         "--corpus", type=Path, metavar="DIR",
         help="the folder of the regression corpus (its regressions.jsonl, replayed and appended to,"
-        " and its lock file; default: the user's cache, $XDG_CACHE_HOME/vyre/conform or"
-        " ~/.cache/vyre/conform); the counterexamples shipped with vyre are replayed too",
+        " and its lock file; default: the user's cache, $VYRE_CACHE_DIR/conform, else"
+        " $XDG_CACHE_HOME/vyre/conform or ~/.cache/vyre/conform); the counterexamples shipped with"
+        " vyre are replayed too",
     )
     certify.add_argument("--no-corpus", action="store_true", help="replay and record no regression corpus")
     certify.add_argument(

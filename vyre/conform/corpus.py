@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, cast
 
 __all__ = [
+    "CACHE_ENV_VAR",
     "CORPUS_FILE",
     "DEFAULT_CORPUS",
     "SHIPPED_CORPUS",
@@ -56,10 +57,17 @@ SHIPPED_CORPUS = Path(__file__).resolve().with_name(CORPUS_FILE)
 """The project's counterexamples, package data of vyre (replayed, not written)."""
 
 
+CACHE_ENV_VAR = "VYRE_CACHE_DIR"
+"""Names vyre's cache folder (the user's corpus is its `conform` folder)."""
+
+
 def user_corpus_dir() -> Path:
-    """The folder of the user's corpus: `$XDG_CACHE_HOME/vyre/conform` (an
-    absolute XDG_CACHE_HOME; else `~/.cache/vyre/conform`, and on macOS
-    `~/Library/Caches/vyre/conform`). Read when called."""
+    """The folder of the user's corpus: `$VYRE_CACHE_DIR/conform` when set, else
+    `$XDG_CACHE_HOME/vyre/conform` (an absolute XDG_CACHE_HOME; else
+    `~/.cache/vyre/conform`, and on macOS `~/Library/Caches/vyre/conform`).
+    Read when called."""
+    if override := os.environ.get(CACHE_ENV_VAR, ""):
+        return Path(override) / "conform"
     cache = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(cache):
         home = Path.home()

@@ -27,7 +27,8 @@ FAST = ["certify", "--backend", "interp", "--ops", "primitive.math.add", "--stre
 
 
 def _certify(cwd: Path, cache: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, XDG_CACHE_HOME=str(cache))
+    env = {k: v for k, v in os.environ.items() if k != "VYRE_CACHE_DIR"}  # the tests' own
+    env["XDG_CACHE_HOME"] = str(cache)
     return subprocess.run([sys.executable, "-m", "vyre.conform.cli", *FAST, *extra], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
@@ -58,6 +59,9 @@ def test_corpus_names_the_folder(tmp_path: Path) -> None:
 
 
 def test_the_user_cache_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("VYRE_CACHE_DIR", str(tmp_path / "mine"))
+    assert corpus_mod.user_corpus_dir() == tmp_path / "mine" / "conform"
+    monkeypatch.delenv("VYRE_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert corpus_mod.user_corpus_dir() == tmp_path / "vyre" / "conform"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")
