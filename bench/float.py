@@ -48,6 +48,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
 from vyre.runtime.interp import floats as oracle
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 WORKGROUP = 256
 MAX_GROUPS_X = 32768
@@ -317,6 +318,7 @@ def sum_rows(n: int, strict_n: int, reps: int, trials: int) -> list[list[str]]:
     return rows
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, help="elements (default: 64 Mi on a GPU, 1 Mi on a CPU device)")

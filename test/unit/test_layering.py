@@ -21,7 +21,7 @@ PACKAGE = ROOT / "vyre"
 # is it or a package above it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.dialects",),
-    ("vyre.context", "vyre.progress", "vyre.text", "vyre.wire"),
+    ("vyre.cli", "vyre.context", "vyre.progress", "vyre.text", "vyre.wire"),
     ("vyre.ir",),
     ("vyre.validation",),
     ("vyre.ops",),

@@ -290,7 +290,7 @@ def certify_with(options: CertifyOptions, started: float | None = None) -> Certi
     began = time.monotonic() if started is None else started
     if options.track is Track.KERNEL:
         return _certify_kernels(options, began)
-    entries = corpus_mod.load(options.corpus)
+    entries = corpus_mod.replayed(options.corpus)  # the shipped corpus and this one
     rejections = _oracle_rejections(options.oracles, options.op_ids)
     backend = options.backend
     plan = build_plan(

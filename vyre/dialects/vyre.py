@@ -1338,7 +1338,8 @@ class FloatOp(_OperandsSyntax, ExprOp):
     """A float operation: every one is its own op class, and the class is the one
     home of the op's facts. `SHORT_NAME` names the operation without its format
     or prefix (`add`, `sqrt`: campaigns, library ids and soft-float routines
-    use it); `ARITY` counts its float operands; the operands share one float type
+    use it), except that an approximate op's is its mnemonic (`fsqrt_approx`),
+    its one name in the IR, the docs and vyre-conform; `ARITY` counts its float operands; the operands share one float type
     and the result has it, except where `RESULT` says otherwise (bool for
     comparisons and classifications). Strict ops (every subclass but
     `ApproximateUnaryOp`) are rewritten into integer IR by float-strict."""
@@ -1602,35 +1603,35 @@ class ApproximateUnaryOp(FloatUnaryOp):
 @irdl_op_definition
 class FSqrtApproxOp(ApproximateUnaryOp):
     name = "vyre.fsqrt_approx"
-    SHORT_NAME: ClassVar[str] = "sqrt_approx"
+    SHORT_NAME: ClassVar[str] = "fsqrt_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, low=0.0, builtin="sqrt")
 
 
 @irdl_op_definition
 class FExp2ApproxOp(ApproximateUnaryOp):
     name = "vyre.fexp2_approx"
-    SHORT_NAME: ClassVar[str] = "exp2_approx"
+    SHORT_NAME: ClassVar[str] = "fexp2_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, ulp_per_magnitude=2.0, low=-126.0, high=128.0, builtin="exp2")
 
 
 @irdl_op_definition
 class FLog2ApproxOp(ApproximateUnaryOp):
     name = "vyre.flog2_approx"
-    SHORT_NAME: ClassVar[str] = "log2_approx"
+    SHORT_NAME: ClassVar[str] = "flog2_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, absolute=2.0**-21, low=0.0, builtin="log2")
 
 
 @irdl_op_definition
 class FSinApproxOp(ApproximateUnaryOp):
     name = "vyre.fsin_approx"
-    SHORT_NAME: ClassVar[str] = "sin_approx"
+    SHORT_NAME: ClassVar[str] = "fsin_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="sin")
 
 
 @irdl_op_definition
 class FCosApproxOp(ApproximateUnaryOp):
     name = "vyre.fcos_approx"
-    SHORT_NAME: ClassVar[str] = "cos_approx"
+    SHORT_NAME: ClassVar[str] = "fcos_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="cos")
 
 

@@ -273,7 +273,7 @@ def _prepare(
             if decl.access is BufferAccess.UNIFORM and nbytes > UNIFORM_LIMIT_BYTES:
                 raise ValueError(
                     f"uniform buffer `{decl.name}` holds {nbytes} bytes; uniform"
-                    f" buffers hold at most 64 KiB (types.md). Fix: declare it read_only instead."
+                    f" buffers hold at most 64 KiB. Fix: declare it read_only instead."
                 )
         elif decl.name in outputs:
             count = _check_size(decl.name, outputs[decl.name])

@@ -269,8 +269,8 @@ def _host_words(
         if array.nbytes > INPUT_LIMIT_BYTES:
             raise ValueError(
                 f"buffer `{name}` holds {array.nbytes} bytes, more than the reference "
-                f"interpreter's limit of 64 MiB ({INPUT_LIMIT_BYTES} bytes) per input "
-                "(conform.md, Reference Interpreter Limits). Fix: tile the computation "
+                f"interpreter's limit of 64 MiB ({INPUT_LIMIT_BYTES} bytes) per input. "
+                "Fix: tile the computation "
                 "into smaller dispatches"
             )
         if info.access == d.AccessKind.READ_WRITE:
@@ -332,14 +332,14 @@ def _check_workgroup_limits(infos: Sequence[BufferInfo]) -> None:
             raise ValueError(
                 f"workgroup buffer `{info.name}` needs {size} bytes, more than the "
                 f"reference interpreter's limit of 64 MiB ({WORKGROUP_LIMIT_BYTES} bytes) "
-                "of workgroup memory (conform.md, Reference Interpreter Limits)"
+                "of workgroup memory"
             )
     if total > WORKGROUP_LIMIT_BYTES:
         names = ", ".join(f"`{info.name}`" for info in infos)
         raise ValueError(
             f"workgroup buffers {names} need {total} bytes together, more than the "
             f"reference interpreter's limit of 64 MiB ({WORKGROUP_LIMIT_BYTES} bytes) "
-            "of workgroup memory (conform.md, Reference Interpreter Limits)"
+            "of workgroup memory"
         )
 
 

@@ -605,9 +605,9 @@ def bitcast(src: str | Enum, dst: str | Enum, x: npt.ArrayLike) -> Bits:
 
 
 def approximate(op: str | Enum, a: npt.ArrayLike) -> Bits:
-    """The exact value of an approximate op's function (``sqrt_approx``,
-    ``exp2_approx``, ``log2_approx``, ``sin_approx``, ``cos_approx``; ``f``
-    prefix accepted) on F32 patterns: computed in float64 and rounded once to
+    """The exact value of an approximate op's function (``fsqrt_approx``,
+    ``fexp2_approx``, ``flog2_approx``, ``fsin_approx``, ``fcos_approx``) on
+    F32 patterns: computed in float64 and rounded once to
     f32 (NaN results canonical). What an approximate op's tolerance is measured
     against; the op itself is not bit-exact on any GPU."""
     return evaluate(_named(op, _APPROXIMATE, "approximate"), "f32", a)
