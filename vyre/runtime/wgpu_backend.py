@@ -66,10 +66,14 @@ from vyre.lowering.wgsl import LoweredKernel, vectorises
 from vyre.pipeline import Prepared
 from vyre.runtime.host import is_zero_fill
 from vyre.runtime.wgpu_device import (
+    DeviceLimitError,
     GpuDevice,
     Pipeline,
     Resident,
+    device_lost,
+    forget_device,
     gpu_device,
+    out_of_memory,
     read_words,
     storage_size,
     storage_usage,
@@ -207,13 +211,7 @@ def execute(
             )
             return _run_bundle(gpu, plan, shape, arrays)
         except Exception as error:
-            import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
-            if not isinstance(error, wgpu.GPUError):
-                raise
-            raise RuntimeError(
-                f"vyre wgpu backend: running {plan.label} failed: {error}"
-            ) from None
+            _reraise(error, plan.label, gpu)
 
 
 class HostRun:
@@ -248,17 +246,30 @@ class HostRun:
             try:
                 return _bundle_words(gpu, self.plan, self.shape, arrays)
             except Exception as error:
-                _reraise(error, self.plan.label)
+                _reraise(error, self.plan.label, gpu)
 
 
 _PER_AXIS = "max-compute-workgroups-per-dimension"
 
 
-def _reraise(error: Exception, label: str) -> NoReturn:
+def _reraise(error: Exception, label: str, gpu: GpuDevice) -> NoReturn:
+    """`error` as vyre reports it: wgpu's errors become a `RuntimeError` naming
+    the run, or a `DeviceLimitError` when the device has no memory left (its
+    pools let go first, so the next run can fit). Call with `gpu.lock` held."""
     import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
     if not isinstance(error, wgpu.GPUError):
         raise error
+    if out_of_memory(error):
+        gpu.recover()
+        raise gpu.memory_error(f"running {label}", error) from None
+    if device_lost(error):
+        gpu.lost = True
+        forget_device(gpu)
+        raise RuntimeError(
+            f"vyre wgpu backend: running {label} failed: the driver lost the device ({error});"
+            " vyre opens a new one for the next run (the DeviceBuffers made on the old one are gone)"
+        ) from None
     raise RuntimeError(f"vyre wgpu backend: running {label} failed: {error}") from None
 
 
@@ -513,7 +524,8 @@ def _check_words(
             )
         if isinstance(array, Resident):
             if array.gpu is not gpu_device():
-                raise ValueError(f"the words of buffer `{name}` live on another device")
+                lost = " (the device they were made on was lost)" if array.gpu.lost else ""
+                raise ValueError(f"the words of buffer `{name}` live on another device{lost}")
             any_on_device = True
             arrays.append(array)
             zero_fill.append(False)
@@ -586,16 +598,41 @@ def _check_limits(plan: _Plan, lengths: tuple[int, ...], gpu: GpuDevice) -> None
 Slice = tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
-def _slices(groups: tuple[int, int, int], limit: int) -> tuple[Slice, ...]:
-    """(offset, count) per dispatch slice: every axis cut into chunks of <= limit."""
+MAX_WORKGROUPS_PER_DISPATCH = 0xFFFF_FFFF
+"""Workgroups one dispatch may hold (X * Y * Z): drivers count them in 32 bits
+(lavapipe ran only the product mod 2^32 of a bigger grid, silently)."""
+
+
+def _slices(
+    groups: tuple[int, int, int], limit: int, most: int = MAX_WORKGROUPS_PER_DISPATCH
+) -> tuple[Slice, ...]:
+    """(offset, count) per dispatch slice: every axis cut into chunks of <= limit,
+    and each slice holding at most `most` workgroups (z, then y, cut further)."""
+    x = min(limit, groups[0], most)
+    y = min(limit, groups[1], max(1, most // max(1, x)))
+    z = min(limit, groups[2], max(1, most // max(1, x * y)))
     per_axis = [
-        [(start, min(limit, total - start)) for start in range(0, total, limit)]
-        for total in groups
+        [(start, min(chunk, total - start)) for start in range(0, total, chunk)]
+        for total, chunk in zip(groups, (max(1, x), y, z))
     ]
     return tuple(
         ((px[0], py[0], pz[0]), (px[1], py[1], pz[1]))
         for px, py, pz in itertools.product(*per_axis)
     )
+
+
+def _check_grid(gpu: GpuDevice, groups: tuple[int, int, int]) -> None:
+    """`DeviceLimitError` for a grid of 2^32 workgroups or more on a CPU adapter:
+    there it would run for many minutes (a GPU runs it in slices)."""
+    total = groups[0] * groups[1] * groups[2]
+    if gpu.cpu and total > MAX_WORKGROUPS_PER_DISPATCH:
+        raise DeviceLimitError(
+            f"dispatch {groups} ({total:,} workgroups) exceeds the limit of"
+            f" {MAX_WORKGROUPS_PER_DISPATCH:,} workgroups per dispatch on {gpu.adapter_name},"
+            " a CPU adapter (its driver counts workgroups in 32 bits, and splitting the"
+            " grid would run for many minutes). Fix: dispatch fewer workgroups (more work"
+            " per invocation), or run on a GPU adapter (VYRE_ADAPTER)."
+        )
 
 
 @dataclass(frozen=True)
@@ -694,6 +731,7 @@ def _shape(
         else (usages.storage, storage_size(size))
         for binding, size in zip(kernel.buffers, nbytes)
     )
+    _check_grid(gpu, run_groups)
     slices = _slices(run_groups, limit)
     layout = kernel.vector
     virtual = extra[0] if extra else 0
@@ -1115,11 +1153,7 @@ def run_steps(
             submitted = time.perf_counter()
             gpu.device.queue.submit([command])
         except Exception as error:
-            import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
-            if not isinstance(error, wgpu.GPUError):
-                raise
-            raise RuntimeError(f"vyre wgpu backend: running a kernel pipeline failed: {error}") from None
+            _reraise(error, "a kernel pipeline", gpu)
         finally:
             for usage, buffer in reversed(held):
                 gpu.release(usage, buffer)
