@@ -17,7 +17,9 @@ interrupted (a certify run can then continue with --resume).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -173,9 +175,9 @@ def _split(values: Sequence[str] | str | None) -> list[str] | None:
 
 
 def _certify(args: argparse.Namespace) -> int:
-    from vyre.conform import certify
     from vyre.conform.corpus import DEFAULT_CORPUS
-    from vyre.conform.suite import DEFAULT_SEED
+    from vyre.conform.options import CertifyOptions
+    from vyre.conform.suite import DEFAULT_SEED, certify_with
     from vyre.ops.registry import kernel_op_ids
 
     default_ops = {  # what a track certifies when --ops is not given
@@ -191,7 +193,8 @@ def _certify(args: argparse.Namespace) -> int:
         print("vyre-conform: error: --resume needs --out or --checkpoint", file=sys.stderr)
         return EXIT_ERROR
     corpus = None if args.no_corpus else (args.corpus or DEFAULT_CORPUS)
-    cert = certify(
+    started = time.monotonic()
+    options = CertifyOptions.parse(
         backend=args.backend,
         ops=_split(args.ops) or default_ops[args.track],
         strength=args.strength,
@@ -212,8 +215,13 @@ def _certify(args: argparse.Namespace) -> int:
         level=args.level,
         dask=args.dask,
     )
+    # the checkpoint stays until the certificate is on disk: a failed write
+    # leaves the run to --resume
+    cert = certify_with(dataclasses.replace(options, keep_checkpoint=True), started)
     if args.out is not None:
         cert.write(args.out)
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
     if not args.quiet:
         print(cert.to_human())
         if cert.partial:
