@@ -382,9 +382,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except KeyboardInterrupt:
+        again = (
+            "rerun the same command to continue (it skips them)"
+            if args.command == "floats"
+            else "continue with --resume"
+        )
         print(
-            "\nvyre-conform: interrupted; finished units are in the checkpoint file,"
-            " continue with --resume",
+            f"\nvyre-conform: interrupted; finished units are in the checkpoint file, {again}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
