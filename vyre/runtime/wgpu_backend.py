@@ -73,6 +73,7 @@ from vyre.runtime.wgpu_device import (
     device_lost,
     forget_device,
     gpu_device,
+    layout_entries,
     out_of_memory,
     read_words,
     storage_size,
@@ -169,9 +170,12 @@ def execute(
     max_workgroups_per_axis: int | None = None,
     resident: bool = False,
     vectorize: bool = True,
+    isolate: bool = False,
 ) -> dict[str, Any]:
     """Run a prepared program over `dispatch` workgroups; return every read_write
-    buffer's words. `lengths` gives the element count of buffers whose words do
+    buffer's words. With `isolate`, a lowering this process has not compiled yet
+    is compiled in a child process first (`vyre.runtime.isolate`: a driver crash
+    is a `DriverCrashError`, not the end of this process). `lengths` gives the element count of buffers whose words do
     not tell it (F16/BF16: two elements per word; missing: 2 x words).
     `max_workgroups_per_axis` lowers the split threshold below the device limit
     (a test hook: it exercises dispatch splitting with few workgroups);
@@ -192,6 +196,8 @@ def execute(
     plan = _plan(prepared, gpu)
     groups = _check_dispatch(dispatch)
     checked = _check_words(plan, words, lengths)
+    if isolate and 0 not in groups:  # before the lock: other threads run meanwhile
+        _compile_isolated(gpu, plan, groups, checked.counts, vectorize)
     with gpu.lock:
         limit = gpu.limits["max-compute-workgroups-per-dimension"]
         if max_workgroups_per_axis is not None:
@@ -212,6 +218,18 @@ def execute(
             return _run_bundle(gpu, plan, shape, arrays)
         except Exception as error:
             _reraise(error, plan.label, gpu)
+
+
+def _compile_isolated(
+    gpu: GpuDevice, plan: _Plan, groups: tuple[int, int, int], counts: tuple[int, ...], vectorize: bool
+) -> None:
+    """Compile the lowering this run dispatches in an isolating child process,
+    unless this process has compiled it already."""
+    from vyre.runtime.isolate import compile_in_child
+
+    kernel = _variant(plan, groups, counts)[0] if vectorize else plan.kernel
+    if gpu.pipelines.get(kernel.wgsl) is None:
+        compile_in_child(gpu, kernel.wgsl, kernel.entry_point, layout_entries(kernel), plan.label)
 
 
 class HostRun:

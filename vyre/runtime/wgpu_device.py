@@ -351,45 +351,53 @@ class GpuDevice:
             return cached
         import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
-        entries = [
-            {
-                "binding": b.binding,
-                "visibility": wgpu.ShaderStage.COMPUTE,
-                "buffer": {"type": _binding_type(b)},
-            }
-            for b in kernel.buffers
-        ]
-        entries.append(
-            {
-                "binding": kernel.meta.binding,
-                "visibility": wgpu.ShaderStage.COMPUTE,
-                "buffer": {"type": wgpu.BufferBindingType.uniform},
-            }
-        )
-        if kernel.status_binding is not None:
-            entries.append(
-                {
-                    "binding": kernel.status_binding,
-                    "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {"type": wgpu.BufferBindingType.storage},
-                }
-            )
+        entries = layout_entries(kernel)
         try:
             with stage(f"compiling {label} for the GPU ({len(kernel.wgsl) // 1024} KB of WGSL)"):
-                module = self.device.create_shader_module(label=label, code=kernel.wgsl)
-                layout = self.device.create_bind_group_layout(label=label, entries=entries)
-                pipeline = self.device.create_compute_pipeline(
-                    label=label,
-                    layout=self.device.create_pipeline_layout(
-                        label=label, bind_group_layouts=[layout]
-                    ),
-                    compute={"module": module, "entry_point": kernel.entry_point},
-                )
+                pipeline, layout = create_pipeline(self.device, kernel.wgsl, kernel.entry_point, entries, label)
         except wgpu.GPUError as error:
             raise RuntimeError(shader_error_message(kernel.wgsl, str(error), label)) from None
         compiled = Pipeline(pipeline, layout)
         self.pipelines.put(key, compiled)
         return compiled
+
+
+LayoutEntry = tuple[int, str]
+"""(binding, buffer binding type: "uniform", "read-only-storage" or "storage")."""
+
+
+def layout_entries(kernel: LoweredKernel) -> list[LayoutEntry]:
+    """The bind group layout of a lowered kernel: its buffers, the meta
+    uniform, the loop status word when it has one."""
+    entries = [(b.binding, _binding_type(b)) for b in kernel.buffers]
+    entries.append((kernel.meta.binding, "uniform"))
+    if kernel.status_binding is not None:
+        entries.append((kernel.status_binding, "storage"))
+    return entries
+
+
+def create_pipeline(
+    device: Any, wgsl: str, entry_point: str, entries: Sequence[LayoutEntry], label: str
+) -> tuple[Any, Any]:
+    """(compute pipeline, bind group layout) of WGSL on `device` (raises wgpu's
+    errors). The one place vyre asks a driver to compile a kernel, in this
+    process or in an isolating child."""
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    module = device.create_shader_module(label=label, code=wgsl)
+    layout = device.create_bind_group_layout(
+        label=label,
+        entries=[
+            {"binding": binding, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kind}}
+            for binding, kind in entries
+        ],
+    )
+    pipeline = device.create_compute_pipeline(
+        label=label,
+        layout=device.create_pipeline_layout(label=label, bind_group_layouts=[layout]),
+        compute={"module": module, "entry_point": entry_point},
+    )
+    return pipeline, layout
 
 
 def device_lost(error: BaseException) -> bool:
@@ -523,13 +531,12 @@ class Resident:
 
 
 def _binding_type(binding: BufferBinding) -> str:
-    import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
+    """WebGPU's buffer binding type of a binding (wgpu.BufferBindingType's values)."""
     if binding.is_uniform:
-        return wgpu.BufferBindingType.uniform
+        return "uniform"
     if binding.access == AccessKind.READ_ONLY:
-        return wgpu.BufferBindingType.read_only_storage
-    return wgpu.BufferBindingType.storage
+        return "read-only-storage"
+    return "storage"
 
 
 def shader_error_message(wgsl: str, message: str, label: str) -> str:
@@ -576,7 +583,7 @@ def gpu_device() -> GpuDevice:
         return _DEVICE[0]
     with _DEVICE_LOCK:
         if not _DEVICE:
-            _DEVICE.append(_make_device())
+            _DEVICE.append(new_device())
         return _DEVICE[0]
 
 
@@ -587,7 +594,7 @@ def forget_device(gpu: GpuDevice) -> None:
             _DEVICE.clear()
 
 
-def _make_device() -> GpuDevice:
+def new_device() -> GpuDevice:
     """A device on the adapter vyre chooses, with its limits at the adapter's maximum."""
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
     from vyre.runtime.adapters import adapter_info, choose_adapter
