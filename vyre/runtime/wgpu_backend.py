@@ -42,8 +42,10 @@ dispatch, split limit); the element counts determine the word counts. The
 caches keep the most recently used entries.
 
 A dispatch with more workgroups on an axis than the device allows (65,535 by
-default) is split into slices; each slice adds its offset to `workgroup_id`, so
-every id is exactly what one big dispatch would give.
+default), or 2^32 workgroups or more in all (drivers count them in 32 bits), is
+split into slices; each slice adds its offset to `workgroup_id`, so every id is
+exactly what one big dispatch would give. A CPU adapter refuses a grid of 2^32
+workgroups or more (`DeviceLimitError`): it would run for many minutes.
 """
 
 from __future__ import annotations
@@ -173,10 +175,11 @@ def execute(
     isolate: bool = False,
 ) -> dict[str, Any]:
     """Run a prepared program over `dispatch` workgroups; return every read_write
-    buffer's words. With `isolate`, a lowering this process has not compiled yet
-    is compiled in a child process first (`vyre.runtime.isolate`: a driver crash
-    is a `DriverCrashError`, not the end of this process). `lengths` gives the element count of buffers whose words do
-    not tell it (F16/BF16: two elements per word; missing: 2 x words).
+    buffer's words. `lengths` gives the element count of buffers whose words do
+    not tell it (F16/BF16: two elements per word; missing: 2 x words). With
+    `isolate`, a lowering this process has not compiled yet is compiled in a
+    child process first (`vyre.runtime.isolate`: a driver crash is a
+    `DriverCrashError`, not the end of this process).
     `max_workgroups_per_axis` lowers the split threshold below the device limit
     (a test hook: it exercises dispatch splitting with few workgroups);
     `vectorize=False` runs the program as written even where it is a map that

@@ -1,7 +1,10 @@
 """The process-wide wgpu device of vyre: limits, compiled pipelines, buffer pool.
 
 One device per process, on the adapter `vyre.runtime.adapters.choose_adapter()`
-picks. Compiled pipelines are cached by their WGSL text, bind groups by
+picks, made under a lock (threads whose first GPU call comes at once share it)
+and replaced when the driver loses it (wgpu loses a device whose driver ran out
+of memory). Out of device memory, vyre lets go of its pools and tries once
+more, then raises `DeviceLimitError`. Compiled pipelines are cached by their WGSL text, bind groups by
 (pipeline, the exact buffer objects and offsets they bind); both caches keep the
 most recently used entries. GPU buffers are pooled by (usage, size) and reused by
 later runs of the same shapes; uniform buffers whose whole content vyre wrote
@@ -200,8 +203,9 @@ class GpuDevice:
         except Exception as error:  # noqa: BLE001 - wgpu's errors are classified below
             if not out_of_memory(error):
                 raise
+            first = error
         if self.recover():
-            raise self.memory_error(f"a buffer of {size:,} bytes", "out of memory")
+            raise self.memory_error(f"a buffer of {size:,} bytes", first)
         try:
             return self.device.create_buffer(size=size, usage=usage)
         except Exception as error:  # noqa: BLE001
