@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from vyre import text, wire
-from vyre.context import bulk_ir, check_nesting, run_deep
+from vyre.context import MAX_BUILD_NODES, bulk_ir, check_nesting, run_deep
 from vyre.dialects import vyre as d
 from vyre.dialects.tables import Dispatch
 from vyre.text import VyreParseError
@@ -1405,6 +1405,11 @@ class ExprEmitter:
     call_type: CallTyper | None = None
     """Types calls that do not spell their result; None: the installed typer."""
     ops: list[Operation] = field(default_factory=lambda: list[Operation]())
+    limit: int = 0
+    """Ops this emitter may create in all (0: no limit); one more is a
+    `ValueError` (`too_many_nodes`). The builder sets `MAX_BUILD_NODES`."""
+    count: int = 0
+    """Ops created so far (statement ops the builder adds count too)."""
     _memo: dict[int, tuple[Expr, SSAValue]] = field(default_factory=lambda: {})
 
     def emit(self, tree: Expr) -> SSAValue:
@@ -1431,6 +1436,9 @@ class ExprEmitter:
                 raise TypeError(f"not a vyre Expr: {node!r}")
             op = build(self, node, operands)
             self.ops.append(op)
+            self.count += 1
+            if self.count > self.limit > 0:
+                raise too_many_nodes(self.limit)
             value = op.results[0]
             if self.share:
                 memo[id(node)] = (node, value)  # the node is kept alive with its id
@@ -1443,6 +1451,16 @@ class ExprEmitter:
                 f"Param({node.index}) is outside the {len(self.params)} parameter(s) given"
             )
         return self.params[node.index]
+
+
+def too_many_nodes(limit: int) -> ValueError:
+    """The builder's error for a program that expands past `limit` ops."""
+    return ValueError(
+        f"V019: program has more than {limit:,} nodes once built: the builder stopped there"
+        " (validation allows 100,000). Every use of a shared Expr or Node is built as its own"
+        " copy, so a DAG of n nodes can expand to 2^n. Fix: compute a value used many times"
+        " once (Node.let) and read it (Expr.var), or split the program into smaller kernels."
+    )
 
 
 OP_BUILDERS: Dispatch[ExprEmitter, [Sequence[SSAValue]], Operation] = Dispatch(
@@ -1604,7 +1622,9 @@ class _Emitter:
     scope: _Scope = field(default_factory=_Scope)
 
     def __post_init__(self) -> None:
-        self.exprs = ExprEmitter(local_type=self.scope.lookup, element_type=self._element)
+        self.exprs = ExprEmitter(
+            local_type=self.scope.lookup, element_type=self._element, limit=MAX_BUILD_NODES
+        )
 
     def expr(self, e: Expr, block: Block) -> SSAValue:
         value = self.exprs.emit(e)
@@ -1653,6 +1673,10 @@ class _Emitter:
         build = STATEMENT_BUILDERS.get(type(n))
         if build is None:
             raise TypeError(f"not a vyre Node: {n!r}")
+        exprs = self.exprs
+        exprs.count += 1
+        if exprs.count > exprs.limit:
+            raise too_many_nodes(exprs.limit)
         return build(self, n, block)
 
 

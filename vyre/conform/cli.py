@@ -17,7 +17,9 @@ interrupted (a certify run can then continue with --resume).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -194,9 +196,9 @@ def _split(values: Sequence[str] | str | None) -> list[str] | None:
 
 
 def _certify(args: argparse.Namespace) -> int:
-    from vyre.conform import certify
     from vyre.conform.corpus import corpus_file, user_corpus_dir
-    from vyre.conform.suite import DEFAULT_SEED
+    from vyre.conform.options import CertifyOptions
+    from vyre.conform.suite import DEFAULT_SEED, certify_with
     from vyre.ops.registry import kernel_op_ids
 
     default_ops = {  # what a track certifies when --ops is not given
@@ -212,7 +214,8 @@ def _certify(args: argparse.Namespace) -> int:
         print("vyre-conform: error: --resume needs --out or --checkpoint", file=sys.stderr)
         return EXIT_ERROR
     corpus = None if args.no_corpus else corpus_file(args.corpus or user_corpus_dir())
-    cert = certify(
+    started = time.monotonic()
+    options = CertifyOptions.parse(
         backend=args.backend,
         ops=_split(args.ops) or default_ops[args.track],
         strength=args.strength,
@@ -233,8 +236,13 @@ def _certify(args: argparse.Namespace) -> int:
         level=args.level,
         dask=args.dask,
     )
+    # the checkpoint stays until the certificate is on disk: a failed write
+    # leaves the run to --resume
+    cert = certify_with(dataclasses.replace(options, keep_checkpoint=True), started)
     if args.out is not None:
         cert.write(args.out)
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
     if not args.quiet:
         print(cert.to_human())
         if cert.partial:
@@ -391,9 +399,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except KeyboardInterrupt:
+        again = (
+            "rerun the same command to continue (it skips them)"
+            if args.command == "floats"
+            else "continue with --resume"
+        )
         print(
-            "\nvyre-conform: interrupted; finished units are in the checkpoint file,"
-            " continue with --resume",
+            f"\nvyre-conform: interrupted; finished units are in the checkpoint file, {again}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
