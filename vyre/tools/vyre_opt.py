@@ -1,6 +1,6 @@
 """`vyre-opt`: parse, validate, transform and print vyre IR (xdsl-opt style).
 
-Knows the `builtin` and `vyre` dialects and, for modules that mix vyre with
+Knows the `builtin`, `vyre` and `vtensor` (the tensor level) dialects and, for modules that mix vyre with
 the IR of an embedding compiler (or that `convert-to-vyre` turns into vyre),
 xDSL's `arith`, `func`, `scf` and `memref`; the passes of
 `vyre.transforms.get_all_passes` (vyre's own and the upstream `canonicalize`,
@@ -251,6 +251,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Vyre
 
+    def get_vtensor() -> Dialect:
+        from vyre.dialects.tensor import VTensor
+
+        return VTensor
+
     return {
         "arith": get_arith,
         "builtin": get_builtin,
@@ -258,6 +263,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
         "memref": get_memref,
         "scf": get_scf,
         "vyre": get_vyre,
+        "vtensor": get_vtensor,
     }
 
 
@@ -338,9 +344,10 @@ def check_module(module: ModuleOp, input_name: str) -> None:
 
 def _outside_kernels(op: Operation) -> bool:
     """A vyre op held by no vyre op (a vyre op inside a vyre statement is
-    checked through that statement)."""
+    checked through that statement; the body of a `vtensor.map` is vyre
+    expression code)."""
     parent = op.parent_op()
-    return parent is None or not parent.name.startswith("vyre.")
+    return parent is None or not (parent.name.startswith("vyre.") or parent.name == "vtensor.map")
 
 
 def _verify_one(op: Operation) -> str | None:
