@@ -197,7 +197,7 @@ class Sym:
         terms: dict[_Monomial, int] = {}
         for m1, c1 in self.terms:
             for m2, c2 in sym(other).terms:
-                monomial = tuple(sorted(m1 + m2, key=_atom_key))
+                monomial = _idempotent(tuple(sorted(m1 + m2, key=_atom_key)))
                 terms[monomial] = terms.get(monomial, 0) + c1 * c2
         return Sym._of(terms)
 
@@ -274,6 +274,19 @@ class Sym:
 
     def __repr__(self) -> str:
         return f"Sym({str(self)!r})"
+
+
+_BOOLEAN = frozenset({*_COMPARISONS, "&&", "||"})
+
+
+def _idempotent(monomial: _Monomial) -> _Monomial:
+    """A 0/1 atom (a comparison, and, or) times itself is itself."""
+    out: list[_Atom] = []
+    for atom in monomial:
+        if out and atom == out[-1] and isinstance(atom, _Call) and atom.fn in _BOOLEAN:
+            continue
+        out.append(atom)
+    return tuple(out)
 
 
 def _truth(value: Sym) -> Sym:

@@ -192,6 +192,9 @@ def broadcast_layout(layout: Layout, shape: Shape, op: str, checks: Checks = Non
     cond = sym(1)
     strides: list[Sym] = [sym(0)] * lead
     for dim, stride, target in zip(layout.shape, layout.strides, shape[lead:]):
+        if dim == target:
+            strides.append(stride)
+            continue
         cond = cond.and_(dim.eq(target).or_(dim.eq(1)))
         strides.append(stride * dim.ne(1))
     require(cond, message, args, checks)
