@@ -230,6 +230,8 @@ class Sym:
         difference = (self - b).value
         if difference is not None:
             return self if difference <= 0 else b
+        if (b.value == 0 and self.nonnegative) or (self.value == 0 and b.nonnegative):
+            return Sym()
         return _call("min", self, b)
 
     def max(self, other: Sym | int) -> Sym:
@@ -237,7 +239,16 @@ class Sym:
         difference = (self - b).value
         if difference is not None:
             return self if difference >= 0 else b
+        if b.value == 0 and self.nonnegative:
+            return self
+        if self.value == 0 and b.nonnegative:
+            return b
         return _call("max", self, b)
+
+    @property
+    def nonnegative(self) -> bool:
+        """Provably >= 0 (names are dims or repeat counts, never negative)."""
+        return all(c > 0 and all(_atom_nonnegative(a) for a in m) for m, c in self.terms)
 
     def eq(self, other: Sym | int) -> Sym:
         return _compare("==", self, sym(other))
@@ -277,6 +288,19 @@ class Sym:
 
 
 _BOOLEAN = frozenset({*_COMPARISONS, "&&", "||"})
+
+
+def _atom_nonnegative(atom: _Atom) -> bool:
+    if isinstance(atom, str) or atom.fn in _BOOLEAN:
+        return True
+    left, right = atom.args
+    if atom.fn == "max":
+        return left.nonnegative or right.nonnegative
+    if atom.fn == "min":
+        return left.nonnegative and right.nonnegative
+    if atom.fn in ("//", "%"):
+        return left.nonnegative and right.nonnegative and (right.value or 0) > 0
+    return False
 
 
 def _idempotent(monomial: _Monomial) -> _Monomial:
