@@ -22,6 +22,8 @@ __all__ = [
     "exact_sum",
     "extreme",
     "fma_f32",
+    "random_bits",
+    "user_array",
     "round_rational",
     "sequential_sum",
     "to_fraction",
@@ -34,6 +36,36 @@ FORMATS: dict[str, tuple[int, int, int, int]] = {
     "f16": (16, 5, 10, 0x7E00),
     "bf16": (16, 8, 7, 0x7FC0),
 }
+
+
+UINT: dict[str, type[np.unsignedinteger]] = {"f32": np.uint32, "f16": np.uint16, "bf16": np.uint16}
+"""The unsigned type of each format's bit patterns."""
+
+def random_bits(rng: np.random.Generator, shape: tuple[int, ...], fmt: str) -> np.ndarray:
+    """Patterns: mostly ordinary values over a wide exponent range, some of
+    every special kind, some random bit patterns."""
+    n = int(np.prod(shape))
+    normal = (rng.standard_normal(n) * 2.0 ** rng.integers(-30, 30, n)).astype(np.float32)
+    width = 32 if fmt == "f32" else 16
+    if fmt == "f32":
+        nice = normal.view(np.uint32).astype(np.int64)
+    elif fmt == "f16":
+        with np.errstate(over="ignore"):
+            nice = normal.astype(np.float16).view(np.uint16).astype(np.int64)
+    else:
+        nice = (normal.view(np.uint32) >> 16).astype(np.int64)
+    special = np.array([canonical(fmt), canonical(fmt) | 1, 0, 1 << (width - 1), 1, (1 << (width - 1)) | 3], dtype=np.int64)
+    _, ebits, fbits, _ = FORMATS[fmt]
+    inf = ((1 << ebits) - 1) << fbits
+    special = np.concatenate([special, [inf, inf | 1 << (width - 1)]])
+    pick = rng.random(n)
+    bits = np.where(pick < 0.15, rng.choice(special, n), nice)
+    bits = np.where(pick > 0.93, rng.integers(0, 1 << width, n), bits)
+    return bits.astype(UINT[fmt]).reshape(shape)
+
+
+def user_array(bits: np.ndarray, fmt: str) -> np.ndarray:
+    return bits.view({"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[fmt])
 
 
 def _parts(bits: int, fmt: str) -> tuple[int, int, int]:

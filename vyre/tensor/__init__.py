@@ -41,7 +41,7 @@ from vyre.tensor.ops import (
     sum,
     transpose,
 )
-from vyre.tensor.runner import kernels, run, schedule_of
+from vyre.tensor.runner import kernels, run, run_schedule, schedule_of
 
 __all__ = [
     "Dim",
@@ -63,6 +63,7 @@ __all__ = [
     "neg",
     "reshape",
     "run",
+    "run_schedule",
     "schedule_of",
     "sqrt",
     "sub",

@@ -34,7 +34,7 @@ from vyre.tensor.graph import Graph
 from vyre.transforms.tensors.lower import lower_graph
 from vyre.transforms.tensors.schedule import Dispatch, Schedule, read_schedule, schedule_ops
 
-__all__ = ["kernels", "run", "schedule_of"]
+__all__ = ["kernels", "run", "run_schedule", "schedule_of"]
 
 BACKENDS = ("wgpu", "interp")
 _HALF = (DataType.F16, DataType.BF16)
@@ -81,7 +81,7 @@ def _array(name: str, dtype: DataType, value: object) -> np.ndarray:
     if array.dtype.name not in _INPUT_DTYPES[dtype]:
         wanted = " or ".join(_INPUT_DTYPES[dtype])
         raise TypeError(f"vt.run: input {name!r} ({dtype.value}) must be a {wanted} array, got {array.dtype}")
-    return np.ascontiguousarray(array)
+    return array if array.flags.c_contiguous else array.copy(order="C")
 
 
 def _bind(schedule: Schedule, inputs: Mapping[str, Any]) -> tuple[dict[str, int], dict[str, np.ndarray]]:
@@ -231,9 +231,13 @@ def run(graph: Graph, inputs: Mapping[str, Any], backend: str = "wgpu") -> dict[
     on `backend` ("wgpu" or "interp"); returns each output by name, shaped
     (BF16 as uint16 bit patterns). `ValueError` for shapes that do not fit
     the graph, before anything runs."""
+    return run_schedule(schedule_of(graph), inputs, backend)
+
+
+def run_schedule(schedule: Schedule, inputs: Mapping[str, Any], backend: str = "wgpu") -> dict[str, np.ndarray]:
+    """`vt.run` of a schedule (one read from lowered IR: `read_schedule`)."""
     if backend not in BACKENDS:
         raise ValueError(f"vt.run: backend must be one of {BACKENDS}, got {backend!r}")
-    schedule = schedule_of(graph)
     env, words = _bind(schedule, inputs)
     _check(schedule, env)
     steps = _steps(schedule, env)

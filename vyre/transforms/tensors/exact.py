@@ -171,7 +171,8 @@ class Row:
 
 
 def clear(b: KernelBuilder, row: Row) -> None:
-    b.emit(*(row.store(k, E.u32(0)) for k in range(row.digits + 1)))
+    k = b.fresh("k")
+    b.emit(Node.loop(k, E.u32(0), E.u32(row.digits + 1), [row.store(E.var(k), E.u32(0))]))
 
 
 def _carry(x: Expr) -> Expr:
@@ -180,20 +181,35 @@ def _carry(x: Expr) -> Expr:
 
 
 def normalize(b: KernelBuilder, row: Row) -> None:
-    """Carries moved up: digits 0 .. W-2 in [0, 2**24), the top digit signed."""
-    carry: Expr = E.u32(0)
-    for k in range(row.digits - 1):
-        x = b.let(E.add(row.load(k), carry), "x")
-        b.emit(row.store(k, E.bitand(x, E.u32(MASK))))
-        carry = b.let(_carry(x), "c")
-    b.emit(row.add(row.digits - 1, carry))
+    """Carries moved up: digits 0 .. W-2 in [0, 2**24), the top digit signed
+    (a loop over the digits, the carry in a local)."""
+    carry, k, x = b.fresh("c"), b.fresh("k"), b.fresh("x")
+    step = [
+        Node.let(x, E.add(row.load(E.var(k)), E.var(carry))),
+        row.store(E.var(k), E.bitand(E.var(x), E.u32(MASK))),
+        Node.assign(carry, _carry(E.var(x))),
+    ]
+    b.emit(
+        Node.let(carry, E.u32(0)),
+        Node.loop(k, E.u32(0), E.u32(row.digits - 1), step),
+        row.add(row.digits - 1, E.var(carry)),
+    )
 
 
 def combine(b: KernelBuilder, dst: Row, src: Row) -> None:
     """`dst += src` (digits and flags), then normalised."""
-    b.emit(*(dst.add(k, src.load(k)) for k in range(dst.digits)))
-    b.emit(dst.store(dst.flags, E.bitor(dst.load(dst.flags), src.load(src.flags))))
+    k = b.fresh("k")
+    b.emit(
+        Node.loop(k, E.u32(0), E.u32(dst.digits), [dst.add(E.var(k), src.load(E.var(k)))]),
+        dst.store(dst.flags, E.bitor(dst.load(dst.flags), src.load(src.flags))),
+    )
     normalize(b, dst)
+
+
+def copy(b: KernelBuilder, dst: Row, src: Row) -> None:
+    """Every word of `src` (digits and flags) to `dst`."""
+    k = b.fresh("k")
+    b.emit(Node.loop(k, E.u32(0), E.u32(dst.digits + 1), [dst.store(E.var(k), src.load(E.var(k)))]))
 
 
 def _signed(sign: Expr, value: Expr) -> Expr:

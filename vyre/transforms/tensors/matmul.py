@@ -87,7 +87,8 @@ def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
         stored = X.Row(saved, E.mul(o, E.u32(WORDS)), X.PRODUCT_DIGITS)
         with b.block() as fresh:
             X.clear(b, row)
-        restore = [row.store(w, stored.load(w)) for w in range(WORDS)]
+        with b.block() as restore:
+            X.copy(b, row, stored)
         b.emit(Node.if_(E.eq(rep, E.u32(0)), fresh, restore))
         idx = b.unflatten(o, mm.out_shape)
         count = _count(b, mm, rep)
@@ -103,7 +104,7 @@ def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
             X.normalize(b, row)
         chunks = E.div(E.add(count, E.u32(NORMALIZE_EVERY - 1)), E.u32(NORMALIZE_EVERY))
         b.emit(Node.loop(c, E.u32(0), chunks, [Node.loop(kk, E.u32(0), E.u32(NORMALIZE_EVERY), step), *tail]))
-        b.emit(*(stored.store(w, row.load(w)) for w in range(WORDS)))
+        X.copy(b, stored, row)
 
     _per_output(b, mm, body)
     return Planned(b, _ceil(mm.outputs, WORKGROUP), _ceil(mm.inner, CHUNK).max(1))

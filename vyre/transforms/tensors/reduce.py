@@ -215,15 +215,16 @@ def _row_kernel(name: str, red: Reduction, monoid: Monoid, out: str) -> Planned:
 
 
 def _tree(b: KernelBuilder, monoid: Monoid, acc: str, local: Expr) -> None:
-    """The workgroup's rows merged into row 0 (barriers in uniform control flow)."""
-    step = WORKGROUP // 2
-    while step >= 1:
-        b.emit(Node.barrier())
+    """The workgroup's rows merged into row 0: log2(WORKGROUP) levels, each
+    after a barrier (the loop's bounds are uniform, so every barrier is in
+    uniform control flow)."""
+    level = b.fresh("lv")
+    with b.block() as body:
+        step = b.let(E.shr(E.u32(WORKGROUP // 2), E.var(level)), "st")
         with b.block() as merge:
-            monoid.combine(b, monoid.row(acc, local), monoid.row(acc, E.add(local, E.u32(step))))
-        b.emit(Node.if_(E.lt(local, E.u32(step)), merge))
-        step //= 2
-    b.emit(Node.barrier())
+            monoid.combine(b, monoid.row(acc, local), monoid.row(acc, E.add(local, step)))
+        b.emit(Node.barrier(), Node.if_(E.lt(local, step), merge))
+    b.emit(Node.loop(level, E.u32(0), E.u32(WORKGROUP.bit_length() - 1), body), Node.barrier())
 
 
 def _tile_kernel(name: str, red: Reduction, monoid: Monoid, partials: str) -> Planned:
@@ -249,9 +250,8 @@ def _tile_kernel(name: str, red: Reduction, monoid: Monoid, partials: str) -> Pl
         monoid.normalize(b, row)
     _tree(b, monoid, acc, local)
     target = b.buffer(partials, DataType.U32, write=True)
-    first = monoid.row(acc, E.u32(0))
-    saved = monoid.row(target, group)
-    copy = [saved.store(w, first.load(w)) for w in range(monoid.words)]
+    with b.block() as copy:
+        X.copy(b, monoid.row(target, group), monoid.row(acc, E.u32(0)))
     b.emit(Node.if_(E.eq(local, E.u32(0)), copy))
     return Planned(b, red.outputs * tiles)
 
