@@ -169,6 +169,8 @@ class _Lowering:
                 break
             if not isinstance(op, t.TensorOp):
                 raise ValueError(f"lower-tensors: `{op.name}` cannot be in a vtensor.graph")
+            if not op.results[0].uses:
+                continue  # a value nothing reads makes no kernel
             self.reps[op.results[0]] = LOWER(self, op)
         return Schedule(self.name, tuple(inputs), tuple(self.checks), tuple(self.buffers), tuple(self.dispatches), tuple(results))
 
@@ -187,7 +189,9 @@ LOWER: Handlers[_Lowering, [], Rep] = Handlers("lower-tensors ops", lambda: t.VA
 
 
 def _view(lowering: _Lowering, op: t.TensorOp, layout: Callable[[Layout], Layout]) -> Rep:
-    return apply_view(lowering.reps[op.operands[0]], layout)
+    """A view of the operand (one used elsewhere too is materialised first,
+    so that it is computed once)."""
+    return apply_view(lowering.operand(op.operands[0]), layout)
 
 
 @LOWER.on(t.TransposeOp)
