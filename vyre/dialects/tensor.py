@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import ClassVar, Self, cast
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
-from xdsl.ir import Attribute, Block, BlockArgument, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -56,7 +56,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from vyre.dialects import vyre as v
-from vyre.dialects.symbolic import Sym, SymParseError, parse_sym, sym
+from vyre.dialects.symbolic import Sym, SymParseError, parse_sym
 from vyre.dialects.tensor_layout import (
     Layout,
     ShapeError,
@@ -490,7 +490,7 @@ class TransposeOp(_UnarySyntax):
     traits = traits_def(Pure())
 
     @staticmethod
-    def build(source: SSAValue, axes: Sequence[int]) -> TransposeOp:
+    def make(source: SSAValue, axes: Sequence[int]) -> TransposeOp:
         ty = tensor_type(source)
         layout = transpose_layout(ty.layout, axes, "vtensor.transpose")
         return TransposeOp.create(
@@ -569,7 +569,7 @@ class IndexOp(_UnarySyntax):
     traits = traits_def(Pure())
 
     @staticmethod
-    def build(source: SSAValue, items: Sequence[IndexItem]) -> IndexOp:
+    def make(source: SSAValue, items: Sequence[IndexItem]) -> IndexOp:
         ty = tensor_type(source)
         layout = index_layout(ty.layout, items, "vtensor.index")
         return IndexOp.create(
@@ -607,7 +607,7 @@ class BroadcastToOp(_UnarySyntax):
     traits = traits_def(Pure())
 
     @staticmethod
-    def build(source: SSAValue, shape: Sequence[Sym]) -> BroadcastToOp:
+    def make(source: SSAValue, shape: Sequence[Sym]) -> BroadcastToOp:
         ty = tensor_type(source)
         layout = broadcast_layout(ty.layout, tuple(shape), "vtensor.broadcast_to")
         return BroadcastToOp.create(operands=[source], result_types=[TensorType.make(ty.dtype, layout)])
@@ -678,12 +678,6 @@ class ElementwiseOp(TensorOp):
         dtype = self.result_dtype([t.dtype for t in types])
         shape = broadcast_shapes(self.display(), [t.shape for t in types])
         return TensorType.contiguous(dtype, shape)
-
-    @classmethod
-    def build(cls, *operands: SSAValue) -> Self:
-        op = cls.create(operands=list(operands), result_types=[TensorType.contiguous(DataType.U32, ())])
-        op.results[0].type = op.expected_type()  # pyright: ignore[reportAttributeAccessIssue]
-        return op
 
     @classmethod
     def parse(cls, parser: Parser) -> Self:
@@ -1038,14 +1032,15 @@ class ScheduleOp(IRDLOperation):
     body = region_def("single_block")
     traits = traits_def(NoTerminator(), SymbolOpInterface(), IsolatedFromAbove())
 
-    def __init__(self, sym_name: str, ops: Sequence[IRDLOperation]):
+    def __init__(self, sym_name: str, ops: Sequence[Operation]):
         super().__init__(properties={"sym_name": StringAttr(sym_name)}, regions=[Region(Block(ops))])
 
     def verify_(self) -> None:
         block = self.body.blocks.first
-        allowed = (InputOp, CheckOp, BufferOp, DispatchOp, ResultOp)
-        for op in [] if block is None else block.ops:
-            if not isinstance(op, allowed):
+        if block is None:
+            return
+        for op in block.ops:
+            if not isinstance(op, SCHEDULE_OPS):
                 raise VerifyException(f"vtensor.schedule holds `{op.name}`")
 
     @classmethod

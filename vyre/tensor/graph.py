@@ -23,7 +23,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from vyre.dialects import tensor as t
 from vyre.dialects.symbolic import Sym, sym
-from vyre.dialects.tensor_layout import IndexItem, SliceItem
+from vyre.dialects.tensor_layout import IndexItem, SliceItem, broadcast_shapes, index_layout
 from vyre.ir import DataType
 from vyre.text import print_module
 
@@ -119,6 +119,24 @@ class Graph:
         self.version += 1
         return Tensor(self, op.results[0])
 
+    def elementwise(self, cls: type[t.ElementwiseOp], *operands: Tensor) -> Tensor:
+        """An elementwise op over `operands` (numpy broadcasting): the element
+        types must agree, and be floats unless the op takes integers."""
+        name = f"vt.{cls.SHORT}"
+        for operand in operands:
+            self.own(operand, cls.SHORT)
+        dtype = t.elementwise_dtype(name, [o.dtype for o in operands], cls.INTEGERS)
+        shape = broadcast_shapes(name, [o.type.shape for o in operands])
+        op = cls.create(operands=[o.value for o in operands], result_types=[t.TensorType.contiguous(dtype, shape)])
+        return self.add(op)
+
+    def index(self, x: Tensor, key: object) -> Tensor:
+        """numpy's basic indexing of `x`: a view."""
+        self.own(x, "index")
+        items = index_items(key, x.ndim)
+        index_layout(x.type.layout, items, "vt.index")
+        return self.add(t.IndexOp.make(x.value, items))
+
     def own(self, value: object, what: str) -> Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"vt.{what} expects vt.Tensor values, got {type(value).__name__}")
@@ -135,7 +153,9 @@ class Graph:
 
 def _index_item(item: object) -> IndexItem:
     if isinstance(item, slice):
-        parts = [None if p is None else operator.index(cast(Any, p)) for p in (item.start, item.stop, item.step)]
+        whole = cast("slice[Any, Any, Any]", item)
+        bounds: tuple[object, object, object] = (whole.start, whole.stop, whole.step)
+        parts = [None if p is None else operator.index(cast(Any, p)) for p in bounds]
         return SliceItem(parts[0], parts[1], 1 if parts[2] is None else parts[2])
     try:
         return operator.index(cast(Any, item))
@@ -185,34 +205,22 @@ class Tensor:
         return len(self.type.shape)
 
     def __getitem__(self, key: object) -> Tensor:
-        from vyre.tensor.ops import index
-
-        return index(self, key)
+        return self.graph.index(self, key)
 
     def __add__(self, other: Tensor) -> Tensor:
-        from vyre.tensor.ops import add
-
-        return add(self, other)
+        return self.graph.elementwise(t.AddOp, self, other)
 
     def __sub__(self, other: Tensor) -> Tensor:
-        from vyre.tensor.ops import sub
-
-        return sub(self, other)
+        return self.graph.elementwise(t.SubOp, self, other)
 
     def __mul__(self, other: Tensor) -> Tensor:
-        from vyre.tensor.ops import mul
-
-        return mul(self, other)
+        return self.graph.elementwise(t.MulOp, self, other)
 
     def __truediv__(self, other: Tensor) -> Tensor:
-        from vyre.tensor.ops import div
-
-        return div(self, other)
+        return self.graph.elementwise(t.DivOp, self, other)
 
     def __neg__(self) -> Tensor:
-        from vyre.tensor.ops import neg
-
-        return neg(self)
+        return self.graph.elementwise(t.NegOp, self)
 
     def __repr__(self) -> str:
         return f"vt.Tensor({self.dtype.value}, shape={self.shape})"

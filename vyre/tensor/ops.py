@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Block, Region
 
 from vyre.dialects import tensor as t
 from vyre.dialects.tensor_layout import (
     broadcast_layout,
     broadcast_shapes,
-    index_layout,
     matmul_shape,
     reduce_axis,
     reshape_layout,
@@ -23,7 +22,7 @@ from vyre.dialects.tensor_layout import (
 )
 from vyre.ir import BufferDecl, DataType, Expr, Node, Param, Program, emit_expr
 from vyre.ir import Expr as E
-from vyre.tensor.graph import Dim, Graph, Tensor, dims, index_items
+from vyre.tensor.graph import Dim, Graph, Tensor, dims
 from vyre.validate import validate
 
 __all__ = [
@@ -70,15 +69,12 @@ def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
     order = list(reversed(range(x.ndim))) if axes is None else [int(a) for a in axes]
     transpose_layout(x.type.layout, order, "vt.transpose")
     normal = [a + x.ndim if a < 0 else a for a in order]
-    return graph.add(t.TransposeOp.build(x.value, normal))
+    return graph.add(t.TransposeOp.make(x.value, normal))
 
 
 def index(x: Tensor, key: object) -> Tensor:
     """numpy's basic indexing (`x[2, 1:9:2, ::-1]`, `...`): a view."""
-    graph = _graph("index", x)
-    items = index_items(key, x.ndim)
-    index_layout(x.type.layout, items, "vt.index")
-    return graph.add(t.IndexOp.build(x.value, items))
+    return _graph("index", x).index(x, key)
 
 
 def broadcast_to(x: Tensor, shape: Sequence[Dim]) -> Tensor:
@@ -86,7 +82,7 @@ def broadcast_to(x: Tensor, shape: Sequence[Dim]) -> Tensor:
     graph = _graph("broadcast_to", x)
     target = dims(shape, "vt.broadcast_to's shape")
     broadcast_layout(x.type.layout, target, "vt.broadcast_to")
-    return graph.add(t.BroadcastToOp.build(x.value, target))
+    return graph.add(t.BroadcastToOp.make(x.value, target))
 
 
 def reshape(x: Tensor, shape: Sequence[Dim]) -> Tensor:
@@ -112,13 +108,7 @@ def reshape(x: Tensor, shape: Sequence[Dim]) -> Tensor:
 
 
 def _elementwise(cls: type[t.ElementwiseOp], *operands: Tensor) -> Tensor:
-    what = cls.SHORT
-    graph = _graph(what, *operands)
-    name = f"vt.{what}"
-    dtype = t.elementwise_dtype(name, [o.dtype for o in operands], cls.INTEGERS)
-    shape = broadcast_shapes(name, [o.type.shape for o in operands])
-    op = cls.create(operands=[o.value for o in operands], result_types=[t.TensorType.contiguous(dtype, shape)])
-    return graph.add(op)
+    return _graph(cls.SHORT, *operands).elementwise(cls, *operands)
 
 
 def add(a: Tensor, b: Tensor) -> Tensor:
@@ -190,7 +180,7 @@ def map(fn: Callable[..., Expr], *operands: Tensor) -> Tensor:  # noqa: A001 - t
         raise TypeError(f"vt.map's function must be callable, got {fn!r}")
     types = [o.dtype for o in operands]
     tree = fn(*(Param(k, ty) for k, ty in enumerate(types)))
-    if not isinstance(tree, Expr):
+    if not isinstance(tree, Expr):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"vt.map's function must return a vyre Expr, got {type(tree).__name__}")
     block = Block(arg_types=[ty.attr for ty in types])
     ops, value = emit_expr(tree, block.args)
@@ -222,7 +212,7 @@ def _reduce(cls: type[t.ReduceOp], x: Tensor, axis: int, order: str | None) -> T
         raise ValueError(f"vt.sum: order is one of {', '.join(t.SUM_ORDERS)}, got {order!r}")
     if order is None and x.type.shape[normal].value == 0:
         raise ValueError(f"{name}: axis {normal} of shape {x.shape} is empty")
-    props: dict[str, Any] = {"axis": t.IntAttr(normal)}
+    props: dict[str, Any] = {"axis": IntAttr(normal)}
     if order is not None:
         props["order"] = StringAttr(order)
     op = cls.create(operands=[x.value], result_types=[t.TensorType.contiguous(x.dtype, shape)], properties=props)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -77,7 +77,7 @@ def kernels(graph: Graph) -> list[Program]:
 def _array(name: str, dtype: DataType, value: object) -> np.ndarray:
     if not isinstance(value, np.ndarray):
         raise TypeError(f"vt.run: input {name!r} must be a numpy array, got {type(value).__name__}")
-    array: np.ndarray = value
+    array = cast("np.ndarray[Any, np.dtype[Any]]", value)
     if array.dtype.name not in _INPUT_DTYPES[dtype]:
         wanted = " or ".join(_INPUT_DTYPES[dtype])
         raise TypeError(f"vt.run: input {name!r} ({dtype.value}) must be a {wanted} array, got {array.dtype}")

@@ -24,7 +24,7 @@ operators take u32); I32 buffers are bitcast on load and store.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -190,7 +190,7 @@ class KernelBuilder:
         return f"_{hint}{next(self._names)}"
 
     @contextmanager
-    def block(self) -> Iterator[list[Node]]:
+    def block(self) -> Generator[list[Node]]:
         """Statements emitted inside the `with` go to the list it gives (a
         loop's or an if's body), not to the enclosing body."""
         saved, inner = self.body, []

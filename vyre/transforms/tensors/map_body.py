@@ -10,8 +10,6 @@ covers its subclasses: every float operation is a `FloatOp`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
-
 from xdsl.ir import Operation, SSAValue
 
 from vyre.dialects import tensor as t
@@ -82,7 +80,7 @@ def _bitcast(_: None, op: v.BitcastOp, args: Sequence[Expr]) -> Expr:
 
 @MAP_TERMS.on(v.FloatOp)
 def _float(_: None, op: v.FloatOp, args: Sequence[Expr]) -> Expr:
-    variant = cast(v.FCmpOp, op).predicate.data if isinstance(op, v.FCmpOp) else ""
+    variant = op.predicate.data if isinstance(op, v.FCmpOp) else ""
     return float_op_expr(type(op), args, variant)
 
 

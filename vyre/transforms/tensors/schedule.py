@@ -98,7 +98,7 @@ class Schedule:
 
 def schedule_ops(schedule: Schedule) -> list[Operation]:
     """The `vyre.kernel`s (each once) and the `vtensor.schedule` of `schedule`."""
-    kernels = [program.kernel.clone() for program in schedule.kernels]
+    kernels: list[Operation] = [program.kernel.clone() for program in schedule.kernels]
     entries: list[Operation] = [t.InputOp(i.name, i.type) for i in schedule.inputs]
     entries += [t.CheckOp(c.cond, c.message, c.args) for c in schedule.checks]
     entries += [t.BufferOp(b.name, b.dtype, b.count) for b in schedule.buffers]
@@ -106,7 +106,7 @@ def schedule_ops(schedule: Schedule) -> list[Operation]:
         t.DispatchOp(d.program.name, d.grid, d.repeat, d.params, d.bind) for d in schedule.dispatches
     ]
     entries += [t.ResultOp(r.name, r.buffer, r.type) for r in schedule.results]
-    return [*kernels, t.ScheduleOp(schedule.name, entries)]  # pyright: ignore[reportArgumentType]
+    return [*kernels, t.ScheduleOp(schedule.name, entries)]
 
 
 def _contiguous(ty: t.TensorType, what: str) -> tuple[DataType, tuple[Sym, ...]]:
