@@ -34,7 +34,7 @@ from vyre.tensor.graph import Graph
 from vyre.transforms.tensors.lower import lower_graph
 from vyre.transforms.tensors.schedule import Dispatch, Schedule, read_schedule, schedule_ops
 
-__all__ = ["kernels", "run", "run_schedule", "schedule_of"]
+__all__ = ["Staged", "kernels", "run", "run_schedule", "schedule_of", "stage"]
 
 BACKENDS = ("wgpu", "interp")
 _HALF = (DataType.F16, DataType.BF16)
@@ -200,8 +200,26 @@ def _run_interp(schedule: Schedule, env: Mapping[str, int], words: dict[str, np.
     return {r.name: state[r.buffer] for r in schedule.results}
 
 
-def _run_wgpu(schedule: Schedule, env: Mapping[str, int], words: dict[str, np.ndarray], steps: list[_Step]) -> dict[str, np.ndarray]:
-    from vyre.runtime import wgpu_backend
+@dataclass
+class Staged:
+    """A schedule bound to device buffers for one set of arguments: the
+    encoded dispatches (`wgpu_backend.run_steps` items), the buffers to zero
+    first and every buffer by schedule name (benchmarks time `run_steps` on it)."""
+
+    schedule: Schedule
+    encoded: list[tuple[Prepared, dict[str, Any], tuple[int, int, int]]]
+    clear: list[Any]
+    device: dict[str, Any]
+
+    def results(self) -> dict[str, np.ndarray]:
+        """The result buffers' words, in one readback."""
+        from vyre.runtime.wgpu_device import gpu_device
+
+        read = gpu_device().read_many([self.device[r.buffer] for r in self.schedule.results])
+        return {r.name: value for r, value in zip(self.schedule.results, read)}
+
+
+def _stage_wgpu(schedule: Schedule, env: Mapping[str, int], words: dict[str, np.ndarray], steps: list[_Step]) -> Staged:
     from vyre.runtime.wgpu_device import Resident, gpu_device
 
     gpu = gpu_device()
@@ -218,11 +236,24 @@ def _run_wgpu(schedule: Schedule, env: Mapping[str, int], words: dict[str, np.nd
         if len(step.params):
             bound["dims"] = Resident.upload(gpu, step.params)
         encoded.append((_prepared(step.dispatch.program), bound, (step.groups, 1, 1)))
-    if encoded or clear:
-        wgpu_backend.run_steps(encoded, clear=clear)
-    wanted = [device[r.buffer] for r in schedule.results]
-    read = gpu.read_many(wanted)
-    return {r.name: value for r, value in zip(schedule.results, read)}
+    return Staged(schedule, encoded, clear, device)
+
+
+def stage(graph: Graph, inputs: Mapping[str, Any]) -> Staged:
+    """`graph` on `inputs` bound on the wgpu device, not run (checks done)."""
+    schedule = schedule_of(graph)
+    env, words = _bind(schedule, inputs)
+    _check(schedule, env)
+    return _stage_wgpu(schedule, env, words, _steps(schedule, env))
+
+
+def _run_wgpu(schedule: Schedule, env: Mapping[str, int], words: dict[str, np.ndarray], steps: list[_Step]) -> dict[str, np.ndarray]:
+    from vyre.runtime import wgpu_backend
+
+    staged = _stage_wgpu(schedule, env, words, steps)
+    if staged.encoded or staged.clear:
+        wgpu_backend.run_steps(staged.encoded, clear=staged.clear)
+    return staged.results()
 
 
 def run(graph: Graph, inputs: Mapping[str, Any], backend: str = "wgpu") -> dict[str, np.ndarray]:
