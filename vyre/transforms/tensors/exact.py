@@ -216,7 +216,20 @@ def _signed(sign: Expr, value: Expr) -> Expr:
     return E.select(_nz(sign), E.negate(value), value)
 
 
-def add_value(b: KernelBuilder, row: Row, term: Term) -> None:
+def _or_flags(row: Row, flags: Expr, local: str | None) -> Node:
+    """Record a term's flags: in the local `local` (a register, flushed into
+    the row by `flush_flags`) or in the row's flags word."""
+    if local is not None:
+        return Node.assign(local, E.bitor(E.var(local), flags))
+    return row.store(row.flags, E.bitor(row.load(row.flags), flags))
+
+
+def flush_flags(b: KernelBuilder, row: Row, local: str) -> None:
+    """The flags gathered in `local` OR-ed into the row's flags word; `local` cleared."""
+    b.emit(row.store(row.flags, E.bitor(row.load(row.flags), E.var(local))), Node.assign(local, E.u32(0)))
+
+
+def add_value(b: KernelBuilder, row: Row, term: Term, flags_local: str | None = None) -> None:
     """Add one decoded value (its shift in units of 2**-149) and its flags."""
     q = b.let(E.div(term.shift, E.u32(DIGIT)), "q")
     r = b.let(E.mod(term.shift, E.u32(DIGIT)), "r")
@@ -225,10 +238,10 @@ def add_value(b: KernelBuilder, row: Row, term: Term) -> None:
     b.emit(row.add(q, _signed(term.sign, low)))
     b.emit(row.add(E.add(q, E.u32(1)), _signed(term.sign, high)))
     flags = term_flags(term.nan, term.inf, term.zero, term.sign)
-    b.emit(row.store(row.flags, E.bitor(row.load(row.flags), flags)))
+    b.emit(_or_flags(row, flags, flags_local))
 
 
-def product(b: KernelBuilder, row: Row, x: Term, y: Term) -> None:
+def product(b: KernelBuilder, row: Row, x: Term, y: Term, flags_local: str | None = None) -> None:
     """Add the exact product of two decoded values (units of 2**-298) and its flags."""
     mask12 = E.u32(0xFFF)
     a0, a1 = E.bitand(x.significand, mask12), E.shr(x.significand, E.u32(12))
@@ -257,7 +270,7 @@ def product(b: KernelBuilder, row: Row, x: Term, y: Term) -> None:
         row.add(q, _signed(sign, d0)),
         row.add(E.add(q, E.u32(1)), _signed(sign, d1)),
         row.add(E.add(q, E.u32(2)), _signed(sign, d2)),
-        row.store(row.flags, E.bitor(row.load(row.flags), flags)),
+        _or_flags(row, flags, flags_local),
     )
 
 

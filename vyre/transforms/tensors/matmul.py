@@ -92,18 +92,20 @@ def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
         b.emit(Node.if_(E.eq(rep, E.u32(0)), fresh, restore))
         idx = b.unflatten(o, mm.out_shape)
         count = _count(b, mm, rep)
-        c, kk = b.fresh("c"), b.fresh("kk")
+        c, kk, flags = b.fresh("c"), b.fresh("kk"), b.fresh("fl")
+        b.emit(Node.let(flags, E.u32(0)))
         with b.block() as step:
             within = b.let(E.add(E.mul(E.var(c), E.u32(NORMALIZE_EVERY)), E.var(kk)), "kc")
             with b.block() as add:
                 k = b.let(E.add(E.mul(rep, E.u32(CHUNK)), within), "k")
                 x, y = _operands(b, mm, idx, k)
-                X.product(b, row, X.decode(b, x, fmt), X.decode(b, y, fmt))
+                X.product(b, row, X.decode(b, x, fmt), X.decode(b, y, fmt), flags)
             b.emit(Node.if_(E.lt(within, count), add))
         with b.block() as tail:
             X.normalize(b, row)
         chunks = E.div(E.add(count, E.u32(NORMALIZE_EVERY - 1)), E.u32(NORMALIZE_EVERY))
         b.emit(Node.loop(c, E.u32(0), chunks, [Node.loop(kk, E.u32(0), E.u32(NORMALIZE_EVERY), step), *tail]))
+        X.flush_flags(b, row, flags)
         X.copy(b, stored, row)
 
     _per_output(b, mm, body)

@@ -101,18 +101,31 @@ class Monoid:
 
 
 def exact_sum(dtype: DataType) -> Monoid:
+    """The exact accumulator; the flags of the elements an invocation adds are
+    gathered in a local (`init` declares it) and flushed into its row by
+    `normalize`, which runs before the row is merged or read."""
     fmt = X.FORMATS[dtype]
     digits = X.SUM_DIGITS
+    local: list[str] = []
+
+    def init(b: KernelBuilder, row: X.Row) -> None:
+        X.clear(b, row)
+        local[:] = [b.fresh("fl")]
+        b.emit(Node.let(local[0], E.u32(0)))
 
     def add(b: KernelBuilder, row: X.Row, value: Expr) -> None:
-        X.add_value(b, row, X.decode(b, value, fmt))
+        X.add_value(b, row, X.decode(b, value, fmt), local[0])
+
+    def normalize(b: KernelBuilder, row: X.Row) -> None:
+        X.flush_flags(b, row, local[0])
+        X.normalize(b, row)
 
     def finish(b: KernelBuilder, row: X.Row) -> Expr:
         values = [b.let(row.load(k), "w") for k in range(digits)]
         flags = b.let(row.load(row.flags), "fl")
         return E.bitcast(dtype, X.round_to(b, values, flags, X.SUM_SCALE, fmt))
 
-    return Monoid(digits + 1, X.clear, add, X.combine, finish, X.normalize)
+    return Monoid(digits + 1, init, add, X.combine, finish, normalize)
 
 
 def integer_sum() -> Monoid:
