@@ -41,6 +41,9 @@ def test_views_elementwise_and_map_on_the_gpu() -> None:
     g.output("half", vt.transpose(h)[::-1] * vt.transpose(h))
     g.output("ints", vt.maximum(i, vt.neg(i)) - i)
     g.output("map", vt.map(lambda p, q: E.fma(p, q, E.f32(0.5)), x, b))
+    g.output("reshaped", vt.reshape(vt.transpose(h), (2, 9)))
+    g.output("view_reshape", vt.abs(vt.reshape(x, (-1, 3))))
+    g.output("broadcast", vt.broadcast_to(b, (2, "n", 6)) * x)
     inputs = {
         "x": user_array(random_bits(rng, (5, 6), "f32"), "f32"),
         "b": user_array(random_bits(rng, (6,), "f32"), "f32"),
