@@ -69,6 +69,7 @@ from vyre.dialects.tensor_layout import (
     matmul_shape,
     reduce_axis,
     reshape_layout,
+    reshape_target,
     transpose_layout,
 )
 
@@ -629,8 +630,6 @@ class ReshapeOp(_UnarySyntax):
     def expected_type(self) -> TensorType:
         ty = self.source_type
         shape = tensor_type(self.res).shape
-        from vyre.dialects.tensor_layout import reshape_target
-
         reshape_target(ty.shape, shape, self.display())
         layout = reshape_layout(ty.layout, shape)
         if layout is None:

@@ -45,7 +45,6 @@ __all__ = [
     "coalesce",
     "emit",
     "leaves",
-    "rep_dtype",
     "rep_shape",
 ]
 
@@ -82,10 +81,6 @@ Rep = Leaf | Fused
 
 def rep_shape(rep: Rep) -> tuple[Sym, ...]:
     return rep.layout.shape if isinstance(rep, Leaf) else rep.shape
-
-
-def rep_dtype(rep: Rep) -> DataType:
-    return rep.dtype
 
 
 def apply_view(rep: Rep, view: Callable[[Layout], Layout]) -> Rep:
@@ -255,10 +250,6 @@ class KernelBuilder:
             out[k] = self.let(E.mod(rest, size), "i")
             rest = self.let(E.div(rest, size), "q")
         return out
-
-
-def elements(shape: Sequence[Sym]) -> Sym:
-    return numel(shape)
 
 
 # ---------------------------------------------------------------------------

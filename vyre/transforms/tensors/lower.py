@@ -30,7 +30,6 @@ from vyre.dialects.tensor_layout import (
     Layout,
     broadcast_layout,
     broadcast_shapes,
-    format_shape,
     index_layout,
     matmul_shape,
     numel,
@@ -312,10 +311,3 @@ def lower_graph(graph: t.GraphOp) -> Schedule:
     """The schedule of `graph` (see the module doc); `ValueError` for a graph
     whose shapes cannot fit whatever the dims are."""
     return _Lowering(graph).run()
-
-
-def describe(schedule: Schedule) -> str:
-    """One line per dispatch (for messages and debugging)."""
-    return "\n".join(
-        f"{d.program.name} grid {format_shape(d.grid)} repeat {d.repeat}" for d in schedule.dispatches
-    )
