@@ -1,8 +1,8 @@
 """vyre as an xDSL plugin: the `xdsl.universe` entry point (pyproject.toml).
 
-With vyre installed, plain `xdsl-opt` knows the `vyre` dialect, vyre's own
-passes (`inline-calls`, `float-strict`, `convert-to-vyre`) and the target
-`vyre-wgsl`:
+With vyre installed, plain `xdsl-opt` knows the `vyre` and `vtensor` (tensor
+level) dialects, vyre's own passes (`inline-calls`, `float-strict`,
+`convert-to-vyre`, `lower-tensors`) and the target `vyre-wgsl`:
 
     xdsl-opt -p inline-calls -t vyre-wgsl kernel.mlir
 
@@ -36,6 +36,12 @@ def _get_vyre_dialect() -> Dialect:
     return Vyre
 
 
+def _get_vtensor_dialect() -> Dialect:
+    from vyre.dialects.tensor import VTensor
+
+    return VTensor
+
+
 def _get_vyre_wgsl_target() -> type[Target]:
     from vyre.tools.plugin import PluginWGSLTarget
 
@@ -52,7 +58,7 @@ def _checked(factory: Callable[[], type[ModulePass]]) -> Callable[[], type[Modul
 
 
 VYRE_UNIVERSE = Universe(
-    all_dialects={"vyre": _get_vyre_dialect},
+    all_dialects={"vyre": _get_vyre_dialect, "vtensor": _get_vtensor_dialect},
     all_passes={name: _checked(factory) for name, factory in get_vyre_passes().items()},
     all_targets={"vyre-wgsl": _get_vyre_wgsl_target},
 )

@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.lowering",),
     ("vyre.fingerprint", "vyre.pipeline"),
     ("vyre.runtime",),
-    ("vyre.kernels",),
+    ("vyre.kernels", "vyre.tensor"),
     ("=vyre.ops",),
     ("vyre.testing", "vyre.conform"),
     ("vyre.targets", "vyre.tools", "vyre.universe", "vyre.installation", "vyre.__main__", "=vyre"),

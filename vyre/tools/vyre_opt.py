@@ -1,6 +1,6 @@
 """`vyre-opt`: parse, validate, transform and print vyre IR (xdsl-opt style).
 
-Knows the `builtin` and `vyre` dialects and, for modules that mix vyre with
+Knows the `builtin`, `vyre` and `vtensor` (the tensor level) dialects and, for modules that mix vyre with
 the IR of an embedding compiler (or that `convert-to-vyre` turns into vyre),
 xDSL's `arith`, `func`, `scf` and `memref`; the passes of
 `vyre.transforms.get_all_passes` (vyre's own and the upstream `canonicalize`,
@@ -248,6 +248,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Vyre
 
+    def get_vtensor() -> Dialect:
+        from vyre.dialects.tensor import VTensor
+
+        return VTensor
+
     return {
         "arith": get_arith,
         "builtin": get_builtin,
@@ -255,6 +260,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
         "memref": get_memref,
         "scf": get_scf,
         "vyre": get_vyre,
+        "vtensor": get_vtensor,
     }
 
 

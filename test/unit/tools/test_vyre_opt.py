@@ -247,7 +247,7 @@ def test_parse_error_has_file_line_col_and_a_caret(write) -> None:
     result = run_opt(path)
     assert result.code == 1 and result.out == ""
     assert result.err.splitlines() == [
-        f"{path}:3:3: error: unknown operation `vyre.frobnicate` (known dialects: arith, builtin, func, memref, scf, vyre)",
+        f"{path}:3:3: error: unknown operation `vyre.frobnicate` (known dialects: arith, builtin, func, memref, scf, vtensor, vyre)",
         "  vyre.frobnicate %0",
         "  ^^^^^^^^^^^^^^^",
     ]
