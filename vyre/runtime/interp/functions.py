@@ -31,6 +31,11 @@ Bits = npt.NDArray[np.uint32]
 
 FUNCTIONS: dict[str, tuple[Callable[[_F64], _F64], str]] = {
     "exp2": (np.exp2, "exp2"),
+    "exp": (np.exp, "exp"),
+    "exp10": (lambda x: np.power(10.0, x), "exp10"),
+    "log": (np.log, "log"),
+    "log2": (np.log2, "log2"),
+    "log10": (np.log10, "log10"),
 }
 """Function name -> (numpy float64 function, the MPFR/mpmath function's name)."""
 
@@ -85,7 +90,12 @@ def _exact_mpmath(name: str, fmt: str, x: float, narrow: Callable[[_F64], Bits],
     import mpmath  # pyright: ignore[reportMissingTypeStubs]
 
     with mpmath.workprec(256):  # pyright: ignore[reportUnknownMemberType]
-        value: Any = getattr(mpmath, FUNCTIONS[name][1])(mpmath.mpf(x))  # pyright: ignore[reportUnknownMemberType]
+        spelled: dict[str, Callable[[Any], Any]] = {  # mpmath's names differ from MPFR's here
+            "exp10": lambda v: mpmath.power(10, v),  # pyright: ignore[reportUnknownMemberType, reportUnknownLambdaType]
+            "log2": lambda v: mpmath.log(v, 2),  # pyright: ignore[reportUnknownMemberType, reportUnknownLambdaType]
+        }
+        function: Any = spelled.get(name) or getattr(mpmath, FUNCTIONS[name][1])  # pyright: ignore[reportUnknownMemberType]
+        value: Any = function(mpmath.mpf(x))  # pyright: ignore[reportUnknownMemberType]
         if not mpmath.isfinite(value):  # pyright: ignore[reportUnknownMemberType]
             return nan if mpmath.isnan(value) else int(narrow(np.array([float(value)]))[0])  # pyright: ignore[reportUnknownMemberType]
         exact = Fraction(*value.man_exp_ratio()) if hasattr(value, "man_exp_ratio") else Fraction(str(value))
