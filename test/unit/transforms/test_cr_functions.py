@@ -95,7 +95,7 @@ def test_annex_f_special_values_and_exact_cases() -> None:
     for name in ("log", "log2", "log10"):
         results = _f32(name, 1.0, 0.0, -0.0, inf, -1.0, -inf, nan, 1e-45)
         assert _is_positive_zero(results[0]) and results[1:4] == [-inf, -inf, inf]
-        assert all(np.isnan(v) for v in results[4:7]) and results[7] < -100
+        assert all(np.isnan(v) for v in results[4:7]) and results[7] < -44
     assert _f32("log2", *(2.0**k for k in range(-149, 128))) == list(range(-149, 128))
     assert _f32("log10", *(float(10**k) for k in range(11))) == list(range(11))
     nan_bits = _algorithm("log", "f32", np.array([0xFFC0_0001, 0x7F80_0001, 0xBF80_0000], dtype=np.uint32))
