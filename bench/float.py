@@ -17,7 +17,8 @@ interpreter's exact floats ("strict mismatches" must be 0).
 Columns: the op's cost in integer operations per element (`IR ops`: the
 soft-float program; `WGSL ops`: what its lowered shader adds to a copy kernel,
 `vyre.conform.float_cost`), GB/s (the bytes each element reads and writes: 12
-for a binary op, 16 for fma, 8 for sqrt; half of that for F16/BF16), the
+for a binary op, 16 for fma, 8 for sqrt and the functions (exp2, exp, exp10,
+log, log2, log10, on operands in [0.5, 2)); half of that for F16/BF16), the
 integer operations per second that makes (`int Tops/s`; an H100 SXM issues about
 16.7 T INT32 ops/s), and what limits the row:
 
@@ -60,6 +61,11 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "fma": (3, E.fma),
     "fsqrt": (1, E.fsqrt),
     "fexp2": (1, E.fexp2),
+    "fexp": (1, E.fexp),
+    "fexp10": (1, E.fexp10),
+    "flog": (1, E.flog),
+    "flog2": (1, E.flog2),
+    "flog10": (1, E.flog10),
 }
 TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
 WGSL_NATIVE = {
@@ -69,6 +75,11 @@ WGSL_NATIVE = {
     "fma": "fma(a[i], b[i], c[i])",
     "fsqrt": "sqrt(a[i])",
     "fexp2": "exp2(a[i])",
+    "fexp": "exp(a[i])",
+    "fexp10": "exp2(a[i] * 3.321928094887362)",
+    "flog": "log(a[i])",
+    "flog2": "log2(a[i])",
+    "flog10": "log2(a[i]) * 0.30102999566398120",
 }
 
 
@@ -232,6 +243,11 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "fma": lambda: torch.addcmul(tensors[2], tensors[0], tensors[1], out=out),
         "fsqrt": lambda: torch.sqrt(tensors[0], out=out),
         "fexp2": lambda: torch.exp2(tensors[0], out=out),
+        "fexp": lambda: torch.exp(tensors[0], out=out),
+        "fexp10": lambda: torch.pow(10.0, tensors[0], out=out),
+        "flog": lambda: torch.log(tensors[0], out=out),
+        "flog2": lambda: torch.log2(tensors[0], out=out),
+        "flog10": lambda: torch.log10(tensors[0], out=out),
     }[op]
 
     def timed(reps: int) -> float:
@@ -248,7 +264,7 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
 def exact(op: str, fmt: str, inputs: list[np.ndarray]) -> np.ndarray:
     if op == "fma":
         return oracle.fma(fmt, *inputs)
-    if op in ("fsqrt", "fexp2"):
+    if op in ("fsqrt", "fexp2", "fexp", "fexp10", "flog", "flog2", "flog10"):
         return oracle.unary(op[1:], fmt, inputs[0])
     return oracle.binary(op[1:], fmt, *inputs)
 

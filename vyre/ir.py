@@ -119,6 +119,11 @@ class UnOp(str, Enum):
     FIS_NAN = "fis_nan"
     FIS_INF = "fis_inf"
     FEXP2 = "fexp2"
+    FEXP = "fexp"
+    FEXP10 = "fexp10"
+    FLOG = "flog"
+    FLOG2 = "flog2"
+    FLOG10 = "flog10"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -834,6 +839,39 @@ class Expr:
         """2**a, correctly rounded in the operand's float type (`UnOp.FEXP2`): exp2(3) = 8
         exactly, exp2(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
         return Expr.unop(UnOp.FEXP2, a)
+
+    @staticmethod
+    def fexp(a: Expr) -> Expr:
+        """e**a, correctly rounded in the operand's float type (`UnOp.FEXP`): exp(0) = 1
+        exactly, exp(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FEXP, a)
+
+    @staticmethod
+    def fexp10(a: Expr) -> Expr:
+        """10**a, correctly rounded in the operand's float type (`UnOp.FEXP10`): exp10(3) =
+        1000 exactly, exp10(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FEXP10, a)
+
+    @staticmethod
+    def flog(a: Expr) -> Expr:
+        """The natural logarithm of a, correctly rounded in the operand's float type
+        (`UnOp.FLOG`): log(1) = +0, log(±0) = -inf, log(a < 0) = NaN, log(+inf) = +inf.
+        `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FLOG, a)
+
+    @staticmethod
+    def flog2(a: Expr) -> Expr:
+        """The base-2 logarithm of a, correctly rounded in the operand's float type
+        (`UnOp.FLOG2`): log2(2**k) = k exactly, log2(±0) = -inf, log2(a < 0) = NaN.
+        `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FLOG2, a)
+
+    @staticmethod
+    def flog10(a: Expr) -> Expr:
+        """The base-10 logarithm of a, correctly rounded in the operand's float type
+        (`UnOp.FLOG10`): log10(10**k) = k exactly, log10(±0) = -inf, log10(a < 0) = NaN.
+        `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FLOG10, a)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:

@@ -1576,6 +1576,46 @@ class FExp2Op(FloatFunctionOp):
     SHORT_NAME: ClassVar[str] = "exp2"
 
 
+@irdl_op_definition
+class FExpOp(FloatFunctionOp):
+    """e**x, correctly rounded."""
+
+    name = "vyre.fexp"
+    SHORT_NAME: ClassVar[str] = "exp"
+
+
+@irdl_op_definition
+class FExp10Op(FloatFunctionOp):
+    """10**x, correctly rounded."""
+
+    name = "vyre.fexp10"
+    SHORT_NAME: ClassVar[str] = "exp10"
+
+
+@irdl_op_definition
+class FLogOp(FloatFunctionOp):
+    """The natural logarithm, correctly rounded."""
+
+    name = "vyre.flog"
+    SHORT_NAME: ClassVar[str] = "log"
+
+
+@irdl_op_definition
+class FLog2Op(FloatFunctionOp):
+    """The base-2 logarithm, correctly rounded."""
+
+    name = "vyre.flog2"
+    SHORT_NAME: ClassVar[str] = "log2"
+
+
+@irdl_op_definition
+class FLog10Op(FloatFunctionOp):
+    """The base-10 logarithm, correctly rounded."""
+
+    name = "vyre.flog10"
+    SHORT_NAME: ClassVar[str] = "log10"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """The declared error bound of an approximate op (WGSL's accuracy rule for
@@ -2287,6 +2327,11 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     YieldOp,
     LookupOp,
     FExp2Op,
+    FExpOp,
+    FExp10Op,
+    FLogOp,
+    FLog2Op,
+    FLog10Op,
 )
 """Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;

@@ -30,6 +30,11 @@ Bits = npt.NDArray[np.uint32]
 
 FUNCTIONS: dict[str, tuple[Callable[[_F64], _F64], str]] = {
     "exp2": (np.exp2, "exp2"),
+    "exp": (np.exp, "exp"),
+    "exp10": (lambda x: np.power(10.0, x), "exp10"),
+    "log": (np.log, "log"),
+    "log2": (np.log2, "log2"),
+    "log10": (np.log10, "log10"),
 }
 """Function name -> (numpy float64 function, the MPFR (gmpy2) function's name)."""
 

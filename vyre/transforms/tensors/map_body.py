@@ -78,6 +78,11 @@ def _bitcast(_: None, op: v.BitcastOp, args: Sequence[Expr]) -> Expr:
     return E.bitcast(DataType.of(op.res.type), args[0])
 
 
+@MAP_TERMS.on(v.LookupOp)
+def _lookup(_: None, op: v.LookupOp, args: Sequence[Expr]) -> Expr:
+    return E.lookup(op.words, args[0])
+
+
 @MAP_TERMS.on(v.FloatOp)
 def _float(_: None, op: v.FloatOp, args: Sequence[Expr]) -> Expr:
     variant = op.predicate.data if isinstance(op, v.FCmpOp) else ""
