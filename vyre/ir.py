@@ -119,6 +119,9 @@ class UnOp(str, Enum):
     FIS_NAN = "fis_nan"
     FIS_INF = "fis_inf"
     FEXP2 = "fexp2"
+    FSIN = "fsin"
+    FCOS = "fcos"
+    FTAN = "ftan"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -834,6 +837,24 @@ class Expr:
         """2**a, correctly rounded in the operand's float type (`UnOp.FEXP2`): exp2(3) = 8
         exactly, exp2(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
         return Expr.unop(UnOp.FEXP2, a)
+
+    @staticmethod
+    def fsin(a: Expr) -> Expr:
+        """sin(a), correctly rounded in the operand's float type (`UnOp.FSIN`; `a` in
+        radians): sin(+-0) = +-0, sin(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FSIN, a)
+
+    @staticmethod
+    def fcos(a: Expr) -> Expr:
+        """cos(a), correctly rounded in the operand's float type (`UnOp.FCOS`; `a` in
+        radians): cos(+-0) = 1, cos(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FCOS, a)
+
+    @staticmethod
+    def ftan(a: Expr) -> Expr:
+        """tan(a), correctly rounded in the operand's float type (`UnOp.FTAN`; `a` in
+        radians): tan(+-0) = +-0, tan(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FTAN, a)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:

@@ -30,6 +30,9 @@ Bits = npt.NDArray[np.uint32]
 
 FUNCTIONS: dict[str, tuple[Callable[[_F64], _F64], str]] = {
     "exp2": (np.exp2, "exp2"),
+    "sin": (np.sin, "sin"),
+    "cos": (np.cos, "cos"),
+    "tan": (np.tan, "tan"),
 }
 """Function name -> (numpy float64 function, the MPFR (gmpy2) function's name)."""
 
