@@ -93,13 +93,24 @@ def _fixed(value: Fraction, bits: int = 64) -> int:
 
 _SINES = tuple(Fraction(_sin_fixed(i), 1 << _PREC) for i in range(129))
 _PI_Q = Fraction(_PI, 1 << _PREC)
-_A4: tuple[int, ...] = tuple(_fixed(s / 4) for s in _SINES)
-"""sin(i * pi/256) / 4 as Q0.64, i = 0..128."""
+_A4: tuple[int, ...] = tuple(_fixed(s / 4) + (1 if i == 0 else -3) for i, s in enumerate(_SINES))
+"""sin(i * pi/256) / 4 as Q0.64, i = 0..128, less 3 units (plus 1 for i = 0): the
+evaluation's truncations leave its value above the exact one by 0 to 6 units
+(below by about 1 where the result is sin(h)); the bias centres the error."""
 _KC: tuple[int, ...] = tuple(_fixed(s * _PI_Q / 8) for s in _SINES)
 """sin(i * pi/256) * pi/8 as Q0.64, i = 0..128: times |g| * 2**(55 + lz) it is
 |B|/4 * 2**(lz - 2)."""
 _KV = _fixed(_PI_Q**2 / 12)
 """pi**2/12 as Q0.64: times (2|g|)**2 it is v * 2**17."""
+_PI4 = _fixed(_PI_Q / 4)
+"""pi/4 as Q0.64: times |g| * 2**(55 + lz) it is |h| * 2**(lz - 3)."""
+_T2: tuple[int, ...] = (0,) + tuple(
+    _fixed(s / c / 2) for s, c in zip(_SINES[1:65], reversed(_SINES[64:128]), strict=True)
+)
+"""tan(j * pi/256) / 2 as Q0.64, j = 0..64."""
+_C_V2 = _fixed(Fraction(24, 5) / 8, 32)
+_C_V3 = _fixed(Fraction(3672, 315), 13)
+"""tan's inner coefficients: 24/5 / 8 to 32 bits, 3672/315 to 13 fraction bits."""
 _C_J_A = _fixed(Fraction(3, 10), 16)
 _C_J_B = _fixed(Fraction(3, 70), 16)
 _C_I_B = _fixed(Fraction(6, 10), 32)
@@ -163,15 +174,15 @@ def _mul32(a: W[V], b: W[V] | int) -> Pair[V]:
     return hh + (mid >> 16) + (mid.lt(lh) << 16) + lo.lt(ll), lo
 
 
-def _mulhi64(a: Pair[V], b: Pair[V] | int) -> Pair[V]:
-    """floor(a * b / 2**64), less by at most 2 (b may be a constant)."""
+def _mulhi64(a: Pair[V], b: Pair[V] | int, bias: W[V] | int = 0) -> Pair[V]:
+    """floor(a * b / 2**64) + bias, less by at most 8 (the dropped partial
+    products); b may be a constant, below 2**64 - 2**37 where bias is nonzero."""
     ah, al = a
     bh, bl = (b >> 32, b & MASK) if isinstance(b, int) else b
-    hh = _mul32(ah, bh)
-    hl = _mul32(ah, bl)
-    lh = _mul32(al, bh)
-    s = hl[1] + lh[1]
-    return add64(add64(hh, (ah.const(0), hl[0])), (ah.const(0), lh[0] + s.lt(lh[1])))
+    c1, c2 = _mulhi32(ah, bl), _mulhi32(al, bh)
+    c2 = c2 if isinstance(bias, int) and not bias else c2 + bias
+    c = c1 + c2
+    return add64(_mul32(ah, bh), (c.lt(c1), c))
 
 
 def _square(a: W[V]) -> Pair[V]:
@@ -256,9 +267,9 @@ def _evaluate(r: _Reduced[V], odd: W[V] | int) -> _Value[V]:
     return _Value(sub64(ab, _mul_v(r.v, m4)), scaled)
 
 
-def _mul_v(v: Pair[V], m: Pair[V]) -> Pair[V]:
-    """floor(v * m / 2**64) within 5, for v < 2**-17 (v's top word < 2**15) and
-    m < 0.77 (so the two cross terms add without a carry)."""
+def _mul_v(v: Pair[V], m: Pair[V], bias: W[V] | int = 0) -> Pair[V]:
+    """floor(v * m / 2**64) within 5, for v < 2**-16 (v's top word < 2**16) and
+    m < 2**64 - 2**48 (so the two cross terms add without a carry)."""
     vh, vl = v
     mh, ml = m
     top = vh * (mh >> 16)
@@ -266,6 +277,7 @@ def _mul_v(v: Pair[V], m: Pair[V]) -> Pair[V]:
     lo = (top << 16) + low
     hi = (top >> 16) + lo.lt(low)
     cross = ((vh * (ml >> 16)) >> 16) + _mulhi32(vl, mh)
+    cross = cross if isinstance(bias, int) and not bias else cross + bias
     return add64((hi, lo), (vh.const(0), cross))
 
 
@@ -307,26 +319,57 @@ def ftan(fmt: Format, a: W[V]) -> W[V]:
     """tan(a) of format `fmt`, correctly rounded (tan(+-0) = +-0, tan(+-inf) = NaN)."""
     x = to_f32(fmt, a)
     r = _reduce(x)
+    # theta = j pi/256 + h; past pi/4, tan(theta) = 1/tan(j' pi/256 - h) with j' = 128 - j
+    past = r.j.gt(64)
+    jj = sel(past, 128 - r.j, r.j)
+    scaled = r.j.eq(0)
+    tneg = (r.neg ^ past) & (scaled ^ 1)  # the sign of tau' = +-tan(h)
+    tau = _tan_h(r, scaled)  # |tan h| / 2, times 2**(lz - 3) where scaled
+    t = (jj.lookup(tuple(v >> 32 for v in _T2)), jj.lookup(tuple(v & MASK for v in _T2)))  # t/2
+    tt = _mulhi64(t, (tau[0] << 1 | tau[1] >> 31, tau[1] << 1), (scaled ^ 1) << 2)  # t |tau| / 2, centred
+    # tan(j' pi/256 + tau'-angle) = (t + tau') / (1 - t tau'), both halved
+    num = _add_signed(tneg, t, tau)
+    den = _add_signed(tneg ^ 1, (x.const(1 << 31), x.const(0)), tt)
+    num_n, den_n = _normalised(num, scaled, r.lz), _normalised(den, x.const(0), r.lz)
     odd = r.q & 1
-    sine, cosine = _evaluate(r, 0), _evaluate(r, 1)
-    num = _normalise(sine, r.lz)
-    den = _normalise(cosine, r.lz)
-    num, den = _swap(odd, num, den)
-    q = _divide(num[0], den[0])  # tan(theta) or cot(theta), * 2**(63 - exponent)
+    top, bottom = _swap(past ^ odd, num_n, den_n)
+    q = _divide(top[0], bottom[0])  # the quotient * 2**63, in (2**62, 2**64)
     n = q[0].clz()  # 0 or 1
     sig = (q[0] << n) | ((q[1] >> 1) >> (31 - n))
     sig = sig | (q[1] << n).ne(0)
-    sign = (x >> 31) ^ odd ^ (sine.scaled & r.neg)
-    general = round_pack(fmt, sig, sign, num[1] - den[1] - n + (fmt.bias + EB))
+    sign = (x >> 31) ^ odd ^ (scaled & r.neg)
+    general = round_pack(fmt, sig, sign, top[1] - bottom[1] - n + (fmt.bias + EB))
     return _finish(fmt, a, x, general, a, "tan")
 
 
-def _normalise(value: _Value[V], lz: W[V]) -> tuple[Pair[V], W[V]]:
-    """(m, e): the value is m / 2**64 * 2**(e - 1024), m with its leading 1 at bit 63."""
-    hi, lo = value.r4
-    n = hi.clz()  # 1..10
-    m = ((hi << n) | (lo >> (32 - n)), lo << n)
-    return m, sel(value.scaled, (EB + 4) - n - lz, (EB + 2) - n)
+def _tan_h(r: _Reduced[V], scaled: W[V]) -> Pair[V]:
+    """tan|h| / 2 as Q0.64 (times 2**(lz - 3) where `scaled`): |h| (1 + V) with
+    V = 2v + 24/5 v**2 + 3672/315 v**3 (the next term is below 2**-64 |h|)."""
+    hx = _mulhi64(r.wide, _PI4)  # |h| * 2**(lz - 3)
+    k = r.lz - 3
+    h = (sel(scaled, hx[0], hx[0] >> k), sel(scaled, hx[1], (hx[1] >> k) | (hx[0] << (32 - k))))
+    vh, vl = r.v
+    w = _mulhi32(r.v17, r.v17)  # v**2 * 2**66
+    w23 = _mulhi32(w, _C_V2) + ((((w >> 16) * (r.v17 >> 16)) >> 16) * _C_V3 >> 17)
+    # (24/5 v**2 + 3672/315 v**3) * 2**63
+    big = add64((vh << 1 | vl >> 31, vl << 1), (w23 >> 31, w23 << 1))  # V * 2**64
+    hv = _mul_v(big, h, sel(scaled, 11, 0))  # the scaled value comes out 5 to 17 units low
+    tau = add64(h, hv)
+    return tau[0] >> 1, (tau[1] >> 1) | (tau[0] << 31)
+
+
+def _add_signed(minus: W[V], a: Pair[V], b: Pair[V]) -> Pair[V]:
+    """a - b where the 0/1 word `minus` is 1, else a + b (64 bits)."""
+    return add64(a, _neg_if(minus, b))
+
+
+def _normalised(value: Pair[V], scaled: W[V], lz: W[V]) -> tuple[Pair[V], W[V]]:
+    """(m, e): value / 2**64 (times 2**(3 - lz) where `scaled`) is m / 2**64 *
+    2**(e - 1024), m with its leading 1 at bit 63."""
+    hi, lo = value
+    n = hi.clz()  # 0..10
+    m = ((hi << n) | ((lo >> 1) >> (31 - n)), lo << n)
+    return m, sel(scaled, (EB + 3) - n - lz, EB - n)
 
 
 def _swap(c: W[V], a: tuple[Pair[V], W[V]], b: tuple[Pair[V], W[V]]) -> tuple[tuple[Pair[V], W[V]], tuple[Pair[V], W[V]]]:
@@ -383,9 +426,9 @@ def _divide(n: Pair[V], dv: Pair[V]) -> Pair[V]:
 
 
 def _mul16(a: Pair[V], y: W[V]) -> Pair[V]:
-    """floor(a * y / 2**16) within 2, for a 64-bit a and y < 2**16."""
+    """floor(a * y / 2**16) within 1, for a 64-bit a and y < 2**16."""
     ah, al = a
     hh, hl = (ah >> 16) * y, (ah & 0xFFFF) * y
-    lh = (al >> 16) * y
-    lo = (hl << 16) + lh
-    return hh + (hl >> 16) + lo.lt(lh), lo
+    low = (al >> 16) * y + (((al & 0xFFFF) * y) >> 16)  # < 2**32
+    lo = (hl << 16) + low
+    return hh + (hl >> 16) + lo.lt(low), lo
