@@ -59,6 +59,9 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "fma": (3, E.fma),
     "fsqrt": (1, E.fsqrt),
     "fexp2": (1, E.fexp2),
+    "fsin": (1, E.fsin),
+    "fcos": (1, E.fcos),
+    "ftan": (1, E.ftan),
 }
 TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
 WGSL_NATIVE = {
@@ -68,6 +71,9 @@ WGSL_NATIVE = {
     "fma": "fma(a[i], b[i], c[i])",
     "fsqrt": "sqrt(a[i])",
     "fexp2": "exp2(a[i])",
+    "fsin": "sin(a[i])",
+    "fcos": "cos(a[i])",
+    "ftan": "tan(a[i])",
 }
 
 
@@ -231,6 +237,9 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "fma": lambda: torch.addcmul(tensors[2], tensors[0], tensors[1], out=out),
         "fsqrt": lambda: torch.sqrt(tensors[0], out=out),
         "fexp2": lambda: torch.exp2(tensors[0], out=out),
+        "fsin": lambda: torch.sin(tensors[0], out=out),
+        "fcos": lambda: torch.cos(tensors[0], out=out),
+        "ftan": lambda: torch.tan(tensors[0], out=out),
     }[op]
 
     def timed(reps: int) -> float:
@@ -247,7 +256,7 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
 def exact(op: str, fmt: str, inputs: list[np.ndarray]) -> np.ndarray:
     if op == "fma":
         return oracle.fma(fmt, *inputs)
-    if op in ("fsqrt", "fexp2"):
+    if op in ("fsqrt", "fexp2", "fsin", "fcos", "ftan"):
         return oracle.unary(op[1:], fmt, inputs[0])
     return oracle.binary(op[1:], fmt, *inputs)
 
