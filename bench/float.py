@@ -66,6 +66,9 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "flog": (1, E.flog),
     "flog2": (1, E.flog2),
     "flog10": (1, E.flog10),
+    "fsin": (1, E.fsin),
+    "fcos": (1, E.fcos),
+    "ftan": (1, E.ftan),
 }
 TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
 WGSL_NATIVE = {
@@ -80,6 +83,9 @@ WGSL_NATIVE = {
     "flog": "log(a[i])",
     "flog2": "log2(a[i])",
     "flog10": "log2(a[i]) * 0.30102999566398120",
+    "fsin": "sin(a[i])",
+    "fcos": "cos(a[i])",
+    "ftan": "tan(a[i])",
 }
 
 
@@ -248,6 +254,9 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "flog": lambda: torch.log(tensors[0], out=out),
         "flog2": lambda: torch.log2(tensors[0], out=out),
         "flog10": lambda: torch.log10(tensors[0], out=out),
+        "fsin": lambda: torch.sin(tensors[0], out=out),
+        "fcos": lambda: torch.cos(tensors[0], out=out),
+        "ftan": lambda: torch.tan(tensors[0], out=out),
     }[op]
 
     def timed(reps: int) -> float:
@@ -264,7 +273,7 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
 def exact(op: str, fmt: str, inputs: list[np.ndarray]) -> np.ndarray:
     if op == "fma":
         return oracle.fma(fmt, *inputs)
-    if op in ("fsqrt", "fexp2", "fexp", "fexp10", "flog", "flog2", "flog10"):
+    if op in ("fsqrt", "fexp2", "fexp", "fexp10", "flog", "flog2", "flog10", "fsin", "fcos", "ftan"):
         return oracle.unary(op[1:], fmt, inputs[0])
     return oracle.binary(op[1:], fmt, *inputs)
 

@@ -124,6 +124,9 @@ class UnOp(str, Enum):
     FLOG = "flog"
     FLOG2 = "flog2"
     FLOG10 = "flog10"
+    FSIN = "fsin"
+    FCOS = "fcos"
+    FTAN = "ftan"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -872,6 +875,24 @@ class Expr:
         (`UnOp.FLOG10`): log10(10**k) = k exactly, log10(±0) = -inf, log10(a < 0) = NaN.
         `TypeError` when `a` is not an `Expr`."""
         return Expr.unop(UnOp.FLOG10, a)
+
+    @staticmethod
+    def fsin(a: Expr) -> Expr:
+        """sin(a), correctly rounded in the operand's float type (`UnOp.FSIN`; `a` in
+        radians): sin(+-0) = +-0, sin(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FSIN, a)
+
+    @staticmethod
+    def fcos(a: Expr) -> Expr:
+        """cos(a), correctly rounded in the operand's float type (`UnOp.FCOS`; `a` in
+        radians): cos(+-0) = 1, cos(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FCOS, a)
+
+    @staticmethod
+    def ftan(a: Expr) -> Expr:
+        """tan(a), correctly rounded in the operand's float type (`UnOp.FTAN`; `a` in
+        radians): tan(+-0) = +-0, tan(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FTAN, a)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:

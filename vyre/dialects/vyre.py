@@ -1616,6 +1616,30 @@ class FLog10Op(FloatFunctionOp):
     SHORT_NAME: ClassVar[str] = "log10"
 
 
+@irdl_op_definition
+class FSinOp(FloatFunctionOp):
+    """sin(x), correctly rounded (sin(+-0) = +-0, sin(+-inf) = NaN)."""
+
+    name = "vyre.fsin"
+    SHORT_NAME: ClassVar[str] = "sin"
+
+
+@irdl_op_definition
+class FCosOp(FloatFunctionOp):
+    """cos(x), correctly rounded (cos(+-0) = 1, cos(+-inf) = NaN)."""
+
+    name = "vyre.fcos"
+    SHORT_NAME: ClassVar[str] = "cos"
+
+
+@irdl_op_definition
+class FTanOp(FloatFunctionOp):
+    """tan(x), correctly rounded (tan(+-0) = +-0, tan(+-inf) = NaN)."""
+
+    name = "vyre.ftan"
+    SHORT_NAME: ClassVar[str] = "tan"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """The declared error bound of an approximate op (WGSL's accuracy rule for
@@ -2332,6 +2356,9 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     FLogOp,
     FLog2Op,
     FLog10Op,
+    FSinOp,
+    FCosOp,
+    FTanOp,
 )
 """Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;

@@ -35,6 +35,9 @@ FUNCTIONS: dict[str, tuple[Callable[[_F64], _F64], str]] = {
     "log": (np.log, "log"),
     "log2": (np.log2, "log2"),
     "log10": (np.log10, "log10"),
+    "sin": (np.sin, "sin"),
+    "cos": (np.cos, "cos"),
+    "tan": (np.tan, "tan"),
 }
 """Function name -> (numpy float64 function, the MPFR (gmpy2) function's name)."""
 
