@@ -91,6 +91,7 @@ class BinOp(str, Enum):
     FLE = "fle"
     FGT = "fgt"
     FGE = "fge"
+    FATAN2 = "fatan2"
 
     @property
     def is_float(self) -> bool:
@@ -127,6 +128,9 @@ class UnOp(str, Enum):
     FSIN = "fsin"
     FCOS = "fcos"
     FTAN = "ftan"
+    FASIN = "fasin"
+    FACOS = "facos"
+    FATAN = "fatan"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -893,6 +897,32 @@ class Expr:
         """tan(a), correctly rounded in the operand's float type (`UnOp.FTAN`; `a` in
         radians): tan(+-0) = +-0, tan(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
         return Expr.unop(UnOp.FTAN, a)
+
+    @staticmethod
+    def fasin(a: Expr) -> Expr:
+        """asin(a), correctly rounded in the operand's float type (`UnOp.FASIN`): asin(+-0) =
+        +-0, NaN for |a| > 1. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FASIN, a)
+
+    @staticmethod
+    def facos(a: Expr) -> Expr:
+        """acos(a), correctly rounded in the operand's float type (`UnOp.FACOS`): acos(1) = +0,
+        NaN for |a| > 1. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FACOS, a)
+
+    @staticmethod
+    def fatan(a: Expr) -> Expr:
+        """atan(a), correctly rounded in the operand's float type (`UnOp.FATAN`): atan(+-0) =
+        +-0, atan(+-inf) = +-pi/2 rounded. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FATAN, a)
+
+    @staticmethod
+    def fatan2(y: Expr, x: Expr) -> Expr:
+        """atan2(y, x), y first like C: the angle of the point (x, y) in [-pi, pi], correctly
+        rounded in the operands' float type (`BinOp.FATAN2`); signed zeros and infinities as
+        C's Annex F lists (atan2(+-0, -0) = +-pi, atan2(+-inf, +inf) = +-pi/4). `TypeError`
+        when an operand is not an `Expr`."""
+        return Expr.binop(BinOp.FATAN2, y, x)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:

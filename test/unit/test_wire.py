@@ -222,6 +222,10 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   %fu = vyre.fsin %ft
   %fv = vyre.fcos %fu
   %fw = vyre.ftan %fv
+  %fx = vyre.fasin %fw
+  %fy = vyre.facos %fx
+  %fz = vyre.fatan %fy
+  %ga = vyre.fatan2 %fz, %fy
   %lk = vyre.lookup %i [0x00000001, 0xfffffffe]
   vyre.if %b {
     vyre.store @o[%i] = %x
@@ -235,7 +239,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   }
 }
 """
-"""One op of each of the 58 kinds in 888 bytes: the sample for exhaustive fault injection."""
+"""One op of each of the 62 kinds in 940 bytes: the sample for exhaustive fault injection."""
 
 
 def sample_programs() -> dict[str, Program]:

@@ -1640,6 +1640,40 @@ class FTanOp(FloatFunctionOp):
     SHORT_NAME: ClassVar[str] = "tan"
 
 
+@irdl_op_definition
+class FAsinOp(FloatFunctionOp):
+    """asin(x), correctly rounded: NaN for |x| > 1, asin(+-0) = +-0."""
+
+    name = "vyre.fasin"
+    SHORT_NAME: ClassVar[str] = "asin"
+
+
+@irdl_op_definition
+class FAcosOp(FloatFunctionOp):
+    """acos(x), correctly rounded: NaN for |x| > 1, acos(1) = +0."""
+
+    name = "vyre.facos"
+    SHORT_NAME: ClassVar[str] = "acos"
+
+
+@irdl_op_definition
+class FAtanOp(FloatFunctionOp):
+    """atan(x), correctly rounded: atan(+-0) = +-0, atan(+-inf) = +-pi/2 rounded."""
+
+    name = "vyre.fatan"
+    SHORT_NAME: ClassVar[str] = "atan"
+
+
+@irdl_op_definition
+class FAtan2Op(FloatBinaryOp):
+    """atan2(y, x) (`lhs` is y, like C), correctly rounded in the operands' float
+    type: the angle of the point (x, y) in [-pi, pi], signed zeros and infinities
+    as C's Annex F lists."""
+
+    name = "vyre.fatan2"
+    SHORT_NAME: ClassVar[str] = "atan2"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """The declared error bound of an approximate op (WGSL's accuracy rule for
@@ -2359,6 +2393,10 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     FSinOp,
     FCosOp,
     FTanOp,
+    FAsinOp,
+    FAcosOp,
+    FAtanOp,
+    FAtan2Op,
 )
 """Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;

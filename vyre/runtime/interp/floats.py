@@ -427,8 +427,9 @@ def _function(name: str) -> Oracle:
     """A correctly rounded function (`functions.py`: float64, a guard band, MPFR)."""
 
     def evaluate(f: _Format, _: str, xs: tuple[Bits, ...]) -> Bits:
+        first, *more = (_widen(f, x) for x in xs)
         return functions.correctly_rounded(
-            name, f.name, _widen(f, xs[0]), lambda y: _narrow(f, y), f.nan
+            name, f.name, first, lambda y: _narrow(f, y), f.nan, *more
         )
 
     return evaluate
@@ -464,6 +465,10 @@ ORACLES.add(d.FLog10Op, _function("log10"))
 ORACLES.add(d.FSinOp, _function("sin"))
 ORACLES.add(d.FCosOp, _function("cos"))
 ORACLES.add(d.FTanOp, _function("tan"))
+ORACLES.add(d.FAsinOp, _function("asin"))
+ORACLES.add(d.FAcosOp, _function("acos"))
+ORACLES.add(d.FAtanOp, _function("atan"))
+ORACLES.add(d.FAtan2Op, _function("atan2"))
 ORACLES.add(d.FSqrtApproxOp, _approx(np.sqrt))
 ORACLES.add(d.FExp2ApproxOp, _approx(np.exp2))
 ORACLES.add(d.FLog2ApproxOp, _approx(np.log2))
@@ -504,11 +509,13 @@ def _named(op: str | Enum, family: dict[str, type[d.FloatOp]], what: str) -> typ
 
 
 def binary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike) -> Bits:
-    """``a op b`` for op in add, sub, mul, div, min, max (an ``f`` prefix is accepted).
+    """``a op b`` for op in add, sub, mul, div, min, max, and ``atan2(a, b)`` (an ``f``
+    prefix is accepted).
 
     add/sub/mul/div are correctly rounded (RNE) with canonical NaN results;
     min/max are IEEE 754-2019 minimumNumber/maximumNumber (-0 < +0, a NaN
-    operand is ignored when the other is a number, both NaN -> canonical NaN).
+    operand is ignored when the other is a number, both NaN -> canonical NaN);
+    atan2 (a is y, like C) is correctly rounded with Annex F's special values.
     """
     f = _fmt(fmt)
     return evaluate(_named(op, _BINARY, "binary"), f.name, a, b)
