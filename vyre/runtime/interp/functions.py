@@ -30,10 +30,15 @@ __all__ = ["FUNCTIONS", "correctly_rounded"]
 _F64 = npt.NDArray[np.float64]
 Bits = npt.NDArray[np.uint32]
 
+
+def _exp10(x: _F64) -> _F64:
+    return np.power(10.0, x)
+
+
 FUNCTIONS: dict[str, tuple[Callable[..., _F64], str]] = {
     "exp2": (np.exp2, "exp2"),
     "exp": (np.exp, "exp"),
-    "exp10": (lambda x: np.power(10.0, x), "exp10"),
+    "exp10": (_exp10, "exp10"),
     "log": (np.log, "log"),
     "log2": (np.log2, "log2"),
     "log10": (np.log10, "log10"),
