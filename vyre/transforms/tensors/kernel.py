@@ -310,6 +310,16 @@ def _sqrt(context: tuple[KernelBuilder, DataType], op: t.SqrtOp, args: Sequence[
     return E.fsqrt(args[0])
 
 
+@ELEMENT_OPS.on(t.ExpOp)
+def _exp(context: tuple[KernelBuilder, DataType], op: t.ExpOp, args: Sequence[Expr]) -> Expr:
+    return E.fexp(args[0])
+
+
+@ELEMENT_OPS.on(t.LogOp)
+def _log(context: tuple[KernelBuilder, DataType], op: t.LogOp, args: Sequence[Expr]) -> Expr:
+    return E.flog(args[0])
+
+
 @ELEMENT_OPS.on(t.MapOp)
 def _map(context: tuple[KernelBuilder, DataType], op: t.MapOp, args: Sequence[Expr]) -> Expr:
     from vyre.transforms.tensors.map_body import map_expr
