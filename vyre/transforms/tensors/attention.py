@@ -63,9 +63,7 @@ def exact_dot(b: KernelBuilder, row: X.Row, length: Sym, pair: Callable[[Expr], 
     chunks = b.param((length + (NORMALIZE_EVERY - 1)) // NORMALIZE_EVERY)
     b.emit(Node.loop(chunk, E.u32(0), chunks, [Node.loop(kk, E.u32(0), E.u32(NORMALIZE_EVERY), step), *tail]))
     X.flush_flags(b, row, flags)
-    digits = [b.let(row.load(w), "w") for w in range(X.PRODUCT_DIGITS)]
-    bits = X.round_to(b, digits, b.let(row.load(row.flags), "fl"), X.PRODUCT_SCALE, F32)
-    return b.let(E.bitcast(DataType.F32, bits), "dot")
+    return b.let(E.bitcast(DataType.F32, X.round_row(b, row, X.PRODUCT_SCALE, F32)), "dot")
 
 
 class Attention:
@@ -121,7 +119,7 @@ def attention_kernel(name: str, att: Attention, out: str, scratch: Callable[[Dat
         b.emit(Node.store(probs, at, e))
         return e
 
-    total = rows.reduce(exact_sum(DataType.F32), acc, exponential)
+    total = rows.reduce(exact_sum(DataType.F32, compact=True), acc, exponential)
 
     def divide(j: Expr) -> None:
         at = rows.flat(j)

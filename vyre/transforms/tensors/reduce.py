@@ -112,10 +112,12 @@ class Monoid:
         return X.Row(buffer, E.mul(index, E.u32(self.words)), self.words - 1)
 
 
-def exact_sum(dtype: DataType) -> Monoid:
+def exact_sum(dtype: DataType, compact: bool = False) -> Monoid:
     """The exact accumulator; the flags of the elements an invocation adds are
     gathered in a local (`init` declares it) and flushed into its row by
-    `normalize`, which runs before the row is merged or read."""
+    `normalize`, which runs before the row is merged or read. `compact`: the
+    result is rounded by loops over the row (`exact.round_row`, which leaves
+    the row holding the magnitude: one invocation reads it)."""
     fmt = X.FORMATS[dtype]
     digits = X.SUM_DIGITS
     local: list[str] = []
@@ -133,6 +135,8 @@ def exact_sum(dtype: DataType) -> Monoid:
         X.normalize(b, row)
 
     def finish(b: KernelBuilder, row: X.Row) -> Expr:
+        if compact:
+            return E.bitcast(dtype, X.round_row(b, row, X.SUM_SCALE, fmt))
         values = [b.let(row.load(k), "w") for k in range(digits)]
         flags = b.let(row.load(row.flags), "fl")
         return E.bitcast(dtype, X.round_to(b, values, flags, X.SUM_SCALE, fmt))

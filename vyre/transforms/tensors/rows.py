@@ -7,8 +7,10 @@ row's row-major position over the shape without the axis. The workgroup's
 `width` invocations take the row's elements `k = local, local + width, ...`.
 A reduction over the row is an order-free `Monoid` of
 vyre.transforms.tensors.reduce (maximumNumber, the exact sum): one accumulator
-per invocation in workgroup memory, merged in a tree, its result read by every
-invocation and followed by a barrier before the memory is used again. Because
+per invocation in workgroup memory, merged in a tree; the first invocation
+reads the result (the exact sum is rounded by loops over the accumulator's
+words) into a word of workgroup memory that every invocation then reads, and a
+barrier comes before the memory is used again. Because
 those reductions do not depend on any order, the bits do not depend on the
 width either.
 
@@ -59,6 +61,7 @@ class RowKernel:
         self.length = shape[axis]
         outer = shape[:axis] + shape[axis + 1 :]
         self.grid: Sym = numel(outer)
+        self._result: str | None = None
         self.local = self.b.let(E.local_id(0), "l")
         self.row = self.b.let(E.workgroup_id(0), "row")
         self.outer = self.b.unflatten(self.row, outer)
@@ -101,9 +104,11 @@ class RowKernel:
         b.emit(Node.loop(chunk, E.u32(0), chunks, [Node.loop(k, E.u32(0), E.u32(max(every, 1)), inner), *tail]))
 
     def reduce(self, monoid: Monoid, acc: str, value: Callable[[Expr], Expr]) -> Expr:
-        """`monoid` over `value(k)` for the row's elements (`value` may emit
-        statements first): a local every invocation holds."""
+        """`monoid` (over F32 values) of `value(k)` for the row's elements
+        (`value` may emit statements first): a local every invocation holds."""
         b = self.b
+        if self._result is None:
+            self._result = b.workgroup_buffer("result", 1)
         row = monoid.row(acc, self.local)
         monoid.init(b, row)
         normalize = monoid.normalize
@@ -116,7 +121,11 @@ class RowKernel:
         else:
             self.each(add, every=NORMALIZE_EVERY, after=lambda: normalize(b, row))
         workgroup_tree(b, monoid, acc, self.local, self.width)
-        result = b.let(monoid.finish(b, monoid.row(acc, E.u32(0))), "red")
+        with b.block() as first:
+            value_bits = E.bitcast(DataType.U32, monoid.finish(b, monoid.row(acc, E.u32(0))))
+            b.emit(Node.store(self._result, E.u32(0), value_bits))
+        b.emit(Node.if_(E.eq(self.local, E.u32(0)), first), Node.barrier())
+        result = b.let(E.bitcast(DataType.F32, E.load(self._result, E.u32(0))), "red")
         b.emit(Node.barrier())
         return result
 
@@ -145,7 +154,7 @@ def softmax_kernel(name: str, source: Rep, shape: Shape, axis: int, out: str) ->
         b.emit(Node.store(target, at, e))
         return e
 
-    total = rows.reduce(exact_sum(DataType.F32), acc, exponential)
+    total = rows.reduce(exact_sum(DataType.F32, compact=True), acc, exponential)
 
     def divide(k: Expr) -> None:
         at = rows.flat(k)
@@ -169,13 +178,13 @@ def layer_norm_kernel(name: str, x: Rep, weight: Rep, bias: Rep, shape: Shape, e
     def value(k: Expr) -> Expr:
         return emit(b, x, rows.index(k))
 
-    mean = b.let(E.fdiv(rows.reduce(exact_sum(DataType.F32), acc, value), n), "mu")
+    mean = b.let(E.fdiv(rows.reduce(exact_sum(DataType.F32, compact=True), acc, value), n), "mu")
 
     def square(k: Expr) -> Expr:
         d = b.let(E.fsub(value(k), mean), "d")
         return E.fmul(d, d)
 
-    variance = b.let(E.fdiv(rows.reduce(exact_sum(DataType.F32), acc, square), n), "var")
+    variance = b.let(E.fdiv(rows.reduce(exact_sum(DataType.F32, compact=True), acc, square), n), "var")
     root = E.fsqrt(E.fadd(variance, E.float_bits(DataType.F32, eps)))
     scale = b.let(E.fdiv(E.f32(1.0), root), "r")
 
