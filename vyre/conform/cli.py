@@ -62,16 +62,18 @@ def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     certify.add_argument(
         "--ops", action="append", metavar="PATTERN",
         help="op ids or globs, comma-separated or repeated (default: primitive.*, primitive.float.*"
-        " on the float track, every kernel op on the kernel track)",
+        " on the float track, every kernel op on the kernel track, tensor.* on the tensor track)",
     )
     certify.add_argument(
         "--strength", default="standard", choices=tuple(STRENGTHS),
         help="witnesses per law: fast 1e4, standard 1e6, legendary 1e8 (default: standard)",
     )
     certify.add_argument(
-        "--track", default="integer", choices=("integer", "float", "kernel"),
+        "--track", default="integer", choices=("integer", "float", "kernel", "tensor"),
         help="integer: u32 ops, levels L1/L2; float: strict F32 ops, levels L1f/L2f;"
-        " kernel: kernel ops (reductions, scans, ...), levels L1k/L2k (default: integer)",
+        " kernel: kernel ops (reductions, scans, ...), levels L1k/L2k; tensor: vyre.tensor graphs,"
+        " levels L3f (its ops) and L4f (--level L4: the composites and a transformer block)"
+        " (default: integer)",
     )
     certify.add_argument("--out", type=Path, help="write the JSON certificate here")
     certify.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based); merge them later")
@@ -205,6 +207,7 @@ def _certify(args: argparse.Namespace) -> int:
         "integer": ["primitive.*"],
         "float": ["primitive.float.*"],
         "kernel": list(kernel_op_ids()),
+        "tensor": ["tensor.*"],
     }
 
     checkpoint = args.checkpoint

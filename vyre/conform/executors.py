@@ -55,6 +55,7 @@ class EngineRecipe:
         from vyre.conform.backends import backend_named
         from vyre.conform.engine import Engine
         from vyre.conform.kernel_track import KernelEngine
+        from vyre.conform.tensor_track import TensorEngine
 
         known = set(ops.known_op_ids())
         for spec in self.user_specs:
@@ -64,6 +65,8 @@ class EngineRecipe:
         plan = Plan.from_json(self.plan)
         if self.track is Track.KERNEL:
             return KernelEngine(plan, backend)
+        if self.track is Track.TENSOR:
+            return TensorEngine(plan, backend)
         return Engine(plan, backend, dict(self.oracles))
 
 

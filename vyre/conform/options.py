@@ -21,6 +21,7 @@ from vyre.conform.kernel_track import KERNEL_CHECKS
 from vyre.conform.kinds import REQUESTABLE_LEVELS, CheckGroup, Level, Track, parse
 from vyre.conform.plan import PlanError, in_track, select_ops
 from vyre.conform.strength import Strength, strength_named
+from vyre.conform.tensor_track import TENSOR_CHECKS, select_tensor_ops
 
 __all__ = ["DEFAULT_SEED", "CertifyOptions", "check_names", "parse_shard"]
 
@@ -95,6 +96,9 @@ class CertifyOptions:
         _check_seed(seed)
         _check_jobs(jobs)
         chosen_track = _track(track)
+        if chosen_track is Track.TENSOR:
+            return _tensor_options(cls, chosen_backend, ops, chosen_strength, seed, checks, shard, checkpoint, resume,
+                               oracles, jobs, progress, prove, level, dask)
         op_ids = _op_ids(ops, chosen_track)
         _check_dask(dask)
         kernel = chosen_track is Track.KERNEL
@@ -113,6 +117,40 @@ class CertifyOptions:
             corpus=Path(corpus) if corpus is not None and not kernel else None, record=record,
             oracles=dict(oracles or {}), jobs=jobs, progress=progress, prove_timeout=timeout, level=aim, dask=dask,
         )
+
+
+def _tensor_options(
+    cls: type[CertifyOptions],
+    backend: ConformBackend,
+    ops: Iterable[str] | str,
+    strength: Strength,
+    seed: int,
+    checks: Iterable[str] | str | None,
+    shard: str | tuple[int, int] | None,
+    checkpoint: str | Path | None,
+    resume: bool,
+    oracles: Mapping[str, Callable[..., Any]] | None,
+    jobs: int,
+    progress: bool | None,
+    prove: bool,
+    level: str | Level,
+    dask: str | None,
+) -> CertifyOptions:
+    """The options of a tensor-track run: L3 (the elementary ops) or L4 (the
+    composites too); no laws, oracles, proofs or regression corpus."""
+    aim = parse(Level, level, "level", REQUESTABLE_LEVELS, PlanError)
+    aim = Level.L4 if aim is Level.L4 else Level.L3
+    if oracles:
+        raise PlanError("the tensor track takes no oracles: its independent reference is the oracle")
+    if prove:
+        raise PlanError("prove=True proves integer ops; the tensor track has no SMT obligations")
+    _check_dask(dask)
+    return cls(
+        backend=backend, op_ids=select_tensor_ops(ops, aim), strength=strength, track=Track.TENSOR, seed=seed,
+        checks=check_names(checks, TENSOR_CHECKS, " for the tensor track"), shard=parse_shard(shard),
+        checkpoint=Path(checkpoint) if checkpoint is not None else None, resume=resume, corpus=None,
+        jobs=jobs, progress=progress, level=aim, dask=dask,
+    )
 
 
 def _backend(value: object) -> ConformBackend:

@@ -30,6 +30,7 @@ from vyre.conform.corpus import Entry
 from vyre.conform.entries import LawEntry, OpEntry, Rejection
 from vyre.conform.kinds import CheckGroup, CheckKind, Level, OpStatus, Target, Track, UnitKind
 from vyre.conform.strength import Strength
+from vyre.conform.tensor_cases import TENSOR_OPS, tensor_fingerprint
 from vyre.ir import Call, DataType
 from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec, walk_expr
@@ -214,7 +215,10 @@ def _wgsl(spec: OpSpec) -> str:
 
 
 def spec_fingerprint(op_id: str) -> dict[str, Any]:
-    """What the registry hash covers for one op."""
+    """What the registry hash covers for one op (an op of the tensor track:
+    the kernels its graphs lower to)."""
+    if op_id in TENSOR_OPS:
+        return tensor_fingerprint(op_id)
     try:
         found = ops.get(op_id)
     except KeyError:

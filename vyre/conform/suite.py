@@ -36,6 +36,7 @@ from vyre.conform.plan import Plan, PlanError, Unit, build_plan
 from vyre.conform.progress import Progress
 from vyre.conform.results import UnitRecord, record_from_json, records_to_json
 from vyre.conform.strength import Strength
+from vyre.conform.tensor_track import TensorEngine, build_tensor_plan
 from vyre.kernels.samplers import make_case
 from vyre.kernels.spec import KernelSpec
 from vyre.ops.registry import get_scalar
@@ -207,7 +208,7 @@ class _Checkpoint:
 # Running units
 # ---------------------------------------------------------------------------
 
-AnyEngine = Engine | KernelEngine
+AnyEngine = Engine | KernelEngine | TensorEngine
 
 
 def _user_specs(plan: Plan) -> tuple[Any, ...]:
@@ -290,6 +291,8 @@ def certify_with(options: CertifyOptions, started: float | None = None) -> Certi
     began = time.monotonic() if started is None else started
     if options.track is Track.KERNEL:
         return _certify_kernels(options, began)
+    if options.track is Track.TENSOR:
+        return _certify_tensors(options, began)
     entries = corpus_mod.replayed(options.corpus)  # the shipped corpus and this one
     rejections = _oracle_rejections(options.oracles, options.op_ids)
     backend = options.backend
@@ -319,6 +322,17 @@ def _certify_kernels(options: CertifyOptions, started: float) -> Certificate:
     return _execute_plan(
         plan, lambda: KernelEngine(plan, backend), options, started,
         lambda: EngineRecipe(plan.data, _backend_for_workers(backend), Track.KERNEL),
+    )
+
+
+def _certify_tensors(options: CertifyOptions, started: float) -> Certificate:
+    """The tensor track (`vyre.conform.tensor_track`): graphs of `vyre.tensor`
+    against the independent reference; no laws, corpus or user oracles."""
+    backend = options.backend
+    plan = build_tensor_plan(backend, options.op_ids, options.strength, options.seed, options.checks, options.level)
+    return _execute_plan(
+        plan, lambda: TensorEngine(plan, backend), options, started,
+        lambda: EngineRecipe(plan.data, _backend_for_workers(backend), Track.TENSOR),
     )
 
 

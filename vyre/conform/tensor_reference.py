@@ -70,7 +70,7 @@ def _user(b: npt.NDArray[np.uint32], fmt: str) -> Array:
 
 def canonical(a: Array, fmt: str) -> Array:
     """`a` with every NaN replaced by the canonical NaN of `fmt`."""
-    width, ebits, fbits, nan, _, _ = FORMATS[fmt]
+    _, ebits, fbits, nan, _, _ = FORMATS[fmt]
     b = bits(a, fmt)
     exp_mask = ((1 << ebits) - 1) << fbits
     is_nan = ((b & exp_mask) == exp_mask) & ((b & ((1 << fbits) - 1)) != 0)
@@ -159,7 +159,10 @@ def _extreme_last(x: F32, maximum: bool) -> F32:
 
 
 def extreme(a: Array, axis: int, maximum: bool, fmt: str = "f32", keepdims: bool = False) -> Array:
-    """`max`/`min` along `axis` (non-empty)."""
+    """`max`/`min` along `axis` (non-empty; one element is itself, bits and all)."""
+    if np.asarray(a).shape[axis] == 1:
+        out = np.take(np.asarray(a), 0, axis=axis)
+        return np.expand_dims(out, axis) if keepdims else out
     moved = np.moveaxis(to_f32(a, fmt), axis, -1)
     out = from_f32(_extreme_last(moved, maximum), fmt)
     return np.expand_dims(out, axis) if keepdims else out
@@ -302,19 +305,27 @@ def _batched(a: F32, b: F32) -> tuple[F32, F32]:
     )
 
 
+def _left(v: Array) -> Array:
+    """(..., M, K) -> (..., M, K, 1)."""
+    return v[..., :, :, None]
+
+
+def _right(v: Array) -> Array:
+    """(..., K, N) -> (..., 1, K, N)."""
+    return v[..., None, :, :]
+
+
 def matmul_exact(a: Array, b: Array, fmt: str = "f32") -> F32:
     """`matmul(accumulate="exact")`: every output the exact sum of the exact
     products, rounded once to F32 (batch dims broadcast)."""
     x, y = _batched(to_f32(a, fmt), to_f32(b, fmt))
     sx, mx, hx, kx = _parts(np.ascontiguousarray(x))
     sy, my, hy, ky = _parts(np.ascontiguousarray(y))
-    left = lambda v: v[..., :, :, None]  # noqa: E731 - (..., M, K, 1)
-    right = lambda v: v[..., None, :, :]  # noqa: E731 - (..., 1, K, N)
-    sign = left(sx) ^ right(sy)
-    significand = left(mx).astype(object) * right(my).astype(object)
-    shift = (left(hx) + right(hy)).astype(object)
-    kind_x, kind_y = np.broadcast_arrays(left(kx), right(ky))
-    zero_x, zero_y = np.broadcast_arrays(left((mx == 0) & (kx == 0)), right((my == 0) & (ky == 0)))
+    sign = _left(sx) ^ _right(sy)
+    significand = _left(mx).astype(object) * _right(my).astype(object)
+    shift = (_left(hx) + _right(hy)).astype(object)
+    kind_x, kind_y = np.broadcast_arrays(_left(kx), _right(ky))
+    zero_x, zero_y = np.broadcast_arrays(_left((mx == 0) & (kx == 0)), _right((my == 0) & (ky == 0)))
     nan = (kind_x == 2) | (kind_y == 2) | ((kind_x == 1) & zero_y) | (zero_x & (kind_y == 1))
     inf = ~nan & ((kind_x == 1) | (kind_y == 1))
     kind = np.where(nan, 2, np.where(inf, 1, 0))
@@ -423,6 +434,6 @@ def attention(q: F32, k: F32, v: F32, causal: bool = False) -> F32:
     s = arith("mul", matmul_exact(q, np.swapaxes(k, -1, -2)), c)
     if causal:
         rows, cols = s.shape[-2], s.shape[-1]
-        mask = np.arange(cols)[None, :] > np.arange(rows)[:, None]
+        mask = np.triu(np.ones((rows, cols), dtype=bool), k=1)
         s = np.where(mask, np.float32(-np.inf), s).astype(np.float32)
     return matmul_exact(softmax(s, -1), v)
