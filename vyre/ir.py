@@ -119,6 +119,8 @@ class UnOp(str, Enum):
     FIS_NAN = "fis_nan"
     FIS_INF = "fis_inf"
     FEXP2 = "fexp2"
+    FTANH = "ftanh"
+    FERF = "ferf"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -834,6 +836,19 @@ class Expr:
         """2**a, correctly rounded in the operand's float type (`UnOp.FEXP2`): exp2(3) = 8
         exactly, exp2(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
         return Expr.unop(UnOp.FEXP2, a)
+
+    @staticmethod
+    def ftanh(a: Expr) -> Expr:
+        """tanh(a), correctly rounded in the operand's float type (`UnOp.FTANH`):
+        tanh(+-0) = +-0, tanh(+-inf) = +-1. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FTANH, a)
+
+    @staticmethod
+    def ferf(a: Expr) -> Expr:
+        """The error function erf(a), correctly rounded in the operand's float type
+        (`UnOp.FERF`): erf(+-0) = +-0, erf(+-inf) = +-1. `TypeError` when `a` is not an
+        `Expr`."""
+        return Expr.unop(UnOp.FERF, a)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:

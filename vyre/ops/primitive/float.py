@@ -260,4 +260,12 @@ SPECS: tuple[OpSpec, ...] = (
         _hard("integers, ties and the range ends", (0x4040_0000,), (0xC316_0000,), (0xC315_8000,),
               (0x42FF_FFFF,), (0xB52D_1F9A,), (0x3B42_9D37,)),
         summary="2**a, correctly rounded"),
+    _op(d.FTanhOp, _mpfr("tanh"),
+        _hard("tiny arguments, the width changes and the saturation edge", (0x3980_0000,),
+              (0x0000_0001,), (0x4000_0000,), (0x4080_0000,), (0x4110_2CB3,), (0x4110_2CB4,)),
+        summary="tanh(a), correctly rounded"),
+    _op(d.FErfOp, _mpfr("erf"),
+        _hard("tiny arguments, the first intervals and the saturation edge", (0x0000_0001,),
+              (0x3880_0000,), (0x3C80_0000,), (0x3D00_0000,), (0x407A_D444,), (0x407A_D445,)),
+        summary="erf(a), correctly rounded"),
 )  # fmt: skip
