@@ -4,29 +4,32 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup vulkan demo test lit unit typecheck docs clean fuzz
+.PHONY: setup vulkan demo test test-all lit unit typecheck docs clean fuzz
 
 setup: $(STAMP) vulkan
 
 # The package asks for compatible ranges (pyproject.toml); the project's own
 # environment takes the exact versions of constraints.txt. The editable install
-# is a static path (editable_mode=compat), which type checkers such as pyright
-# follow; setuptools' default editable mode is an import hook they cannot see.
+# is a static path (pyproject.toml maps the package from the project root),
+# which type checkers such as pyright follow.
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[gpu,dev]' -c constraints.txt --config-settings editable_mode=compat
+	$(PY) -m pip install -q -e '.[gpu,dev]' -c constraints.txt
 	@touch $(STAMP)
 
 # Install Mesa's lavapipe (a Vulkan device on the CPU) when wgpu finds no Vulkan adapter.
+# (The probe is called as a function: `python -m vyre.runtime.adapters` imports the
+# module twice, which runpy warns about.)
+ADAPTER := $(PY) -c "import sys, vyre.runtime.adapters as probe; sys.exit(probe.main(['--check']))"
 vulkan: $(STAMP)
-	@if $(PY) -m vyre.runtime.adapters --check >/dev/null 2>&1; then \
-	  $(PY) -m vyre.runtime.adapters --check; \
+	@if $(ADAPTER) >/dev/null 2>&1; then \
+	  $(ADAPTER); \
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	  echo "no Vulkan adapter: installing Debian's mesa-vulkan-drivers (lavapipe; waits up to 5 min for a held apt lock)"; \
 	  apt-get -o DPkg::Lock::Timeout=300 update && \
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y mesa-vulkan-drivers libvulkan1; \
-	  $(PY) -m vyre.runtime.adapters --check; \
+	  $(ADAPTER); \
 	else \
 	  echo "warning: no Vulkan adapter and apt-get is not usable; install mesa-vulkan-drivers by hand"; \
 	fi
@@ -34,15 +37,25 @@ vulkan: $(STAMP)
 demo: setup
 	$(PY) examples/xor_kernel.py
 
-# pyright is part of the tests too (test_packaging checks a consumer project's view of vyre)
+# The tests run in parallel (pytest-xdist), one worker per CPU: PYTEST_WORKERS=2
+# sets the count, PYTEST_WORKERS=0 runs them in this process. `make test` leaves
+# out the slow proof campaigns (tests marked `slow`); `make test-all` (and CI)
+# runs every test. pyright is part of the tests too (test_packaging checks a
+# consumer project's view of vyre).
+PYTEST_WORKERS ?= auto
+PYTEST := $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+
 test: setup $(VENV)/bin/pyright
-	$(PY) -m pytest -q test/unit
+	$(PYTEST) -m "not slow" test/unit
+
+test-all: setup $(VENV)/bin/pyright
+	$(PYTEST) test/unit
 
 lit: setup
 	$(VENV)/bin/lit -v test/lit
 
 unit: setup
-	$(PY) -m pytest -q test/unit --ignore=test/unit/test_lit.py
+	$(PYTEST) -m "not slow" test/unit --ignore=test/unit/test_lit.py
 
 # Fuzz for FUZZ_SECONDS (text, wire, API and interp-vs-wgpu differential fuzzers, then
 # the Hypothesis round-trip properties unseeded); failures are shrunk and saved to

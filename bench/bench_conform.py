@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 import _common
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 REPO = _common.REPO
 
@@ -125,6 +126,7 @@ def prove_all(timeout: float) -> list[list[object]]:
              counts.get("counterexample", 0)]]
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default="interp,wgpu")

@@ -65,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from _common import cpu_name, gpu_is_cpu, gpu_name, median, table
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 
 @dataclass
@@ -450,6 +451,7 @@ def run(names: Sequence[str], s: Settings) -> tuple[list[Line], list[Record]]:
     return lines, records
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated, from {', '.join(ROWS)}")

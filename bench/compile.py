@@ -49,6 +49,7 @@ import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the c
 import numpy as np
 
 from _common import cpu_name, median, table
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 if TYPE_CHECKING:
     from vyre.ir import Program
@@ -305,6 +306,7 @@ def _first_run(program: Program, fmt: str) -> float:
     return seconds
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--nodes", default="1000,10000,100000")

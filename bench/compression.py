@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from _common import cpu_name, gpu_is_cpu, gpu_name, median, table
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 OP = "compression.zlib_decompress"
 CHUNK_BYTES = 1 << 30
@@ -235,6 +236,7 @@ def row(w: Workload, trials: int) -> tuple[list[str], dict[str, Any]]:
     return line, record
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", default="many,large", help="comma-separated, from many, large")

@@ -35,6 +35,7 @@ import _common
 import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 WORKGROUP = 256
 
@@ -210,6 +211,7 @@ def gbs(seconds: float, n: int) -> str:
     return f"{12 * n / seconds / 1e9:,.0f}"
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=0, help="elements (default: 64 Mi on a GPU, 1 Mi on lavapipe)")

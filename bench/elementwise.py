@@ -48,6 +48,7 @@ import _common  # noqa: F401  (puts the repository on sys.path)
 import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 WORKGROUP = 256
 MAX_GROUPS_X = 32768
@@ -346,6 +347,7 @@ class Torch:
         return Torch(kernel, a, b)
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, help="elements (default: 64 Mi on a GPU, 4 Mi on a CPU device)")

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 ORACLES: dict[str, Callable[[bytes], bytes]] = {
     "hash.sha256": lambda m: hashlib.sha256(m).digest(),
@@ -116,6 +117,7 @@ def instrumented(op_id: str, many: list[list[bytes]]) -> tuple[float, Parts]:
     return whole, parts
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--messages", type=int, default=None, help="messages per row (1 Mi on a GPU, 32 Ki on lavapipe)")

@@ -17,7 +17,8 @@ interpreter's exact floats ("strict mismatches" must be 0).
 Columns: the op's cost in integer operations per element (`IR ops`: the
 soft-float program; `WGSL ops`: what its lowered shader adds to a copy kernel,
 `vyre.conform.float_cost`), GB/s (the bytes each element reads and writes: 12
-for a binary op, 16 for fma, 8 for sqrt; half of that for F16/BF16), the
+for a binary op, 16 for fma, 8 for sqrt and the functions (exp2, exp, exp10,
+log, log2, log10, on operands in [0.5, 2)); half of that for F16/BF16), the
 integer operations per second that makes (`int Tops/s`; an H100 SXM issues about
 16.7 T INT32 ops/s), and what limits the row:
 
@@ -48,6 +49,7 @@ import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
 from vyre.runtime.interp import floats as oracle
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 WORKGROUP = 256
 MAX_GROUPS_X = 32768
@@ -59,6 +61,14 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "fma": (3, E.fma),
     "fsqrt": (1, E.fsqrt),
     "fexp2": (1, E.fexp2),
+    "fexp": (1, E.fexp),
+    "fexp10": (1, E.fexp10),
+    "flog": (1, E.flog),
+    "flog2": (1, E.flog2),
+    "flog10": (1, E.flog10),
+    "fsin": (1, E.fsin),
+    "fcos": (1, E.fcos),
+    "ftan": (1, E.ftan),
     "ftanh": (1, E.ftanh),
     "ferf": (1, E.ferf),
 }
@@ -70,6 +80,14 @@ WGSL_NATIVE = {
     "fma": "fma(a[i], b[i], c[i])",
     "fsqrt": "sqrt(a[i])",
     "fexp2": "exp2(a[i])",
+    "fexp": "exp(a[i])",
+    "fexp10": "exp2(a[i] * 3.321928094887362)",
+    "flog": "log(a[i])",
+    "flog2": "log2(a[i])",
+    "flog10": "log2(a[i]) * 0.30102999566398120",
+    "fsin": "sin(a[i])",
+    "fcos": "cos(a[i])",
+    "ftan": "tan(a[i])",
     "ftanh": "tanh(a[i])",
 }
 """The op in native WGSL (f32 hardware; WGSL has no erf)."""
@@ -235,6 +253,14 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "fma": lambda: torch.addcmul(tensors[2], tensors[0], tensors[1], out=out),
         "fsqrt": lambda: torch.sqrt(tensors[0], out=out),
         "fexp2": lambda: torch.exp2(tensors[0], out=out),
+        "fexp": lambda: torch.exp(tensors[0], out=out),
+        "fexp10": lambda: torch.pow(10.0, tensors[0], out=out),
+        "flog": lambda: torch.log(tensors[0], out=out),
+        "flog2": lambda: torch.log2(tensors[0], out=out),
+        "flog10": lambda: torch.log10(tensors[0], out=out),
+        "fsin": lambda: torch.sin(tensors[0], out=out),
+        "fcos": lambda: torch.cos(tensors[0], out=out),
+        "ftan": lambda: torch.tan(tensors[0], out=out),
         "ftanh": lambda: torch.tanh(tensors[0], out=out),
         "ferf": lambda: torch.erf(tensors[0], out=out),
     }[op]
@@ -323,6 +349,7 @@ def sum_rows(n: int, strict_n: int, reps: int, trials: int) -> list[list[str]]:
     return rows
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, help="elements (default: 64 Mi on a GPU, 1 Mi on a CPU device)")

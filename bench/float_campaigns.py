@@ -40,6 +40,7 @@ import numpy as np
 
 from vyre.conform import float_campaign
 from vyre.conform.float_campaign import Campaign, ChunkResult, run_campaign, summary, worker_pool
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 BINARY = ("add", "sub", "mul", "div", "min", "max")
 COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -126,6 +127,7 @@ def host_profile(campaigns: list[Campaign], jobs: int) -> None:
 PROFILE = 1 << 21
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--plan", help="h100-remaining, lavapipe-v2 or smoke")

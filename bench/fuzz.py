@@ -30,8 +30,10 @@ from pathlib import Path
 import _common  # noqa: F401  (puts the checkout first on sys.path)
 
 from _common import cpu_name, gpu_name, table
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--text", type=int, default=100_000)

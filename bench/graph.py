@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 from _common import cpu_name, gpu_is_cpu, gpu_name, median, table
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 NONE = 0xFFFF_FFFF
 
@@ -264,6 +265,7 @@ def measure(label: str, offsets: np.ndarray, targets: np.ndarray, trials: int, r
     return rows
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=None, help="nodes of the random graph (default 1 Mi; lavapipe 16 Ki)")

@@ -18,6 +18,7 @@ import numpy as np
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
 from vyre.pipeline import prepare
 from vyre.runtime.interp.engine import execute
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 
 def _elementwise() -> Program:
@@ -90,6 +91,7 @@ def measure(program: Program, invocations: int, loop_trips: int = 1) -> tuple[fl
     return best, ops / best
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str]) -> int:
     invocations = int(argv[0]) if argv else 1 << 22
     for name, program, trips in (

@@ -21,6 +21,7 @@ import numpy as np
 
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 WORKGROUP = 256
 
@@ -70,6 +71,7 @@ def ops_per_lane(program: Program, iters: int) -> int:
     return total
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lanes", default="256,4096,262144", help="comma-separated invocation counts")

@@ -50,6 +50,7 @@ from typing import Any, cast
 import numpy as np
 
 from _common import gpu_name, median, table
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 
 def _staged(op_id: str, args: Sequence[Any]) -> tuple[list[Any], list[Any], dict[str, Any], Any]:
@@ -466,6 +467,7 @@ def op_chain(n: int, trials: int) -> tuple[list[str], dict[str, Any]]:
     )
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, default=64 * 2**20)

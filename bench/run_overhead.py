@@ -35,6 +35,7 @@ import _common  # noqa: F401  (puts the repository on sys.path)
 import numpy as np
 
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 WORKGROUP = 64
 
@@ -269,6 +270,7 @@ def measure(
     return median(t_raw), median(t_alike), median(t_vyre)
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from _common import gpu_name, median, table
+from vyre.cli.pipes import quiet_on_closed_pipe
 
 LIMIT = 65535
 POISON = 0xDEADBEEF
@@ -749,6 +750,7 @@ def torch_timers(n: int, reps: int) -> list[tuple[str, str, Callable[[], float],
     ]
 
 
+@quiet_on_closed_pipe
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--n", type=int, help="u32 elements (default 64 Mi on a GPU, 1 Mi on a CPU device)")

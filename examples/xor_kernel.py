@@ -15,6 +15,7 @@ import sys
 import numpy as np
 
 import vyre
+from vyre.cli.pipes import quiet_on_closed_pipe
 from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
 
 
@@ -78,4 +79,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(quiet_on_closed_pipe(main)(sys.argv[1:]))

@@ -34,6 +34,7 @@ from vyre.ops.admission import AdmissionError
 from vyre.pipeline import lower_to_wgsl
 from vyre.runtime.api import run
 from vyre.runtime.device_buffer import DeviceBuffer, to_device
+from vyre.runtime.isolate import DriverCrashError
 from vyre.runtime.wgpu_device import DeviceLimitError
 from vyre.text import VyreParseError
 from vyre.validate import Diagnostic, ValidationError, validate
@@ -48,6 +49,7 @@ __all__ = [
     "DeviceBuffer",
     "DeviceLimitError",
     "Diagnostic",
+    "DriverCrashError",
     "Expr",
     "Node",
     "OpInputError",

@@ -17,9 +17,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from vyre.cli.pipes import quiet_on_closed_pipe
 from vyre import installation
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     """Print `vyre.installation.report()`; always exits 0 (a report, not a check)."""
     argparse.ArgumentParser(

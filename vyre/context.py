@@ -27,6 +27,7 @@ from xdsl.ir import Operation
 from vyre.dialects.vyre import Vyre
 
 __all__ = [
+    "MAX_BUILD_NODES",
     "MAX_NESTING",
     "NestingError",
     "bulk_ir",
@@ -41,6 +42,13 @@ _T = TypeVar("_T")
 MAX_NESTING = 1024
 """Deepest region nesting (a kernel's body is level 1) that the text form, the
 wire form and program equality hold."""
+
+MAX_BUILD_NODES = 200_000
+"""Ops the Python builder materialises for one program before it stops with a
+ValueError: twice V019's 100,000 (so validation still reports V019 for a
+program just over it). Every use of a shared `Expr`/`Node` becomes its own
+copy, so a DAG of 41 nodes can expand to 2^40 ops; the cap stops that in about
+a second instead of exhausting memory."""
 
 _FRAMES_PER_LEVEL = 16
 """Python frames one region level costs xDSL's recursive walks (measured: 10)."""

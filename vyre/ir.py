@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from vyre import text, wire
-from vyre.context import bulk_ir, check_nesting, run_deep
+from vyre.context import MAX_BUILD_NODES, bulk_ir, check_nesting, run_deep
 from vyre.dialects import vyre as d
 from vyre.dialects.tables import Dispatch
 from vyre.text import VyreParseError
@@ -91,6 +91,7 @@ class BinOp(str, Enum):
     FLE = "fle"
     FGT = "fgt"
     FGE = "fge"
+    FATAN2 = "fatan2"
 
     @property
     def is_float(self) -> bool:
@@ -119,6 +120,17 @@ class UnOp(str, Enum):
     FIS_NAN = "fis_nan"
     FIS_INF = "fis_inf"
     FEXP2 = "fexp2"
+    FEXP = "fexp"
+    FEXP10 = "fexp10"
+    FLOG = "flog"
+    FLOG2 = "flog2"
+    FLOG10 = "flog10"
+    FSIN = "fsin"
+    FCOS = "fcos"
+    FTAN = "ftan"
+    FASIN = "fasin"
+    FACOS = "facos"
+    FATAN = "fatan"
     FTANH = "ftanh"
     FERF = "ferf"
     FSQRT_APPROX = "fsqrt_approx"
@@ -838,6 +850,83 @@ class Expr:
         return Expr.unop(UnOp.FEXP2, a)
 
     @staticmethod
+    def fexp(a: Expr) -> Expr:
+        """e**a, correctly rounded in the operand's float type (`UnOp.FEXP`): exp(0) = 1
+        exactly, exp(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FEXP, a)
+
+    @staticmethod
+    def fexp10(a: Expr) -> Expr:
+        """10**a, correctly rounded in the operand's float type (`UnOp.FEXP10`): exp10(3) =
+        1000 exactly, exp10(-inf) = +0, overflow +inf. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FEXP10, a)
+
+    @staticmethod
+    def flog(a: Expr) -> Expr:
+        """The natural logarithm of a, correctly rounded in the operand's float type
+        (`UnOp.FLOG`): log(1) = +0, log(±0) = -inf, log(a < 0) = NaN, log(+inf) = +inf.
+        `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FLOG, a)
+
+    @staticmethod
+    def flog2(a: Expr) -> Expr:
+        """The base-2 logarithm of a, correctly rounded in the operand's float type
+        (`UnOp.FLOG2`): log2(2**k) = k exactly, log2(±0) = -inf, log2(a < 0) = NaN.
+        `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FLOG2, a)
+
+    @staticmethod
+    def flog10(a: Expr) -> Expr:
+        """The base-10 logarithm of a, correctly rounded in the operand's float type
+        (`UnOp.FLOG10`): log10(10**k) = k exactly, log10(±0) = -inf, log10(a < 0) = NaN.
+        `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FLOG10, a)
+
+    @staticmethod
+    def fsin(a: Expr) -> Expr:
+        """sin(a), correctly rounded in the operand's float type (`UnOp.FSIN`; `a` in
+        radians): sin(+-0) = +-0, sin(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FSIN, a)
+
+    @staticmethod
+    def fcos(a: Expr) -> Expr:
+        """cos(a), correctly rounded in the operand's float type (`UnOp.FCOS`; `a` in
+        radians): cos(+-0) = 1, cos(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FCOS, a)
+
+    @staticmethod
+    def ftan(a: Expr) -> Expr:
+        """tan(a), correctly rounded in the operand's float type (`UnOp.FTAN`; `a` in
+        radians): tan(+-0) = +-0, tan(+-inf) = NaN. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FTAN, a)
+
+    @staticmethod
+    def fasin(a: Expr) -> Expr:
+        """asin(a), correctly rounded in the operand's float type (`UnOp.FASIN`): asin(+-0) =
+        +-0, NaN for |a| > 1. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FASIN, a)
+
+    @staticmethod
+    def facos(a: Expr) -> Expr:
+        """acos(a), correctly rounded in the operand's float type (`UnOp.FACOS`): acos(1) = +0,
+        NaN for |a| > 1. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FACOS, a)
+
+    @staticmethod
+    def fatan(a: Expr) -> Expr:
+        """atan(a), correctly rounded in the operand's float type (`UnOp.FATAN`): atan(+-0) =
+        +-0, atan(+-inf) = +-pi/2 rounded. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FATAN, a)
+
+    @staticmethod
+    def fatan2(y: Expr, x: Expr) -> Expr:
+        """atan2(y, x), y first like C: the angle of the point (x, y) in [-pi, pi], correctly
+        rounded in the operands' float type (`BinOp.FATAN2`); signed zeros and infinities as
+        C's Annex F lists (atan2(+-0, -0) = +-pi, atan2(+-inf, +inf) = +-pi/4). `TypeError`
+        when an operand is not an `Expr`."""
+        return Expr.binop(BinOp.FATAN2, y, x)
+
+    @staticmethod
     def ftanh(a: Expr) -> Expr:
         """tanh(a), correctly rounded in the operand's float type (`UnOp.FTANH`):
         tanh(+-0) = +-0, tanh(+-inf) = +-1. `TypeError` when `a` is not an `Expr`."""
@@ -1420,6 +1509,11 @@ class ExprEmitter:
     call_type: CallTyper | None = None
     """Types calls that do not spell their result; None: the installed typer."""
     ops: list[Operation] = field(default_factory=lambda: list[Operation]())
+    limit: int = 0
+    """Ops this emitter may create in all (0: no limit); one more is a
+    `ValueError` (`too_many_nodes`). The builder sets `MAX_BUILD_NODES`."""
+    count: int = 0
+    """Ops created so far (statement ops the builder adds count too)."""
     _memo: dict[int, tuple[Expr, SSAValue]] = field(default_factory=lambda: {})
 
     def emit(self, tree: Expr) -> SSAValue:
@@ -1446,6 +1540,9 @@ class ExprEmitter:
                 raise TypeError(f"not a vyre Expr: {node!r}")
             op = build(self, node, operands)
             self.ops.append(op)
+            self.count += 1
+            if self.count > self.limit > 0:
+                raise too_many_nodes(self.limit)
             value = op.results[0]
             if self.share:
                 memo[id(node)] = (node, value)  # the node is kept alive with its id
@@ -1458,6 +1555,16 @@ class ExprEmitter:
                 f"Param({node.index}) is outside the {len(self.params)} parameter(s) given"
             )
         return self.params[node.index]
+
+
+def too_many_nodes(limit: int) -> ValueError:
+    """The builder's error for a program that expands past `limit` ops."""
+    return ValueError(
+        f"V019: program has more than {limit:,} nodes once built: the builder stopped there"
+        " (validation allows 100,000). Every use of a shared Expr or Node is built as its own"
+        " copy, so a DAG of n nodes can expand to 2^n. Fix: compute a value used many times"
+        " once (Node.let) and read it (Expr.var), or split the program into smaller kernels."
+    )
 
 
 OP_BUILDERS: Dispatch[ExprEmitter, [Sequence[SSAValue]], Operation] = Dispatch(
@@ -1619,7 +1726,9 @@ class _Emitter:
     scope: _Scope = field(default_factory=_Scope)
 
     def __post_init__(self) -> None:
-        self.exprs = ExprEmitter(local_type=self.scope.lookup, element_type=self._element)
+        self.exprs = ExprEmitter(
+            local_type=self.scope.lookup, element_type=self._element, limit=MAX_BUILD_NODES
+        )
 
     def expr(self, e: Expr, block: Block) -> SSAValue:
         value = self.exprs.emit(e)
@@ -1668,6 +1777,10 @@ class _Emitter:
         build = STATEMENT_BUILDERS.get(type(n))
         if build is None:
             raise TypeError(f"not a vyre Node: {n!r}")
+        exprs = self.exprs
+        exprs.count += 1
+        if exprs.count > exprs.limit:
+            raise too_many_nodes(exprs.limit)
         return build(self, n, block)
 
 

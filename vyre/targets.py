@@ -48,7 +48,7 @@ class WGSLTarget(Target):
     """`-t wgsl{vectorize=true}`: the vectorised entry of a map kernel
     (vyre/lowering/vector.py), as the wgpu runtime runs it."""
     loop_limit: int = 0
-    """`-t wgsl{loop_limit=65535}`: loops unrolled and checked for an adapter that
+    """`-t wgsl{loop-limit=65535}`: loops unrolled and checked for an adapter that
     stops them (vyre/lowering/loops.py); 0: none."""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:

@@ -367,10 +367,12 @@ def print_module(module: ModuleOp, *, generic: bool = False) -> str:
     return run_deep(print_all, depth)
 
 
-def parse_module(text: str, name: str = "<vyre>") -> ModuleOp:
+def parse_module(text: str, name: str = "<vyre>", context: Context | None = None) -> ModuleOp:
     """Parse the textual form (custom or generic) into a module whose ops carry
     their `name:line:col` locations. The text is parsed only: `vyre.validate`
-    checks the V-rules. Malformed text raises `VyreParseError`."""
+    checks the V-rules. Malformed text raises `VyreParseError`. `context`: the
+    dialects known (default: `builtin` and `vyre`; vyre-run also reads the
+    `func`/`arith`/`scf`/`memref` ops of a mixed module)."""
     if not isinstance(text, str):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"parse_ir: `source` must be a str, got {type(text).__name__}")
     if not isinstance(name, str):  # pyright: ignore[reportUnnecessaryIsInstance]
@@ -378,7 +380,7 @@ def parse_module(text: str, name: str = "<vyre>") -> ModuleOp:
 
     def parse() -> ModuleOp:
         with bulk_ir():
-            parser = LocatingParser(vyre_context(), text, name)
+            parser = LocatingParser(context or vyre_context(), text, name)
             return parser.parse_module()
 
     try:

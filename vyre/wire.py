@@ -282,8 +282,10 @@ class _Writer:
         attr = op.properties[f.prop]
         what = f"{op.name} {f.prop}"
         if f.kind == "u32s":
-            words = attr.data if isinstance(attr, ArrayAttr) else None
-            if words is None or not all(isinstance(w, IntAttr) for w in words):  # pyright: ignore
+            words: tuple[Attribute, ...] | None = (
+                cast("ArrayAttr[Attribute]", attr).data if isinstance(attr, ArrayAttr) else None
+            )
+            if words is None or not all(isinstance(w, IntAttr) for w in words):
                 raise WireError(f"cannot encode {what} {attr}: not a list of integers")
             self.u32(len(words), f"length of {what}")
             for w in words:

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
+
+# Each test process (and every tool it starts) gets a vyre cache folder of its
+# own, so the regression corpus vyre-conform replays and records is never the
+# user's (set before any test module imports vyre.conform).
+_CACHE = tempfile.mkdtemp(prefix="vyre-test-cache-")
+os.environ["VYRE_CACHE_DIR"] = _CACHE
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def _ci() -> bool:

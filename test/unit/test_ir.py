@@ -30,11 +30,13 @@ def test_enum_members_named_in_the_spec() -> None:
     assert [a.name for a in BufferAccess] == ["READ_ONLY", "READ_WRITE", "UNIFORM", "WORKGROUP"]
     assert [b.name for b in BinOp] == (
         "ADD SUB MUL DIV MOD BIT_AND BIT_OR BIT_XOR SHL SHR EQ NE LT GT LE GE AND OR"
-        " FADD FSUB FMUL FDIV FMIN FMAX FEQ FNE FLT FLE FGT FGE".split()
+        " FADD FSUB FMUL FDIV FMIN FMAX FEQ FNE FLT FLE FGT FGE FATAN2".split()
     )
     assert [u.name for u in UnOp] == (
         "NEGATE BIT_NOT LOGICAL_NOT POPCOUNT CLZ CTZ REVERSE_BITS"
-        " FNEG FABS FSQRT FFLOOR FCEIL FROUND FTRUNC FIS_NAN FIS_INF FEXP2 FTANH FERF FSQRT_APPROX FEXP2_APPROX FLOG2_APPROX FSIN_APPROX FCOS_APPROX".split()
+        " FNEG FABS FSQRT FFLOOR FCEIL FROUND FTRUNC FIS_NAN FIS_INF FEXP2 FEXP FEXP10 FLOG FLOG2 FLOG10"
+        " FSIN FCOS FTAN FASIN FACOS FATAN FTANH FERF"
+        " FSQRT_APPROX FEXP2_APPROX FLOG2_APPROX FSIN_APPROX FCOS_APPROX".split()
     )
     assert [a.name for a in AtomicOp] == (
         "ADD OR AND XOR MIN MAX EXCHANGE COMPARE_EXCHANGE".split()
@@ -155,3 +157,34 @@ def test_program_equality_is_structural() -> None:
     assert _xor_program() == _xor_program()
     assert _xor_program() != Program([], (1, 1, 1), [])
     assert _xor_program().clone() == _xor_program()
+
+
+def test_a_shared_dag_stops_the_builder_at_its_node_limit() -> None:
+    """`e = E.add(e, e)` 40 times is a DAG of 41 nodes whose program expands to
+    2^40 ops (every use is its own copy): the builder ran out of memory. It stops
+    with a V019-style ValueError once it passes MAX_BUILD_NODES, for shared
+    expressions and for shared statements alike; V019 itself stays validation's."""
+    import time
+
+    from vyre.context import MAX_BUILD_NODES
+    from vyre.validation.messages import MAX_NODE_COUNT
+
+    assert MAX_BUILD_NODES == 2 * MAX_NODE_COUNT
+    e = E.u32(1)
+    for _ in range(40):
+        e = E.add(e, e)
+    body: list[N] = [N.store("out", E.u32(0), E.u32(1))]
+    for _ in range(40):
+        body = [N.block(body + body)]
+    out = [BufferDecl.read_write("out", 0, DataType.U32)]
+    for entry in ([N.store("out", E.u32(0), e)], body):
+        began = time.monotonic()
+        with pytest.raises(ValueError, match=r"^V019: program has more than 200,000 nodes once built.*Fix: "):
+            Program(out, (1, 1, 1), entry)
+        assert time.monotonic() - began < 30
+    chain = E.u32(1)
+    for _ in range(16):  # 2^17 - 1 expression ops: built, and validation says V019
+        chain = E.add(chain, chain)
+    import vyre
+
+    assert [d.rule for d in vyre.validate(Program(out, (1, 1, 1), [N.store("out", E.u32(0), chain)]))] == ["V019"]

@@ -21,7 +21,7 @@ PACKAGE = ROOT / "vyre"
 # is it or a package above it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.dialects",),
-    ("vyre.context", "vyre.progress", "vyre.text", "vyre.wire"),
+    ("vyre.cli", "vyre.context", "vyre.progress", "vyre.text", "vyre.wire"),
     ("vyre.ir",),
     ("vyre.validation",),
     ("vyre.ops",),
@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vyre.lowering",),
     ("vyre.fingerprint", "vyre.pipeline"),
     ("vyre.runtime",),
-    ("vyre.kernels",),
+    ("vyre.kernels", "vyre.tensor"),
     ("=vyre.ops",),
     ("vyre.testing", "vyre.conform"),
     ("vyre.targets", "vyre.tools", "vyre.universe", "vyre.installation", "vyre.__main__", "=vyre"),

@@ -41,6 +41,7 @@ def test_the_suite_has_tests() -> None:
     assert any(name.startswith("test/lit/tools/") for name in LIT_FILES)
 
 
+@pytest.mark.xdist_group("lit")  # one worker runs lit once (lit runs its own 2 processes)
 @pytest.mark.parametrize("name", LIT_FILES)
 def test_lit_file_passes(name: str, lit_results: dict[str, dict[str, object]]) -> None:
     result = lit_results.get(name)

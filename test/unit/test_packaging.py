@@ -137,3 +137,13 @@ def test_without_wgpu_the_gpu_backend_names_the_extra(tmp_path: Path) -> None:
     lines = run.stdout.splitlines()
     assert lines[0] == "9"
     assert "pip install 'vyre[gpu]'" in lines[1]
+
+
+def test_the_editable_install_is_a_static_path_without_compat_mode() -> None:
+    """`make setup` installs `-e .` in setuptools' default mode, which is a static
+    path (a .pth naming the project root, which pyright follows) only because
+    pyproject.toml maps the package from the project root; the transitional
+    `editable_mode=compat` (a deprecation warning of setuptools) is not used."""
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"": "."}
+    assert "editable_mode" not in (ROOT / "Makefile").read_text()

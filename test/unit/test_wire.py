@@ -93,6 +93,7 @@ def every_op_program() -> Program:
         N.let("flag", E.load("flags", i)),
         N.let("n", E.buf_len("raw")),
         N.let("p", E.load("params", E.u32(0))),
+        N.let("tab", E.lookup([1, 0xFFFF_FFFE, 7], i)),
         N.let("sel", E.select(E.bool_(True), E.call("primitive.math.add", [i, i]), i)),
         N.if_(
             E.lt(i, E.buf_len("out")),
@@ -212,6 +213,22 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   %fl = vyre.flog2_approx %fk
   %fm = vyre.fsin_approx %fl
   %fn = vyre.fcos_approx %fm
+  %fo = vyre.fexp2 %fa
+  %fp = vyre.fexp %fo
+  %fq = vyre.fexp10 %fp
+  %fr = vyre.flog %fq
+  %fs = vyre.flog2 %fr
+  %ft = vyre.flog10 %fs
+  %fu = vyre.fsin %ft
+  %fv = vyre.fcos %fu
+  %fw = vyre.ftan %fv
+  %fx = vyre.fasin %fw
+  %fy = vyre.facos %fx
+  %fz = vyre.fatan %fy
+  %ga = vyre.fatan2 %fz, %fy
+  %gb = vyre.ftanh %ga
+  %gc = vyre.ferf %gb
+  %lk = vyre.lookup %i [0x00000001, 0xfffffffe]
   vyre.if %b {
     vyre.store @o[%i] = %x
   } else {
@@ -224,7 +241,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   }
 }
 """
-"""One op of each of the 47 kinds in 756 bytes: the sample for exhaustive fault injection."""
+"""One op of each of the 64 kinds in 964 bytes: the sample for exhaustive fault injection."""
 
 
 def sample_programs() -> dict[str, Program]:

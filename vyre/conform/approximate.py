@@ -14,21 +14,65 @@ float64 rounded once to f32). Inputs outside the domain are counted, not judged.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from vyre.cli.suggest import did_you_mean
 from vyre.conform import float_campaign as fc
 from vyre.dialects import vyre as d
 from vyre.runtime.interp import floats as oracle
 
-__all__ = ["APPROXIMATE", "ApproximateReport", "check_approximate", "ulp_distance"]
+__all__ = [
+    "APPROXIMATE",
+    "ApproximateReport",
+    "approximate_op",
+    "check_approximate",
+    "describe",
+    "ulp_distance",
+]
 
 U32 = npt.NDArray[np.uint32]
 
 APPROXIMATE: dict[str, type[d.ApproximateUnaryOp]] = {op.SHORT_NAME: op for op in d.APPROXIMATE_OPS}
-"""Campaign op name (`sin_approx`...) -> its op class (and tolerance)."""
+"""An approximate op's one name (`fsin_approx`: its mnemonic, as in the IR and
+docs/floats.md) -> its op class (and tolerance)."""
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def approximate_op(name: str) -> str:
+    """The one name of the approximate op `name` (`fsqrt_approx`, or the IR's
+    `vyre.fsqrt_approx`); a `ValueError` naming the closest ones otherwise."""
+    short = name.removeprefix("vyre.")
+    if short in APPROXIMATE:
+        return short
+    raise ValueError(
+        f"unknown approximate op {name!r}{did_you_mean(short, APPROXIMATE)} (one of"
+        f" {', '.join(APPROXIMATE)})"
+    )
+
+
+def describe(tolerance: d.Tolerance) -> str:
+    """The bound as docs/floats.md writes it: `3 ulp`, `3 + 2·|x| ulp`,
+    `3 ulp, or 2⁻²¹ absolute`, `2⁻¹¹ absolute`."""
+    parts: list[str] = []
+    if tolerance.ulp or tolerance.ulp_per_magnitude or not tolerance.absolute:
+        per = f" + {tolerance.ulp_per_magnitude:g}·|x|" if tolerance.ulp_per_magnitude else ""
+        parts.append(f"{tolerance.ulp:g}{per} ulp")
+    if tolerance.absolute:
+        parts.append(f"{_power_of_two(tolerance.absolute)} absolute")
+    return ", or ".join(parts)
+
+
+def _power_of_two(value: float) -> str:
+    """`2⁻¹¹` for an exact power of two, else the value with 3 digits."""
+    mantissa, exponent = math.frexp(value)
+    if mantissa != 0.5:
+        return f"{value:.3g}"
+    return "2" + str(exponent - 1).translate(_SUPERSCRIPTS)
 
 
 def _ordered(bits: U32) -> npt.NDArray[np.int64]:
@@ -93,10 +137,10 @@ def _judge(report: ApproximateReport, x: U32, got: U32) -> None:
 def check_approximate(
     op: str, backend: str = "wgpu", *, ranges: tuple[tuple[int, int], ...] = ((0, 1 << 32),)
 ) -> ApproximateReport:
-    """Run approximate op `op` (`sin_approx`...) on every F32 pattern of the
-    (first, count) `ranges` (all 2**32 patterns by default); judge every result."""
-    if op not in APPROXIMATE:
-        raise ValueError(f"unknown approximate op {op!r}; one of {', '.join(APPROXIMATE)}")
+    """Run approximate op `op` (`fsin_approx`, or the IR's `vyre.fsin_approx`)
+    on every F32 pattern of the (first, count) `ranges` (all 2**32 patterns by
+    default); judge every result."""
+    op = approximate_op(op)
     if backend not in ("interp", "wgpu"):
         raise ValueError(f"backend must be 'interp' or 'wgpu', got {backend!r}")
     for first, count in ranges:

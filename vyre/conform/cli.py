@@ -7,7 +7,7 @@
     vyre-conform floats --ops add,mul --formats f16,bf16 --checkpoint floats.jsonl [--shard I/N]
     vyre-conform floats --ops fma --formats f32 --space adversarial --count 1000000000
     vyre-conform floats-summary floats.jsonl
-    vyre-conform approximate [--ops sin_approx,cos_approx] [--range FIRST:COUNT]
+    vyre-conform approximate [--ops fsin_approx,fcos_approx] [--range FIRST:COUNT]
 
 Exit status: 0 when everything passed, 1 when a violation was found (or a
 certificate does not verify), 2 for bad arguments or errors, 130 when
@@ -17,11 +17,14 @@ interrupted (a certify run can then continue with --resume).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
+from vyre.cli.pipes import quiet_on_closed_pipe
+from vyre.cli.suggest import ArgumentParser
 from vyre.progress import report_to
 
 __all__ = ["main"]
@@ -31,46 +34,44 @@ EXIT_VIOLATION = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_ERROR)
+BACKEND_HELP = "wgpu: the GPU (needs vyre[gpu]); interp: the reference interpreter (default: wgpu)"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="vyre-conform", description="The vyre conformance proof system.")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser = ArgumentParser(prog="vyre-conform", description="The vyre conformance proof system.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     _certify_parser(commands)
 
     merge = commands.add_parser("merge", help="merge shard certificates into one")
-    merge.add_argument("shards", nargs="+", type=Path)
-    merge.add_argument("--out", type=Path, required=True)
-    merge.add_argument("--quiet", action="store_true")
+    merge.add_argument("shards", nargs="+", type=Path, help="the shard certificates (--shard I/N runs)")
+    merge.add_argument("--out", type=Path, required=True, help="write the merged certificate here")
+    merge.add_argument("--quiet", action="store_true", help="do not print the report")
 
     verify = commands.add_parser("verify-cert", help="check a certificate's digest and registry hash")
-    verify.add_argument("certificate", type=Path)
+    verify.add_argument("certificate", type=Path, help="a certificate (JSON)")
     _float_parsers(commands)
     return parser
 
 
-def _certify_parser(commands: argparse._SubParsersAction[_Parser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     from vyre.conform.plan import CHECK_GROUPS
     from vyre.conform.strength import STRENGTHS
 
     certify = commands.add_parser("certify", help="run the proof suite and issue a certificate")
-    certify.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
+    certify.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"), help=BACKEND_HELP)
     certify.add_argument(
         "--ops", action="append", metavar="PATTERN",
         help="op ids or globs, comma-separated or repeated (default: primitive.*, primitive.float.*"
         " on the float track, every kernel op on the kernel track)",
     )
-    certify.add_argument("--strength", default="standard", choices=tuple(STRENGTHS))
+    certify.add_argument(
+        "--strength", default="standard", choices=tuple(STRENGTHS),
+        help="witnesses per law: fast 1e4, standard 1e6, legendary 1e8 (default: standard)",
+    )
     certify.add_argument(
         "--track", default="integer", choices=("integer", "float", "kernel"),
         help="integer: u32 ops, levels L1/L2; float: strict F32 ops, levels L1f/L2f;"
-        " kernel: kernel ops (reductions, scans, ...), levels L1k/L2k",
+        " kernel: kernel ops (reductions, scans, ...), levels L1k/L2k (default: integer)",
     )
     certify.add_argument("--out", type=Path, help="write the JSON certificate here")
     certify.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based); merge them later")
@@ -84,12 +85,18 @@ def _certify_parser(commands: argparse._SubParsersAction[_Parser]) -> None:  # p
         "--checks", help=f"comma-separated subset of: {', '.join(CHECK_GROUPS)}"
     )
     certify.add_argument("--laws", help="comma-separated law names to check (default: all declared)")
-    certify.add_argument("--corpus", type=Path, help="regression corpus (default: conform/regressions.jsonl)")
-    certify.add_argument("--no-corpus", action="store_true", help="replay no regression corpus")
+    certify.add_argument(
+        "--corpus", type=Path, metavar="DIR",
+        help="the folder of the regression corpus (its regressions.jsonl, replayed and appended to,"
+        " and its lock file; default: the user's cache, $VYRE_CACHE_DIR/conform, else"
+        " $XDG_CACHE_HOME/vyre/conform or ~/.cache/vyre/conform); the counterexamples shipped with"
+        " vyre are replayed too",
+    )
+    certify.add_argument("--no-corpus", action="store_true", help="replay and record no regression corpus")
     certify.add_argument(
         "--no-record", action="store_true", help="do not append new counterexamples to the corpus"
     )
-    certify.add_argument("--jobs", type=_int, default=1, help="worker processes (interp backend)")
+    certify.add_argument("--jobs", type=_int, default=1, help="worker processes (interp backend; default: 1)")
     certify.add_argument(
         "--prove", action="store_true",
         help="prove every integer op's composition and declared laws for all inputs (SMT: z3, cvc5)",
@@ -101,27 +108,41 @@ def _certify_parser(commands: argparse._SubParsersAction[_Parser]) -> None:  # p
     )
     certify.add_argument(
         "--level", default="L2", choices=("L1", "L2", "L3", "L4"),
-        help="L3 adds the engine invariants over generated programs; L4 compositional proofs and perf baselines",
+        help="L1 composition, L2 adds the laws; L3 adds the engine invariants over generated programs;"
+        " L4 compositional proofs and perf baselines (default: L2)",
     )
     certify.add_argument(
         "--prove-timeout", type=float, metavar="S", help="seconds per solver attempt (default 10)"
     )
     progress = certify.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_const", const=True)
-    progress.add_argument("--no-progress", dest="progress", action="store_const", const=False)
+    progress.add_argument(
+        "--progress", dest="progress", action="store_const", const=True,
+        help="show a progress bar on stderr (default: when stderr is a terminal)",
+    )
+    progress.add_argument(
+        "--no-progress", dest="progress", action="store_const", const=False, help="show no progress bar"
+    )
     certify.add_argument("--quiet", action="store_true", help="do not print the report")
 
 
-def _float_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def _float_parsers(commands: argparse._SubParsersAction[ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    from vyre.dialects.vyre import APPROXIMATE_OPS
+
     floats = commands.add_parser(
         "floats", help="float campaigns: strict float ops over whole input spaces (L1f)"
     )
-    floats.add_argument("--ops", action="append", required=True, metavar="OPS", help="comma-separated")
-    floats.add_argument("--formats", default="f32", help="comma-separated: f32, f16, bf16")
-    floats.add_argument("--space", default="exhaustive", choices=("exhaustive", "adversarial"))
-    floats.add_argument("--count", type=_int, default=0, help="inputs of an adversarial space")
-    floats.add_argument("--seed", type=_int, default=1)
-    floats.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
+    floats.add_argument(
+        "--ops", action="append", required=True, metavar="OPS",
+        help="comma-separated campaign ops: add, sub, mul, div, fma, sqrt, ..., to_f16, from_u32, ...",
+    )
+    floats.add_argument("--formats", default="f32", help="comma-separated: f32, f16, bf16 (default: f32)")
+    floats.add_argument(
+        "--space", default="exhaustive", choices=("exhaustive", "adversarial"),
+        help="every input of the format, or --count adversarial ones (default: exhaustive)",
+    )
+    floats.add_argument("--count", type=_int, default=0, help="inputs of an adversarial space (default: 0)")
+    floats.add_argument("--seed", type=_int, default=1, help="seed of an adversarial space (default: 1)")
+    floats.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"), help=BACKEND_HELP)
     floats.add_argument("--checkpoint", type=Path, help="append-only JSONL of finished chunks")
     floats.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based)")
     floats.add_argument("--jobs", type=_int, default=0, help="oracle processes (default: all cores)")
@@ -129,22 +150,24 @@ def _float_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:  # py
         "--dask", metavar="SCHEDULER",
         help="one Dask task per chunk on this scheduler ('local': a LocalCluster of --jobs workers)",
     )
-    floats.add_argument("--quiet", action="store_true")
+    floats.add_argument("--quiet", action="store_true", help="do not print a line per chunk")
 
     approximate = commands.add_parser(
         "approximate", help="approximate float ops within their declared error bounds (L1a)"
     )
     approximate.add_argument(
-        "--ops", default="sqrt_approx,exp2_approx,log2_approx,sin_approx,cos_approx"
+        "--ops", default=",".join(op.SHORT_NAME for op in APPROXIMATE_OPS), metavar="OPS",
+        help="comma-separated: fsqrt_approx, fexp2_approx, flog2_approx, fsin_approx, fcos_approx"
+        " (the IR's vyre.fsqrt_approx... too; default: all)",
     )
-    approximate.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"))
+    approximate.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"), help=BACKEND_HELP)
     approximate.add_argument(
         "--range", action="append", metavar="FIRST:COUNT", type=_range,
         help="F32 patterns to run (hex or decimal; default: all 2**32)",
     )
 
     floats_summary = commands.add_parser("floats-summary", help="summarise a float-campaign checkpoint")
-    floats_summary.add_argument("checkpoint", type=Path)
+    floats_summary.add_argument("checkpoint", type=Path, help="a --checkpoint file of vyre-conform floats")
 
 
 def _int(text: str) -> int:
@@ -173,9 +196,9 @@ def _split(values: Sequence[str] | str | None) -> list[str] | None:
 
 
 def _certify(args: argparse.Namespace) -> int:
-    from vyre.conform import certify
-    from vyre.conform.corpus import DEFAULT_CORPUS
-    from vyre.conform.suite import DEFAULT_SEED
+    from vyre.conform.corpus import corpus_file, user_corpus_dir
+    from vyre.conform.options import CertifyOptions
+    from vyre.conform.suite import DEFAULT_SEED, certify_with
     from vyre.ops.registry import kernel_op_ids
 
     default_ops = {  # what a track certifies when --ops is not given
@@ -190,8 +213,9 @@ def _certify(args: argparse.Namespace) -> int:
     if args.resume and checkpoint is None:
         print("vyre-conform: error: --resume needs --out or --checkpoint", file=sys.stderr)
         return EXIT_ERROR
-    corpus = None if args.no_corpus else (args.corpus or DEFAULT_CORPUS)
-    cert = certify(
+    corpus = None if args.no_corpus else corpus_file(args.corpus or user_corpus_dir())
+    started = time.monotonic()
+    options = CertifyOptions.parse(
         backend=args.backend,
         ops=_split(args.ops) or default_ops[args.track],
         strength=args.strength,
@@ -212,8 +236,13 @@ def _certify(args: argparse.Namespace) -> int:
         level=args.level,
         dask=args.dask,
     )
+    # the checkpoint stays until the certificate is on disk: a failed write
+    # leaves the run to --resume
+    cert = certify_with(dataclasses.replace(options, keep_checkpoint=True), started)
     if args.out is not None:
         cert.write(args.out)
+    if checkpoint is not None:
+        checkpoint.unlink(missing_ok=True)
     if not args.quiet:
         print(cert.to_human())
         if cert.partial:
@@ -311,13 +340,10 @@ def _floats(args: argparse.Namespace) -> int:
 
 
 def _approximate(args: argparse.Namespace) -> int:
-    from vyre.conform.approximate import APPROXIMATE, check_approximate
+    from vyre.conform.approximate import APPROXIMATE, approximate_op, check_approximate, describe
 
     ranges: tuple[tuple[int, int], ...] = tuple(args.range or [(0, 1 << 32)])
-    ops = _split(args.ops) or []
-    for op in ops:
-        if op not in APPROXIMATE:
-            raise ValueError(f"unknown approximate op {op!r}; one of {', '.join(APPROXIMATE)}")
+    ops = [approximate_op(op) for op in _split(args.ops) or []]
     for first, count in ranges:
         if count <= 0 or first < 0 or first + count > 1 << 32:
             raise ValueError(f"--range {first:#x}:{count} must hold at least one pattern within 0..2**32")
@@ -326,9 +352,7 @@ def _approximate(args: argparse.Namespace) -> int:
     failed = False
     for op in ops:
         report = check_approximate(op, args.backend, ranges=ranges)
-        t = APPROXIMATE[op].TOLERANCE
-        bound = f"{t.ulp:g} ulp" + (f" + {t.ulp_per_magnitude:g}|x|" if t.ulp_per_magnitude else "")
-        bound += f" or {t.absolute:.3g} absolute" if t.absolute else ""
+        bound = describe(APPROXIMATE[op].TOLERANCE)
         print(f"| {op} | {bound} | {report.checked:,} | {report.outside:,} | {report.violations}"
               f" | {report.max_ulp} | {report.max_absolute:.3g} |")
         for x, got, exact in report.first:
@@ -351,6 +375,7 @@ def _floats_summary(args: argparse.Namespace) -> int:
     return EXIT_OK if all(row["mismatches"] == 0 for row in totals.values()) else EXIT_VIOLATION
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -374,12 +399,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except KeyboardInterrupt:
+        again = (
+            "rerun the same command to continue (it skips them)"
+            if args.command == "floats"
+            else "continue with --resume"
+        )
         print(
-            "\nvyre-conform: interrupted; finished units are in the checkpoint file,"
-            " continue with --resume",
+            f"\nvyre-conform: interrupted; finished units are in the checkpoint file, {again}",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        raise  # a closed stdout ends the run quietly (quiet_on_closed_pipe)
     except (PlanError, CertificateError, CorpusError, IndependenceError, ValueError, OSError) as error:
         print(f"vyre-conform: error: {error}", file=sys.stderr)
         return EXIT_ERROR

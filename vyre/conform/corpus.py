@@ -7,28 +7,94 @@ check that failed ("law:Commutative", "reference", "parity", "determinism"),
 the law as written (`str(law)`) for law checks, the target ("reference": the
 CPU reference, "backend": the backend's evaluation of the composition), the
 minimal input tuple, and where it was found (backend, suite version, time).
+
+Where the corpora live:
+- `SHIPPED_CORPUS`, `vyre/conform/regressions.jsonl` inside the package: the
+  counterexamples the project has found, installed with vyre and replayed by
+  every run; never written by a run unless named as the corpus folder;
+- the user's corpus, `corpus_file(folder)` in a folder of its own (the corpus
+  and its `.lock` file): by default `user_corpus_dir()`, the user's cache
+  folder, never inside the installed package; `vyre-conform certify --corpus
+  DIR` picks another. New counterexamples are appended there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, cast
 
-__all__ = ["DEFAULT_CORPUS", "CorpusError", "Entry", "append", "digest", "load"]
-
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "conform" / "regressions.jsonl"
-"""The repository's corpus (conform/regressions.jsonl next to the vyre package)."""
-
-CHECKS = ("reference", "parity", "determinism", "oracle")
-TARGETS = ("reference", "backend")
+__all__ = [
+    "CACHE_ENV_VAR",
+    "CORPUS_FILE",
+    "DEFAULT_CORPUS",
+    "SHIPPED_CORPUS",
+    "CorpusError",
+    "Entry",
+    "append",
+    "corpus_file",
+    "digest",
+    "load",
+    "replayed",
+    "user_corpus_dir",
+]
 
 
 class CorpusError(ValueError):
-    """A malformed corpus line; the message names the file and line."""
+    """A malformed corpus line (the message names the file and line), or a
+    corpus named by a file instead of its folder."""
+
+
+CORPUS_FILE = "regressions.jsonl"
+"""The corpus's name inside its folder (the lock file is `regressions.jsonl.lock`)."""
+
+SHIPPED_CORPUS = Path(__file__).resolve().with_name(CORPUS_FILE)
+"""The project's counterexamples, package data of vyre (replayed, not written)."""
+
+
+CACHE_ENV_VAR = "VYRE_CACHE_DIR"
+"""Names vyre's cache folder (the user's corpus is its `conform` folder)."""
+
+
+def user_corpus_dir() -> Path:
+    """The folder of the user's corpus: `$VYRE_CACHE_DIR/conform` when set, else
+    `$XDG_CACHE_HOME/vyre/conform` (an absolute XDG_CACHE_HOME; else
+    `~/.cache/vyre/conform`, and on macOS `~/Library/Caches/vyre/conform`).
+    Read when called."""
+    if override := os.environ.get(CACHE_ENV_VAR, ""):
+        return Path(override) / "conform"
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(cache):
+        home = Path.home()
+        cache = str(home / "Library" / "Caches" if sys.platform == "darwin" else home / ".cache")
+    return Path(cache) / "vyre" / "conform"
+
+
+def corpus_file(folder: Path | str) -> Path:
+    """The corpus of the folder `folder` (`folder/regressions.jsonl`); a
+    `CorpusError` when `folder` is an existing file (the corpus is named by its
+    folder, which also holds its lock file)."""
+    path = Path(folder)
+    if path.is_file():
+        hint = f"; name its folder, {path.parent}" if path.name == CORPUS_FILE else ""
+        raise CorpusError(
+            f"a corpus is named by its folder (which holds {CORPUS_FILE} and its lock file), got the"
+            f" file {path}{hint}"
+        )
+    return path / CORPUS_FILE
+
+
+DEFAULT_CORPUS = user_corpus_dir() / CORPUS_FILE
+"""The user's corpus, where `conform.certify` reads by default (resolved when
+this module is imported; `vyre-conform` resolves `user_corpus_dir()` per run)."""
+
+CHECKS = ("reference", "parity", "determinism", "oracle")
+TARGETS = ("reference", "backend")
 
 
 @dataclass(frozen=True)
@@ -116,6 +182,18 @@ def load(path: Path | str | None) -> list[Entry]:
         except json.JSONDecodeError as error:
             raise CorpusError(f"{where}: not JSON ({error.msg})") from None
         entries.append(_entry(data, where))
+    return entries
+
+
+def replayed(path: Path | str | None) -> list[Entry]:
+    """What a run replays: the shipped corpus, then the entries of the corpus
+    at `path` not already among them (None: no corpus at all)."""
+    if path is None:
+        return []
+    entries = load(SHIPPED_CORPUS)
+    if Path(path).resolve() != SHIPPED_CORPUS:
+        known = {entry.key for entry in entries}
+        entries += [entry for entry in load(path) if entry.key not in known]
     return entries
 
 

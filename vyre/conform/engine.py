@@ -472,22 +472,26 @@ class Engine:
         return [_result(CheckKind.COMPOSE.check(spec.id), Target.STRUCTURE, "smt", 1, 0, compose=record)]
 
     PERF_SIZES = {
-        StrengthName.FAST: (1 << 16, 5, 3),
-        StrengthName.STANDARD: (1 << 22, 20, 5),
-        StrengthName.LEGENDARY: (1 << 24, 20, 7),
+        StrengthName.FAST: (1 << 16, 5, 5, 6),
+        StrengthName.STANDARD: (1 << 22, 8, 5, 3),
+        StrengthName.LEGENDARY: (1 << 24, 8, 7, 3),
     }
+    """(elements, dispatches per submission, repetitions, submissions per kernel
+    and repetition) of a performance baseline, by strength."""
 
     def _perf(self, spec: OpSpec, unit: Unit) -> list[Result]:
         from vyre.conform.perf import PERF_THRESHOLD, measure
 
-        n, reps, runs = self.PERF_SIZES.get(self.strength.name, (1 << 20, 10, 5))
-        found = measure(spec, n=n, reps=reps, runs=runs, seed=self.seed)
-        slow = found.ratio < PERF_THRESHOLD
+        n, reps, runs, samples = self.PERF_SIZES.get(self.strength.name, (1 << 20, 8, 5, 3))
+        found = measure(spec, n=n, reps=reps, runs=runs, seed=self.seed, samples=samples, confirm=PERF_THRESHOLD)
+        slow = found.below(PERF_THRESHOLD)
         detail = (
-            f"ratio {found.ratio:.3f} (hand-written {found.hand_s * 1e6:,.1f} us / vyre"
-            f" {found.vyre_s * 1e6:,.1f} us per dispatch, n={n:,}, median of {runs} x {reps}) on {found.device}"
+            f"ratio {found.ratio:.3f} (median of {len(found.ratios)} interleaved repetitions, spread"
+            f" {found.low:.3f} to {found.high:.3f}; hand-written {found.hand_s * 1e6:,.1f} us / vyre"
+            f" {found.vyre_s * 1e6:,.1f} us per dispatch, n={n:,}, each the fastest of {samples}"
+            f" submissions of {reps} dispatches) on {found.device}"
         )
-        summary = PerfSummary(round(found.ratio, 4), found.device, n, detail)
+        summary = PerfSummary(round(found.ratio, 4), found.device, n, detail, round(found.low, 4), round(found.high, 4))
         return [
             _result(
                 CheckKind.PERF.check(spec.id), Target.BACKEND, "timing", 1, int(slow), first=0 if slow else None,

@@ -203,24 +203,6 @@ def _campaign_chunk(campaign: Any, start: int, length: int, backend: str) -> dic
     return run_chunk(campaign, start, length, backend).to_json()
 
 
-def _finished_chunks(checkpoint: Any, name: str) -> set[int]:
-    import json
-    from pathlib import Path
-
-    path = Path(checkpoint) if checkpoint is not None else None
-    if path is None or not path.exists():
-        return set()
-    done: set[int] = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            entry: Any = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by an interruption: that chunk runs again
-        if isinstance(entry, dict) and entry.get("campaign") == name and "start" in entry:  # pyright: ignore[reportUnknownMemberType]
-            done.add(int(entry["start"]))  # pyright: ignore[reportUnknownArgumentType]
-    return done
-
-
 def run_campaign_dask(
     campaign: Any,
     backend: str,
@@ -236,14 +218,14 @@ def run_campaign_dask(
     checkpoint by this process only, as they complete, so the checkpoint is the
     one `vyre-conform floats-summary` reads and a rerun resumes from it."""
     import importlib
-    import json
-    from pathlib import Path
+
+    from vyre.conform.float_checkpoint import append_chunk, finished_starts
 
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError:
         raise DaskUnavailable("--dask needs dask.distributed: pip install 'vyre[dask]'") from None
-    done = _finished_chunks(checkpoint, campaign.name)
+    done = finished_starts(checkpoint, campaign.name)
     todo = [(s, n) for s, n in campaign.chunks() if s not in done]
     cluster: Any = None
     if address == "local":
@@ -260,9 +242,7 @@ def run_campaign_dask(
         for future in distributed.as_completed(futures):
             record: dict[str, Any] = future.result()
             if checkpoint is not None:
-                with Path(checkpoint).open("a", encoding="utf-8") as stream:
-                    stream.write(json.dumps(record) + "\n")
-                    stream.flush()
+                append_chunk(checkpoint, record)
             if progress is not None:
                 progress(record)
             out.append(record)

@@ -4,6 +4,9 @@
   folder, is fsynced, then renamed over `path` (and the folder fsynced), so a
   reader sees the old file or the new one, never a torn one, whatever kills the
   writer (SIGINT, SIGKILL, power loss after the rename).
+
+Every file is created with mode 0o666 less the process umask, as `open` makes
+files (a certificate is `-rw-r--r--` under umask 022).
 - `append_lines(path, lines)`: under an exclusive lock of `path` (fcntl.flock
   on a `.lock` file beside it), one `write` of whole lines then fsync; a line
   cut by a kill is the file's last line and readers skip it.
@@ -16,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
+import secrets
 from collections.abc import Generator, Iterable
 from pathlib import Path
 
@@ -39,7 +42,7 @@ def _fsync_dir(folder: Path) -> None:
 def write_atomic(path: Path | str, text: str) -> None:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, temp = _create_temporary(target)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -51,6 +54,18 @@ def write_atomic(path: Path | str, text: str) -> None:
             os.unlink(temp)
         raise
     _fsync_dir(target.parent)
+
+
+def _create_temporary(target: Path) -> tuple[int, str]:
+    """A new file beside `target` (a hidden name no other file has), created
+    with mode 0o666 less the process umask, as any file the user writes
+    (`tempfile.mkstemp` would make it 0o600, and the rename keeps that mode)."""
+    while True:
+        temp = str(target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp"))
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), temp
+        except FileExistsError:
+            continue
 
 
 @contextlib.contextmanager
@@ -77,7 +92,7 @@ def append_lines(path: Path | str, lines: Iterable[str], *, lock: bool = True) -
         return
     context = locked(target) if lock else contextlib.nullcontext()
     with context:
-        fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o666)  # less the umask
         try:
             size = os.fstat(fd).st_size
             if size:

@@ -34,14 +34,15 @@ On 16 cores a 2**30-input adversarial campaign needs about 35-70 CPU ns per
 input, i.e. a few seconds of host time (`python bench/float_campaigns.py
 --host-profile`).
 
-Chunks are recorded in an append-only JSONL checkpoint, so a campaign can be
-sharded (`shard=(i, n)`) and resumed; `summary` merges a checkpoint.
+Chunks are recorded in an append-only JSONL checkpoint
+(`vyre.conform.float_checkpoint`: locked, fsynced appends, every line
+schema-checked on read), so a campaign can be sharded (`shard=(i, n)`) and
+resumed; `summary` merges a checkpoint.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import multiprocessing
 import os
 import shutil
@@ -51,11 +52,12 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from vyre.conform.float_checkpoint import append_chunk, finished_starts, read_chunks
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program, float_op_expr
 from vyre.ir import Expr as E
@@ -775,22 +777,6 @@ def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: A
         return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began)
 
 
-def _done(checkpoint: Path | None, campaign: Campaign) -> set[int]:
-    if checkpoint is None or not checkpoint.exists():
-        return set()
-    done: set[int] = set()
-    for line in checkpoint.read_text().splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by an interruption: that chunk runs again
-        if isinstance(entry, dict):
-            record = cast(dict[str, Any], entry)
-            if record.get("campaign") == campaign.name:
-                done.add(int(record["start"]))
-    return done
-
-
 def run_campaign(
     campaign: Campaign,
     backend: str = "wgpu",
@@ -810,7 +796,7 @@ def run_campaign(
     this chunk's kernel runs (uploaded operands go through two buffer files the
     workers write)."""
     index, count = shard
-    done = _done(checkpoint, campaign)
+    done = finished_starts(checkpoint, campaign.name)
     todo = [c for n, c in enumerate(campaign.chunks()) if n % count == index and c[0] not in done]
     jobs = jobs or os.cpu_count() or 1
     if not todo:
@@ -832,8 +818,7 @@ def run_campaign(
                     result = _check(campaign, current, backend, began)
                     began = time.perf_counter()
                     if checkpoint is not None:
-                        with checkpoint.open("a") as stream:
-                            stream.write(json.dumps(result.to_json()) + "\n")
+                        append_chunk(checkpoint, result.to_json())
                     if progress is not None:
                         progress(result)
                     yield result
@@ -878,18 +863,11 @@ class _NoPool:
 
 
 def summary(checkpoint: Path) -> dict[str, dict[str, Any]]:
-    """Per campaign: inputs checked, mismatches, chunks, seconds, first mismatches."""
+    """Per campaign: inputs checked, mismatches, chunks, seconds, first
+    mismatches; each recorded chunk counted once (`float_checkpoint.read_chunks`:
+    a line that is not a chunk record is a `FloatCheckpointError`)."""
     totals: dict[str, dict[str, Any]] = {}
-    seen: set[tuple[str, int]] = set()
-    for line in checkpoint.read_text().splitlines():
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        key = (entry["campaign"], entry["start"])
-        if key in seen:
-            continue
-        seen.add(key)
+    for entry in read_chunks(checkpoint):
         row = totals.setdefault(entry["campaign"], {"inputs": 0, "mismatches": 0, "chunks": 0, "seconds": 0.0, "first": []})
         row["inputs"] += entry["length"]
         row["mismatches"] += entry["mismatches"]

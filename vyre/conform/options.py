@@ -39,7 +39,9 @@ class CertifyOptions:
     count); `corpus`: the regression corpus replayed (None: none), appended to
     when `record`; `prove_timeout`: seconds per solver attempt of the SMT
     obligations, None without `prove`; `level`: what the run aims for;
-    `dask`: a scheduler address or "local"."""
+    `dask`: a scheduler address or "local"; `keep_checkpoint`: leave the
+    checkpoint in place once the run is done (the CLI removes it only after the
+    certificate is on disk; `certify` removes it when it returns)."""
 
     backend: ConformBackend
     op_ids: tuple[str, ...]
@@ -59,6 +61,7 @@ class CertifyOptions:
     prove_timeout: float | None = None
     level: Level = Level.L2
     dask: str | None = None
+    keep_checkpoint: bool = False
 
     @classmethod
     def parse(

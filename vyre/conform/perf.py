@@ -3,12 +3,21 @@
 `perf:<op>` (python-api.md): `out[i] = op(a[i], b[i], ...)` lowered by vyre
 and the same map written by hand in WGSL (`HAND_WGSL`: the expression a WGSL
 programmer would write, WGSL builtins for the Category C ops, a loop for gcd
-and lcm), bound to the same device buffers, each timed as the median of
-several submissions of `reps` dispatches, on the same device. The obligation
-fails only when vyre's kernel is slower than 0.8 of the hand-written one;
-the ratio (hand time / vyre time: 1.0 is parity) is recorded either way.
+and lcm), bound to the same device buffers and timed on the same device.
 Both kernels' outputs are checked against the op's CPU reference first.
 User ops give their own baseline with `register_baseline(op_id, wgsl)`.
+
+A verdict that does not depend on what else the machine runs: the two kernels
+are measured interleaved, in `runs` repetitions; each repetition times
+`samples` submissions of `reps` dispatches of each kernel, alternating which
+goes first, and keeps each kernel's fastest submission (other work on the
+machine only ever adds time), giving the repetition's ratio hand time / vyre
+time (1.0 is parity). The obligation fails only when the ratio stays under
+`PERF_THRESHOLD` (0.8) in every repetition, and in every repetition of two more
+rounds that such a result starts; the median ratio, the spread over the
+repetitions and the adapter are recorded either way. (The medians of three
+submissions gave ratios of 0.26 to 2.3 for the same kernels on lavapipe with
+three busy processes on two cores, and a certificate's level flipped.)
 """
 
 # pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false, reportAttributeAccessIssue=false
@@ -17,6 +26,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,20 +123,46 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
 @dataclass(frozen=True)
 class Measurement:
     """Seconds per dispatch of the lowered (`vyre_s`) and hand-written (`hand_s`)
-    kernels over `n` elements on `device`; `ratio` = hand_s / vyre_s (1.0: parity)."""
+    kernels over `n` elements on `device` (the adapter: name, backend, type,
+    driver); `ratio` = hand_s / vyre_s (1.0: parity), the median of the
+    repetitions' `ratios`."""
 
     ratio: float
     vyre_s: float
     hand_s: float
     n: int
     device: str
+    ratios: tuple[float, ...] = ()
+    """Each repetition's ratio (its fastest hand-written / fastest vyre submission)."""
+
+    @property
+    def low(self) -> float:
+        return min(self.ratios, default=self.ratio)
+
+    @property
+    def high(self) -> float:
+        return max(self.ratios, default=self.ratio)
+
+    def below(self, threshold: float) -> bool:
+        """The ratio stays under `threshold` in every repetition."""
+        return self.high < threshold
 
 
-def measure(spec: OpSpec, n: int = 1 << 22, reps: int = 20, runs: int = 5, seed: int = 0) -> Measurement:
-    """Medians of `runs` submissions of `reps` dispatches each; raises
-    ValueError when a kernel's output is wrong."""
+def measure(
+    spec: OpSpec,
+    n: int = 1 << 22,
+    reps: int = 20,
+    runs: int = 5,
+    seed: int = 0,
+    samples: int = 4,
+    confirm: float | None = None,
+) -> Measurement:
+    """`runs` interleaved repetitions of `samples` timed submissions of `reps`
+    dispatches per kernel (the module doc); raises ValueError when a kernel's
+    output is wrong. With `confirm`, a ratio under it in every repetition is
+    measured again, `runs` more repetitions at a time (three rounds at most),
+    so that only a ratio that stays under it is reported under it."""
     from vyre.pipeline import prepare
-    from vyre.runtime.adapters import adapter_info
     from vyre.kernels.evaluate import MAX_GROUPS_PER_AXIS, elementwise_program
     from vyre.runtime.wgpu_backend import bind
     from vyre.runtime.wgpu_device import Resident, gpu_device
@@ -177,10 +213,37 @@ def measure(spec: OpSpec, n: int = 1 << 22, reps: int = 20, runs: int = 5, seed:
         got = np.frombuffer(device.queue.read_buffer(out, 0, n * 4), dtype=np.uint32)
         if not np.array_equal(got, expected):
             raise ValueError(f"the {name} kernel of `{spec.id}` gives wrong results ({np.count_nonzero(got != expected)} words)")
+    best: list[tuple[float, float]] = []
+    while not best or (confirm is not None and len(best) < 3 * runs and max(h / v for v, h in best) < confirm):
+        start = len(best)
+        best += [
+            _repetition(lambda: timed(bound.record, reps), lambda: timed(hand, reps), samples, k)
+            for k in range(start, start + runs)
+        ]
+    ratios = tuple(hand_s / vyre_s for vyre_s, hand_s in best)
+    vyre_s = statistics.median(v for v, _ in best)
+    hand_s = statistics.median(h for _, h in best)
+    return Measurement(statistics.median(ratios), vyre_s, hand_s, n, _adapter(gpu.adapter), ratios)
+
+
+def _repetition(vyre: Callable[[], float], hand: Callable[[], float], samples: int, k: int) -> tuple[float, float]:
+    """The fastest of `samples` timings of each kernel, taken alternately (the
+    first one alternating with the repetition `k` too)."""
     vyre_times: list[float] = []
     hand_times: list[float] = []
-    for _ in range(runs):  # interleaved, so drift hits both alike
-        vyre_times.append(timed(bound.record, reps))
-        hand_times.append(timed(hand, reps))
-    vyre_s, hand_s = statistics.median(vyre_times), statistics.median(hand_times)
-    return Measurement(hand_s / vyre_s, vyre_s, hand_s, n, adapter_info(gpu.adapter).name)
+    for sample in range(max(1, samples)):
+        if (k + sample) % 2:
+            hand_times.append(hand())
+            vyre_times.append(vyre())
+        else:
+            vyre_times.append(vyre())
+            hand_times.append(hand())
+    return min(vyre_times), min(hand_times)
+
+
+def _adapter(adapter: Any) -> str:
+    """The adapter a measurement ran on: name, backend and type, driver."""
+    from vyre.runtime.adapters import adapter_info
+
+    info = adapter_info(adapter)
+    return f"{info}, {info.description}" if info.description else str(info)

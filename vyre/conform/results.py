@@ -81,19 +81,30 @@ class Composition:
 
 @dataclass(frozen=True)
 class PerfSummary:
-    """A performance baseline: the ratio hand-written time / vyre time."""
+    """A performance baseline: the ratio hand-written time / vyre time (the
+    median of the repetitions), its spread over them (`low`, `high`; None in
+    records made before they were kept) and the adapter (`device`)."""
 
     ratio: float
     device: str
     n: int
     detail: str
+    low: float | None = None
+    high: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"ratio": self.ratio, "device": self.device, "n": self.n, "detail": self.detail}
+        data = {"ratio": self.ratio, "device": self.device, "n": self.n, "detail": self.detail}
+        if self.low is not None and self.high is not None:
+            data |= {"low": self.low, "high": self.high}
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PerfSummary:
-        return cls(data["ratio"], str(data["device"]), int(data["n"]), str(data["detail"]))
+        low, high = data.get("low"), data.get("high")
+        return cls(
+            data["ratio"], str(data["device"]), int(data["n"]), str(data["detail"]),
+            None if low is None else float(low), None if high is None else float(high),
+        )
 
 
 @dataclass(frozen=True)

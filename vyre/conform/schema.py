@@ -1,7 +1,9 @@
 """JSON Schemas of the conformance files, and the small validator that checks them.
 
 The schemas are JSON Schema documents (draft 2020-12 keywords): `CERTIFICATE`,
-`CHECKPOINT_HEADER`, `CHECKPOINT_RECORD` and `CORPUS_ENTRY`. vyre checks them
+`CHECKPOINT_HEADER`, `CHECKPOINT_RECORD`, `CORPUS_ENTRY`, `FLOAT_CHUNK` (a
+line of a float campaign's checkpoint) and `SHARD` (what `merge` reads of a
+shard certificate beyond `CERTIFICATE`). vyre checks them
 with its own validator of the keywords they use (type, required, properties,
 additionalProperties, items, enum, pattern, minimum, maximum, minLength,
 minItems) rather than depend on `jsonschema` at run time; `problems()`
@@ -16,7 +18,10 @@ from typing import Any, cast
 
 from vyre.conform.kinds import Level, ObligationStrength, Target
 
-__all__ = ["CERTIFICATE", "CHECKPOINT_HEADER", "CHECKPOINT_RECORD", "CORPUS_ENTRY", "first_problem", "problems"]
+__all__ = [
+    "CERTIFICATE", "CHECKPOINT_HEADER", "CHECKPOINT_RECORD", "CORPUS_ENTRY", "FLOAT_CHUNK", "SHARD",
+    "first_problem", "problems",
+]
 
 Schema = Mapping[str, Any]
 
@@ -63,6 +68,18 @@ CORPUS_ENTRY: Schema = {
         "law": _NULL_STR,
         "op_version": {"type": "integer", "minimum": 1},
         "backend": _STR, "suite_version": _STR, "found": _STR,
+    },
+}
+
+_COUNT = {"type": "integer", "minimum": 0}
+
+FLOAT_CHUNK: Schema = {
+    "type": "object",
+    "required": ["campaign", "start", "length", "mismatches", "first", "seconds"],
+    "properties": {
+        "campaign": {"type": "string", "minLength": 1}, "start": _COUNT, "length": _COUNT,
+        "mismatches": _COUNT, "first": {"type": "array", "items": _U32_LIST},
+        "seconds": {"type": "number", "minimum": 0},
     },
 }
 
@@ -127,6 +144,26 @@ CERTIFICATE: Schema = {
         "plan": {"type": "object"},
         "content_digest": _HEX64,
         "run": {"type": "object"},
+    },
+}
+
+SHARD: Schema = {
+    "type": "object",
+    "required": ["shard", "plan_full", "units", "run"],
+    "properties": {
+        "shard": {
+            "type": "object", "required": ["index", "count"],
+            "properties": {"index": {"type": "integer", "minimum": 0}, "count": {"type": "integer", "minimum": 1}},
+        },
+        "plan_full": {
+            "type": "object", "required": ["digest", "units"],
+            "properties": {"digest": _HEX64, "units": {"type": "array", "items": {"type": "array"}}},
+        },
+        "units": {"type": "object"},
+        "run": {
+            "type": "object", "required": ["duration_s"],
+            "properties": {"duration_s": {"type": "number", "minimum": 0}},
+        },
     },
 }
 

@@ -290,7 +290,7 @@ def certify_with(options: CertifyOptions, started: float | None = None) -> Certi
     began = time.monotonic() if started is None else started
     if options.track is Track.KERNEL:
         return _certify_kernels(options, began)
-    entries = corpus_mod.load(options.corpus)
+    entries = corpus_mod.replayed(options.corpus)  # the shipped corpus and this one
     rejections = _oracle_rejections(options.oracles, options.op_ids)
     backend = options.backend
     plan = build_plan(
@@ -349,7 +349,7 @@ def _execute_plan(
     )
     results: UnitResults = dict(done)
     _run_units(engine, todo, jobs, writer, bar, results, dask, recipe)
-    writer.close(delete=checkpoint is not None)
+    writer.close(delete=checkpoint is not None and not options.keep_checkpoint)
     corpus = options.corpus if options.track is not Track.KERNEL else None
     run = {
         "timestamp": _now(),
@@ -444,11 +444,16 @@ def _check_shards(certificates: Sequence[Certificate]) -> None:
     """Every certificate a shard of one plan, unchanged, each shard exactly once."""
     if not certificates:
         raise CertificateError("merge needs the shard certificates of one run")
-    for cert in certificates:
+    from vyre.conform.schema import SHARD, first_problem
+
+    for number, cert in enumerate(certificates, start=1):
         if not cert.partial:
             raise CertificateError(
                 "merge takes shard certificates (made with --shard I/N); got a complete one"
             )
+        problem = first_problem(cert.data, SHARD)
+        if problem is not None:
+            raise CertificateError(f"shard certificate {number} is malformed: {problem}")
         if content_digest(cert.data) != cert.data.get("content_digest"):
             raise CertificateError(
                 f"shard {cert.data.get('shard')} was changed after it was issued (digest mismatch)"
@@ -477,11 +482,14 @@ def merge(certificates: Sequence[Certificate]) -> Certificate:
     """The certificate of a whole plan from the partial certificates of all its
     shards (each shard exactly once)."""
     _check_shards(certificates)
-    plan = Plan.from_json(certificates[0].data["plan_full"])
-    results: UnitResults = {}
-    for cert in certificates:
-        for key, records in cert.data["units"].items():
-            results[key] = [record_from_json(r) for r in records]
+    try:
+        plan = Plan.from_json(certificates[0].data["plan_full"])
+        results: UnitResults = {}
+        for cert in certificates:
+            for key, records in cert.data["units"].items():
+                results[key] = [record_from_json(r) for r in records]
+    except (KeyError, TypeError, ValueError) as error:
+        raise CertificateError(f"a shard certificate holds a malformed plan or unit ({error!r})") from None
     missing_units = [u.key for u in plan.units if u.key not in results]
     if missing_units:
         raise CertificateError(f"the shards lack {len(missing_units)} unit(s), e.g. {missing_units[0]}")

@@ -131,14 +131,14 @@ def _int_from_mlir(attr: Attribute) -> Attribute:
 
 
 def int_properties_from_mlir(op: Operation) -> None:
-    """In place: the `i64` integer attributes among a vyre op's properties (and
+    """In place: the `i64` integer attributes among a vyre or vtensor op's properties (and
     the elements of its array properties) become the `IntAttr`s vyre's ops hold.
     Other ops, and other attributes, are left as they are."""
     segments = op.attributes.get(_MLIR16_SEGMENTS)
     if segments is not None and isinstance(op, IRDLOperation) and _SEGMENTS not in op.properties:
         if _SEGMENTS in type(op).get_irdl_definition().properties:
             op.properties[_SEGMENTS] = op.attributes.pop(_MLIR16_SEGMENTS)
-    if not op.properties or not op.name.startswith("vyre."):
+    if not op.properties or not op.name.startswith(("vyre.", "vtensor.")):
         return
     for name, value in op.properties.items():
         if isinstance(value, IntegerAttr):

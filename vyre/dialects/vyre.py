@@ -1338,7 +1338,8 @@ class FloatOp(_OperandsSyntax, ExprOp):
     """A float operation: every one is its own op class, and the class is the one
     home of the op's facts. `SHORT_NAME` names the operation without its format
     or prefix (`add`, `sqrt`: campaigns, library ids and soft-float routines
-    use it); `ARITY` counts its float operands; the operands share one float type
+    use it), except that an approximate op's is its mnemonic (`fsqrt_approx`),
+    its one name in the IR, the docs and vyre-conform; `ARITY` counts its float operands; the operands share one float type
     and the result has it, except where `RESULT` says otherwise (bool for
     comparisons and classifications). Strict ops (every subclass but
     `ApproximateUnaryOp`) are rewritten into integer IR by float-strict."""
@@ -1576,6 +1577,104 @@ class FExp2Op(FloatFunctionOp):
 
 
 @irdl_op_definition
+class FExpOp(FloatFunctionOp):
+    """e**x, correctly rounded."""
+
+    name = "vyre.fexp"
+    SHORT_NAME: ClassVar[str] = "exp"
+
+
+@irdl_op_definition
+class FExp10Op(FloatFunctionOp):
+    """10**x, correctly rounded."""
+
+    name = "vyre.fexp10"
+    SHORT_NAME: ClassVar[str] = "exp10"
+
+
+@irdl_op_definition
+class FLogOp(FloatFunctionOp):
+    """The natural logarithm, correctly rounded."""
+
+    name = "vyre.flog"
+    SHORT_NAME: ClassVar[str] = "log"
+
+
+@irdl_op_definition
+class FLog2Op(FloatFunctionOp):
+    """The base-2 logarithm, correctly rounded."""
+
+    name = "vyre.flog2"
+    SHORT_NAME: ClassVar[str] = "log2"
+
+
+@irdl_op_definition
+class FLog10Op(FloatFunctionOp):
+    """The base-10 logarithm, correctly rounded."""
+
+    name = "vyre.flog10"
+    SHORT_NAME: ClassVar[str] = "log10"
+
+
+@irdl_op_definition
+class FSinOp(FloatFunctionOp):
+    """sin(x), correctly rounded (sin(+-0) = +-0, sin(+-inf) = NaN)."""
+
+    name = "vyre.fsin"
+    SHORT_NAME: ClassVar[str] = "sin"
+
+
+@irdl_op_definition
+class FCosOp(FloatFunctionOp):
+    """cos(x), correctly rounded (cos(+-0) = 1, cos(+-inf) = NaN)."""
+
+    name = "vyre.fcos"
+    SHORT_NAME: ClassVar[str] = "cos"
+
+
+@irdl_op_definition
+class FTanOp(FloatFunctionOp):
+    """tan(x), correctly rounded (tan(+-0) = +-0, tan(+-inf) = NaN)."""
+
+    name = "vyre.ftan"
+    SHORT_NAME: ClassVar[str] = "tan"
+
+
+@irdl_op_definition
+class FAsinOp(FloatFunctionOp):
+    """asin(x), correctly rounded: NaN for |x| > 1, asin(+-0) = +-0."""
+
+    name = "vyre.fasin"
+    SHORT_NAME: ClassVar[str] = "asin"
+
+
+@irdl_op_definition
+class FAcosOp(FloatFunctionOp):
+    """acos(x), correctly rounded: NaN for |x| > 1, acos(1) = +0."""
+
+    name = "vyre.facos"
+    SHORT_NAME: ClassVar[str] = "acos"
+
+
+@irdl_op_definition
+class FAtanOp(FloatFunctionOp):
+    """atan(x), correctly rounded: atan(+-0) = +-0, atan(+-inf) = +-pi/2 rounded."""
+
+    name = "vyre.fatan"
+    SHORT_NAME: ClassVar[str] = "atan"
+
+
+@irdl_op_definition
+class FAtan2Op(FloatBinaryOp):
+    """atan2(y, x) (`lhs` is y, like C), correctly rounded in the operands' float
+    type: the angle of the point (x, y) in [-pi, pi], signed zeros and infinities
+    as C's Annex F lists."""
+
+    name = "vyre.fatan2"
+    SHORT_NAME: ClassVar[str] = "atan2"
+
+
+@irdl_op_definition
 class FTanhOp(FloatFunctionOp):
     """tanh(x), correctly rounded (tanh(+-inf) = +-1)."""
 
@@ -1618,35 +1717,35 @@ class ApproximateUnaryOp(FloatUnaryOp):
 @irdl_op_definition
 class FSqrtApproxOp(ApproximateUnaryOp):
     name = "vyre.fsqrt_approx"
-    SHORT_NAME: ClassVar[str] = "sqrt_approx"
+    SHORT_NAME: ClassVar[str] = "fsqrt_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, low=0.0, builtin="sqrt")
 
 
 @irdl_op_definition
 class FExp2ApproxOp(ApproximateUnaryOp):
     name = "vyre.fexp2_approx"
-    SHORT_NAME: ClassVar[str] = "exp2_approx"
+    SHORT_NAME: ClassVar[str] = "fexp2_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, ulp_per_magnitude=2.0, low=-126.0, high=128.0, builtin="exp2")
 
 
 @irdl_op_definition
 class FLog2ApproxOp(ApproximateUnaryOp):
     name = "vyre.flog2_approx"
-    SHORT_NAME: ClassVar[str] = "log2_approx"
+    SHORT_NAME: ClassVar[str] = "flog2_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(3.0, absolute=2.0**-21, low=0.0, builtin="log2")
 
 
 @irdl_op_definition
 class FSinApproxOp(ApproximateUnaryOp):
     name = "vyre.fsin_approx"
-    SHORT_NAME: ClassVar[str] = "sin_approx"
+    SHORT_NAME: ClassVar[str] = "fsin_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="sin")
 
 
 @irdl_op_definition
 class FCosApproxOp(ApproximateUnaryOp):
     name = "vyre.fcos_approx"
-    SHORT_NAME: ClassVar[str] = "cos_approx"
+    SHORT_NAME: ClassVar[str] = "fcos_approx"
     TOLERANCE: ClassVar[Tolerance] = Tolerance(0.0, absolute=2.0**-11, low=-3.14159265, high=3.14159265, builtin="cos")
 
 
@@ -2302,6 +2401,18 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     YieldOp,
     LookupOp,
     FExp2Op,
+    FExpOp,
+    FExp10Op,
+    FLogOp,
+    FLog2Op,
+    FLog10Op,
+    FSinOp,
+    FCosOp,
+    FTanOp,
+    FAsinOp,
+    FAcosOp,
+    FAtanOp,
+    FAtan2Op,
     FTanhOp,
     FErfOp,
 )

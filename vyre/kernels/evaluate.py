@@ -18,7 +18,7 @@ import numpy as np
 from vyre.ir import BufferDecl, DataType, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels.catalog import get, get_kernel
-from vyre.kernels.run import evaluate_kernel, evaluate_kernel_columns
+from vyre.kernels.run import evaluate_kernel, evaluate_kernel_columns, f32_hint
 from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec, OpSignature, UnsupportedByBackend
 from vyre.runtime.api import run
@@ -180,13 +180,15 @@ def _check_inputs(spec: OpSpec, inputs: Sequence[Any]) -> list[np.ndarray]:
 
 
 def _float_input(spec: OpSpec, position: int, array: np.ndarray) -> np.ndarray:
-    """An F32 input: a 1-D float array (float64 values round to nearest even, as
-    np.float32 does; float32 keeps every bit, NaN payloads included)."""
+    """An F32 input: a 1-D float32 array, every bit kept (NaN payloads
+    included). Like `vyre.run`, other float widths are a TypeError: rounding
+    float64 to f32 would change values silently (1e300 becomes inf)."""
     if array.size == 0:
         return np.zeros(0, dtype=np.float32)
-    if array.ndim != 1 or not np.issubdtype(array.dtype, np.floating):
+    if array.ndim != 1 or array.dtype.kind != "f" or array.dtype.itemsize != 4:
         raise TypeError(
-            f"input {position} of `{spec.id}` must be a 1-D float array (f32), got"
-            f" {array.dtype} of shape {array.shape}"
+            f"input {position} of `{spec.id}` must be a 1-D float array (f32) of dtype float32, got"
+            f" {array.dtype} of shape {array.shape}{f32_hint(array)}"
         )
     return array if array.dtype == np.float32 else array.astype(np.float32)
+

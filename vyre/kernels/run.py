@@ -224,8 +224,8 @@ def _array(where: str, port: Port, value: object) -> AnyArray:
     if port.dtype is DataType.F32:
         if array.size == 0:
             return np.zeros(0, dtype=np.float32)
-        if not np.issubdtype(array.dtype, np.floating):
-            raise TypeError(f"{where} (F32[]) must be a float array, got {_describe(array)}")
+        if array.dtype.kind != "f" or array.dtype.itemsize != 4:  # float64 would round silently
+            raise TypeError(f"{where} (F32[]) must be a float array (float32), got {_describe(array)}{f32_hint(array)}")
         return array if array.dtype == np.float32 else array.astype(np.float32)
     if port.dtype not in _INTEGER_RANGES:
         raise TypeError(f"{where}: ops.evaluate does not take {port.dtype} arrays")
@@ -239,6 +239,14 @@ def _array(where: str, port: Port, value: object) -> AnyArray:
         bad = smallest if smallest < low else largest
         raise ValueError(f"{where} ({port}) holds {bad}, outside [{low}, {high}]")
     return array.astype(_NUMPY[port.dtype], copy=False)
+
+
+def f32_hint(array: AnyArray) -> str:
+    """The fix for a float array of another width given for F32 (nothing for
+    other kinds): rounding is the caller's decision, as in `vyre.run`."""
+    if array.dtype.kind != "f":
+        return ""
+    return ". Fix: convert it yourself (np.asarray(x, dtype=np.float32)) if rounding to f32 is intended"
 
 
 def _describe(value: object) -> str:

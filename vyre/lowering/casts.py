@@ -71,7 +71,7 @@ VEC4 = DataTypeKind.VEC4U32
 def _unsupported(source: DataTypeKind, target: DataTypeKind) -> LoweringError:
     return LoweringError(
         f"vyre lowering: unsupported cast from `{source.value}` to `{target.value}`. "
-        "Fix: see casts.md for valid conversions."
+        'Fix: use a conversion of the cast table (docs/semantics.md, "Casts").'
     )
 
 

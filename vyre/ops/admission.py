@@ -437,7 +437,7 @@ def _gate_rule_material(spec: OpSpec, known: set[str]) -> None:
             spec,
             6,
             "no law, equivalence class, boundary value or alternate implementation is declared",
-            "declare laws=[...] (conform.md), equivalence_classes or boundaries",
+            "declare laws=[...] (docs/adding-an-op.md), equivalence_classes or boundaries",
         )
     arity = spec.signature.arity
     for law in spec.laws:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from vyre.cli.pipes import quiet_on_closed_pipe
+
 _TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
 
 
@@ -76,6 +78,7 @@ def adapter_info(adapter: Any) -> AdapterInfo:
     return _info(adapter)
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str]) -> int:
     try:
         adapter = choose_adapter()

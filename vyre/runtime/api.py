@@ -273,7 +273,7 @@ def _prepare(
             if decl.access is BufferAccess.UNIFORM and nbytes > UNIFORM_LIMIT_BYTES:
                 raise ValueError(
                     f"uniform buffer `{decl.name}` holds {nbytes} bytes; uniform"
-                    f" buffers hold at most 64 KiB (types.md). Fix: declare it read_only instead."
+                    f" buffers hold at most 64 KiB. Fix: declare it read_only instead."
                 )
         elif decl.name in outputs:
             count = _check_size(decl.name, outputs[decl.name])
@@ -401,6 +401,7 @@ def run(
     outputs: Mapping[str, int] | None = None,
     backend: str = "wgpu",
     on_device: bool = False,
+    isolate: bool = False,
 ) -> dict[str, Any]:
     """Run `program` on `backend` ("wgpu" or "interp") and return the final
     contents of every read_write buffer, as numpy arrays in the user dtype/shape.
@@ -414,15 +415,28 @@ def run(
     An input may be a `vyre.DeviceBuffer` of the buffer's element type (no
     upload; never modified). With `on_device=True` (wgpu only) the read_write
     buffers stay on the device and come back as DeviceBuffers: nothing is read
-    back until `.numpy()`."""
-    if program.__class__ is Program and backend.__class__ is str and backend == "wgpu" and on_device is False:
+    back until `.numpy()`.
+
+    With `isolate=True` (for programs from untrusted sources) a GPU pipeline
+    this process has not compiled yet is compiled in a child process first, so
+    that a driver that crashes on it raises `vyre.DriverCrashError` naming the
+    program instead of ending this process (vyre.runtime.isolate; about a
+    second more per new pipeline). The interpreter has no driver: it ignores
+    the flag."""
+    if (
+        program.__class__ is Program
+        and backend.__class__ is str
+        and backend == "wgpu"
+        and on_device is False
+        and isolate is False
+    ):
         module = program.module
         hot = _HOT.get(id(module))
         if hot is not None and hot.module is module and hot.known.runs_the_same():
             result = hot.run(inputs, dispatch, outputs)
             if result is not None:
                 return result
-    return _run(program, inputs, dispatch, outputs, backend, on_device)
+    return _run(program, inputs, dispatch, outputs, backend, on_device, isolate)
 
 
 def _run(
@@ -432,6 +446,7 @@ def _run(
     outputs: Mapping[str, int] | None,
     backend: str,
     on_device: bool,
+    isolate: bool = False,
 ) -> dict[str, Any]:
     """`run` through the general checks (and the hot path's entry made when the
     program can take it)."""
@@ -445,6 +460,8 @@ def _run(
         )
     if not isinstance(on_device, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"on_device must be True or False, got {on_device!r}")
+    if not isinstance(isolate, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"isolate must be True or False, got {isolate!r}")
     if on_device and backend != "wgpu":
         raise ValueError(
             f"on_device=True keeps results on the wgpu device; backend {backend!r} has none"
@@ -453,6 +470,8 @@ def _run(
     module = program.module
     key = fingerprint(program)
     prepared, table = prepared_table(program, key)
+    if isolate and backend == "wgpu":
+        return _run_execute(prepared, table, _prepare(table, inputs, dispatch, outputs), on_device)
     if table.fast is not None and backend == "wgpu" and not on_device:
         entry = remembered(module) if key is not None else None
         hot: _Hot | None = None
@@ -468,15 +487,33 @@ def _run(
             return result
     arguments = _prepare(table, inputs, dispatch, outputs)
     if on_device:
-        kept = _wgpu_backend().execute(
-            prepared, arguments.words, arguments.dispatch,
-            lengths=arguments.lengths or None, resident=True,
-        )
-        return {
-            name: DeviceBuffer(kept[name], table.decls[name].dtype, count)
-            for name, count in arguments.counts.items()
-        }
+        return _run_execute(prepared, table, arguments, on_device, isolate=False)
     final = execute(prepared, arguments.words, arguments.dispatch, arguments.lengths)
+    return _results(table, arguments, final, backend)
+
+
+def _run_execute(
+    prepared: Prepared, table: ProgramTable, arguments: Arguments, on_device: bool, isolate: bool = True
+) -> dict[str, Any]:
+    """A wgpu run through `wgpu_backend.execute` with its keywords: the
+    results kept on the device (`on_device`), the pipeline compiled in a child
+    process first (`isolate`)."""
+    kept = _wgpu_backend().execute(
+        prepared, arguments.words, arguments.dispatch,
+        lengths=arguments.lengths or None, resident=on_device, isolate=isolate,
+    )
+    if not on_device:
+        return _results(table, arguments, kept, "wgpu")
+    return {
+        name: DeviceBuffer(kept[name], table.decls[name].dtype, count)
+        for name, count in arguments.counts.items()
+    }
+
+
+def _results(
+    table: ProgramTable, arguments: Arguments, final: Mapping[str, Any], backend: str
+) -> dict[str, Any]:
+    """The user arrays of a backend's final words."""
     missing = [name for name in arguments.counts if name not in final]
     if missing:
         raise RuntimeError(f"backend {backend!r} returned no contents for buffer(s) {missing}")

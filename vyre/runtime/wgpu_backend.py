@@ -42,8 +42,10 @@ dispatch, split limit); the element counts determine the word counts. The
 caches keep the most recently used entries.
 
 A dispatch with more workgroups on an axis than the device allows (65,535 by
-default) is split into slices; each slice adds its offset to `workgroup_id`, so
-every id is exactly what one big dispatch would give.
+default), or 2^32 workgroups or more in all (drivers count them in 32 bits), is
+split into slices; each slice adds its offset to `workgroup_id`, so every id is
+exactly what one big dispatch would give. A CPU adapter refuses a grid of 2^32
+workgroups or more (`DeviceLimitError`): it would run for many minutes.
 """
 
 from __future__ import annotations
@@ -66,10 +68,15 @@ from vyre.lowering.wgsl import LoweredKernel, vectorises
 from vyre.pipeline import Prepared
 from vyre.runtime.host import is_zero_fill
 from vyre.runtime.wgpu_device import (
+    DeviceLimitError,
     GpuDevice,
     Pipeline,
     Resident,
+    device_lost,
+    forget_device,
     gpu_device,
+    layout_entries,
+    out_of_memory,
     read_words,
     storage_size,
     storage_usage,
@@ -165,10 +172,14 @@ def execute(
     max_workgroups_per_axis: int | None = None,
     resident: bool = False,
     vectorize: bool = True,
+    isolate: bool = False,
 ) -> dict[str, Any]:
     """Run a prepared program over `dispatch` workgroups; return every read_write
     buffer's words. `lengths` gives the element count of buffers whose words do
-    not tell it (F16/BF16: two elements per word; missing: 2 x words).
+    not tell it (F16/BF16: two elements per word; missing: 2 x words). With
+    `isolate`, a lowering this process has not compiled yet is compiled in a
+    child process first (`vyre.runtime.isolate`: a driver crash is a
+    `DriverCrashError`, not the end of this process).
     `max_workgroups_per_axis` lowers the split threshold below the device limit
     (a test hook: it exercises dispatch splitting with few workgroups);
     `vectorize=False` runs the program as written even where it is a map that
@@ -188,6 +199,8 @@ def execute(
     plan = _plan(prepared, gpu)
     groups = _check_dispatch(dispatch)
     checked = _check_words(plan, words, lengths)
+    if isolate and 0 not in groups:  # before the lock: other threads run meanwhile
+        _compile_isolated(gpu, plan, groups, checked.counts, vectorize)
     with gpu.lock:
         limit = gpu.limits["max-compute-workgroups-per-dimension"]
         if max_workgroups_per_axis is not None:
@@ -207,13 +220,19 @@ def execute(
             )
             return _run_bundle(gpu, plan, shape, arrays)
         except Exception as error:
-            import wgpu  # pyright: ignore[reportMissingTypeStubs]
+            _reraise(error, plan.label, gpu)
 
-            if not isinstance(error, wgpu.GPUError):
-                raise
-            raise RuntimeError(
-                f"vyre wgpu backend: running {plan.label} failed: {error}"
-            ) from None
+
+def _compile_isolated(
+    gpu: GpuDevice, plan: _Plan, groups: tuple[int, int, int], counts: tuple[int, ...], vectorize: bool
+) -> None:
+    """Compile the lowering this run dispatches in an isolating child process,
+    unless this process has compiled it already."""
+    from vyre.runtime.isolate import compile_in_child
+
+    kernel = _variant(plan, groups, counts)[0] if vectorize else plan.kernel
+    if gpu.pipelines.get(kernel.wgsl) is None:
+        compile_in_child(gpu, kernel.wgsl, kernel.entry_point, layout_entries(kernel), plan.label)
 
 
 class HostRun:
@@ -248,17 +267,30 @@ class HostRun:
             try:
                 return _bundle_words(gpu, self.plan, self.shape, arrays)
             except Exception as error:
-                _reraise(error, self.plan.label)
+                _reraise(error, self.plan.label, gpu)
 
 
 _PER_AXIS = "max-compute-workgroups-per-dimension"
 
 
-def _reraise(error: Exception, label: str) -> NoReturn:
+def _reraise(error: Exception, label: str, gpu: GpuDevice) -> NoReturn:
+    """`error` as vyre reports it: wgpu's errors become a `RuntimeError` naming
+    the run, or a `DeviceLimitError` when the device has no memory left (its
+    pools let go first, so the next run can fit). Call with `gpu.lock` held."""
     import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
     if not isinstance(error, wgpu.GPUError):
         raise error
+    if out_of_memory(error):
+        gpu.recover()
+        raise gpu.memory_error(f"running {label}", error) from None
+    if device_lost(error):
+        gpu.lost = True
+        forget_device(gpu)
+        raise RuntimeError(
+            f"vyre wgpu backend: running {label} failed: the driver lost the device ({error});"
+            " vyre opens a new one for the next run (the DeviceBuffers made on the old one are gone)"
+        ) from None
     raise RuntimeError(f"vyre wgpu backend: running {label} failed: {error}") from None
 
 
@@ -513,7 +545,8 @@ def _check_words(
             )
         if isinstance(array, Resident):
             if array.gpu is not gpu_device():
-                raise ValueError(f"the words of buffer `{name}` live on another device")
+                lost = " (the device they were made on was lost)" if array.gpu.lost else ""
+                raise ValueError(f"the words of buffer `{name}` live on another device{lost}")
             any_on_device = True
             arrays.append(array)
             zero_fill.append(False)
@@ -586,16 +619,41 @@ def _check_limits(plan: _Plan, lengths: tuple[int, ...], gpu: GpuDevice) -> None
 Slice = tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
-def _slices(groups: tuple[int, int, int], limit: int) -> tuple[Slice, ...]:
-    """(offset, count) per dispatch slice: every axis cut into chunks of <= limit."""
+MAX_WORKGROUPS_PER_DISPATCH = 0xFFFF_FFFF
+"""Workgroups one dispatch may hold (X * Y * Z): drivers count them in 32 bits
+(lavapipe ran only the product mod 2^32 of a bigger grid, silently)."""
+
+
+def _slices(
+    groups: tuple[int, int, int], limit: int, most: int = MAX_WORKGROUPS_PER_DISPATCH
+) -> tuple[Slice, ...]:
+    """(offset, count) per dispatch slice: every axis cut into chunks of <= limit,
+    and each slice holding at most `most` workgroups (z, then y, cut further)."""
+    x = min(limit, groups[0], most)
+    y = min(limit, groups[1], max(1, most // max(1, x)))
+    z = min(limit, groups[2], max(1, most // max(1, x * y)))
     per_axis = [
-        [(start, min(limit, total - start)) for start in range(0, total, limit)]
-        for total in groups
+        [(start, min(chunk, total - start)) for start in range(0, total, chunk)]
+        for total, chunk in zip(groups, (max(1, x), y, z))
     ]
     return tuple(
         ((px[0], py[0], pz[0]), (px[1], py[1], pz[1]))
         for px, py, pz in itertools.product(*per_axis)
     )
+
+
+def _check_grid(gpu: GpuDevice, groups: tuple[int, int, int]) -> None:
+    """`DeviceLimitError` for a grid of 2^32 workgroups or more on a CPU adapter:
+    there it would run for many minutes (a GPU runs it in slices)."""
+    total = groups[0] * groups[1] * groups[2]
+    if gpu.cpu and total > MAX_WORKGROUPS_PER_DISPATCH:
+        raise DeviceLimitError(
+            f"dispatch {groups} ({total:,} workgroups) exceeds the limit of"
+            f" {MAX_WORKGROUPS_PER_DISPATCH:,} workgroups per dispatch on {gpu.adapter_name},"
+            " a CPU adapter (its driver counts workgroups in 32 bits, and splitting the"
+            " grid would run for many minutes). Fix: dispatch fewer workgroups (more work"
+            " per invocation), or run on a GPU adapter (VYRE_ADAPTER)."
+        )
 
 
 @dataclass(frozen=True)
@@ -694,6 +752,7 @@ def _shape(
         else (usages.storage, storage_size(size))
         for binding, size in zip(kernel.buffers, nbytes)
     )
+    _check_grid(gpu, run_groups)
     slices = _slices(run_groups, limit)
     layout = kernel.vector
     virtual = extra[0] if extra else 0
@@ -1115,11 +1174,7 @@ def run_steps(
             submitted = time.perf_counter()
             gpu.device.queue.submit([command])
         except Exception as error:
-            import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
-            if not isinstance(error, wgpu.GPUError):
-                raise
-            raise RuntimeError(f"vyre wgpu backend: running a kernel pipeline failed: {error}") from None
+            _reraise(error, "a kernel pipeline", gpu)
         finally:
             for usage, buffer in reversed(held):
                 gpu.release(usage, buffer)

@@ -1,7 +1,10 @@
 """The process-wide wgpu device of vyre: limits, compiled pipelines, buffer pool.
 
 One device per process, on the adapter `vyre.runtime.adapters.choose_adapter()`
-picks. Compiled pipelines are cached by their WGSL text, bind groups by
+picks, made under a lock (threads whose first GPU call comes at once share it)
+and replaced when the driver loses it (wgpu loses a device whose driver ran out
+of memory). Out of device memory, vyre lets go of its pools and tries once
+more, then raises `DeviceLimitError`. Compiled pipelines are cached by their WGSL text, bind groups by
 (pipeline, the exact buffer objects and offsets they bind); both caches keep the
 most recently used entries. GPU buffers are pooled by (usage, size) and reused by
 later runs of the same shapes; uniform buffers whose whole content vyre wrote
@@ -106,6 +109,12 @@ class GpuDevice:
     pending_status: dict[str, None] = field(default_factory=lambda: dict[str, None]())
     """Labels (an ordered set) of the kernels with checked loops submitted
     since the loop status word was last read."""
+    lost: bool = False
+    """The driver lost the device (wgpu loses it when the driver runs out of
+    memory); `gpu_device()` has opened a new one since."""
+    cpu: bool = False
+    """The adapter is a CPU (lavapipe): a dispatch of 2^32 workgroups or more is
+    refused there rather than split (it would run for many minutes)."""
     _status: Any = None
 
     # -- limits -----------------------------------------------------------------
@@ -177,11 +186,78 @@ class GpuDevice:
     # -- buffers ----------------------------------------------------------------
 
     def acquire(self, usage: int, size: int) -> Any:
-        """A buffer of exactly `size` bytes with `usage`, reused when one is free."""
+        """A buffer of exactly `size` bytes with `usage`, reused when one is free.
+        Call with `lock` held."""
         free = self.free_buffers.get((usage, size))
         if free:
             return free.pop()
-        return self.device.create_buffer(size=size, usage=usage)
+        return self.create_buffer(usage, size)
+
+    def create_buffer(self, usage: int, size: int) -> Any:
+        """A new buffer. When the device has no memory left for it, vyre lets go
+        of what it keeps (`release_pools`) and tries once more; then the error is
+        a `DeviceLimitError` naming the size and the adapter, and the device
+        keeps working. Call with `lock` held."""
+        try:
+            return self.device.create_buffer(size=size, usage=usage)
+        except Exception as error:  # noqa: BLE001 - wgpu's errors are classified below
+            if not out_of_memory(error):
+                raise
+            first = error
+        if self.recover():
+            raise self.memory_error(f"a buffer of {size:,} bytes", first)
+        try:
+            return self.device.create_buffer(size=size, usage=usage)
+        except Exception as error:  # noqa: BLE001
+            if not out_of_memory(error):
+                raise
+            self.recover()
+            raise self.memory_error(f"a buffer of {size:,} bytes", error) from None
+
+    def recover(self) -> bool:
+        """After an out-of-memory error: let go of the pools (`release_pools`)
+        and check that the device still works; when the driver lost it, mark it
+        lost and let `gpu_device()` open a new one. Returns whether it was
+        lost. Call with `lock` held."""
+        self.release_pools()
+        if not self.lost:
+            try:
+                self.device.create_buffer(size=16, usage=storage_usage())
+            except Exception as error:  # noqa: BLE001 - any failure of a 16-byte buffer
+                if not device_lost(error) and not out_of_memory(error):
+                    raise
+                self.lost = True
+        if self.lost:
+            forget_device(self)
+        return self.lost
+
+    def memory_error(self, what: str, error: BaseException | str) -> DeviceLimitError:
+        """The error for `what` not fitting in the device memory left (`error`:
+        wgpu's), once `recover` ran."""
+        reason = " ".join(str(error).split()).replace("Validation Error Caused by: ", "")
+        after = (
+            "the driver lost the device, and vyre opens a new one for the next run (the"
+            " DeviceBuffers made on the old one are gone)"
+            if self.lost
+            else "vyre let go of its pooled buffers, and the device keeps working"
+        )
+        return DeviceLimitError(
+            f"{what} exceeds the memory left on {self.adapter_name} ({reason}); {after}."
+            " Fix: drop the DeviceBuffers you no longer need, run smaller inputs, or choose an"
+            " adapter with more memory (VYRE_ADAPTER)."
+        )
+
+    def release_pools(self) -> None:
+        """Let go of every buffer vyre keeps for reuse: the kept run bundles, the
+        free pools and the cached bind groups (which hold their buffers). Live
+        `Resident`s are untouched. Call with `lock` held."""
+        while self.bundles:
+            key, bundle = self.bundles.popitem(last=False)
+            self.bundle_bytes -= self.bundle_sizes.pop(key)
+            bundle.release(self)
+        self.free_buffers.clear()
+        self.free_by_content.clear()
+        self.bind_groups.clear()
 
     def release(self, usage: int, buffer: Any) -> None:
         self.free_buffers.setdefault((usage, buffer.size), []).append(buffer)
@@ -279,45 +355,72 @@ class GpuDevice:
             return cached
         import wgpu  # pyright: ignore[reportMissingTypeStubs]
 
-        entries = [
-            {
-                "binding": b.binding,
-                "visibility": wgpu.ShaderStage.COMPUTE,
-                "buffer": {"type": _binding_type(b)},
-            }
-            for b in kernel.buffers
-        ]
-        entries.append(
-            {
-                "binding": kernel.meta.binding,
-                "visibility": wgpu.ShaderStage.COMPUTE,
-                "buffer": {"type": wgpu.BufferBindingType.uniform},
-            }
-        )
-        if kernel.status_binding is not None:
-            entries.append(
-                {
-                    "binding": kernel.status_binding,
-                    "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {"type": wgpu.BufferBindingType.storage},
-                }
-            )
+        entries = layout_entries(kernel)
         try:
             with stage(f"compiling {label} for the GPU ({len(kernel.wgsl) // 1024} KB of WGSL)"):
-                module = self.device.create_shader_module(label=label, code=kernel.wgsl)
-                layout = self.device.create_bind_group_layout(label=label, entries=entries)
-                pipeline = self.device.create_compute_pipeline(
-                    label=label,
-                    layout=self.device.create_pipeline_layout(
-                        label=label, bind_group_layouts=[layout]
-                    ),
-                    compute={"module": module, "entry_point": kernel.entry_point},
-                )
+                pipeline, layout = create_pipeline(self.device, kernel.wgsl, kernel.entry_point, entries, label)
         except wgpu.GPUError as error:
             raise RuntimeError(shader_error_message(kernel.wgsl, str(error), label)) from None
         compiled = Pipeline(pipeline, layout)
         self.pipelines.put(key, compiled)
         return compiled
+
+
+LayoutEntry = tuple[int, str]
+"""(binding, buffer binding type: "uniform", "read-only-storage" or "storage")."""
+
+
+def layout_entries(kernel: LoweredKernel) -> list[LayoutEntry]:
+    """The bind group layout of a lowered kernel: its buffers, the meta
+    uniform, the loop status word when it has one."""
+    entries = [(b.binding, _binding_type(b)) for b in kernel.buffers]
+    entries.append((kernel.meta.binding, "uniform"))
+    if kernel.status_binding is not None:
+        entries.append((kernel.status_binding, "storage"))
+    return entries
+
+
+def create_pipeline(
+    device: Any, wgsl: str, entry_point: str, entries: Sequence[LayoutEntry], label: str
+) -> tuple[Any, Any]:
+    """(compute pipeline, bind group layout) of WGSL on `device` (raises wgpu's
+    errors). The one place vyre asks a driver to compile a kernel, in this
+    process or in an isolating child."""
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    module = device.create_shader_module(label=label, code=wgsl)
+    layout = device.create_bind_group_layout(
+        label=label,
+        entries=[
+            {"binding": binding, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kind}}
+            for binding, kind in entries
+        ],
+    )
+    pipeline = device.create_compute_pipeline(
+        label=label,
+        layout=device.create_pipeline_layout(label=label, bind_group_layouts=[layout]),
+        compute={"module": module, "entry_point": entry_point},
+    )
+    return pipeline, layout
+
+
+def device_lost(error: BaseException) -> bool:
+    """Whether a wgpu error says the device is lost."""
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    return isinstance(error, wgpu.GPUError) and "device is lost" in str(error).lower()
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether a wgpu error says the device has no memory left (wgpu-native
+    reports it as a validation error, "Not enough memory left")."""
+    import wgpu  # pyright: ignore[reportMissingTypeStubs]
+
+    if not isinstance(error, wgpu.GPUError):
+        return False
+    return isinstance(error, wgpu.GPUOutOfMemoryError) or "memory left" in str(error).lower() or (
+        "out of memory" in str(error).lower()
+    )
 
 
 def storage_usage() -> int:
@@ -407,7 +510,14 @@ class Resident:
         with gpu.lock:
             buffer = gpu.acquire(storage_usage(), storage_size(words.nbytes))
             if words.nbytes:
-                gpu.device.queue.write_buffer(buffer, 0, np.ascontiguousarray(words))
+                data = np.ascontiguousarray(words)
+                try:
+                    gpu.device.queue.write_buffer(buffer, 0, data)
+                except Exception as error:  # noqa: BLE001 - the upload's staging memory
+                    if not out_of_memory(error):
+                        raise
+                    gpu.recover()
+                    raise gpu.memory_error(f"uploading {words.nbytes:,} bytes", error) from None
         return cls(gpu, buffer, int(words.shape[0]))
 
     @classmethod
@@ -425,13 +535,12 @@ class Resident:
 
 
 def _binding_type(binding: BufferBinding) -> str:
-    import wgpu  # pyright: ignore[reportMissingTypeStubs]
-
+    """WebGPU's buffer binding type of a binding (wgpu.BufferBindingType's values)."""
     if binding.is_uniform:
-        return wgpu.BufferBindingType.uniform
+        return "uniform"
     if binding.access == AccessKind.READ_ONLY:
-        return wgpu.BufferBindingType.read_only_storage
-    return wgpu.BufferBindingType.storage
+        return "read-only-storage"
+    return "storage"
 
 
 def shader_error_message(wgsl: str, message: str, label: str) -> str:
@@ -464,9 +573,33 @@ def shader_error_message(wgsl: str, message: str, label: str) -> str:
     return "\n".join([head + ":", *cited, detail])
 
 
-@cache
+_DEVICE: list[GpuDevice] = []
+"""The process-wide device, once made (a list: set once, read without a lock)."""
+_DEVICE_LOCK = threading.Lock()
+
+
 def gpu_device() -> GpuDevice:
-    """The process-wide device (created on first use)."""
+    """The process-wide device (created on first use). Thread-safe: threads whose
+    first GPU call comes at the same moment get the one device (two devices in a
+    process make buffers of one unusable by the other, and wgpu-core aborts the
+    process when a command names a buffer of another device)."""
+    if _DEVICE:
+        return _DEVICE[0]
+    with _DEVICE_LOCK:
+        if not _DEVICE:
+            _DEVICE.append(new_device())
+        return _DEVICE[0]
+
+
+def forget_device(gpu: GpuDevice) -> None:
+    """Let `gpu` (lost) go: the next `gpu_device()` opens a new device."""
+    with _DEVICE_LOCK:
+        if _DEVICE and _DEVICE[0] is gpu:
+            _DEVICE.clear()
+
+
+def new_device() -> GpuDevice:
+    """A device on the adapter vyre chooses, with its limits at the adapter's maximum."""
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
     from vyre.runtime.adapters import adapter_info, choose_adapter
 
@@ -477,4 +610,6 @@ def gpu_device() -> GpuDevice:
     limits = {name: int(value) for name, value in dict(device.limits).items()}
     info = adapter_info(adapter)
     loop_limit = LLVMPIPE_LOOP_LIMIT if "llvmpipe" in info.name.lower() else None
-    return GpuDevice(adapter, device, limits, str(info), loop_limit=loop_limit)
+    return GpuDevice(
+        adapter, device, limits, str(info), loop_limit=loop_limit, cpu=info.adapter_type == "CPU"
+    )

@@ -1,6 +1,6 @@
 """`vyre-opt`: parse, validate, transform and print vyre IR (xdsl-opt style).
 
-Knows the `builtin` and `vyre` dialects and, for modules that mix vyre with
+Knows the `builtin`, `vyre` and `vtensor` (the tensor level) dialects and, for modules that mix vyre with
 the IR of an embedding compiler (or that `convert-to-vyre` turns into vyre),
 xDSL's `arith`, `func`, `scf` and `memref`; the passes of
 `vyre.transforms.get_all_passes` (vyre's own and the upstream `canonicalize`,
@@ -27,39 +27,33 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import IO, ClassVar, NoReturn
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
-from xdsl.ir import Dialect, Operation
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Dialect
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
     ParseError,
-    VerifyException,
 )
 from xdsl.targets.mlir import MLIRTarget
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from vyre.cli.pipes import quiet_on_closed_pipe
+from vyre.cli.suggest import suggest_in_errors
 from vyre.dialects.mlir_generic import MLIRGenericPrinter
-from vyre.dialects.vyre import KernelOp, RoutineOp
 from vyre.ops.admission import AdmissionError
 from vyre.targets import WGSLTarget
 from vyre.text import LocatingParser, format_parse_error
+from vyre.tools.findings import DiagnosticsError, check_module, located, one_line
+from vyre.tools.pipeline_names import check_pipeline, check_target
 from vyre.transforms import get_all_passes
 from vyre.transforms.convert_to_vyre import ConversionError
-from vyre.validate import ValidationError, validate
+from vyre.validate import ValidationError
 
 
 class ToolError(Exception):
     """A user error that ends the run: reported as `vyre-opt: error: ...`."""
-
-
-class DiagnosticsError(DiagnosticException):
-    """Located findings of verification or validation, one line each."""
-
-    def __init__(self, lines: Sequence[str]):
-        super().__init__("\n".join(lines))
-        self.lines = tuple(lines)
 
 
 def vyre_version() -> str:
@@ -84,6 +78,7 @@ class VyreOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        suggest_in_errors(arg_parser)  # did you mean ...? for options and -t names
         arg_parser.add_argument(
             "--load-ops",
             action="append",
@@ -111,7 +106,7 @@ class VyreOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
-        self.available_targets = {"mlir": _mlir_target, "wgsl": _wgsl_target}
+        self.available_targets = dict(_targets())
 
     def get_input_name(self) -> str:
         path = self.args.input_file
@@ -135,6 +130,8 @@ class VyreOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def setup_pipeline(self) -> None:
+        check_pipeline(self.available_passes, self.args.passes)  # did you mean ...?
+        check_target(_targets(), self.args.target)
         start = time.perf_counter()
 
         def callback(
@@ -198,15 +195,15 @@ class VyreOptMain(xDSLOptMain):
         except DiagnosticsError as error:
             return list(error.lines)
         except ConversionError as error:
-            return [_located(error.op, self.get_input_name(), error.reason)]
+            return [located(error.op, self.get_input_name(), error.reason)]
         except DiagnosticException as error:
-            return [f"{self.get_input_name()}: error: {_one_line(str(error))}"]
+            return [f"{self.get_input_name()}: error: {one_line(str(error))}"]
         except ValidationError as error:
             name = self.get_input_name()
-            return [_located(d.op, name, d.message) for d in error.diagnostics]
+            return [located(d.op, name, d.message) for d in error.diagnostics]
         except (ValueError, NotImplementedError) as error:
             # raised by a pass or a target on input it cannot handle
-            return [f"{self.get_input_name()}: error: {_one_line(str(error))}"]
+            return [f"{self.get_input_name()}: error: {one_line(str(error))}"]
         finally:
             chunk.close()
         return []
@@ -251,6 +248,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Vyre
 
+    def get_vtensor() -> Dialect:
+        from vyre.dialects.tensor import VTensor
+
+        return VTensor
+
     return {
         "arith": get_arith,
         "builtin": get_builtin,
@@ -258,6 +260,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
         "memref": get_memref,
         "scf": get_scf,
         "vyre": get_vyre,
+        "vtensor": get_vtensor,
     }
 
 
@@ -284,6 +287,10 @@ def _wgsl_target() -> type[Target]:
     return WGSLTarget
 
 
+def _targets() -> dict[str, Callable[[], type[Target]]]:
+    return {"mlir": _mlir_target, "wgsl": _wgsl_target}
+
+
 # ---------------------------------------------------------------------------
 # Verification with located diagnostics
 # ---------------------------------------------------------------------------
@@ -303,75 +310,12 @@ def load_user_ops(path: str) -> None:
         raise ToolError(f"--load-ops {path} failed: {type(error).__name__}: {error}") from None
 
 
-def check_module(module: ModuleOp, input_name: str) -> None:
-    """Raise `DiagnosticsError` listing what is wrong with `module`, if anything.
-
-    Structural (IRDL) errors of single ops come first and stop the check, since
-    the spec validator expects well-formed ops; then every finding of
-    `vyre.validate` on each kernel, one line per diagnostic."""
-    for op in module.walk(region_first=True):
-        if isinstance(op, ModuleOp | KernelOp):
-            continue
-        if op.name.startswith("vyre.") and not isinstance(op, RoutineOp) and _outside_kernels(op):
-            message = f"'{op.name}' must be inside a vyre.kernel"
-            raise DiagnosticsError([_located(op, input_name, message)])
-        if (message := _verify_one(op)) is not None:
-            raise DiagnosticsError([_located(op, input_name, message)])
-    lines: list[str] = []
-    for kernel in module.walk():
-        if not isinstance(kernel, KernelOp):
-            continue
-        try:
-            diagnostics = validate(kernel)
-        except ValueError as malformed:  # structure the validator cannot read
-            raise DiagnosticsError([_located(kernel, input_name, str(malformed))]) from None
-        for diagnostic in diagnostics:
-            op = diagnostic.op if diagnostic.op is not None else kernel
-            lines.append(_located(op, input_name, diagnostic.message))
-        if not diagnostics and (message := _verify_one(kernel)) is not None:
-            lines.append(_located(kernel, input_name, message))
-    if not lines and (message := _verify_one(module)) is not None:
-        lines.append(_located(module, input_name, message))
-    if lines:
-        raise DiagnosticsError(tuple(lines))
-
-
-def _outside_kernels(op: Operation) -> bool:
-    """A vyre op held by no vyre op (a vyre op inside a vyre statement is
-    checked through that statement)."""
-    parent = op.parent_op()
-    return parent is None or not parent.name.startswith("vyre.")
-
-
-def _verify_one(op: Operation) -> str | None:
-    try:
-        op.verify(verify_nested_ops=False)
-    except VerifyException as error:
-        return _one_line(str(error))
-    return None
-
-
-def _located(op: Operation | None, input_name: str, message: str) -> str:
-    """`file:line:col: error: message`, using the nearest located ancestor."""
-    node = op
-    while node is not None:
-        loc = node.location
-        if isinstance(loc, FileLineColLoc):
-            where = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-            return f"{where}: error: {message}"
-        node = node.parent_op()
-    return f"{input_name}: error: {message}"
-
-
-def _one_line(message: str) -> str:
-    return " ".join(part.strip() for part in message.splitlines() if part.strip())
-
-
 def _fail(message: str) -> NoReturn:
     print(message, file=sys.stderr)
     raise SystemExit(1)
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> None:
     VyreOptMain(args=argv).run()
 

@@ -2,12 +2,16 @@
 
     vyre-run k.mlir --input a=a.npy --input b=b.npy --output out=1024 \\
         --dispatch 16,1,1 [--backend wgpu|interp] [--save out=out.npy] [--print]
-        [--interp-budget UNITS|unlimited]
+        [--kernel NAME] [--load-ops FILE.py] [--interp-budget UNITS|unlimited]
+    vyre-opt k.mlir -p inline-calls | vyre-run - --dispatch 16 ...
 
-Parses the kernel (the dialect's textual form), validates it, runs it through
-`vyre.run` and prints the final contents of the read_write buffers (numpy's
-printing, long arrays summarised) or saves them as .npy files. Every
-read_write buffer not saved with --save is printed; --print prints all.
+Parses the kernel (the dialect's textual form; `-` reads standard input),
+validates it, runs it through `vyre.run` and prints the final contents of the
+read_write buffers (numpy's printing, long arrays summarised) or saves them as
+.npy files. Every read_write buffer not saved with --save is printed; --print
+prints all. A module of several kernels (or a mixed module, whose host ops are
+left alone) runs the kernel --kernel names (vyre/tools/kernel_file.py);
+--load-ops registers user ops first, as vyre-opt's does.
 
 Inputs are .npy files; a `Bytes` buffer may also be given a raw file (any
 other extension), read as its bytes. --output NAME=COUNT sizes a read_write
@@ -31,12 +35,14 @@ from pathlib import Path
 
 import numpy as np
 
-from vyre.ir import DataType, Program, parse_ir
+from vyre.cli.pipes import quiet_on_closed_pipe
+from vyre.cli.suggest import ArgumentParser
+from vyre.ir import DataType
 from vyre.progress import report_to
 from vyre.runtime.api import BACKENDS, run
 from vyre.runtime.interp.budget import DEFAULT_BUDGET, ENV_VAR, resolve_budget
-from vyre.text import VyreParseError
-from vyre.tools.vyre_opt import DiagnosticsError, check_module
+from vyre.tools.kernel_file import KernelFileError, UnreadableKernelFile, load_kernel
+from vyre.tools.vyre_opt import ToolError, load_user_ops
 
 EXIT_INVALID = 1
 EXIT_USAGE = 2
@@ -45,31 +51,6 @@ EXIT_BACKEND = 3
 
 class UsageError(Exception):
     """A bad command line or input file: printed, exit status 2."""
-
-
-class InvalidKernel(Exception):
-    """The kernel does not parse or is invalid: its located messages, exit status 1."""
-
-    def __init__(self, lines: Sequence[str]):
-        super().__init__("\n".join(lines))
-        self.lines = tuple(lines)
-
-
-def load_kernel(path: str) -> Program:
-    """Parse and check a kernel file. Raises `UsageError` when it cannot be read,
-    `InvalidKernel` (located messages) when it does not parse or is invalid."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read kernel file {path}: {error}") from None
-    try:
-        program = parse_ir(text, path)
-        check_module(program.module, path)
-    except VyreParseError as error:
-        raise InvalidKernel((str(error),)) from None
-    except DiagnosticsError as error:
-        raise InvalidKernel(error.lines) from None
-    return program
 
 
 def _split_pair(option: str, value: str) -> tuple[str, str]:
@@ -119,12 +100,18 @@ def _parse_count(name: str, value: str) -> int:
 
 
 def _argument_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="vyre-run",
         description="Run a vyre kernel file on numpy inputs and print or save its outputs.",
         epilog="exit status: 0 ok, 1 invalid kernel, 2 bad arguments, 3 backend failure",
     )
-    parser.add_argument("kernel", help="kernel file in vyre's textual form (.mlir)")
+    parser.add_argument(
+        "kernel", help="kernel file in vyre's textual form (.mlir), or - for standard input"
+    )
+    parser.add_argument(
+        "--kernel", dest="kernel_name", metavar="NAME",
+        help="the kernel to run when the module holds several (default: the module's only one)",
+    )
     parser.add_argument(
         "--input", action="append", default=[], metavar="NAME=FILE",
         help="initial content of a buffer (.npy; a raw file for a bytes buffer)",
@@ -136,7 +123,11 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--dispatch", required=True, metavar="X[,Y[,Z]]", help="workgroup counts",
     )
-    parser.add_argument("--backend", choices=sorted(BACKENDS), default="wgpu")
+    parser.add_argument(
+        "--backend", choices=sorted(BACKENDS), default="wgpu",
+        help="wgpu: the GPU (needs vyre[gpu]: pip install 'vyre[gpu]'); interp: the reference"
+        " interpreter, always there (default: wgpu)",
+    )
     parser.add_argument(
         "--interp-budget", metavar="UNITS|unlimited",
         help=f"work budget of the interp backend (default: ${ENV_VAR}, else {DEFAULT_BUDGET:.2g}"
@@ -150,6 +141,11 @@ def _argument_parser() -> argparse.ArgumentParser:
         "--print", action="store_true", dest="print_all",
         help="print every read_write buffer, saved ones included",
     )
+    parser.add_argument(
+        "--load-ops", action="append", default=[], metavar="FILE.py",
+        help="run a Python file that registers user ops (vyre.ops.register) before parsing;"
+        " may be given several times",
+    )
     return parser
 
 
@@ -162,8 +158,12 @@ def _execute(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(f"--interp-budget: {error}") from None
     try:
-        program = load_kernel(args.kernel)
-    except InvalidKernel as error:
+        for path in args.load_ops:
+            load_user_ops(path)
+        program = load_kernel(args.kernel, args.kernel_name)
+    except (ToolError, UnreadableKernelFile) as error:
+        raise UsageError(str(error)) from None
+    except KernelFileError as error:
         print("\n".join(error.lines), file=sys.stderr)
         return EXIT_INVALID
 
@@ -186,7 +186,8 @@ def _execute(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
     except Exception as error:  # noqa: BLE001 - a backend failure is reported, not raised
-        print(f"vyre-run: backend {args.backend} failed: {error}", file=sys.stderr)
+        hint = " (--backend interp runs the reference interpreter)" if args.backend == "wgpu" else ""
+        print(f"vyre-run: backend {args.backend} failed: {error}{hint}", file=sys.stderr)
         return EXIT_BACKEND
 
     unknown = [name for name in saves if name not in results]
@@ -206,6 +207,7 @@ def _execute(args: argparse.Namespace) -> int:
     return 0
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     args = _argument_parser().parse_args(argv)
     previous = report_to(sys.stderr)  # long compiles say what they are doing

@@ -3,7 +3,7 @@
 `get_all_passes()` maps a pass name to a factory returning the pass class; the
 factories import on first call, so importing this package imports no pass.
 It holds vyre's own passes (`get_vyre_passes()`: inline-calls, float-strict,
-convert-to-vyre; the ones the `xdsl.universe` entry point adds to plain
+convert-to-vyre, lower-tensors; the ones the `xdsl.universe` entry point adds to plain
 `xdsl-opt`) and the upstream xDSL passes that work on vyre IR (`canonicalize`
 folds vyre's integer ops through their folders, `cse`, `dce`).
 """
@@ -36,10 +36,16 @@ def get_vyre_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return convert_to_vyre.ConvertToVyrePass
 
+    def get_lower_tensors() -> type[ModulePass]:
+        from vyre.transforms import lower_tensors
+
+        return lower_tensors.LowerTensorsPass
+
     return {
         "convert-to-vyre": get_convert_to_vyre,
         "float-strict": get_float_strict,
         "inline-calls": get_inline_calls,
+        "lower-tensors": get_lower_tensors,
     }
 
 

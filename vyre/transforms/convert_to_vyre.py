@@ -170,7 +170,7 @@ class ConvertToVyrePass(ModulePass):
     """Invocations per workgroup (x); dispatch ceil(n / workgroup_size) groups."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not 1 <= self.workgroup_size <= d.U32_MAX:
+        if isinstance(self.workgroup_size, bool) or not 1 <= self.workgroup_size <= d.U32_MAX:
             raise PassFailedException(
                 f"convert-to-vyre: workgroup-size must be in [1, {d.U32_MAX}], got"
                 f" {self.workgroup_size}"

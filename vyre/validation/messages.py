@@ -123,7 +123,7 @@ def assignment_to_loop_variable(name: str) -> str:
 def unsupported_cast(source: DataTypeKind, target: DataTypeKind) -> str:
     return _text(
         f"unsupported cast from `{source.value}` to `{target.value}`",
-        "see casts.md for valid conversions",
+        'use a conversion of the cast table (docs/semantics.md, "Casts")',
     )
 
 

@@ -143,7 +143,7 @@ vyre.kernel @main workgroup_size(64, 1, 1) buffers(@out : read_write u32 binding
   %2 = vyre.cast %1 to vec4u32
 }
 
-// CHECK: vyre IR validation: unsupported cast from `u64` to `vec4u32`. Fix: see casts.md for valid conversions.
+// CHECK: vyre IR validation: unsupported cast from `u64` to `vec4u32`. Fix: use a conversion of the cast table (docs/semantics.md, "Casts").
 // CHECK-NEXT: {{//}} -----
 
 // -----

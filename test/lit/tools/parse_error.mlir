@@ -7,7 +7,7 @@ vyre.kernel @k workgroup_size(1, 1, 1) {
 }
 
 // CHECK-NOT:  Traceback
-// CHECK:      {{.*}}parse_error.mlir:6:3: error: unknown operation `vyre.frobnicate` (known dialects: arith, builtin, func, memref, scf, vyre)
+// CHECK:      {{.*}}parse_error.mlir:6:3: error: unknown operation `vyre.frobnicate` (known dialects: arith, builtin, func, memref, scf, vtensor, vyre)
 // CHECK-NEXT: vyre.frobnicate %0
 // CHECK-NEXT: ^^^^^^^^^^^^^^^
 // CHECK-NOT:  Traceback

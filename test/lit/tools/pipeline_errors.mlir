@@ -9,10 +9,10 @@ vyre.kernel @k workgroup_size(1, 1, 1) {
 }
 
 // UNKNOWN-NOT: Traceback
-// UNKNOWN:     vyre-opt: error: Unrecognized passes: ['bogus']
+// UNKNOWN:     vyre-opt: error: unknown pass `bogus` (passes: canonicalize, convert-to-vyre, cse, dce, float-strict, inline-calls)
 // UNKNOWN-NOT: Traceback
 
-// OPTION:     vyre-opt: error: Provided arguments ["fast"] not found in expected arguments []
+// OPTION:     vyre-opt: error: pass `cse` has no option `fast` (options: none)
 // OPTION-NOT: Traceback
 
 // SYNTAX:      vyre-opt: error: Error parsing pass pipeline specification:

@@ -3,6 +3,8 @@ never rewritten by float-strict, never in a strict certificate."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -33,7 +35,7 @@ def test_a_violation_is_found_and_named(monkeypatch: pytest.MonkeyPatch, gpu_ada
         return np.where(x == np.uint32(0x3F00_0040), exact + np.uint32(64), exact).astype(np.uint32)
 
     monkeypatch.setattr(ap.oracle, "approximate", off_by_many_ulps)
-    report = check_approximate("sqrt_approx", "wgpu", ranges=((0x3F00_0000, 256),))
+    report = check_approximate("fsqrt_approx", "wgpu", ranges=((0x3F00_0000, 256),))
     assert report.violations == 1 and report.first[0][0] == 0x3F00_0040
 
 
@@ -70,9 +72,9 @@ def test_approximate_ops_take_f32_only() -> None:
 
 
 def test_cli_reports_l1a(capsys: pytest.CaptureFixture[str], gpu_adapter: object) -> None:
-    assert main(["approximate", "--ops", "exp2_approx", "--range", "0x40000000:0x4000"]) == 0
+    assert main(["approximate", "--ops", "fexp2_approx", "--range", "0x40000000:0x4000"]) == 0
     out = capsys.readouterr().out
-    assert "| exp2_approx | 3 ulp + 2|x| | 16,384 |" in out and "level L1a" in out
+    assert "| fexp2_approx | 3 + 2·|x| ulp | 16,384 |" in out and "level L1a" in out
 
 
 @pytest.mark.parametrize(
@@ -94,7 +96,7 @@ def test_cli_rejects_bad_arguments(argv: list[str], needle: str, capsys: pytest.
 
 def test_cli_fails_when_no_input_is_judged(capsys: pytest.CaptureFixture[str]) -> None:
     # NaN patterns lie outside every domain: nothing judged is not a pass.
-    assert main(["approximate", "--backend", "interp", "--ops", "sqrt_approx", "--range", "0xff800001:64"]) == 1
+    assert main(["approximate", "--backend", "interp", "--ops", "fsqrt_approx", "--range", "0xff800001:64"]) == 1
     captured = capsys.readouterr()
     assert "nothing was judged" in captured.err
     assert "L1a" not in captured.out
@@ -102,6 +104,37 @@ def test_cli_fails_when_no_input_is_judged(capsys: pytest.CaptureFixture[str]) -
 
 def test_check_approximate_rejects_bad_ranges_and_backends() -> None:
     with pytest.raises(ValueError, match="range"):
-        check_approximate("sin_approx", "interp", ranges=((0, 0),))
+        check_approximate("fsin_approx", "interp", ranges=((0, 0),))
     with pytest.raises(ValueError, match="backend"):
-        check_approximate("sin_approx", "cuda", ranges=((0, 4),))
+        check_approximate("fsin_approx", "cuda", ranges=((0, 4),))
+
+
+def test_one_name_per_approximate_op() -> None:
+    """The IR's mnemonic is the op's one name: the IR, docs/floats.md, the
+    campaign table and vyre-conform use it; `vyre.` in front is accepted, the
+    bare short name gets a suggestion."""
+    assert sorted(APPROXIMATE) == sorted(op.mnemonic() for op in APPROXIMATE.values())
+    assert sorted(APPROXIMATE) == ["fcos_approx", "fexp2_approx", "flog2_approx", "fsin_approx", "fsqrt_approx"]
+    assert ap.approximate_op("vyre.fsqrt_approx") == ap.approximate_op("fsqrt_approx") == "fsqrt_approx"
+    with pytest.raises(ValueError, match="did you mean `fsqrt_approx`"):
+        ap.approximate_op("sqrt_approx")
+    floats_md = (Path(__file__).resolve().parents[3] / "docs" / "floats.md").read_text().replace("\\|", "|")
+    for name, op in APPROXIMATE.items():
+        assert f"`{name}`" in floats_md
+        assert f"| {ap.describe(op.TOLERANCE)} |" in floats_md, name  # the bound as the page writes it
+
+
+def test_tolerances_read_as_the_docs_write_them() -> None:
+    assert [ap.describe(APPROXIMATE[n].TOLERANCE) for n in ("fsqrt_approx", "fexp2_approx", "flog2_approx", "fsin_approx")] == [
+        "3 ulp", "3 + 2·|x| ulp", "3 ulp, or 2⁻²¹ absolute", "2⁻¹¹ absolute"
+    ]
+
+
+def test_cli_takes_the_ir_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["approximate", "--backend", "interp", "--ops", "vyre.fsin_approx,fcos_approx", "--range", "0x3f000000:64"]) == 0
+    out = capsys.readouterr().out
+    assert "| fsin_approx | 2⁻¹¹ absolute | 64 |" in out and "| fcos_approx | 2⁻¹¹ absolute | 64 |" in out
+    assert "0 ulp" not in out
+    with pytest.raises(SystemExit):
+        raise SystemExit(main(["approximate", "--backend", "interp", "--ops", "sin_approx", "--range", "0:4"]))
+    assert "unknown approximate op 'sin_approx'; did you mean `fsin_approx`?" in capsys.readouterr().err

@@ -5,6 +5,7 @@ checkpoint lines, locked corpus appends, SIGINT then --resume."""
 from __future__ import annotations
 
 import json
+import re
 import multiprocessing
 import signal
 import subprocess
@@ -148,3 +149,79 @@ def test_sigint_mid_run_then_resume_gives_the_same_certificate(tmp_path: Path, g
     fresh = tmp_path / "fresh.json"
     assert _cli(*args, "--out", str(fresh)).returncode == 0
     assert load_certificate(fresh).content_digest == resumed.content_digest
+
+
+ARGS = ["--backend", "interp", "--strength", "fast", "--witnesses", "400", "--no-corpus", "--quiet"]
+
+
+def test_a_certificate_that_cannot_be_written_keeps_its_checkpoint(tmp_path: Path, capsys) -> None:
+    """The checkpoint was deleted before the certificate was written: an --out
+    that cannot be written (here a folder) lost the whole run. It stays until the
+    certificate is on disk, so --resume finishes from it."""
+    from vyre.conform.cli import main
+
+    ops = ["--ops", "primitive.bitwise.xor,primitive.math.negate"]
+    folder = tmp_path / "out"
+    folder.mkdir()
+    checkpoint = tmp_path / "out.checkpoint.jsonl"
+    assert main(["certify", *ARGS, *ops, "--out", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vyre-conform: error:") and len(err.strip().splitlines()) == 1
+    lines = checkpoint.read_text().splitlines()
+    assert len(lines) > 2
+    out = tmp_path / "cert.json"
+    assert main(["certify", *ARGS, *ops, "--out", str(out), "--checkpoint", str(checkpoint), "--resume"]) == 0
+    resumed = load_certificate(out)
+    assert resumed.data["run"]["units_resumed"] == len(lines) - 1 and resumed.data["run"]["units_run"] == 0
+    assert not checkpoint.exists()  # removed once the certificate is on disk
+    fresh = tmp_path / "fresh.json"
+    assert main(["certify", *ARGS, *ops, "--out", str(fresh)]) == 0
+    assert load_certificate(fresh).content_digest == resumed.content_digest
+    assert not (tmp_path / "fresh.json.checkpoint.jsonl").exists()
+
+
+@pytest.mark.parametrize("run", [None, {"duration_s": None}, {"duration_s": "1"}])
+def test_merge_of_a_shard_without_its_run_record_is_a_one_line_error(tmp_path: Path, capsys, run: object) -> None:
+    """`run` lies outside the digest; a shard without it (or without a number
+    for its duration) gave a KeyError/TypeError traceback."""
+    from vyre.conform.cli import main
+
+    parts = []
+    for index in range(2):
+        path = tmp_path / f"shard{index}.json"
+        assert main(["certify", *ARGS, "--ops", "primitive.bitwise.xor", "--shard", f"{index}/2", "--out", str(path)]) == 0
+        parts.append(path)
+    data = json.loads(parts[1].read_text())
+    if run is None:
+        del data["run"]
+    else:
+        data["run"] = run
+    parts[1].write_text(json.dumps(data))
+    assert main(["merge", *map(str, parts), "--out", str(tmp_path / "merged.json"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert re.match(r"vyre-conform: error: shard certificate 2 is malformed: /(run/duration_s)?: (missing `run`|expected number)", err)
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "merged.json").exists()
+
+
+@pytest.mark.parametrize(
+    "line,problem",
+    [('{"campaign": "f16.neg.exhaustive"}', "missing `start`"), ("[1, 2]", "expected object, got list"),
+     ('{"campaign": "x", "start": 0, "length": 5, "mismatches": -1, "first": [], "seconds": 1}', "below 0"),
+     ('{"campaign": "x", "start": 0, "len', "not JSON")],
+)  # fmt: skip
+def test_float_checkpoint_lines_are_schema_checked(tmp_path: Path, capsys, line: str, problem: str) -> None:
+    """A committed line that is not a chunk record gave KeyError/TypeError
+    tracebacks in floats-summary; it is a one-line error naming the line now
+    (only an uncommitted last line, one without its newline, is skipped)."""
+    from vyre.conform.cli import main
+
+    good = {"campaign": "neg.f16.exhaustive", "start": 0, "length": 65536, "mismatches": 0, "first": [], "seconds": 1.5}
+    path = tmp_path / "floats.jsonl"
+    path.write_text(json.dumps(good) + "\n" + line + "\n")
+    assert main(["floats-summary", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"vyre-conform: error: {path}:2: not a float-campaign chunk record") and problem in err
+    assert len(err.strip().splitlines()) == 1
+    path.write_text(json.dumps(good) + "\n" + line)  # the same text as a torn last line: skipped
+    assert main(["floats-summary", str(path)]) == 0
+    assert "| neg.f16.exhaustive | 65,536 | 0 | 1 |" in capsys.readouterr().out

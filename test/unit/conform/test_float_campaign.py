@@ -4,6 +4,7 @@ interpreter's exact oracle, mismatch detection, checkpoints and shards."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -221,3 +222,66 @@ def test_a_pool_of_workers_runs_the_chunks_and_finds_a_wrong_result(
     (row,) = results[0].first
     assert row[:2] == [a, b] and row[2] == row[3] ^ 1
     assert again == []
+
+
+def test_an_append_cut_by_a_kill_loses_no_chunk_and_counts_none_twice(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, gpu_adapter: object
+) -> None:
+    """A kill in the middle of an append leaves a torn last line. The next
+    append glued its record onto it, the glued line failed to parse, and that
+    chunk vanished from floats-summary (a chunk with mismatches would too).
+    Appends are fsynced and cut a torn last line first now: the resumed run
+    reruns the torn chunk and every chunk is counted once."""
+    import os
+
+    campaign = Campaign("add", "f32", "adversarial", count=3 * 4096, seed=5)
+    checkpoint = tmp_path / "floats.jsonl"
+    monkeypatch.setattr(fc, "CHUNK", 4096)  # three chunks
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    (first,) = run_campaign(campaign, "wgpu", checkpoint=checkpoint, shard=(0, 3), jobs=1)
+    assert synced  # the record is on disk before the run goes on
+    torn = json.dumps({**first.to_json(), "start": 4096})
+    with checkpoint.open("a") as stream:  # what a kill half way through the next append leaves
+        stream.write(torn[: len(torn) // 2])
+    resumed = list(run_campaign(campaign, "wgpu", checkpoint=checkpoint, jobs=1))
+    assert [r.start for r in resumed] == [4096, 8192]
+    lines = checkpoint.read_text().splitlines()
+    assert [json.loads(line)["start"] for line in lines] == [0, 4096, 8192]
+    totals = summary(checkpoint)[campaign.name]
+    assert (totals["inputs"], totals["chunks"]) == (campaign.size, 3)
+    assert list(run_campaign(campaign, "wgpu", checkpoint=checkpoint, jobs=1)) == []
+
+
+def test_sigint_then_a_rerun_checks_every_chunk_once(tmp_path: Path, gpu_adapter: object) -> None:
+    """`vyre-conform floats` interrupted (SIGINT) in the middle of an exhaustive
+    campaign exits 130 with a whole checkpoint; the same command again runs the
+    chunks it lacks, and the summary counts every chunk of the shard once."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    checkpoint = tmp_path / "floats.jsonl"
+    command = [sys.executable, "-m", "vyre.conform.cli", "floats", "--ops", "neg", "--formats", "f32",
+               "--shard", "0/8", "--checkpoint", str(checkpoint), "--jobs", "1", "--quiet"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and process.poll() is None:
+        if checkpoint.exists() and len(checkpoint.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and "rerun the same command" in stderr
+    interrupted = [json.loads(line)["start"] for line in checkpoint.read_text().splitlines()]
+    assert 2 <= len(interrupted) < 32 and checkpoint.read_text().endswith("\n")
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert again.returncode == 0, again.stderr
+    starts = [json.loads(line)["start"] for line in checkpoint.read_text().splitlines()]
+    assert starts[: len(interrupted)] == interrupted
+    assert sorted(starts) == [n << 24 for n in range(0, 256, 8)]  # shard 0 of 8: every 8th chunk, once
+    totals = summary(checkpoint)["f32.neg.exhaustive"]
+    assert (totals["inputs"], totals["chunks"], totals["mismatches"]) == (32 << 24, 32, 0)

@@ -41,6 +41,7 @@ def _interp_ops() -> list[str]:
     return [op for op in registry.kernel_op_ids() if not op.startswith(SLOW_ON_THE_INTERPRETER)]
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_every_kernel_op_is_L2k_on_the_interpreter() -> None:
     cert = conform.certify(backend="interp", ops=_interp_ops(), **FAST)
     assert cert.passed, [str(f) for f in cert.failures]

@@ -230,6 +230,7 @@ def test_a_timeout_is_never_proved() -> None:
     assert "no answer within" in record.detail
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certify_with_prove_records_obligation_strengths(register, models) -> None:
     op_id = register("avg_floor", 2, lambda a, b: ((a.astype(np.uint64) + b) >> 1).astype(np.uint32),
                      lambda a, b: E.add(E.bitand(a, b), E.shr(E.bitxor(a, b), E.u32(1))),

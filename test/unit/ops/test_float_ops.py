@@ -38,7 +38,7 @@ def _rows(arity: int, seed: int) -> list[np.ndarray]:
 
 
 def _oracle(op: str, columns: list[np.ndarray]) -> np.ndarray:
-    if op in ("add", "sub", "mul", "div", "min", "max"):
+    if op in ("add", "sub", "mul", "div", "min", "max", "atan2"):
         return oracle.binary(op, "f32", *columns)
     if op == "fma":
         return oracle.fma("f32", *columns)
@@ -105,8 +105,23 @@ def test_declared_laws_hold_bit_for_bit(op_id: str) -> None:
 
 
 def test_evaluate_takes_float_arrays() -> None:
-    out = ops.evaluate("primitive.float.add", [[0.1, 3e38], np.array([0.2, 3e38])], backend="interp")
+    f32 = np.array([0.1, 3e38], dtype=np.float32)
+    out = ops.evaluate("primitive.float.add", [f32, np.array([0.2, 3e38], dtype=np.float32)], backend="interp")
     assert out.dtype == np.float32
     assert out.tolist() == [np.float32(0.1) + np.float32(0.2), np.inf]
     with pytest.raises(TypeError, match="1-D float array"):
         ops.evaluate("primitive.float.add", [np.arange(2), np.arange(2)], backend="interp")
+
+
+@pytest.mark.parametrize("given", [[1e300, -1e300], np.array([1e300, -1e300]), [0.1, 3e38]])
+def test_evaluate_refuses_float64_for_f32_like_run(given: object) -> None:
+    """float64 rounded to f32 silently would change values (1e300 -> inf, and
+    1e300 + -1e300 -> NaN): a TypeError naming the dtype, as vyre.run gives."""
+    for op_id, inputs in (
+        ("primitive.float.add", [given, np.zeros(2, dtype=np.float32)]),
+        ("reductions.f32_sum_strict", [given]),
+    ):
+        with pytest.raises(TypeError, match=r"float32.*got.*float64.*Fix: convert it yourself"):
+            ops.evaluate(op_id, inputs, backend="interp")
+    with pytest.raises(TypeError, match="float32"):
+        ops.evaluate_many("reductions.f32_sum_strict", [[given]], backend="interp")

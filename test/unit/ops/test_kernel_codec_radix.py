@@ -340,6 +340,7 @@ def test_batches_mix_sizes_errors_and_empty_inputs(backend: str) -> None:
     assert [int(g[2][0]) for g in got] == [NO_ERROR, NO_ERROR, NO_ERROR, 4, NO_ERROR, 6, NO_ERROR, NO_ERROR]
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certified_on_wgpu_with_parity() -> None:
     wanted = sorted(ENCODERS) + sorted(STDLIB_DECODERS)
     cert = conform.certify(backend="wgpu", ops=wanted, strength="fast", corpus=None, track="kernel")

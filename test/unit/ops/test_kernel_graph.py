@@ -321,6 +321,7 @@ def test_specs_and_boundaries() -> None:
     assert ops.get("graph.bfs").kind == "iterative"  # type: ignore[union-attr]
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certificate_on_wgpu() -> None:
     """L2k on lavapipe: reference, parity with the interpreter, determinism and
     every law on both targets (the interpreter's certificate is in

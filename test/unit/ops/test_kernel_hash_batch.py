@@ -160,6 +160,7 @@ def test_the_law_catches_a_message_hashed_from_the_wrong_offset() -> None:
     assert found is not None and "message 1" in found
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certified_on_wgpu() -> None:
     wanted = ["hash.sha256_batch"]
     cert = conform.certify(backend="wgpu", ops=wanted, strength="fast", corpus=None, track="kernel")

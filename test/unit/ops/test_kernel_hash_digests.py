@@ -132,6 +132,7 @@ def test_padding_bytes_of_the_last_word_are_ignored(backend: str) -> None:
             assert got.tobytes() == hashlib.new(name, data.tobytes()).digest(), (op_id, n)
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certified_on_wgpu() -> None:
     cert = conform.certify(backend="wgpu", ops=list(OPS), strength="fast", corpus=None, track="kernel")
     assert cert.passed, [str(f) for f in cert.failures]

@@ -135,6 +135,7 @@ def test_bad_arguments() -> None:
         ops.evaluate("hash.xxhash32", [b"a", 0])
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certified_on_wgpu() -> None:
     cert = conform.certify(backend="wgpu", ops=list(OPS), strength="fast", corpus=None, track="kernel")
     assert cert.passed, [str(f) for f in cert.failures]

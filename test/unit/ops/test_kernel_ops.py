@@ -223,7 +223,7 @@ def test_device_buffers_are_inputs_without_upload() -> None:
 def test_python_lists_and_other_integer_dtypes_are_accepted() -> None:
     assert ops.evaluate("reductions.reduce_sum_u32", [[1, 2, 3]])[0] == 6
     assert ops.evaluate("reductions.reduce_sum_u32", [np.array([1, 2], dtype=np.int64)])[0] == 3
-    assert ops.evaluate("reductions.f32_sum_tree", [np.array([0.5, 0.25])])[0] == 0.75
+    assert ops.evaluate("reductions.f32_sum_tree", [np.array([0.5, 0.25], dtype=np.float32)])[0] == 0.75
 
 
 @pytest.mark.parametrize(

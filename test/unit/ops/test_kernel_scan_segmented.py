@@ -211,6 +211,7 @@ def test_plan_shape() -> None:
         assert shared * 4 <= 16_384  # WebGPU's default workgroup storage
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certificate_on_wgpu() -> None:
     cert = conform.certify(backend="wgpu", ops=[OP], strength="fast", corpus=None, track="kernel")
     assert cert.passed, [str(f) for f in cert.failures]

@@ -96,6 +96,7 @@ def test_boundaries_are_the_standard_ones() -> None:
     assert ops.get("sort.u32").boundaries == BOUNDARY_LENGTHS  # type: ignore[union-attr]
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certificate_on_wgpu() -> None:
     """Laws, reference and determinism on lavapipe. Parity with the interpreter
     (which runs a sort's 40 dispatches in about a second) is left to the

@@ -275,6 +275,7 @@ def test_sampled_cases_cover_both_paths_and_dropped_values() -> None:
     assert dropped > 0
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certificate_on_wgpu() -> None:
     cert = conform.certify(
         backend="wgpu",

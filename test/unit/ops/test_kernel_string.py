@@ -123,6 +123,7 @@ def test_split_offsets_rejects_a_delimiter_that_is_not_a_byte() -> None:
             ops.evaluate("string.split_offsets", [b"a b", delim], backend="interp")
 
 
+@pytest.mark.slow  # a certification campaign: make test-all
 def test_certified_on_wgpu_with_parity() -> None:
     wanted = ["string.ascii_lower", "string.ascii_upper", "match.byte_class", "string.split_offsets"]
     cert = conform.certify(backend="wgpu", ops=wanted, strength="fast", corpus=None, track="kernel")

@@ -107,3 +107,21 @@ def test_vyre_run_takes_a_budget(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "refuses a dispatch" in capsys.readouterr().err
     assert vyre_run([*argv, "--interp-budget", "soon"]) == 2
     assert "--interp-budget: VYRE_INTERP_BUDGET='soon' is not a budget" in capsys.readouterr().err
+
+
+def test_workgroup_memory_counts_in_the_estimate() -> None:
+    """2,000 workgroup buffers of 8,192 words: every batch (one workgroup of 64
+    MB) zeroes them, about 20 ms. The budget counted only the lanes: (3000, 1, 1)
+    was estimated at 0.66 s and ran 65.6 s; (60000, 1, 1) was accepted (about 22
+    minutes). Both are refused before running now; a small dispatch still runs."""
+    buffers = [BufferDecl.workgroup(f"t{k}", 8192, DataType.U32) for k in range(2000)]
+    program = prepare(Program([*buffers, *OUT], (1, 1, 1), [N.store("out", E.gid_x(), E.u32(1))]))
+    for groups in (3000, 60_000):
+        with pytest.raises(InterpBudgetError, match=rf"refuses a dispatch of \({groups}, 1, 1\) .* each with 65,536,000 bytes of workgroup memory"):
+            execute(program, {"out": np.zeros(groups, dtype=np.uint32)}, (groups, 1, 1))
+    out = execute(program, {"out": np.zeros(3, dtype=np.uint32)}, (3, 1, 1))["out"]
+    assert out.tolist() == [1, 1, 1]
+    many = prepare(Program([*(BufferDecl.workgroup(f"s{k}", 1, DataType.U32) for k in range(20_000)), *OUT],
+                           (1, 1, 1), [N.store("out", E.gid_x(), E.u32(1))]))  # fmt: skip
+    with pytest.raises(InterpBudgetError, match="80,000 bytes of workgroup memory"):  # ran 35 s
+        execute(many, {"out": np.zeros(655_360, dtype=np.uint32)}, (655_360, 1, 1))

@@ -188,3 +188,65 @@ def test_rejected_wgsl_is_a_runtime_error_citing_the_line(gpu_adapter: Any) -> N
     assert message.startswith("vyre wgpu backend: wgpu/naga rejected the WGSL of kernel @broken")
     assert f"WGSL line {line}: return a[i] + 1i;" in message
     assert "Traceback" not in message
+
+
+# ---------------------------------------------------------------------------
+# Grids of 2^32 workgroups or more
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "groups,limit,most",
+    [((65_535, 65_535, 2), 65_535, M32), ((65_535, 65_535, 65_535), 65_535, M32), ((7, 5, 3), 4, 6),
+     ((9, 1, 4), 3, 2), ((5, 6, 7), 100, 11)],
+)  # fmt: skip
+def test_each_dispatch_slice_holds_fewer_than_2_32_workgroups(
+    groups: tuple[int, int, int], limit: int, most: int
+) -> None:
+    """Drivers count a dispatch's workgroups in 32 bits (lavapipe ran the product
+    mod 2^32 of a bigger grid, silently): slices are cut by the product too, and
+    still tile the grid exactly."""
+    from vyre.runtime.wgpu_backend import _slices  # pyright: ignore[reportPrivateUsage]
+
+    slices = _slices(groups, limit, most)
+    assert all(x * y * z <= most and max(x, y, z) <= limit for _, (x, y, z) in slices)
+    assert sum(x * y * z for _, (x, y, z) in slices) == groups[0] * groups[1] * groups[2]
+    if groups[0] * groups[1] * groups[2] < 10_000:  # every workgroup id exactly once
+        seen = [
+            (ox + i, oy + j, oz + k)
+            for (ox, oy, oz), (x, y, z) in slices
+            for i in range(x) for j in range(y) for k in range(z)
+        ]  # fmt: skip
+        assert sorted(seen) == [(i, j, k) for i in range(groups[0]) for j in range(groups[1]) for k in range(groups[2])]
+
+
+def test_a_split_by_the_product_gives_exact_ids(gpu_adapter: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The slices of a grid cut by the product (here at most 5 workgroups each)
+    run with the ids one big dispatch gives."""
+    from vyre.runtime import wgpu_backend
+
+    size, groups = (2, 1, 1), (3, 4, 2)
+    extent = tuple(s * g for s, g in zip(size, groups))
+    program = _id_program(size, extent)  # type: ignore[arg-type]
+    real = wgpu_backend._slices  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(wgpu_backend, "_slices", lambda g, limit: real(g, limit, 5))
+    total = int(np.prod(extent))
+    out = execute(program, {"out": _u32(np.zeros(total))}, groups, max_workgroups_per_axis=3)["out"]
+    np.testing.assert_array_equal(out, _id_oracle(size, groups))
+
+
+@pytest.mark.parametrize("dispatch", [(32_768, 32_768, 4), (65_535, 65_535, 65_535)])
+def test_a_cpu_adapter_refuses_2_32_workgroups(gpu_adapter: Any, dispatch: tuple[int, int, int]) -> None:
+    """On lavapipe, `out[workgroup_id.z] = 1` over (32768, 32768, 4) returned
+    [0 0 0 0] in a second; (65535, 65535, 65535) [1 0 0 0]. A CPU adapter now
+    refuses such a grid (it would run for many minutes), naming the limit."""
+    gpu = gpu_device()
+    if not gpu.cpu:
+        pytest.skip(f"{gpu.adapter_name} is a GPU: it runs the grid in slices")
+    program = Program([BufferDecl.read_write("out", 0, DataType.U32)], (1, 1, 1),
+                      [N.store("out", E.workgroup_id(2), E.u32(1))])  # fmt: skip
+    with pytest.raises(vyre.DeviceLimitError, match=r"workgroups\) exceeds the limit of 4,294,967,295 workgroups per dispatch on .*CPU"):
+        vyre.run(program, {"out": _u32(np.zeros(4))}, dispatch=dispatch)
+    with pytest.raises(vyre.DeviceLimitError, match="workgroups per dispatch"):
+        execute(program, {"out": _u32(np.zeros(4))}, dispatch)
+    assert vyre.run(program, {"out": _u32(np.zeros(4))}, dispatch=(1, 1, 4))["out"].tolist() == [1, 1, 1, 1]

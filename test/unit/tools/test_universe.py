@@ -107,3 +107,58 @@ def test_xdsl_opt_converts_standard_dialects_to_vyre() -> None:
     assert run.returncode == 0, run.stderr
     assert "var<storage, read> src: array<u32>;" in run.stdout
     assert "var<storage, read_write> dst: array<u32>;" in run.stdout
+
+
+STORE_NOWHERE = """builtin.module {
+  vyre.kernel @main workgroup_size(64, 1, 1) buffers(@out : read_write u32 binding(0)) {
+    %0 = vyre.lit_u32 1
+    vyre.store @nowhere[%0] = %0
+  }
+}
+"""
+
+UNKNOWN_OP = KERNEL.replace("primitive.math.add", "primitive.math.nope")
+
+LOAD_OUTSIDE = """func.func @f(%a: memref<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %a[%c0] : memref<?xi32>
+  memref.store %v, %a[%c0] : memref<?xi32>
+  func.return
+}
+"""
+
+
+def _marked(text: str, op: str, message: str) -> bool:
+    """The diagnostic prints the module with `message` right under the op."""
+    lines = text.splitlines()
+    return any(op in line and message in "".join(lines[i + 1 : i + 3]) for i, line in enumerate(lines))
+
+
+@pytest.mark.parametrize(
+    ("args", "source", "op", "message"),
+    [
+        (["-t", "vyre-wgsl"], STORE_NOWHERE, '"vyre.store"', "store to unknown buffer `nowhere`"),
+        (["-p", "inline-calls"], STORE_NOWHERE, '"vyre.store"', "store to unknown buffer `nowhere`"),
+        (["-p", "float-strict"], STORE_NOWHERE, '"vyre.store"', "store to unknown buffer `nowhere`"),
+        (["-p", "inline-calls"], UNKNOWN_OP, '"vyre.call"', "unknown op `primitive.math.nope`"),
+        (["-p", "convert-to-vyre"], LOAD_OUTSIDE, '"memref.load"', "'memref.load' outside the scf.parallel"),
+    ],
+)
+def test_the_plugin_reports_vyre_errors_as_xdsl_diagnostics(
+    args: list[str], source: str, op: str, message: str
+) -> None:
+    failed = xdsl_opt(*args, stdin=source)
+    assert failed.returncode != 0 and failed.stdout == ""
+    last = failed.stderr[failed.stderr.index("xdsl.utils.exceptions.DiagnosticException: error: "):]
+    assert message in last.splitlines()[0]
+    assert "During handling" not in failed.stderr  # one error, not a chain
+    assert _marked(last, op, message), last
+    listed = xdsl_opt(*args, "--verify-diagnostics", stdin=source)  # xDSL's way to print them plainly
+    assert listed.returncode == 0 and "Traceback" not in listed.stderr + listed.stdout
+    assert listed.stdout.startswith("error: ") and message in listed.stdout.splitlines()[0]
+    assert _marked(listed.stdout, op, message), listed.stdout
+
+
+def test_a_module_without_a_kernel_is_a_diagnostic() -> None:
+    run = xdsl_opt("-t", "vyre-wgsl", "--verify-diagnostics", stdin=ARITH)
+    assert run.returncode == 0 and run.stdout.startswith("error: -t vyre-wgsl: the module holds no vyre.kernel")

@@ -150,9 +150,24 @@ def test_the_pass_registry_lists_vyre_passes() -> None:
 @pytest.mark.parametrize(
     ("pipeline", "words"),
     [
-        ("bogus", "vyre-opt: error: Unrecognized passes: ['bogus']"),
-        ("cse,nope", "vyre-opt: error: Unrecognized passes: ['nope']"),
-        ("cse{fast=true}", 'vyre-opt: error: Provided arguments ["fast"] not found'),
+        ("bogus", "vyre-opt: error: unknown pass `bogus` (passes: canonicalize, convert-to-vyre, cse, dce,"),
+        ("cse,nope", "vyre-opt: error: unknown pass `nope` (passes: "),
+        ("cse{fast=true}", "vyre-opt: error: pass `cse` has no option `fast` (options: none)"),
+        ("canonicalise", "vyre-opt: error: unknown pass `canonicalise`; did you mean `canonicalize`?"),
+        ("cse,float-stric", "vyre-opt: error: unknown pass `float-stric`; did you mean `float-strict`?"),
+        (
+            "convert-to-vyre{workgroup-size=true}",
+            "vyre-opt: error: pass `convert-to-vyre`: option `workgroup-size` takes an integer, got true",
+        ),
+        (
+            "convert-to-vyre{workgroup-size=many}",
+            "vyre-opt: error: pass `convert-to-vyre`: option `workgroup-size` takes an integer, got 'many'",
+        ),
+        (
+            "convert-to-vyre{workgroup_sise=8}",
+            "vyre-opt: error: pass `convert-to-vyre` has no option `workgroup_sise`; did you mean"
+            " `workgroup-size`? (options: workgroup-size)",
+        ),
         ("cse{", "vyre-opt: error: Error parsing pass pipeline specification"),
     ],
 )
@@ -171,6 +186,19 @@ def test_unknown_target_is_a_usage_error(write) -> None:
     result = run_opt(write(SMALL), "-t", "spirv")
     assert result.code == 2
     assert "invalid choice: 'spirv' (choose from mlir, wgsl)" in result.err
+    close = run_opt(write(SMALL), "-t", "wsgl")
+    assert close.code == 2 and close.err.rstrip().endswith("did you mean `wgsl`?")
+
+
+def test_unknown_options_get_a_suggestion(write) -> None:
+    option = run_opt(write(SMALL), "--print-op-genric")
+    assert option.code == 2
+    assert option.err.rstrip().endswith("unrecognized arguments: --print-op-genric; did you mean `--print-op-generic`?")
+    target = run_opt(write(SMALL), "-t", "wgsl{vectorise=true}")
+    assert target.code == 1 and target.err == (
+        "vyre-opt: error: target `wgsl` has no option `vectorise`; did you mean `vectorize`?"
+        " (options: loop-limit, vectorize)\n"
+    )
 
 
 def test_wgsl_target_prints_a_compute_shader(write) -> None:
@@ -219,7 +247,7 @@ def test_parse_error_has_file_line_col_and_a_caret(write) -> None:
     result = run_opt(path)
     assert result.code == 1 and result.out == ""
     assert result.err.splitlines() == [
-        f"{path}:3:3: error: unknown operation `vyre.frobnicate` (known dialects: arith, builtin, func, memref, scf, vyre)",
+        f"{path}:3:3: error: unknown operation `vyre.frobnicate` (known dialects: arith, builtin, func, memref, scf, vtensor, vyre)",
         "  vyre.frobnicate %0",
         "  ^^^^^^^^^^^^^^^",
     ]

@@ -5,6 +5,7 @@ a few run the real console entry point and check that no traceback appears."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 from vyre.runtime import api
+from vyre.tools import vyre_run
 from vyre.tools.vyre_run import main
 
 XOR = """\
@@ -135,12 +137,86 @@ def test_parse_error_is_located(files: dict[str, str], tmp_path: Path, capsys: p
     assert err.startswith(f"{broken}:6:") and "error: expected a binary operator" in err
 
 
-def test_two_kernels_are_rejected(files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_kernels_need_a_choice(files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     two = tmp_path / "two.mlir"
     inner = XOR.split("\n", 1)[1].rsplit("}", 1)[0]
-    two.write_text("builtin.module {\n" + inner + inner.replace("@xor", "@xor2") + "}\n")
+    two.write_text("builtin.module {\n" + inner + inner.replace("@xor", "@xor2").replace("bit_xor", "add") + "}\n")
     assert main([str(two), "--dispatch", "1"]) == 1
-    assert "exactly one vyre.kernel" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"{two}: error: the module holds 2 kernels (@xor, @xor2). Fix: pick one with --kernel NAME\n"
+    )
+    args = ["--input", f"a={files['a']}", "--input", f"b={files['b']}", "--output", "out=8", "--dispatch", "2",
+            "--backend", "interp"]
+    assert main([str(two), "--kernel", "xor2", *args]) == 0
+    assert capsys.readouterr().out.startswith(f"out = {np.array2string(A + B, prefix='out = ')}")
+    assert main([str(two), "--kernel", "@xor", *args]) == 0
+    assert capsys.readouterr().out.startswith(f"out = {np.array2string(A ^ B, prefix='out = ')}")
+    assert main([str(two), "--kernel", "xr", *args]) == 1
+    assert "no kernel @xr; did you mean `xor`? (kernels: @xor, @xor2)" in capsys.readouterr().err
+
+
+def test_a_mixed_module_runs_its_kernel(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    mixed = str(Path(__file__).resolve().parents[3] / "examples" / "mixed.mlir")
+    assert main([mixed, "--kernel", "popcounts", "--input", f"a={files['a']}", "--output", "out=8",
+                 "--dispatch", "1", "--backend", "interp"]) == 0
+    assert capsys.readouterr().out == "out = [1 1 2 1 2 2 3 1]\n"
+
+
+def test_mlir_functions_point_at_convert_to_vyre(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    saxpy = str(Path(__file__).resolve().parents[3] / "examples" / "saxpy.mlir")
+    assert main([saxpy, "--dispatch", "1", "--backend", "interp"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"{saxpy}: error: the module holds MLIR functions and no vyre.kernel. Fix: convert them first:"
+        f" vyre-opt {saxpy} -p convert-to-vyre | vyre-run - ...\n"
+    )
+
+
+def test_the_kernel_comes_from_stdin(
+    files: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(Path(files["xor"]).read_text()))
+    args = xor_args(files)
+    args[0] = "-"
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith(f"out = {np.array2string(A ^ B, prefix='out = ')}")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(INVALID))
+    assert main(["-", "--dispatch", "1", "--backend", "interp"]) == 1
+    assert "<stdin>:4:5: error: vyre IR validation: reference to undeclared variable `nowhere`." in capsys.readouterr().err
+
+
+def test_vyre_opt_pipes_into_vyre_run(files: dict[str, str]) -> None:
+    bin_dir = Path(sys.executable).parent
+    script = f"{bin_dir / 'vyre-opt'} {files['xor']} -p canonicalize | {bin_dir / 'vyre-run'} - " + " ".join(xor_args(files)[1:])
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"out = {np.array2string(A ^ B, prefix='out = ')}")
+
+
+def test_load_ops_registers_user_ops_first(files: dict[str, str], tmp_path: Path) -> None:
+    """In a process of its own: registering an op lasts for the process."""
+    ops = tmp_path / "my_ops.py"
+    ops.write_text(
+        "import numpy as np\n"
+        "from vyre import ops\n"
+        "from vyre.ir import DataType, Expr as E\n"
+        "from vyre.ops import OpSignature, OpSpec\n"
+        "ops.register(OpSpec(id='user.run.twice', version=1,\n"
+        "    signature=OpSignature(inputs=[DataType.U32], output=DataType.U32), category='A',\n"
+        "    reference=lambda a: a * np.uint32(2), composition=lambda a: E.add(a, a), laws=[],\n"
+        "    boundaries=[0, 1, 0xFFFFFFFF]))\n"
+    )
+    kernel = tmp_path / "twice.mlir"
+    kernel.write_text(XOR.replace("%z = vyre.binop bit_xor %x, %y", '%z = vyre.call "user.run.twice"(%x) : u32'))
+    args = [str(kernel), "--input", f"a={files['a']}", "--input", f"b={files['b']}", "--output", "out=8",
+            "--dispatch", "2", "--backend", "interp"]
+    unknown = run_cli(*args)
+    assert unknown.returncode == 1 and "user.run.twice" in unknown.stderr
+    loaded = run_cli(*args, "--load-ops", str(ops))
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.startswith(f"out = {np.array2string(A * 2, prefix='out = ')}")
+    missing = run_cli(*args, "--load-ops", str(tmp_path / "none.py"))
+    assert missing.returncode == 2 and "cannot read --load-ops file" in missing.stderr
 
 
 @pytest.mark.parametrize(
@@ -212,6 +288,14 @@ def test_backend_failure(
     monkeypatch.setitem(api.BACKENDS, "interp", broken)
     assert main(xor_args(files)) == 3
     assert capsys.readouterr().err == "vyre-run: backend interp failed: no Vulkan adapter found\n"
+    def broken_run(*args: object, **kwargs: object) -> dict[str, np.ndarray]:
+        raise RuntimeError("no Vulkan adapter found")
+
+    monkeypatch.setattr(vyre_run, "run", broken_run)  # the default backend points at the one always there
+    assert main([*xor_args(files)[:-2], "--backend", "wgpu"]) == 3
+    assert capsys.readouterr().err == (
+        "vyre-run: backend wgpu failed: no Vulkan adapter found (--backend interp runs the reference interpreter)\n"
+    )
 
 
 @pytest.mark.parametrize("args", [["--backend", "cuda"], []])

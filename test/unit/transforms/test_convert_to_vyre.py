@@ -459,6 +459,8 @@ def test_the_workgroup_size_is_an_option() -> None:
     assert Program.from_module(module).workgroup_size == (256, 1, 1)
     with pytest.raises(PassFailedException, match="workgroup-size must be in"):
         ConvertToVyrePass(workgroup_size=0).apply(_context(), Parser(_context(), FLOW, "t").parse_module())
+    with pytest.raises(PassFailedException, match="workgroup-size must be in .* got True"):  # a bool is no size
+        ConvertToVyrePass(workgroup_size=True).apply(_context(), Parser(_context(), FLOW, "t").parse_module())
 
 
 GUARD_CASES = {

@@ -198,7 +198,7 @@ def test_v012_unsupported_cast(source: DataType, target: str) -> None:
     assert found(prog) == [
         (
             "V012",
-            f"vyre IR validation: unsupported cast from `{source.value}` to `{target}`. Fix: see casts.md for valid conversions.",
+            f"vyre IR validation: unsupported cast from `{source.value}` to `{target}`. Fix: use a conversion of the cast table (docs/semantics.md, \"Casts\").",
         )
     ]
 
@@ -214,7 +214,7 @@ def test_v012_cast_from_bytes_to_scalar(registry: FakeRegistry) -> None:
     assert found(prog) == [
         (
             "V012",
-            "vyre IR validation: unsupported cast from `bytes` to `u32`. Fix: see casts.md for valid conversions.",
+            "vyre IR validation: unsupported cast from `bytes` to `u32`. Fix: use a conversion of the cast table (docs/semantics.md, \"Casts\").",
         )
     ]
 

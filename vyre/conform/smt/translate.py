@@ -199,7 +199,7 @@ class _Translator:
                 return [word, high]
             return [word] * width
         if width > len(lanes):
-            raise Untranslatable(f"cast {source} -> {target} is not in casts.md")
+            raise Untranslatable(f"cast {source} -> {target} is not in the cast table")
         return lanes[:width]
 
     def call(self, op_id: str, args: Sequence[Any]) -> Any:

@@ -9,8 +9,9 @@ The references are independent of the soft-float rewrite and of the interpreter:
 numpy float32 arithmetic (correctly rounded, subnormals kept on x86) for add, sub,
 mul, div and sqrt; exact float64 products with a round-to-odd sum for fma; sign
 bit operations for neg and abs; numpy's rounding functions (which keep the sign
-of zero) for floor, ceil, round (half to even) and trunc. Every NaN result is the
-canonical quiet NaN 0x7FC00000.
+of zero) for floor, ceil, round (half to even) and trunc; MPFR in a binary32
+context for the correctly rounded functions (exp2, asin, acos, atan, atan2).
+Every NaN result is the canonical quiet NaN 0x7FC00000.
 
 Laws are the ones that hold for every input, NaN payloads included: add, mul,
 min and max commute (a NaN result is canonical whatever the order); min and max
@@ -141,15 +142,16 @@ def _mpfr(name: str) -> Callable[[Any], F32Array]:
     binary32 context (24 bits, the F32 exponent range, subnormals): exact, slow,
     and independent of the interpreter's float64-and-guard-band oracle."""
 
-    def reference(a: Any) -> F32Array:
+    def reference(*operands: Any) -> F32Array:
         gmpy2: Any = importlib.import_module("gmpy2")  # untyped: MPFR's Python binding
-        x = _f32(a)
-        out = np.empty(x.shape, dtype=np.float32)
+        xs = np.broadcast_arrays(*(_f32(a) for a in operands))
+        out = np.empty(xs[0].shape, dtype=np.float32)
         context = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True)
         with gmpy2.context(context):
             function: Any = getattr(gmpy2, name)
-            for k, value in enumerate(x.reshape(-1).tolist()):
-                out.reshape(-1)[k] = float(function(gmpy2.mpfr(value)))
+            columns = [x.reshape(-1).tolist() for x in xs]
+            for k, values in enumerate(zip(*columns)):
+                out.reshape(-1)[k] = float(function(*(gmpy2.mpfr(v) for v in values)))
         return _canonical(out)
 
     return reference
@@ -260,6 +262,54 @@ SPECS: tuple[OpSpec, ...] = (
         _hard("integers, ties and the range ends", (0x4040_0000,), (0xC316_0000,), (0xC315_8000,),
               (0x42FF_FFFF,), (0xB52D_1F9A,), (0x3B42_9D37,)),
         summary="2**a, correctly rounded"),
+    _op(d.FExpOp, _mpfr("exp"),
+        _hard("zero, the range ends and the hardest inputs", (0x0000_0000,), (0x42B1_7218,),
+              (0xC2CF_F1B5,), (0xC169_12CD,), (0xBBF0_EDF1,)),
+        summary="e**a, correctly rounded"),
+    _op(d.FExp10Op, _mpfr("exp10"),
+        _hard("powers of ten, the range ends and the hardest inputs", (0x4040_0000,), (0x4120_0000,),
+              (0x421A_209B,), (0xC234_9E35,), (0xBAC4_C65C,), (0x417D_7F60,)),
+        summary="10**a, correctly rounded"),
+    _op(d.FLogOp, _mpfr("log"),
+        _hard("one, its neighbours and subnormals", (0x3F80_0000,), (0x3F80_0001,), (0x3F7F_FFFF,),
+              (0x0000_0001,)),
+        summary="the natural logarithm, correctly rounded"),
+    _op(d.FLog2Op, _mpfr("log2"),
+        _hard("powers of two, the neighbours of one and subnormals", (0x4100_0000,), (0x3F80_0001,),
+              (0x3F7F_FFFF,), (0x0000_0001,), (0x4020_7AB9,)),
+        summary="the base-2 logarithm, correctly rounded"),
+    _op(d.FLog10Op, _mpfr("log10"),
+        _hard("powers of ten, the neighbours of one and subnormals", (0x447A_0000,), (0x3F80_0001,),
+              (0x3F7F_FFFF,), (0x0000_0001,)),
+        summary="the base-10 logarithm, correctly rounded"),
+    _op(d.FSinOp, _mpfr("sin"),
+        _hard("nearest multiples of pi, huge and tiny arguments", (0x6F79_BE45,), (0x50A3_E87F,),
+              (0x4049_0FDB,), (0x7F7F_FFFF,), (0x3980_0000,), (0x397F_FFFF,), (0x8000_0000,)),
+        summary="sin(a), correctly rounded"),
+    _op(d.FCosOp, _mpfr("cos"),
+        _hard("nearest odd multiples of pi/2, huge and tiny arguments", (0x6F79_BE45,),
+              (0x3FC9_0FDB,), (0x7F7F_FFFF,), (0x3980_0000,), (0x397F_FFFF,), (0x8000_0000,)),
+        summary="cos(a), correctly rounded"),
+    _op(d.FTanOp, _mpfr("tan"),
+        _hard("poles and zeros of the nearest multiples of pi/2", (0x6F79_BE45,), (0x50A3_E87F,),
+              (0x3FC9_0FDB,), (0x7F7F_FFFF,), (0x3980_0000,), (0x397F_FFFF,), (0x8000_0000,)),
+        summary="tan(a), correctly rounded"),
+    _op(d.FAsinOp, _mpfr("asin"),
+        _hard("the ends of the domain and beyond", (0x3F80_0000,), (0xBF7F_FFFF,), (0x3F80_0001,),
+              (0x3F35_04F3,), (0x3900_0001,)),
+        summary="asin(a), correctly rounded"),
+    _op(d.FAcosOp, _mpfr("acos"),
+        _hard("near one, where acos is tiny", (0x3F80_0000,), (0x3F7F_FFFF,), (0xBF80_0000,),
+              (0x3F35_04F3,), (0x0000_0001,)),
+        summary="acos(a), correctly rounded"),
+    _op(d.FAtanOp, _mpfr("atan"),
+        _hard("one, tiny and huge arguments", (0x3F80_0000,), (0x3F7F_FFFF,), (0x3980_0001,),
+              (0x4C70_0518,), (0xFF80_0000,)),
+        summary="atan(a), correctly rounded"),
+    _op(d.FAtan2Op, _mpfr("atan2"),
+        _hard("signed zeros, infinities and far-apart magnitudes", (0x8000_0000, 0x8000_0000),
+              (0x7F80_0000, 0xFF80_0000), (0x0000_0001, 0x7F7F_FFFF), (0x3F80_0000, 0xBF80_0001)),
+        summary="atan2(y, x) (a is y), correctly rounded"),
     _op(d.FTanhOp, _mpfr("tanh"),
         _hard("tiny arguments, the width changes and the saturation edge", (0x3980_0000,),
               (0x0000_0001,), (0x4000_0000,), (0x4080_0000,), (0x4110_2CB3,), (0x4110_2CB4,)),

@@ -3,7 +3,10 @@
 Work is counted in *units* of about a nanosecond of interpreter time on a
 2-core host: each machine step has a cost per lane and a fixed cost
 (`COST` in machine.py, measured over random programs), and every batch of lanes
-costs its setup (`BATCH_COST`). The default budget, 1.5e10 units, is about
+costs its setup (`BATCH_COST`) and its zeroed workgroup memory
+(`WORKGROUP_MEMORY_COST`: per buffer made and per word zeroed; 2,000 buffers
+of 8,192 words cost about 20 ms per batch of one workgroup, far more than the
+lanes). The default budget, 1.5e10 units, is about
 15 seconds of work (more on a loaded machine, less on a fast one); a count,
 not a clock, so that a run is refused or not the same way everywhere.
 
@@ -32,11 +35,13 @@ from vyre.runtime.interp.errors import InterpError
 
 __all__ = [
     "BATCH_COST",
+    "WORKGROUP_MEMORY_COST",
     "DEFAULT_BUDGET",
     "ENV_VAR",
     "InterpBudgetError",
     "WorkBudget",
     "resolve_budget",
+    "workgroup_memory_cost",
 ]
 
 ENV_VAR = "VYRE_INTERP_BUDGET"
@@ -44,6 +49,17 @@ DEFAULT_BUDGET = 15_000_000_000
 UNITS_PER_SECOND = 1e9
 BATCH_COST: tuple[float, int] = (20.0, 50_000)
 """Units per lane and in all of setting up one batch (ids, masks, memories)."""
+WORKGROUP_MEMORY_COST: tuple[float, int] = (1.0, 2_000)
+"""Units per word of workgroup memory a batch zeroes, and per workgroup buffer
+it makes (measured on the 2-core host: 2,000 buffers of 8,192 words over 3,000
+batches of one workgroup, 61 s; 20,000 buffers of one word over 782 batches,
+35 s)."""
+
+
+def workgroup_memory_cost(buffers: int, words: int) -> int:
+    """Units of making `buffers` workgroup buffers of `words` words in all."""
+    per_word, per_buffer = WORKGROUP_MEMORY_COST
+    return int(per_word * words) + per_buffer * buffers
 
 
 class InterpBudgetError(InterpError):

@@ -25,7 +25,7 @@ from vyre.dialects import vyre as d
 from vyre.fingerprint import LruCache
 from vyre.pipeline import Prepared
 from vyre.runtime.interp import machine as m
-from vyre.runtime.interp.budget import BATCH_COST, WorkBudget, resolve_budget
+from vyre.runtime.interp.budget import BATCH_COST, WorkBudget, resolve_budget, workgroup_memory_cost
 from vyre.runtime.interp.compile import compile_kernel
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.memory import (
@@ -99,11 +99,16 @@ def execute(
     per_batch = plan.workgroups_per_batch(slot_count, per_workgroup_bytes)
     lanes, batches = prod(grid) * prod(workgroup_size), -(-prod(grid) // per_batch)
     lane_cost, fixed_cost = body.certain
+    shared_words = per_workgroup_bytes // 4
     work.predict(
-        int((lane_cost + BATCH_COST[0]) * lanes) + (fixed_cost + BATCH_COST[1]) * batches,
-        f"a dispatch of {grid} workgroups of {workgroup_size} invocations ({lanes} invocations)",
+        int((lane_cost + BATCH_COST[0]) * lanes)
+        + (fixed_cost + BATCH_COST[1]) * batches
+        + workgroup_memory_cost(len(workgroup_infos) * batches, shared_words * prod(grid)),
+        f"a dispatch of {grid} workgroups of {workgroup_size} invocations ({lanes} invocations)"
+        + (f", each with {per_workgroup_bytes:,} bytes of workgroup memory" if shared_words else ""),
     )
     for start, stop in plan.batches(per_batch):
+        work.charge(workgroup_memory_cost(len(workgroup_infos), shared_words * (stop - start)))
         memories = dict(storage)
         for info in workgroup_infos:
             memories[info.name] = workgroup_memory(info, stop - start)
@@ -269,8 +274,8 @@ def _host_words(
         if array.nbytes > INPUT_LIMIT_BYTES:
             raise ValueError(
                 f"buffer `{name}` holds {array.nbytes} bytes, more than the reference "
-                f"interpreter's limit of 64 MiB ({INPUT_LIMIT_BYTES} bytes) per input "
-                "(conform.md, Reference Interpreter Limits). Fix: tile the computation "
+                f"interpreter's limit of 64 MiB ({INPUT_LIMIT_BYTES} bytes) per input. "
+                "Fix: tile the computation "
                 "into smaller dispatches"
             )
         if info.access == d.AccessKind.READ_WRITE:
@@ -332,14 +337,14 @@ def _check_workgroup_limits(infos: Sequence[BufferInfo]) -> None:
             raise ValueError(
                 f"workgroup buffer `{info.name}` needs {size} bytes, more than the "
                 f"reference interpreter's limit of 64 MiB ({WORKGROUP_LIMIT_BYTES} bytes) "
-                "of workgroup memory (conform.md, Reference Interpreter Limits)"
+                "of workgroup memory"
             )
     if total > WORKGROUP_LIMIT_BYTES:
         names = ", ".join(f"`{info.name}`" for info in infos)
         raise ValueError(
             f"workgroup buffers {names} need {total} bytes together, more than the "
             f"reference interpreter's limit of 64 MiB ({WORKGROUP_LIMIT_BYTES} bytes) "
-            "of workgroup memory (conform.md, Reference Interpreter Limits)"
+            "of workgroup memory"
         )
 
 

@@ -427,8 +427,9 @@ def _function(name: str) -> Oracle:
     """A correctly rounded function (`functions.py`: float64, a guard band, MPFR)."""
 
     def evaluate(f: _Format, _: str, xs: tuple[Bits, ...]) -> Bits:
+        first, *more = (_widen(f, x) for x in xs)
         return functions.correctly_rounded(
-            name, f.name, _widen(f, xs[0]), lambda y: _narrow(f, y), f.nan
+            name, f.name, first, lambda y: _narrow(f, y), f.nan, *more
         )
 
     return evaluate
@@ -456,6 +457,18 @@ ORACLES.add(d.FTruncOp, _integral(np.trunc))
 ORACLES.add(d.FIsNanOp, _classify(nan=True))
 ORACLES.add(d.FIsInfOp, _classify(nan=False))
 ORACLES.add(d.FExp2Op, _function("exp2"))
+ORACLES.add(d.FExpOp, _function("exp"))
+ORACLES.add(d.FExp10Op, _function("exp10"))
+ORACLES.add(d.FLogOp, _function("log"))
+ORACLES.add(d.FLog2Op, _function("log2"))
+ORACLES.add(d.FLog10Op, _function("log10"))
+ORACLES.add(d.FSinOp, _function("sin"))
+ORACLES.add(d.FCosOp, _function("cos"))
+ORACLES.add(d.FTanOp, _function("tan"))
+ORACLES.add(d.FAsinOp, _function("asin"))
+ORACLES.add(d.FAcosOp, _function("acos"))
+ORACLES.add(d.FAtanOp, _function("atan"))
+ORACLES.add(d.FAtan2Op, _function("atan2"))
 ORACLES.add(d.FTanhOp, _function("tanh"))
 ORACLES.add(d.FErfOp, _function("erf"))
 ORACLES.add(d.FSqrtApproxOp, _approx(np.sqrt))
@@ -498,11 +511,13 @@ def _named(op: str | Enum, family: dict[str, type[d.FloatOp]], what: str) -> typ
 
 
 def binary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike) -> Bits:
-    """``a op b`` for op in add, sub, mul, div, min, max (an ``f`` prefix is accepted).
+    """``a op b`` for op in add, sub, mul, div, min, max, and ``atan2(a, b)`` (an ``f``
+    prefix is accepted).
 
     add/sub/mul/div are correctly rounded (RNE) with canonical NaN results;
     min/max are IEEE 754-2019 minimumNumber/maximumNumber (-0 < +0, a NaN
-    operand is ignored when the other is a number, both NaN -> canonical NaN).
+    operand is ignored when the other is a number, both NaN -> canonical NaN);
+    atan2 (a is y, like C) is correctly rounded with Annex F's special values.
     """
     f = _fmt(fmt)
     return evaluate(_named(op, _BINARY, "binary"), f.name, a, b)
@@ -607,9 +622,9 @@ def bitcast(src: str | Enum, dst: str | Enum, x: npt.ArrayLike) -> Bits:
 
 
 def approximate(op: str | Enum, a: npt.ArrayLike) -> Bits:
-    """The exact value of an approximate op's function (``sqrt_approx``,
-    ``exp2_approx``, ``log2_approx``, ``sin_approx``, ``cos_approx``; ``f``
-    prefix accepted) on F32 patterns: computed in float64 and rounded once to
+    """The exact value of an approximate op's function (``fsqrt_approx``,
+    ``fexp2_approx``, ``flog2_approx``, ``fsin_approx``, ``fcos_approx``) on
+    F32 patterns: computed in float64 and rounded once to
     f32 (NaN results canonical). What an approximate op's tolerance is measured
     against; the op itself is not bit-exact on any GPU."""
     return evaluate(_named(op, _APPROXIMATE, "approximate"), "f32", a)

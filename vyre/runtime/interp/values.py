@@ -306,7 +306,7 @@ def cast_function(
         raise InterpError(
             f"unsupported cast from `{source.value}` to `{target.value}` "
             "(V012/V023); the interpreter never guesses a conversion. "
-            "Fix: see casts.md for valid conversions"
+            'Fix: use a conversion of the cast table (docs/semantics.md, "Casts")'
         )
     return entry
 

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from vyre.cli.pipes import quiet_on_closed_pipe
+from vyre.cli.suggest import ArgumentParser
 from vyre.testing.fuzz.base import FUZZERS, unavailable
 from vyre.testing.fuzz.harness import CORPUS, HANG_SECONDS, Report, run_fuzzer
 
@@ -49,15 +51,20 @@ def _summary(report: Report) -> dict[str, object]:
     }
 
 
+@quiet_on_closed_pipe
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vyre.testing.fuzz", description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=300.0, help="time budget of the whole run")
-    parser.add_argument("--only", default=",".join(FUZZERS), help="comma-separated fuzzers")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = ArgumentParser(prog="python -m vyre.testing.fuzz", description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=300.0, help="time budget of the whole run (default: 300)")
+    parser.add_argument(
+        "--only", default=",".join(FUZZERS), help=f"comma-separated fuzzers (default: all, {','.join(FUZZERS)})"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first input (default: 0)")
     parser.add_argument("--inputs", type=int, default=None, help="inputs per fuzzer (instead of time)")
-    parser.add_argument("--start", type=int, default=0, help="index of the first input")
-    parser.add_argument("--jobs", type=int, default=1, help="processes per fuzzer")
-    parser.add_argument("--corpus", default=str(CORPUS), help="where failures go ('none': nowhere)")
+    parser.add_argument("--start", type=int, default=0, help="index of the first input (default: 0)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes per fuzzer (default: 1)")
+    parser.add_argument(
+        "--corpus", default=str(CORPUS), help="where failures go ('none': nowhere; default: test/fuzz_corpus)"
+    )
     parser.add_argument("--json", default=None, help="also write the reports as JSON")
     args = parser.parse_args(argv)
     names = [name.strip() for name in args.only.split(",") if name.strip()]

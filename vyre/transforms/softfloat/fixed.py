@@ -6,6 +6,12 @@ fraction `Q0.64`, or `Q1.63` for values in [1, 2)), so the machine needs only
 u32 multiplies: a 32 x 32 -> 64-bit product is four 16 x 16-bit partial
 products, and the high 64 bits of a 64 x 64-bit product are computed exactly
 (the floor of the 128-bit product over 2**64) from four such products.
+
+Where an error budget allows, the truncated forms cost less: `mulhi32` and
+`mulhi64_trunc` drop the lowest partial product and the carries out of it (a
+result at most 2, respectively 6, units below the exact floor), and
+`mulhi64x32` multiplies a pair by one word. A Python int operand is a constant:
+its 16-bit halves are split at build time.
 """
 
 from __future__ import annotations
@@ -20,9 +26,13 @@ __all__ = [
     "const64",
     "lookup64",
     "mul32",
+    "mulhi32",
     "mulhi64",
+    "mulhi64_trunc",
+    "mulhi64x32",
     "shl64",
     "shr64",
+    "shr64_const",
     "sub64",
 ]
 
@@ -46,10 +56,15 @@ def sub64(a: Pair[V], b: Pair[V]) -> Pair[V]:
     return a[0] - b[0] - a[1].lt(b[1]), lo
 
 
-def mul32(a: W[V], b: W[V]) -> Pair[V]:
-    """The full 64-bit product of two words."""
+def _halves(b: W[V] | int) -> tuple[W[V] | int, W[V] | int]:
+    """(low, high) 16-bit halves of a word, or of a constant at build time."""
+    return b & 0xFFFF, b >> 16
+
+
+def mul32(a: W[V], b: W[V] | int) -> Pair[V]:
+    """The full 64-bit product of two words (`b` may be a constant)."""
     al, ah = a & 0xFFFF, a >> 16
-    bl, bh = b & 0xFFFF, b >> 16
+    bl, bh = _halves(b)
     ll, lh, hl, hh = al * bl, al * bh, ah * bl, ah * bh
     mid = lh + hl  # may carry out of 32 bits
     carry = mid.lt(lh)
@@ -101,3 +116,36 @@ def lookup64(table: tuple[int, ...], index: W[V]) -> Pair[V]:
         index.lookup(tuple((v >> 32) & MASK for v in table)),
         index.lookup(tuple(v & MASK for v in table)),
     )
+
+
+def shr64_const(a: Pair[V], n: int) -> Pair[V]:
+    """a >> n for a constant 0 < n < 32."""
+    hi, lo = a
+    return hi >> n, (lo >> n) | (hi << (32 - n))
+
+
+def mulhi32(a: W[V], b: W[V] | int) -> W[V]:
+    """floor(a * b / 2**32) less 0, 1 or 2: the high word without the low
+    partial product and the carries out of the middle ones."""
+    al, ah = a & 0xFFFF, a >> 16
+    bl, bh = _halves(b)
+    return ah * bh + ((al * bh) >> 16) + ((ah * bl) >> 16)
+
+
+def mulhi64x32(a: W[V], b: Pair[V]) -> Pair[V]:
+    """floor(a * b / 2**32) less at most 2, for a word `a` and a pair `b`: the
+    high 64 bits of the 96-bit product."""
+    hi, lo = mul32(a, b[0])
+    low = lo + mulhi32(a, b[1])
+    return hi + low.lt(lo), low
+
+
+def mulhi64_trunc(a: Pair[V], b: tuple[W[V] | int, W[V] | int]) -> Pair[V]:
+    """floor(a * b / 2**64) less at most 6: `mulhi64` without the low x low
+    partial product and with truncated middle ones (`b` may be a constant)."""
+    hi, lo = mul32(a[0], b[0])
+    x = mulhi32(a[0], b[1])
+    y = mulhi32(a[1], b[0])
+    lo1 = lo + x
+    lo2 = lo1 + y
+    return hi + lo1.lt(x) + lo2.lt(y), lo2

@@ -1,0 +1,264 @@
+"""Benchmark: the tensor level (`vyre.tensor`) against PyTorch on the same GPU, same run.
+
+    python bench/tensor.py [--only sum,matmul,elementwise] [--sum-n N] [--ordered-n N]
+                           [--mm-n N] [--mm-seq-n N] [--ew-rows R] [--ew-cols C]
+                           [--reps 10] [--trials 5]
+
+Rows (sizes default to the targets' on a GPU and to small ones on lavapipe):
+
+- `sum`: `vt.sum(x, 0)` over one F32 axis of `--sum-n` elements (2^28 on a GPU),
+  `exact` (the order-free exact accumulator, rounded once) against
+  `torch.sum`: GB/s of the 4 bytes per element read, and the fraction of
+  torch's; `sequential` and `tree` (one invocation per output: latency bound)
+  over `--ordered-n`; and the exact sum of every row of a (n/256, 256) array
+  (one invocation per output). Each result is checked: the 1-D exact sum
+  against the exact integer sum of the inputs rounded once, the ordered sums
+  against numpy float32 additions in their order (for `--ordered-n` up to 2^22).
+- `matmul`: `vt.matmul` of n x n x n (4096 on a GPU) F32 `exact`, BF16 `exact`
+  and F32 `sequential` (at `--mm-seq-n`), against torch fp32 `mm` with TF32
+  off: TFLOPS (2n^3 / time) and the fraction of torch's; 16 outputs of each
+  result checked against exact rationals.
+- `elementwise`: `x + b` over (rows, cols) with `b` of shape (cols,) broadcast,
+  and the transposed chain `(xT + bT)` in the same kernel, against torch: GB/s
+  (the bytes each output element reads and writes) and the fraction of torch's;
+  the kernel count of each graph (a view chain and one elementwise op is one kernel).
+
+Timings: the graph is staged once on the device (`vyre.tensor.runner.stage`:
+inputs uploaded, every dispatch bound), then `--reps` runs of every dispatch
+of the schedule go into one submission, followed by a 4-byte readback; the
+median of `--trials` such batches, divided by `--reps`. PyTorch: `--reps`
+launches, then a synchronisation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the repository on sys.path)
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "support"))
+import tensor_oracles as O  # noqa: E402
+
+from vyre import tensor as vt  # noqa: E402
+from vyre.ir import DataType  # noqa: E402
+from vyre.tensor import runner  # noqa: E402
+
+
+def _torch() -> Any | None:
+    try:
+        torch: Any = importlib.import_module("torch")
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def _median_time(once: Callable[[], float], trials: int) -> float:
+    once()  # warm up: pipelines compiled, buffers placed
+    return float(np.median([once() for _ in range(trials)]))
+
+
+def vyre_time(graph: vt.Graph, inputs: dict[str, np.ndarray], reps: int, trials: int) -> tuple[float, dict[str, np.ndarray]]:
+    """Seconds per run of `graph`'s schedule on the device, and its results."""
+    from vyre.runtime import wgpu_backend
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    staged = runner.stage(graph, inputs)
+    probe = Resident.allocate(gpu_device(), 1)
+    wgpu_backend.run_steps(staged.encoded, clear=staged.clear)
+
+    def once() -> float:
+        submitted = wgpu_backend.run_steps(staged.encoded, repeat=reps)
+        probe.read()
+        return (time.perf_counter() - submitted) / reps
+
+    seconds = _median_time(once, trials)
+    return seconds, staged.results()
+
+
+def torch_time(make: Callable[..., Callable[[], object]], arrays: Sequence[np.ndarray], reps: int, trials: int) -> float | None:
+    torch = _torch()
+    if torch is None:
+        return None
+    fn = make(*[torch.from_numpy(np.ascontiguousarray(a)).cuda() for a in arrays])
+
+    def once() -> float:
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - start) / reps
+
+    return _median_time(once, trials)
+
+
+def _fraction(ours: float, theirs: float | None) -> str:
+    return "-" if theirs is None else f"{theirs / ours:.3f}"
+
+
+# ---------------------------------------------------------------------------
+# Oracles fast enough for big inputs
+# ---------------------------------------------------------------------------
+
+
+def exact_sum_f32(x: np.ndarray) -> int:
+    """The exact sum of finite F32 values rounded once (integer arithmetic:
+    significands summed per exponent in int64, then combined exactly)."""
+    bits = x.view(np.uint32).astype(np.int64)
+    exponent = (bits >> 23) & 0xFF
+    fraction = bits & 0x7F_FFFF
+    significand = np.where(exponent > 0, fraction | 0x80_0000, fraction)
+    signed = np.where(bits >> 31 == 1, -significand, significand)
+    shift = np.maximum(exponent, 1) - 1
+    order = np.argsort(shift, kind="stable")
+    shift, signed = shift[order], signed[order]
+    starts = np.flatnonzero(np.r_[True, shift[1:] != shift[:-1]]) if len(shift) else np.array([], dtype=np.int64)
+    sums = np.add.reduceat(signed, starts) if len(shift) else np.array([], dtype=np.int64)
+    total = sum(int(s) << int(shift[k]) for k, s in zip(starts, sums))
+    negative_zero = len(x) > 0 and bool(np.all(bits == 0x8000_0000))
+    return O.round_rational(Fraction(total, 1 << 149), "f32", negative_zero=negative_zero)
+
+
+def _ordered(x: np.ndarray, order: str) -> int:
+    words = [int(v) for v in x.view(np.uint32)]
+    return O.sequential_sum(words, "f32") if order == "sequential" else O.tree_sum(words, "f32")
+
+
+# ---------------------------------------------------------------------------
+# Rows
+# ---------------------------------------------------------------------------
+
+
+def sum_rows(args: argparse.Namespace) -> list[list[object]]:
+    rng = np.random.default_rng(0)
+    rows: list[list[object]] = []
+    torch = _torch()
+    for order, n in (("exact", args.sum_n), ("sequential", args.ordered_n), ("tree", args.ordered_n)):
+        x = (rng.standard_normal(n) * 2.0 ** rng.integers(-20, 20, n)).astype(np.float32)
+        g = vt.Graph(f"sum_{order}")
+        g.output("s", vt.sum(g.input("x", DataType.F32, ("n",)), 0, order))
+        seconds, out = vyre_time(g, {"x": x}, args.reps, args.trials)
+        got = int(out["s"][0])
+        if order == "exact":
+            check = "ok" if got == exact_sum_f32(x) else "MISMATCH"
+        elif n <= 1 << 22:
+            check = "ok" if got == _ordered(x, order) else "MISMATCH"
+        else:
+            check = "not checked"
+        theirs = torch_time(lambda t: (lambda: t.sum()), [x], args.reps, args.trials) if torch else None
+        gbs = 4 * n / seconds / 1e9
+        rows.append([f"sum {order}", n, f"{seconds * 1e3:.3f}", f"{gbs:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
+    cols = 256
+    rows_n = max(1, args.sum_n // cols)
+    x = rng.standard_normal((rows_n, cols)).astype(np.float32)
+    g = vt.Graph("sum_rows")
+    g.output("s", vt.sum(g.input("x", DataType.F32, ("r", cols)), 1))
+    seconds, out = vyre_time(g, {"x": x}, args.reps, args.trials)
+    sample = rng.integers(0, rows_n, 8)
+    ok = all(int(out["s"].view(np.uint32)[k]) == exact_sum_f32(x[k]) for k in sample)
+    theirs = torch_time(lambda t: (lambda: t.sum(1)), [x], args.reps, args.trials) if torch else None
+    rows.append([f"sum exact, ({rows_n}, {cols}) axis 1", x.size, f"{seconds * 1e3:.3f}", f"{4 * x.size / seconds / 1e9:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), "ok" if ok else "MISMATCH"])
+    return rows
+
+
+def _check_matmul(a: np.ndarray, b: np.ndarray, c: np.ndarray, fmt: str, mode: str, rng: np.random.Generator) -> str:
+    width = np.uint32 if fmt == "f32" else np.uint16
+    ab, bb = a.view(width), b.view(width)
+    for _ in range(16):
+        i, j = int(rng.integers(0, a.shape[0])), int(rng.integers(0, b.shape[1]))
+        row, col = [int(v) for v in ab[i]], [int(v) for v in bb[:, j]]
+        if mode == "exact":
+            want = O.exact_dot(row, col, fmt)
+        else:
+            acc = O.fma_f32(row[0], col[0], 0x8000_0000)
+            for x, y in zip(row[1:], col[1:]):
+                acc = O.fma_f32(x, y, acc)
+            want = acc
+        if int(c.view(np.uint32)[i, j]) != want:
+            return "MISMATCH"
+    return "ok (16 sampled)"
+
+
+def matmul_rows(args: argparse.Namespace) -> list[list[object]]:
+    rng = np.random.default_rng(1)
+    torch = _torch()
+    rows: list[list[object]] = []
+    for fmt, mode, n in (("f32", "exact", args.mm_n), ("bf16", "exact", args.mm_n), ("f32", "sequential", args.mm_seq_n)):
+        a32 = rng.standard_normal((n, n)).astype(np.float32)
+        b32 = rng.standard_normal((n, n)).astype(np.float32)
+        if fmt == "bf16":
+            a, b = (a32.view(np.uint32) >> 16).astype(np.uint16), (b32.view(np.uint32) >> 16).astype(np.uint16)
+            dtype = DataType.BF16
+        else:
+            a, b, dtype = a32, b32, DataType.F32
+        g = vt.Graph(f"mm_{fmt}_{mode}")
+        g.output("c", vt.matmul(g.input("a", dtype, (n, n)), g.input("b", dtype, (n, n)), mode))
+        seconds, out = vyre_time(g, {"a": a, "b": b}, args.mm_reps, args.trials)
+        check = _check_matmul(a, b, out["c"].view(np.float32).reshape(n, n), fmt, mode, rng)
+        theirs = None
+        if torch is not None:
+            torch.backends.cuda.matmul.allow_tf32 = False
+            theirs = torch_time(lambda x, y: (lambda: x @ y), [a32, b32], args.mm_reps, args.trials)
+        tflops = 2 * n**3 / seconds / 1e12
+        rows.append([f"matmul {mode} {fmt}", f"{n}^3", f"{seconds * 1e3:.2f}", f"{tflops:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
+    return rows
+
+
+def elementwise_rows(args: argparse.Namespace) -> list[list[object]]:
+    rng = np.random.default_rng(2)
+    torch = _torch()
+    rows_n, cols = args.ew_rows, args.ew_cols
+    x = rng.standard_normal((rows_n, cols)).astype(np.float32)
+    bias = rng.standard_normal(cols).astype(np.float32)
+    out: list[list[object]] = []
+    cases: list[tuple[str, Callable[[vt.Tensor, vt.Tensor], vt.Tensor], Callable[[Any, Any], Callable[[], object]], np.ndarray]] = [
+        ("x + b (b broadcast)", lambda t, b: t + b, lambda t, b: (lambda: t + b), x + bias),
+        ("transpose(x) + b[:, None] view chain", lambda t, b: vt.transpose(t) + vt.transpose(vt.broadcast_to(b, (1, cols))), lambda t, b: (lambda: t.T + b[:, None]), (x + bias).T),
+    ]
+    for name, build, make, expected in cases:
+        g = vt.Graph("ew")
+        g.output("y", build(g.input("x", DataType.F32, ("r", cols)), g.input("b", DataType.F32, (cols,))))
+        seconds, result = vyre_time(g, {"x": x, "b": bias}, args.reps, args.trials)
+        check = "ok" if np.array_equal(result["y"].view(np.float32).reshape(expected.shape), expected) else "MISMATCH"
+        theirs = torch_time(make, [x, bias], args.reps, args.trials) if torch else None
+        gbs = 8 * x.size / seconds / 1e9
+        out.append([name, f"({rows_n}, {cols})", f"{seconds * 1e3:.3f}", f"{gbs:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
+    return out
+
+
+def main() -> None:
+    gpu = not _common.gpu_is_cpu()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="sum,matmul,elementwise")
+    parser.add_argument("--sum-n", type=int, default=1 << 28 if gpu else 1 << 14)
+    parser.add_argument("--ordered-n", type=int, default=1 << 20 if gpu else 1 << 10)
+    parser.add_argument("--mm-n", type=int, default=4096 if gpu else 32)
+    parser.add_argument("--mm-seq-n", type=int, default=1024 if gpu else 16)
+    parser.add_argument("--ew-rows", type=int, default=1 << 16 if gpu else 256)
+    parser.add_argument("--ew-cols", type=int, default=1024 if gpu else 64)
+    parser.add_argument("--reps", type=int, default=10 if gpu else 2)
+    parser.add_argument("--mm-reps", type=int, default=1)
+    parser.add_argument("--trials", type=int, default=5 if gpu else 2)
+    args = parser.parse_args()
+    print(f"# vyre.tensor on {_common.gpu_name()} ({_common.cpu_name()})")
+    torch = _torch()
+    print(f"torch: {'none (no CUDA torch: torch columns are -)' if torch is None else torch.__version__}\n")
+    only = set(args.only.split(","))
+    if "sum" in only:
+        print(_common.table(["sum", "elements", "ms", "GB/s", "of torch", "kernels", "check"], sum_rows(args)), "\n")
+    if "matmul" in only:
+        print(_common.table(["matmul", "size", "ms", "TFLOPS", "of torch fp32", "kernels", "check"], matmul_rows(args)), "\n")
+    if "elementwise" in only:
+        print(_common.table(["elementwise", "shape", "ms", "GB/s", "of torch", "kernels", "check"], elementwise_rows(args)))
+
+
+if __name__ == "__main__":
+    main()

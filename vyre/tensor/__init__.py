@@ -1,0 +1,72 @@
+"""`vyre.tensor`: tensor programs, a level above kernels (python-api.md,
+"Tensors").
+
+```python
+from vyre import tensor as vt
+from vyre.ir import DataType
+
+g = vt.Graph("mlp")
+x = g.input("x", DataType.F32, ("n", 64))    # a str dimension is dynamic
+w = g.input("w", DataType.F32, (64, 32))
+g.output("y", vt.matmul(x, w))                # accumulate="exact" is the default
+out = vt.run(g, {"x": X, "w": W}, backend="wgpu")   # or "interp"
+vt.kernels(g)                                 # the vyre Programs it lowers to
+print(g)                                      # the vtensor IR
+```
+
+A graph is `vtensor` IR (vyre.dialects.tensor); `vt.run` lowers it with
+`lower-tensors` (vyre.transforms.tensors) and runs the schedule
+(vyre.tensor.runner). The correctly rounded functions (`exp`, `log`, `tanh`,
+`erf`) and the composites built on them come with those scalar ops.
+"""
+
+from vyre.tensor.graph import Dim, Graph, Tensor
+from vyre.tensor.ops import (
+    abs,
+    add,
+    broadcast_to,
+    div,
+    index,
+    map,
+    matmul,
+    max,
+    maximum,
+    min,
+    minimum,
+    mul,
+    neg,
+    reshape,
+    sqrt,
+    sub,
+    sum,
+    transpose,
+)
+from vyre.tensor.runner import kernels, run, run_schedule, schedule_of
+
+__all__ = [
+    "Dim",
+    "Graph",
+    "Tensor",
+    "abs",
+    "add",
+    "broadcast_to",
+    "div",
+    "index",
+    "kernels",
+    "map",
+    "matmul",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "mul",
+    "neg",
+    "reshape",
+    "run",
+    "run_schedule",
+    "schedule_of",
+    "sqrt",
+    "sub",
+    "sum",
+    "transpose",
+]

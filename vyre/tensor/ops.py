@@ -1,0 +1,253 @@
+"""The op functions of `vyre.tensor`: each checks its operands (a `ValueError`
+naming the op and the shapes or types that do not fit), computes the result
+type with the dialect's shape rules and appends the op to the graph."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import IntAttr, StringAttr
+from xdsl.ir import Block, Region
+
+from vyre.dialects import tensor as t
+from vyre.dialects.tensor_layout import (
+    broadcast_layout,
+    broadcast_shapes,
+    matmul_shape,
+    reduce_axis,
+    reshape_layout,
+    reshape_target,
+    transpose_layout,
+)
+from vyre.ir import BufferDecl, DataType, Expr, Node, Param, Program, emit_expr
+from vyre.ir import Expr as E
+from vyre.tensor.graph import Dim, Graph, Tensor, dims
+from vyre.validate import validate
+
+__all__ = [
+    "abs",
+    "add",
+    "broadcast_to",
+    "div",
+    "index",
+    "map",
+    "matmul",
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "mul",
+    "neg",
+    "reshape",
+    "sqrt",
+    "sub",
+    "sum",
+    "transpose",
+]
+
+
+def _graph(what: str, *values: object) -> Graph:
+    if not values:
+        raise ValueError(f"vt.{what} needs at least one tensor")
+    first = values[0]
+    if not isinstance(first, Tensor):
+        raise TypeError(f"vt.{what} expects vt.Tensor values, got {type(first).__name__}")
+    graph = first.graph
+    for value in values:
+        graph.own(value, what)
+    return graph
+
+
+# -- views ---------------------------------------------------------------------------
+
+
+def transpose(x: Tensor, axes: Sequence[int] | None = None) -> Tensor:
+    """A view with the dims permuted (`axes[k]` is the source of dim k; None
+    reverses them), numpy's `transpose`."""
+    graph = _graph("transpose", x)
+    order = list(reversed(range(x.ndim))) if axes is None else [int(a) for a in axes]
+    transpose_layout(x.type.layout, order, "vt.transpose")
+    normal = [a + x.ndim if a < 0 else a for a in order]
+    return graph.add(t.TransposeOp.make(x.value, normal))
+
+
+def index(x: Tensor, key: object) -> Tensor:
+    """numpy's basic indexing (`x[2, 1:9:2, ::-1]`, `...`): a view."""
+    return _graph("index", x).index(x, key)
+
+
+def broadcast_to(x: Tensor, shape: Sequence[Dim]) -> Tensor:
+    """A view of `x` with numpy's broadcasting to `shape` (stride 0)."""
+    graph = _graph("broadcast_to", x)
+    target = dims(shape, "vt.broadcast_to's shape")
+    broadcast_layout(x.type.layout, target, "vt.broadcast_to")
+    return graph.add(t.BroadcastToOp.make(x.value, target))
+
+
+def reshape(x: Tensor, shape: Sequence[Dim]) -> Tensor:
+    """`x` with another shape in row-major order (one dim may be -1): a view
+    where the strides allow it, else a copy and a view of the copy."""
+    graph = _graph("reshape", x)
+    wanted = [shape] if isinstance(shape, (int, str)) else list(shape)
+    target = [None if d == -1 else dims([d], "vt.reshape's shape")[0] for d in wanted]
+    resolved = reshape_target(x.type.shape, target, "vt.reshape")
+    source = x
+    if reshape_layout(x.type.layout, resolved) is None:
+        copy = t.CopyOp.create(
+            operands=[x.value], result_types=[t.TensorType.contiguous(x.dtype, x.type.shape)]
+        )
+        source = graph.add(copy)
+    layout = reshape_layout(source.type.layout, resolved)
+    assert layout is not None
+    op = t.ReshapeOp.create(operands=[source.value], result_types=[t.TensorType.make(x.dtype, layout)])
+    return graph.add(op)
+
+
+# -- elementwise ---------------------------------------------------------------------
+
+
+def _elementwise(cls: type[t.ElementwiseOp], *operands: Tensor) -> Tensor:
+    return _graph(cls.SHORT, *operands).elementwise(cls, *operands)
+
+
+def add(a: Tensor, b: Tensor) -> Tensor:
+    """`a + b` elementwise with broadcasting (floats: strict `fadd`; integers wrap)."""
+    return _elementwise(t.AddOp, a, b)
+
+
+def sub(a: Tensor, b: Tensor) -> Tensor:
+    """`a - b` elementwise with broadcasting."""
+    return _elementwise(t.SubOp, a, b)
+
+
+def mul(a: Tensor, b: Tensor) -> Tensor:
+    """`a * b` elementwise with broadcasting."""
+    return _elementwise(t.MulOp, a, b)
+
+
+def div(a: Tensor, b: Tensor) -> Tensor:
+    """`a / b` elementwise with broadcasting (floats only)."""
+    return _elementwise(t.DivOp, a, b)
+
+
+def maximum(a: Tensor, b: Tensor) -> Tensor:
+    """The larger element (floats: maximumNumber, a NaN loses to a number;
+    I32 signed)."""
+    return _elementwise(t.MaximumOp, a, b)
+
+
+def minimum(a: Tensor, b: Tensor) -> Tensor:
+    """The smaller element (floats: minimumNumber; I32 signed)."""
+    return _elementwise(t.MinimumOp, a, b)
+
+
+def neg(x: Tensor) -> Tensor:
+    """`-x` (floats: the sign bit flipped; integers wrap)."""
+    return _elementwise(t.NegOp, x)
+
+
+def abs(x: Tensor) -> Tensor:  # noqa: A001 - the contract's name
+    """`|x|` (floats only: the sign bit cleared)."""
+    return _elementwise(t.AbsOp, x)
+
+
+def sqrt(x: Tensor) -> Tensor:
+    """The correctly rounded square root (floats only)."""
+    return _elementwise(t.SqrtOp, x)
+
+
+def _check_map_function(fn: Callable[..., Expr], types: Sequence[DataType], result: DataType) -> None:
+    """`fn` is valid vyre over elements of `types` (validated as a tiny kernel)."""
+    loads = [E.load(f"in{k}", E.u32(0)) for k in range(len(types))]
+    names = [f"_x{k}" for k in range(len(types))]
+    body = [Node.let(n, value) for n, value in zip(names, loads)]
+    body.append(Node.store("out", E.u32(0), fn(*(E.var(n) for n in names))))
+    buffers = [BufferDecl.read(f"in{k}", k, ty) for k, ty in enumerate(types)]
+    buffers.append(BufferDecl.read_write("out", len(types), result))
+    problems = validate(Program(buffers, (1, 1, 1), body, name="map_function"))
+    if problems:
+        messages = "; ".join(d.message for d in problems)
+        raise ValueError(f"vt.map: the function is not valid vyre over {[t.value for t in types]}: {messages}")
+
+
+def map(fn: Callable[..., Expr], *operands: Tensor) -> Tensor:  # noqa: A001 - the contract's name
+    """`fn` applied per element, with broadcasting: `fn` takes one `Expr` per
+    operand (its element, of the operand's type) and returns an `Expr`, whose
+    type is the result's element type (F32, F16, BF16, U32 or I32)."""
+    graph = _graph("map", *operands)
+    if not callable(fn):
+        raise TypeError(f"vt.map's function must be callable, got {fn!r}")
+    types = [o.dtype for o in operands]
+    tree = fn(*(Param(k, ty) for k, ty in enumerate(types)))
+    if not isinstance(tree, Expr):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"vt.map's function must return a vyre Expr, got {type(tree).__name__}")
+    block = Block(arg_types=[ty.attr for ty in types])
+    ops, value = emit_expr(tree, block.args)
+    block.add_ops(ops)
+    block.add_op(t.YieldOp(value))
+    result_type: Any = value.type
+    if not isinstance(result_type, t.v.DataTypeAttr) or DataType.of(result_type) not in t.ELEMENT_TYPES:
+        raise ValueError(f"vt.map: the function yields {result_type}, not F32, F16, BF16, U32 or I32")
+    dtype = DataType.of(result_type)
+    _check_map_function(fn, types, dtype)
+    shape = broadcast_shapes("vt.map", [o.type.shape for o in operands])
+    op = t.MapOp.create(
+        operands=[o.value for o in operands],
+        result_types=[t.TensorType.contiguous(dtype, shape)],
+        regions=[Region(block)],
+    )
+    return graph.add(op)
+
+
+# -- reductions and matmul -----------------------------------------------------------
+
+
+def _reduce(cls: type[t.ReduceOp], x: Tensor, axis: int, order: str | None) -> Tensor:
+    what = cls.SHORT
+    graph = _graph(what, x)
+    name = f"vt.{what}"
+    shape, normal = reduce_axis(x.type.shape, int(axis), name)
+    if order is not None and order not in t.SUM_ORDERS:
+        raise ValueError(f"vt.sum: order is one of {', '.join(t.SUM_ORDERS)}, got {order!r}")
+    if order is None and x.type.shape[normal].value == 0:
+        raise ValueError(f"{name}: axis {normal} of shape {x.shape} is empty")
+    props: dict[str, Any] = {"axis": IntAttr(normal)}
+    if order is not None:
+        props["order"] = StringAttr(order)
+    op = cls.create(operands=[x.value], result_types=[t.TensorType.contiguous(x.dtype, shape)], properties=props)
+    return graph.add(op)
+
+
+def sum(x: Tensor, axis: int, order: str = "exact") -> Tensor:  # noqa: A001 - the contract's name
+    """The sum along `axis` (removed): `exact` (the exact sum rounded once,
+    order-free), `sequential` (left to right) or `tree` (the canonical tree);
+    integers wrap (every order is the same)."""
+    return _reduce(t.SumOp, x, axis, order)
+
+
+def max(x: Tensor, axis: int) -> Tensor:  # noqa: A001 - the contract's name
+    """The largest element along `axis` (maximumNumber; an empty axis is a ValueError)."""
+    return _reduce(t.MaxOp, x, axis, None)
+
+
+def min(x: Tensor, axis: int) -> Tensor:  # noqa: A001 - the contract's name
+    """The smallest element along `axis` (minimumNumber; an empty axis is a ValueError)."""
+    return _reduce(t.MinOp, x, axis, None)
+
+
+def matmul(a: Tensor, b: Tensor, accumulate: str = "exact") -> Tensor:
+    """`(..., M, K) @ (..., K, N)` with broadcast batch dims, F32/F16/BF16
+    operands of one type, an F32 result: `exact` (every product exact, the sum
+    rounded once) or `sequential` (fma in the order k = 0 .. K-1)."""
+    graph = _graph("matmul", a, b)
+    if accumulate not in t.ACCUMULATE_MODES:
+        raise ValueError(f"vt.matmul: accumulate is exact or sequential, got {accumulate!r}")
+    t.elementwise_dtype("vt.matmul", [a.dtype, b.dtype], integers=False)
+    shape = matmul_shape(a.type.shape, b.type.shape, None, "vt.matmul")
+    op = t.MatmulOp.create(
+        operands=[a.value, b.value],
+        result_types=[t.TensorType.contiguous(DataType.F32, shape)],
+        properties={"accumulate": StringAttr(accumulate)},
+    )
+    return graph.add(op)

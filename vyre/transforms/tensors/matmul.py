@@ -1,0 +1,167 @@
+"""The kernels of `vtensor.matmul`: one invocation per output element.
+
+`exact`: every product `a[..., i, k] * b[..., k, j]` exactly (the significands'
+48-bit product from 12-bit limbs, its shift the sum of the operands') added to
+a 26-digit fixed-point accumulator in workgroup memory (vyre.transforms.tensors.exact),
+`CHUNK` products per dispatch, the accumulator kept on the device between
+repeats; a last kernel rounds each accumulator once to F32. The result does
+not depend on the order of the products, so any split gives the same bits.
+
+`sequential`: `acc = a0 * b0`, then `acc = fma(a_k, b_k, acc)` for k = 1 .. K-1
+in that order (the running F32 value kept in the output between repeats).
+F16/BF16 operands are converted to F32 exactly first; K = 0 gives +0.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vyre.dialects.symbolic import Sym, sym
+from vyre.ir import DataType, Expr, Node
+from vyre.ir import Expr as E
+from vyre.transforms.tensors import exact as X
+from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
+from vyre.transforms.tensors.reduce import Planned
+
+__all__ = ["CHUNK", "Matmul", "matmul_kernels"]
+
+WORKGROUP = 64
+"""Invocations of an exact-accumulation workgroup (each holds 27 words of
+workgroup memory)."""
+CHUNK = 8192
+NORMALIZE_EVERY = 32
+WORDS = X.PRODUCT_DIGITS + 1
+
+
+@dataclass(frozen=True)
+class Matmul:
+    """`a @ b` over `out_shape` (batch dims, M, N), inner length `inner`;
+    `a` and `b` already broadcast to (batch, M, K) and (batch, K, N)."""
+
+    a: Rep
+    b: Rep
+    dtype: DataType
+    out_shape: tuple[Sym, ...]
+    inner: Sym
+
+    @property
+    def outputs(self) -> Sym:
+        total = sym(1)
+        for d in self.out_shape:
+            total = total * d
+        return total
+
+
+def _ceil(a: Sym, b: int) -> Sym:
+    return (a + (b - 1)) // b
+
+
+def _operands(b: KernelBuilder, mm: Matmul, idx: list[Expr], k: Expr) -> tuple[Expr, Expr]:
+    batch, i, j = idx[:-2], idx[-2], idx[-1]
+    return emit(b, mm.a, [*batch, i, k]), emit(b, mm.b, [*batch, k, j])
+
+
+def _count(b: KernelBuilder, mm: Matmul, rep: Expr) -> Expr:
+    """Products this dispatch adds: min(K - rep * CHUNK, CHUNK)."""
+    remaining = b.let(E.sub(b.param(mm.inner), E.mul(rep, E.u32(CHUNK))), "rem")
+    return b.let(E.select(E.lt(remaining, E.u32(CHUNK)), remaining, E.u32(CHUNK)), "cnt")
+
+
+def _per_output(b: KernelBuilder, mm: Matmul, body: Callable[[Expr], None]) -> None:
+    o = b.let(E.gid_x(), "o")
+    with b.block() as guarded:
+        body(o)
+    b.emit(Node.if_(E.lt(o, b.param(mm.outputs)), guarded))
+
+
+def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
+    b = KernelBuilder(name, WORKGROUP)
+    acc = b.workgroup_buffer("acc", WORKGROUP * WORDS)
+    fmt = X.FORMATS[mm.dtype]
+    rep = b.param(sym("rep"))
+    saved = b.buffer(state, DataType.U32, write=True)
+
+    def body(o: Expr) -> None:
+        row = X.Row(acc, E.mul(E.local_id(0), E.u32(WORDS)), X.PRODUCT_DIGITS)
+        stored = X.Row(saved, E.mul(o, E.u32(WORDS)), X.PRODUCT_DIGITS)
+        with b.block() as fresh:
+            X.clear(b, row)
+        with b.block() as restore:
+            X.copy(b, row, stored)
+        b.emit(Node.if_(E.eq(rep, E.u32(0)), fresh, restore))
+        idx = b.unflatten(o, mm.out_shape)
+        count = _count(b, mm, rep)
+        c, kk, flags = b.fresh("c"), b.fresh("kk"), b.fresh("fl")
+        b.emit(Node.let(flags, E.u32(0)))
+        with b.block() as step:
+            within = b.let(E.add(E.mul(E.var(c), E.u32(NORMALIZE_EVERY)), E.var(kk)), "kc")
+            with b.block() as add:
+                k = b.let(E.add(E.mul(rep, E.u32(CHUNK)), within), "k")
+                x, y = _operands(b, mm, idx, k)
+                X.product(b, row, X.decode(b, x, fmt), X.decode(b, y, fmt), flags)
+            b.emit(Node.if_(E.lt(within, count), add))
+        with b.block() as tail:
+            X.normalize(b, row)
+        chunks = E.div(E.add(count, E.u32(NORMALIZE_EVERY - 1)), E.u32(NORMALIZE_EVERY))
+        b.emit(Node.loop(c, E.u32(0), chunks, [Node.loop(kk, E.u32(0), E.u32(NORMALIZE_EVERY), step), *tail]))
+        X.flush_flags(b, row, flags)
+        X.copy(b, stored, row)
+
+    _per_output(b, mm, body)
+    return Planned(b, _ceil(mm.outputs, WORKGROUP), _ceil(mm.inner, CHUNK).max(1))
+
+
+def _exact_round(name: str, mm: Matmul, state: str, out: str) -> Planned:
+    b = KernelBuilder(name)
+    saved = b.buffer(state, DataType.U32)
+    target = b.buffer(out, DataType.F32, write=True)
+
+    def body(o: Expr) -> None:
+        row = X.Row(saved, E.mul(o, E.u32(WORDS)), X.PRODUCT_DIGITS)
+        digits = [b.let(row.load(w), "w") for w in range(X.PRODUCT_DIGITS)]
+        flags = b.let(row.load(row.flags), "fl")
+        bits = X.round_to(b, digits, flags, X.PRODUCT_SCALE, X.FORMATS[DataType.F32])
+        b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
+
+    _per_output(b, mm, body)
+    return Planned(b, _ceil(mm.outputs, 256))
+
+
+def _to_f32(value: Expr, dtype: DataType) -> Expr:
+    return value if dtype is DataType.F32 else E.cast(DataType.F32, value)
+
+
+def _sequential(name: str, mm: Matmul, out: str) -> Planned:
+    b = KernelBuilder(name)
+    rep = b.param(sym("rep"))
+    target = b.buffer(out, DataType.F32, write=True)
+
+    def body(o: Expr) -> None:
+        acc, kk = b.fresh("acc"), b.fresh("kk")
+        b.emit(Node.let(acc, E.select(E.eq(rep, E.u32(0)), E.f32(0.0), E.load(target, o))))
+        idx = b.unflatten(o, mm.out_shape)
+        count = _count(b, mm, rep)
+        with b.block() as step:
+            k = b.let(E.add(E.mul(rep, E.u32(CHUNK)), E.var(kk)), "k")
+            x, y = _operands(b, mm, idx, k)
+            xf, yf = b.let(_to_f32(x, mm.dtype), "x"), b.let(_to_f32(y, mm.dtype), "y")
+            b.emit(
+                Node.if_(
+                    E.eq(k, E.u32(0)),
+                    [Node.assign(acc, E.fmul(xf, yf))],
+                    [Node.assign(acc, E.fma(xf, yf, E.var(acc)))],
+                )
+            )
+        b.emit(Node.loop(kk, E.u32(0), count, step), Node.store(target, o, E.var(acc)))
+
+    _per_output(b, mm, body)
+    return Planned(b, _ceil(mm.outputs, 256), _ceil(mm.inner, CHUNK).max(1))
+
+
+def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable[[DataType, Sym], str]) -> list[Planned]:
+    """The kernels of one matmul; `scratch(dtype, count)` names a new zeroed buffer."""
+    if mode == "sequential":
+        return [_sequential(name, mm, out)]
+    state = scratch(DataType.U32, mm.outputs * WORDS)
+    return [_exact_accumulate(f"{name}_acc", mm, state), _exact_round(f"{name}_round", mm, state, out)]
