@@ -131,6 +131,8 @@ class UnOp(str, Enum):
     FASIN = "fasin"
     FACOS = "facos"
     FATAN = "fatan"
+    FTANH = "ftanh"
+    FERF = "ferf"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -923,6 +925,19 @@ class Expr:
         C's Annex F lists (atan2(+-0, -0) = +-pi, atan2(+-inf, +inf) = +-pi/4). `TypeError`
         when an operand is not an `Expr`."""
         return Expr.binop(BinOp.FATAN2, y, x)
+
+    @staticmethod
+    def ftanh(a: Expr) -> Expr:
+        """tanh(a), correctly rounded in the operand's float type (`UnOp.FTANH`):
+        tanh(+-0) = +-0, tanh(+-inf) = +-1. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FTANH, a)
+
+    @staticmethod
+    def ferf(a: Expr) -> Expr:
+        """The error function erf(a), correctly rounded in the operand's float type
+        (`UnOp.FERF`): erf(+-0) = +-0, erf(+-inf) = +-1. `TypeError` when `a` is not an
+        `Expr`."""
+        return Expr.unop(UnOp.FERF, a)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:

@@ -1674,6 +1674,22 @@ class FAtan2Op(FloatBinaryOp):
     SHORT_NAME: ClassVar[str] = "atan2"
 
 
+@irdl_op_definition
+class FTanhOp(FloatFunctionOp):
+    """tanh(x), correctly rounded (tanh(+-inf) = +-1)."""
+
+    name = "vyre.ftanh"
+    SHORT_NAME: ClassVar[str] = "tanh"
+
+
+@irdl_op_definition
+class FErfOp(FloatFunctionOp):
+    """erf(x), correctly rounded (erf(+-inf) = +-1)."""
+
+    name = "vyre.ferf"
+    SHORT_NAME: ClassVar[str] = "erf"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """The declared error bound of an approximate op (WGSL's accuracy rule for
@@ -2397,6 +2413,8 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     FAcosOp,
     FAtanOp,
     FAtan2Op,
+    FTanhOp,
+    FErfOp,
 )
 """Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;

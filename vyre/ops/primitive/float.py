@@ -310,4 +310,12 @@ SPECS: tuple[OpSpec, ...] = (
         _hard("signed zeros, infinities and far-apart magnitudes", (0x8000_0000, 0x8000_0000),
               (0x7F80_0000, 0xFF80_0000), (0x0000_0001, 0x7F7F_FFFF), (0x3F80_0000, 0xBF80_0001)),
         summary="atan2(y, x) (a is y), correctly rounded"),
+    _op(d.FTanhOp, _mpfr("tanh"),
+        _hard("tiny arguments, the width changes and the saturation edge", (0x3980_0000,),
+              (0x0000_0001,), (0x4000_0000,), (0x4080_0000,), (0x4110_2CB3,), (0x4110_2CB4,)),
+        summary="tanh(a), correctly rounded"),
+    _op(d.FErfOp, _mpfr("erf"),
+        _hard("tiny arguments, the first intervals and the saturation edge", (0x0000_0001,),
+              (0x3880_0000,), (0x3C80_0000,), (0x3D00_0000,), (0x407A_D444,), (0x407A_D445,)),
+        summary="erf(a), correctly rounded"),
 )  # fmt: skip

@@ -19,6 +19,7 @@ function's (C's Annex F). NaN results are canonical.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,18 @@ def _exp10(x: _F64) -> _F64:
     return np.power(10.0, x)
 
 
+def _erf(x: _F64) -> _F64:
+    """erf in float64: the C library's (`math.erf`, within about 2**-52) where it
+    varies; 2/sqrt(pi) x below 2**-28 (the x**3 term is under 2**-56 of it) and
+    +-1 from 6 (erfc(6) < 2**-54)."""
+    ax = np.abs(x)
+    y = np.where(ax >= 6.0, np.sign(x), x * (2.0 / np.sqrt(np.pi)))
+    middle = np.flatnonzero((ax >= 2.0**-28) & (ax < 6.0))
+    if middle.size:
+        y[middle] = [math.erf(v) for v in x[middle].tolist()]
+    return y
+
+
 FUNCTIONS: dict[str, tuple[Callable[..., _F64], str]] = {
     "exp2": (np.exp2, "exp2"),
     "exp": (np.exp, "exp"),
@@ -49,6 +62,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., _F64], str]] = {
     "acos": (np.arccos, "acos"),
     "atan": (np.arctan, "atan"),
     "atan2": (np.arctan2, "atan2"),
+    "tanh": (np.tanh, "tanh"),
+    "erf": (_erf, "erf"),
 }
 """Function name -> (numpy float64 function, the MPFR (gmpy2) function's name);
 the functions take as many operands as the op (atan2: y, x)."""
