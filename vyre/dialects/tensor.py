@@ -298,6 +298,14 @@ def elementwise_dtype(op: str, types: Sequence[DataType], integers: bool) -> Dat
     return first
 
 
+def composite_dtype(op: str, types: Sequence[DataType]) -> DataType:
+    """Composites are defined for f32 (`ShapeError` naming any other type)."""
+    for dtype in types:
+        if dtype is not DataType.F32:
+            raise ShapeError(f"{op} is defined for f32 tensors, not {dtype.value}")
+    return DataType.F32
+
+
 # ---------------------------------------------------------------------------
 # Graph, inputs and outputs
 # ---------------------------------------------------------------------------
@@ -782,6 +790,30 @@ class LogOp(UnaryOp):
 
 
 @irdl_op_definition
+class TanhOp(UnaryOp):
+    name = "vtensor.tanh"
+    SHORT: ClassVar[str] = "tanh"
+
+
+@irdl_op_definition
+class ErfOp(UnaryOp):
+    name = "vtensor.erf"
+    SHORT: ClassVar[str] = "erf"
+
+
+@irdl_op_definition
+class GeluOp(UnaryOp):
+    """`(0.5 * x) * (1 + erf(x * c))`, `c = f32(0.7071067811865476)`: a
+    composite of strict ops, elementwise (F32)."""
+
+    name = "vtensor.gelu"
+    SHORT: ClassVar[str] = "gelu"
+
+    def result_dtype(self, types: Sequence[DataType]) -> DataType:
+        return composite_dtype(self.display(), types)
+
+
+@irdl_op_definition
 class YieldOp(IRDLOperation):
     """The element a `vtensor.map` body computes."""
 
@@ -891,6 +923,9 @@ ELEMENTWISE_OPS: tuple[type[ElementwiseOp], ...] = (
     SqrtOp,
     ExpOp,
     LogOp,
+    TanhOp,
+    ErfOp,
+    GeluOp,
     MapOp,
 )
 
@@ -1011,14 +1046,6 @@ class MatmulOp(TensorOp):
 # ---------------------------------------------------------------------------
 # Composites (python-api.md defines each as a sequence of strict operations)
 # ---------------------------------------------------------------------------
-
-
-def composite_dtype(op: str, types: Sequence[DataType]) -> DataType:
-    """Composites are defined for f32 (`ShapeError` naming any other type)."""
-    for dtype in types:
-        if dtype is not DataType.F32:
-            raise ShapeError(f"{op} is defined for f32 tensors, not {dtype.value}")
-    return DataType.F32
 
 
 def _print_f32(printer: Printer, bits: int) -> None:

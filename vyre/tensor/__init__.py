@@ -27,7 +27,9 @@ from vyre.tensor.ops import (
     attention,
     broadcast_to,
     div,
+    erf,
     exp,
+    gelu,
     index,
     layer_norm,
     log,
@@ -44,6 +46,7 @@ from vyre.tensor.ops import (
     sqrt,
     sub,
     sum,
+    tanh,
     transpose,
 )
 from vyre.tensor.runner import kernels, run, run_schedule, schedule_of
@@ -57,7 +60,9 @@ __all__ = [
     "attention",
     "broadcast_to",
     "div",
+    "erf",
     "exp",
+    "gelu",
     "index",
     "kernels",
     "layer_norm",
@@ -78,5 +83,6 @@ __all__ = [
     "sqrt",
     "sub",
     "sum",
+    "tanh",
     "transpose",
 ]

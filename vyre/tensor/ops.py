@@ -34,7 +34,9 @@ __all__ = [
     "attention",
     "broadcast_to",
     "div",
+    "erf",
     "exp",
+    "gelu",
     "index",
     "layer_norm",
     "log",
@@ -51,6 +53,7 @@ __all__ = [
     "sqrt",
     "sub",
     "sum",
+    "tanh",
     "transpose",
 ]
 
@@ -173,6 +176,24 @@ def exp(x: Tensor) -> Tensor:
 def log(x: Tensor) -> Tensor:
     """The natural logarithm, correctly rounded in the element type (floats only)."""
     return _elementwise(t.LogOp, x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    """The hyperbolic tangent, correctly rounded in the element type (floats only)."""
+    return _elementwise(t.TanhOp, x)
+
+
+def erf(x: Tensor) -> Tensor:
+    """The error function, correctly rounded in the element type (floats only)."""
+    return _elementwise(t.ErfOp, x)
+
+
+def gelu(x: Tensor) -> Tensor:
+    """`(0.5 * x) * (1 + erf(x * c))` with `c = f32(0.7071067811865476)`, each
+    operation strict (F32): elementwise, so it fuses into the kernel that reads it."""
+    _graph("gelu", x)
+    t.composite_dtype("vt.gelu", [x.dtype])
+    return _elementwise(t.GeluOp, x)
 
 
 def _check_map_function(fn: Callable[..., Expr], types: Sequence[DataType], result: DataType) -> None:
