@@ -1,5 +1,5 @@
 """The correctly rounded elementwise functions and the composites (softmax,
-layer_norm, attention) on the interpreter against the independent reference
+layer_norm, gelu, attention, a transformer block) on the interpreter against the independent reference
 (vyre.conform.tensor_reference: MPFR for exp and log, exact integer sums and
 dot products, numpy binary32 arithmetic, composed as python-api.md writes
 them), bit for bit: special values, size-1 dims, every axis, dynamic dims,
@@ -7,6 +7,8 @@ broadcast weights, batched heads through views, causal masks. Each composite
 is one kernel."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,6 +44,36 @@ def test_exp_and_log_are_correctly_rounded(fmt: str) -> None:
     out = vt.run(g, {"x": X}, backend="interp")
     assert _bits(out["exp"], fmt) == _bits(R.function("exp", X, fmt), fmt)
     assert _bits(out["log"], fmt) == _bits(R.function("log", X.T[::-1], fmt), fmt)
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_tanh_and_erf_are_correctly_rounded(fmt: str) -> None:
+    rng = np.random.default_rng(12)
+    g = vt.Graph("fns")
+    x = g.input("x", FORMATS[fmt], (40,))
+    g.output("tanh", vt.tanh(x))
+    g.output("erf", vt.erf(x[::-1]))
+    X = user_array(random_bits(rng, (40,), fmt), fmt)
+    out = vt.run(g, {"x": X}, backend="interp")
+    assert _bits(out["tanh"], fmt) == _bits(R.function("tanh", X, fmt), fmt)
+    assert _bits(out["erf"], fmt) == _bits(R.function("erf", X[::-1], fmt), fmt)
+
+
+def test_gelu_fuses_into_its_reader() -> None:
+    rng = np.random.default_rng(13)
+    g = vt.Graph("gelu")
+    x = g.input("x", F32, (6, 7))
+    b = g.input("b", F32, (7,))
+    g.output("y", vt.sum(vt.gelu(x + b), 1))
+    g.output("z", vt.gelu(vt.transpose(x)))
+    assert [p.name for p in vt.kernels(g)] == ["gelu_0_sum_exact", "gelu_1_map"]
+    X = user_array(random_bits(rng, (6, 7), "f32"), "f32")
+    B = _normal(rng, (7,))
+    out = vt.run(g, {"x": X, "b": B}, backend="interp")
+    assert _bits(out["y"]) == _bits(R.exact_sum(R.gelu(R.arith("add", X, B)), 1))
+    assert _bits(out["z"]) == _bits(R.gelu(np.ascontiguousarray(X.T)))
+    with pytest.raises(ValueError, match="vt.gelu is defined for f32 tensors, not bf16"):
+        vt.gelu(g.input("h", DataType.BF16, (2,)))
 
 
 def _special_rows() -> np.ndarray:
@@ -194,3 +226,34 @@ def test_composites_reject_other_types_and_shapes_at_once() -> None:
         vt.attention(x, x[:1], x[:1], causal=True)
     with pytest.raises(TypeError, match="causal must be True or False"):
         vt.attention(x, x, x, causal=1)  # type: ignore[arg-type]
+
+
+def test_the_transformer_block_example_is_the_reference_block() -> None:
+    """examples/transformer_block.py's block equals the conform track's
+    reference block (tensor_cases.block_reference) bit for bit."""
+    from vyre.conform.tensor_cases import block_reference
+
+    example = _example()
+    batch, tokens, width, heads = 1, 6, 16, 2
+    values = example.inputs(3, batch, tokens, width)
+    y = vt.run(example.build(batch, tokens, width, heads), values, backend="interp")["y"]
+    assert _bits(y) == _bits(block_reference(values, heads)["y"])
+    assert float(np.abs(y - example.float64_block(values, heads)).max()) < 1e-5
+
+
+def _example() -> Any:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "examples" / "transformer_block.py"
+    spec = importlib.util.spec_from_file_location("transformer_block", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _example().main(["--backend", "interp", "--tokens", "4", "--width", "8", "--heads", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "block_3_attention" in printed and "sha256" in printed

@@ -126,3 +126,18 @@ def test_attention_on_the_gpu(causal: bool) -> None:
     QKV = (rng.standard_normal((2, 5, 12)) * 3).astype(np.float32)
     QKV[1, 2, 3] = np.inf
     _same_bytes(g, {"qkv": QKV})
+
+
+@pytest.mark.slow  # lavapipe compiles erf's routine (GELU) in about 45 s of CPU when its shader cache is cold
+def test_the_transformer_block_on_the_gpu() -> None:
+    """The block of examples/transformer_block.py at (batch, tokens, width,
+    heads) = (1, 16, 32, 2): the same bytes on lavapipe as on the interpreter."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "examples" / "transformer_block.py"
+    spec = importlib.util.spec_from_file_location("transformer_block_example", path)
+    assert spec is not None and spec.loader is not None
+    block = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(block)
+    _same_bytes(block.build(1, 16, 32, 2), block.inputs(0, 1, 16, 32))
