@@ -1,8 +1,9 @@
 """The `vtensor` dialect: the tensor level above vyre kernels.
 
 A tensor program is a `vtensor.graph`: named inputs (block arguments of type
-`!vtensor.tensor<...>`), whole-tensor ops with value semantics, and
-`vtensor.output`, which names the results. `lower-tensors`
+`!vtensor.tensor<...>`), whole-tensor ops with value semantics (views,
+elementwise ops, reductions, matmul, and the composites softmax, layer_norm
+and attention), and `vtensor.output`, which names the results. `lower-tensors`
 (vyre/transforms/lower_tensors.py) turns it into `vyre.kernel`s and a
 `vtensor.schedule` that says how the host runs them.
 

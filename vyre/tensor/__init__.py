@@ -16,8 +16,10 @@ print(g)                                      # the vtensor IR
 
 A graph is `vtensor` IR (vyre.dialects.tensor); `vt.run` lowers it with
 `lower-tensors` (vyre.transforms.tensors) and runs the schedule
-(vyre.tensor.runner). The correctly rounded functions (`exp`, `log`, `tanh`,
-`erf`) and the composites built on them come with those scalar ops.
+(vyre.tensor.runner). Besides views, elementwise ops (the correctly rounded
+`exp`, `log`, `tanh`, `erf` among them), reductions and matmul, the composites
+`softmax`, `layer_norm`, `gelu` and `attention` are defined as exact sequences
+of strict operations (python-api.md) and lowered to one kernel each.
 """
 
 from vyre.tensor.graph import Dim, Graph, Tensor
