@@ -196,7 +196,8 @@ def _print(row: dict[str, Any]) -> None:
     print(f"vyre        {row['ms']:10.3f} ms/block  ({ratio}); {row['dispatches']} dispatches, {row['kernels']} kernels")
     if torch_ms is not None:
         print(f"torch fp32  {torch_ms:10.3f} ms/block  (TF32 off)")
-    print(f"max |error| vs float64: vyre {row['vyre_error']:.3g}, torch fp32 {row.get('torch_error', float('nan')):.3g}")
+    theirs = row.get("torch_error")
+    print(f"max |error| vs float64: vyre {row['vyre_error']:.3g}, torch fp32 {'-' if theirs is None else f'{theirs:.3g}'}")
     print("time per kernel kind (each dispatch alone):")
     for kind, ms in row["kinds"].items():
         print(f"  {kind:22s} {ms:10.3f} ms  ({ms / max(row['ms'], 1e-9):6.1%})")

@@ -194,7 +194,7 @@ def _tensor_reference(f: Finding) -> str:
     return (
         f"Fix: the kernels `lower-tensors` makes for `{f.op_id}` disagree with the independent reference"
         f" on `{f.backend}` for the graph and inputs shown: compare the op's kernels (vt.kernels) with"
-        " python-api.md's definition, operation by operation (or correct the reference)."
+        " its definition in docs/tensors.md, operation by operation (or correct the reference)."
     )
 
 

@@ -1,5 +1,5 @@
-"""The independent reference of the tensor level: python-api.md's "Tensors"
-definitions computed on the host, sharing no code with the lowering, the
+"""The independent reference of the tensor level: the definitions of
+docs/tensors.md computed on the host, sharing no code with the lowering, the
 interpreter or the soft-float routines.
 
 - arithmetic: IEEE binary32 in numpy (`+ - * /` and `sqrt` are correctly
@@ -391,7 +391,7 @@ def matmul_sequential(a: Array, b: Array, fmt: str = "f32") -> F32:
 
 
 # ---------------------------------------------------------------------------
-# Composites, composed exactly as python-api.md writes them (F32)
+# Composites, composed exactly as docs/tensors.md writes them (F32)
 # ---------------------------------------------------------------------------
 
 

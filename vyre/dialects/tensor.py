@@ -1045,7 +1045,7 @@ class MatmulOp(TensorOp):
 
 
 # ---------------------------------------------------------------------------
-# Composites (python-api.md defines each as a sequence of strict operations)
+# Composites (each defined as a sequence of strict operations, docs/tensors.md)
 # ---------------------------------------------------------------------------
 
 

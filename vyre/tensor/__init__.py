@@ -19,7 +19,7 @@ A graph is `vtensor` IR (vyre.dialects.tensor); `vt.run` lowers it with
 (vyre.tensor.runner). Besides views, elementwise ops (the correctly rounded
 `exp`, `log`, `tanh`, `erf` among them), reductions and matmul, the composites
 `softmax`, `layer_norm`, `gelu` and `attention` are defined as exact sequences
-of strict operations (python-api.md) and lowered to one kernel each.
+of strict operations (docs/tensors.md) and lowered to one kernel each.
 """
 
 from vyre.tensor.graph import Dim, Graph, Tensor

@@ -292,7 +292,7 @@ def matmul(a: Tensor, b: Tensor, accumulate: str = "exact") -> Tensor:
     return graph.add(op)
 
 
-# -- composites (python-api.md defines each as strict operations, F32) ---------------
+# -- composites (each a sequence of strict operations, F32: docs/tensors.md) --------
 
 
 def _nonempty_axis(x: Tensor, axis: int, name: str) -> int:

@@ -1,7 +1,7 @@
 """The correctly rounded elementwise functions and the composites (softmax,
 layer_norm, gelu, attention, a transformer block) on the interpreter against the independent reference
 (vyre.conform.tensor_reference: MPFR for exp and log, exact integer sums and
-dot products, numpy binary32 arithmetic, composed as python-api.md writes
+dot products, numpy binary32 arithmetic, composed as docs/tensors.md writes
 them), bit for bit: special values, size-1 dims, every axis, dynamic dims,
 broadcast weights, batched heads through views, causal masks. Each composite
 is one kernel."""

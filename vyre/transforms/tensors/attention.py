@@ -16,7 +16,7 @@ take the keys `j = local, local + width, ...` and then the output columns:
 4. every output column `o[b, i, col] = sum_j P[b, i, j] * v[b, j, col]`, an exact
    dot product rounded once.
 
-Each step is python-api.md's definition operation by operation (the matmuls
+Each step is the definition (docs/tensors.md) operation by operation (the matmuls
 are exact, so their order does not matter), so the bits are those of the
 composition of the separate ops.
 """
