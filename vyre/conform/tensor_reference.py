@@ -30,8 +30,10 @@ import numpy.typing as npt
 
 __all__ = [
     "FORMATS",
+    "absolute",
     "arith",
     "attention",
+    "bits",
     "canonical",
     "exact_sum",
     "extreme",
@@ -41,8 +43,11 @@ __all__ = [
     "layer_norm",
     "matmul_exact",
     "matmul_sequential",
+    "neg",
     "ordered_sum",
+    "pairwise_extreme",
     "softmax",
+    "sqrt",
     "to_f32",
 ]
 

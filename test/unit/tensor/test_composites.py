@@ -230,8 +230,8 @@ def test_composites_reject_other_types_and_shapes_at_once() -> None:
 
 def test_the_transformer_block_example_is_the_reference_block() -> None:
     """examples/transformer_block.py's block equals the conform track's
-    reference block (tensor_cases.block_reference) bit for bit."""
-    from vyre.conform.tensor_cases import block_reference
+    reference block (tensor_block.block_reference) bit for bit."""
+    from vyre.conform.tensor_block import block_reference
 
     example = _example()
     batch, tokens, width, heads = 1, 6, 16, 2
