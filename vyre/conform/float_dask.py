@@ -56,6 +56,8 @@ def run_campaign_dask(
     cluster at `address` ("local": one worker per GPU here, `gpus` workers when
     given; with the interpreter `jobs` workers, default 2); the records of the
     chunks run, by start."""
+    if not chunks_of(campaign, shard=shard, span=span, done=finished_starts(checkpoint, campaign.name)):
+        return []  # nothing owed: no cluster to start
     with campaign_client(backend, address, jobs, gpus) as client:
         return run_on_cluster(
             client, campaign, backend, checkpoint=checkpoint, jobs=jobs, shard=shard, span=span, progress=progress
