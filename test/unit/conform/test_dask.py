@@ -132,6 +132,7 @@ def test_vyre_conform_floats_dask_without_an_address_runs_on_gpu_workers(tmp_pat
     assert "the number of GPU workers must be a positive int, got 0" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_certify_on_gpu_workers_equals_the_local_certificate(gpu_adapter) -> None:
     kw = dict(backend="wgpu", ops=["primitive.bitwise.rotl"], strength="fast", witnesses=500, corpus=None)
     local = conform.certify(**kw)
