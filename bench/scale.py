@@ -8,6 +8,7 @@ One summary line per configuration, each over the same inputs:
 
   host      the host side alone (operands, exact oracle, sums) in a pool of every core, no
             GPU: the most inputs/s any number of GPUs reaches on this host
+  gpu       the kernels alone on one GPU (no oracle): the most inputs/s one GPU reaches
   1 here    one GPU in this process, as `vyre-conform floats` runs without --dask (a pool
             of every core beside the GPU)
   N dask    N GPU workers of a local Dask cluster, as `vyre-conform floats --dask --gpus N`
@@ -17,7 +18,8 @@ One summary line per configuration, each over the same inputs:
 The Dask lines give the speedup over 1 worker, the efficiency (speedup / N) and what the
 last added GPU brought (the gain over the line before, per GPU added). The cluster's start,
 each worker's kernel compile and its pool's start are left out of the times (`warm_up`).
-Last, whether every configuration found the same chunk records (mismatches and first
+Last, the ceiling of N GPUs (the lower of host and N x gpu: which side bounds the run) and
+whether every configuration found the same chunk records (mismatches and first
 mismatches; only seconds may differ). `--json FILE` appends one JSON object per line.
 """
 
@@ -75,6 +77,22 @@ def host_alone(campaign: Campaign, chunks: Chunks, jobs: int) -> tuple[float, No
         return time.perf_counter() - began, None
 
 
+def gpu_alone(campaign: Campaign, chunks: Chunks, backend: str) -> tuple[float, None]:
+    """Seconds of the chunks' kernels alone on this process's GPU (no oracle): the most
+    inputs/s one GPU reaches."""
+    import numpy as np
+
+    from vyre.conform.float_campaign import _groups, _run, campaign_program  # pyright: ignore[reportPrivateUsage]
+
+    program = campaign_program(campaign)
+    run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
+    began = time.perf_counter()
+    for start, length in chunks:
+        groups = _groups(length)
+        _run(campaign, backend, program, {"params": np.array([start, length], dtype=np.uint32)}, groups, 2 * groups)
+    return time.perf_counter() - began, None
+
+
 def one_here(campaign: Campaign, chunks: Chunks, backend: str, jobs: int) -> tuple[float, list[dict[str, Any]]]:
     """Seconds and records of the chunks on this process's GPU (`run_chunks`, a pool of `jobs`)."""
     run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
@@ -112,7 +130,7 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--gpus", help="comma-separated worker counts to run (default: 1..G, G the host's GPUs)")
     parser.add_argument("--jobs", type=int, default=0, help="host processes per Dask worker (default 0: cores / workers)")
     parser.add_argument("--backend", default="wgpu", help="wgpu (default) or interp")
-    parser.add_argument("--skip", default="", help="comma-separated: host, here (configurations to leave out)")
+    parser.add_argument("--skip", default="", help="comma-separated: host, gpu, here (configurations to leave out)")
     parser.add_argument("--json", type=Path, help="append one JSON object per configuration here")
     return parser.parse_args()
 
@@ -140,9 +158,16 @@ def main() -> None:
         rows.append({"config": label, "campaign": campaign.name, "inputs": inputs, "seconds": round(seconds, 3),
                      "inputs_per_s": inputs / seconds if seconds else None, "cores": cores, **more})
 
+    host_rate = 0.0
     if "host" not in skip:
         seconds, _ = host_alone(campaign, chunks, cores)
+        host_rate = inputs / seconds
         emit("host", seconds, f"  ({cores} processes, no GPU)")
+    gpu_rate = 0.0
+    if "gpu" not in skip:
+        seconds, _ = gpu_alone(campaign, chunks, args.backend)
+        gpu_rate = inputs / seconds
+        emit("gpu", seconds, "  (kernels alone, one GPU, no oracle)")
     if "here" not in skip:
         seconds, records = one_here(campaign, chunks, args.backend, cores)
         results["1 here"] = _normal(records)
@@ -162,6 +187,11 @@ def main() -> None:
         emit(f"{count} dask", seconds, f"  ({jobs} host processes each) speedup {speedup:.2f},"
              f" efficiency {speedup / count:.0%}{gain}", workers=described, speedup=speedup)
         previous = (count, rate)
+    if host_rate and gpu_rate:
+        top = _counts(args.gpus, gpus)[-1]
+        bound = "the host side" if host_rate < top * gpu_rate else "the GPUs"
+        print(f"ceiling with {top} GPUs: {min(host_rate, top * gpu_rate) / 1e6:,.1f} M inputs/s, set by {bound}"
+              f" (host {host_rate / 1e6:,.1f}, one GPU {gpu_rate / 1e6:,.1f})")
     same = len({json.dumps(v) for v in results.values()}) <= 1
     bad = sum(row[3] for row in next(iter(results.values()), []))
     print(f"results equal in every configuration: {'yes' if same else 'NO'} ({bad} mismatches)")
