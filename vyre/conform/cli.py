@@ -371,7 +371,7 @@ def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> 
 
     mismatches = 0
     with campaign_client(args.backend, args.dask, args.jobs, args.gpus) as client:
-        if not args.quiet:
+        if not args.quiet and args.backend != "interp":  # each GPU worker and its adapter
             for line in describe_workers(client):
                 print(f"worker {line}", flush=True)
         for campaign in campaigns:
