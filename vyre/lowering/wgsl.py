@@ -276,10 +276,10 @@ for the map to be vectorised. The vectorised form runs the lane function for 8
 elements per invocation: it wins where memory bounds a map, and a map whose
 elements cost this much is bound by its arithmetic instead, while a driver that
 inlines the 8 lane calls (and their routines) compiles 8 times the code. A map
-whose element reads a constant table (`vyre.lookup`: the correctly rounded
-functions) is not vectorised either: a driver may expand each dynamically indexed
-table read into code as long as the table (lavapipe compiled a vectorised exp2
-for minutes), and such an element is arithmetic-bound anyway."""
+whose element reads constant tables (`vyre.lookup`: the correctly rounded
+functions) is vectorised like any other: its tables are reads of the kernel's
+table buffer (layout.py `TableBuffer`), which a driver compiles as one load
+each."""
 
 
 def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | None:
@@ -291,7 +291,7 @@ def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | No
     shape = map_shape(kernel)
     if not isinstance(shape, MapShape) or (shape.has_loops and options.loop_limit is not None):
         return None
-    if element_work(kernel) > VECTOR_WORK_LIMIT or reads_tables(kernel):
+    if element_work(kernel) > VECTOR_WORK_LIMIT:
         return None
     return shape
 
@@ -312,26 +312,6 @@ def element_work(kernel: d.KernelOp) -> int:
         return found
 
     return _ops_work(operations(kernel), cost)
-
-
-def reads_tables(kernel: d.KernelOp) -> bool:
-    """Whether one run of the kernel's body reads a constant table (`vyre.lookup`),
-    itself or in a routine it invokes (through other routines too)."""
-    routines = d.routines_of(kernel)
-    seen: set[str] = set()
-
-    def reads(ops: Iterable[Operation]) -> bool:
-        for op in ops:
-            if isinstance(op, d.LookupOp):
-                return True
-            if isinstance(op, d.InvokeOp) and op.callee.data not in seen:
-                seen.add(op.callee.data)
-                routine = routines.get(op.callee.data)
-                if routine is not None and reads(operations(routine)):
-                    return True
-        return False
-
-    return reads(operations(kernel))
 
 
 def _ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
