@@ -33,6 +33,10 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
   index in the last bin), and its plain loads / stores become `atomicLoad` /
   `atomicStore` under the load / store guards. All of them are relaxed; a
   Barrier (`workgroupBarrier()`) makes them visible to the whole workgroup.
+- `lookup` (a word of a constant table): a read of the kernel's one table buffer
+  (layout.py `TableBuffer`) at the table's offset, its index clamped to the
+  table and 0 past its end; never a dynamically indexed `const` array (naga
+  copies one into function-local memory on every access).
 - `intrinsic_call`: Category C ops left as calls map 1:1 to their WGSL builtin;
   `extractBits`/`insertBits` get `offset`/`count` clamped the way WGSL defines
   them (o = min(offset, 32), c = min(count, 32 - o)), folded to literals when both
