@@ -70,6 +70,10 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "fsin": (1, E.fsin),
     "fcos": (1, E.fcos),
     "ftan": (1, E.ftan),
+    "fasin": (1, E.fasin),
+    "facos": (1, E.facos),
+    "fatan": (1, E.fatan),
+    "fatan2": (2, E.fatan2),
     "ftanh": (1, E.ftanh),
     "ferf": (1, E.ferf),
 }
@@ -89,6 +93,10 @@ WGSL_NATIVE = {
     "fsin": "sin(a[i])",
     "fcos": "cos(a[i])",
     "ftan": "tan(a[i])",
+    "fasin": "asin(a[i])",
+    "facos": "acos(a[i])",
+    "fatan": "atan(a[i])",
+    "fatan2": "atan2(a[i], b[i])",
     "ftanh": "tanh(a[i])",
 }
 """The op in native WGSL (f32 hardware; WGSL has no erf)."""
@@ -135,11 +143,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
 """
 
 
-def patterns(fmt: str, n: int, arity: int, seed: int = 1) -> list[np.ndarray]:
+DOMAIN = {"fasin": 0.5, "facos": 0.5}
+"""Scale of the operands where [0.5, 2) leaves the function's domain (asin, acos: [0.25, 1))."""
+
+
+def patterns(fmt: str, n: int, arity: int, seed: int = 1, op: str = "") -> list[np.ndarray]:
     """Random finite operands of moderate magnitude (uint32 words of the patterns)."""
     rng = np.random.default_rng(seed)
     signs = rng.choice([-1.0, 1.0], n) if arity > 1 else 1.0  # sqrt: non-negative operands
-    values = [rng.uniform(0.5, 2.0, n) * signs for _ in range(arity)]
+    values = [rng.uniform(0.5, 2.0, n) * signs * DOMAIN.get(op, 1.0) for _ in range(arity)]
     if fmt == "f32":
         return [v.astype(np.float32).view(np.uint32) for v in values]
     return [np.asarray(oracle.encode(fmt, v), dtype=np.uint32) for v in values]
@@ -262,6 +274,10 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "fsin": lambda: torch.sin(tensors[0], out=out),
         "fcos": lambda: torch.cos(tensors[0], out=out),
         "ftan": lambda: torch.tan(tensors[0], out=out),
+        "fasin": lambda: torch.asin(tensors[0], out=out),
+        "facos": lambda: torch.acos(tensors[0], out=out),
+        "fatan": lambda: torch.atan(tensors[0], out=out),
+        "fatan2": lambda: torch.atan2(tensors[0], tensors[1], out=out),
         "ftanh": lambda: torch.tanh(tensors[0], out=out),
         "ferf": lambda: torch.erf(tensors[0], out=out),
     }[op]
@@ -280,7 +296,7 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
 def exact(op: str, fmt: str, inputs: list[np.ndarray]) -> np.ndarray:
     if op == "fma":
         return oracle.fma(fmt, *inputs)
-    if OPS[op][0] == 1:
+    if op in OPS and OPS[op][0] == 1:
         return oracle.unary(op[1:], fmt, inputs[0])
     return oracle.binary(op[1:], fmt, *inputs)
 
@@ -375,7 +391,7 @@ def main() -> None:
     for fmt in formats:
         for op in args.ops.split(","):
             arity = OPS[op][0]
-            inputs = patterns(fmt, n, arity)
+            inputs = patterns(fmt, n, arity, op=op)
             want = exact(op, fmt, inputs)
             strict_time, strict_result, vectorised = vyre_kernel(g, op, fmt, n, inputs)
             strict_time(1)
