@@ -23,10 +23,10 @@ LAST=$((GPUS - 1))
 for k in $(seq 0 $((GPUS - 2))); do campaign "$k" "${LISTS[$k]}" "${F32:-f32}" "$BUDGET" & done
 (
   VYRE_ADAPTER=gpu:$LAST CUDA_VISIBLE_DEVICES=$LAST python3 bench/float.py --formats f32 --no-sums \
-    --ops "${BENCH_OPS:-fexp,fexp10,flog,flog2,flog10,fsin,fcos,ftan,fasin,facos,fatan,fatan2}" \
+    --ops "${BENCH_OPS:-fexp,fexp10,flog,flog2,flog10,fsin,fcos,ftan,fasin,facos,fatan,fatan2,ftanh,ferf}" \
     --n "${BENCH_N:-16777216}" --reps 10 --trials 3 > "$OUT/bench-float.log" 2>&1
-  campaign "$LAST" "${GPU3_16:-exp2,exp,exp10,log,log2,log10,sin,cos,tan,asin,acos,atan}" f16,bf16 60
-  campaign "$LAST" "${GPU3:-acos,atan}" f32 "$BUDGET"
+  campaign "$LAST" "${GPU3_16:-exp2,exp,exp10,log,log2,log10,sin,cos,tan,asin,acos,atan,tanh,erf}" f16,bf16 60
+  campaign "$LAST" "${GPU3:-acos,atan,erf,tanh}" f32 "$BUDGET"
 ) &
 wait
 tail -n 4 "$OUT"/gpu*.log

@@ -9,7 +9,8 @@ integer soft-float, no float instruction), bound and dispatched exactly as
 8 elements per invocation; column `vectorised`), the same op in PyTorch on CUDA
 tensors (when torch with CUDA is present) and, for reference, the op written
 natively in WGSL (f32 hardware arithmetic: not strict; its wrong results
-against the exact oracle are counted). Timings are the median of alternating
+against the exact oracle are counted; erf has no WGSL builtin, so its row has
+no native column). Timings are the median of alternating
 trials of `--reps` dispatches (PyTorch: `--reps` launches then a
 synchronisation). Every strict result word is compared with the reference
 interpreter's exact floats ("strict mismatches" must be 0).
@@ -18,9 +19,9 @@ Columns: the op's cost in integer operations per element (`IR ops`: the
 soft-float program; `WGSL ops`: what its lowered shader adds to a copy kernel,
 `vyre.conform.float_cost`), GB/s (the bytes each element reads and writes: 12
 for a binary op, 16 for fma, 8 for sqrt and the functions (exp2, exp, exp10,
-log, log2, log10, on operands in [0.5, 2)); half of that for F16/BF16), the
-integer operations per second that makes (`int Tops/s`; an H100 SXM issues about
-16.7 T INT32 ops/s), and what limits the row:
+log, log2, log10, sin, cos, tan, tanh, erf, on operands in [0.5, 2)); half of
+that for F16/BF16), the integer operations per second that makes (`int Tops/s`;
+an H100 SXM issues about 16.7 T INT32 ops/s), and what limits the row:
 
 - `memory`: the strict kernel runs within 15 % of the native WGSL kernel of the
   same access pattern, so its integer work is hidden behind memory access;

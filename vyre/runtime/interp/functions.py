@@ -44,7 +44,8 @@ def _erf(x: _F64) -> _F64:
     y = np.where(ax >= 6.0, np.sign(x), x * (2.0 / np.sqrt(np.pi)))
     middle = np.flatnonzero((ax >= 2.0**-28) & (ax < 6.0))
     if middle.size:
-        y[middle] = [math.erf(v) for v in x[middle].tolist()]
+        values: Any = np.frompyfunc(math.erf, 1, 1)(x[middle])  # an object array
+        y[middle] = np.asarray(values, dtype=np.float64)
     return y
 
 

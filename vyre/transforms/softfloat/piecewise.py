@@ -11,18 +11,24 @@ for every |x| >= 2**(-9 - s0), s0 the first run's width).
 
 Interval i has a polynomial P_i(tau) = a_0 + a_1 tau + ... + a_D tau**D,
 evaluated by Horner's rule in fixed point with the least significant bit
-2**-63: H_D = A_D, H_k = A_k + floor(H_{k+1} * T / 2**32). The coefficients fall
+2**-63: H_D = A_D, H_k = A_k + H_{k+1} * T / 2**32. The coefficients fall
 geometrically (a_k ~ (w * f's k-th Taylor coefficient)), so the top ones
-(k >= `narrow_from`) are single signed words and their products one 32 x 32
-multiplication; the rest are signed 64-bit pairs (two). Interval 0 ([0, w0)) is
-different: there P_0 is f(x) / (2x), an even polynomial in tau (odd
-coefficients 0), and the result is 2 * x * P_0: so tiny arguments keep their
-relative precision (and subnormal results round once, like every other). Below
-2**(-9 - s0) T is truncated; the first-order correction 2 a_2 tau dtau is added.
+(k >= `narrow_from`) are single signed words and their products one truncated
+32 x 32 multiplication (`mulhi32`); the rest are signed 64-bit pairs, whose
+products are one full 32 x 32 multiplication (three 16-bit ones while
+|H| < 2**47) and one truncated. Every product is 0 to 3 units below the exact
+one, so each A_k is stored one unit higher (the error is centred, at most 2
+units). For F16 and BF16 T keeps its high 16 bits (it has no others except for
+the tiniest arguments, where the first interval's polynomial is flat) and the
+products are 64 x 16-bit ones, exact floors. Interval 0 ([0, w0)) is different:
+there P_0 is f(x) / (2x), an even polynomial in tau (odd coefficients 0), and
+the result is 2 * x * P_0: so tiny arguments keep their relative precision (and
+subnormal results round once, like every other). Below 2**(-9 - s0) T is
+truncated; for F32 the first-order correction 2 a_2 tau dtau is added.
 
 The coefficients come from each interval's Taylor series (the function module
 computes it exactly, in integers) economised to degree D by Chebyshev
-truncation on [0, 1), all in integer arithmetic at import. `build` bounds the
+truncation on [0, 1), all in integer arithmetic when first used. `build` bounds the
 error of every step (approximation, coefficient rounding, the floors of the
 products) and the module asserts it stays below 2**-58 of the result's scale;
 the result is normalised and rounded once by `round_pack` in the target format.
@@ -36,10 +42,11 @@ from fractions import Fraction
 from math import comb
 from typing import TypeVar
 
-from vyre.transforms.softfloat.fixed import Pair, add64, mul32, sub64
+from vyre.transforms.softfloat.fixed import Pair, add64, mul32, mulhi32
 from vyre.transforms.softfloat.formats import EB, F32, Format
 from vyre.transforms.softfloat.machine import W, sel
 from vyre.transforms.softfloat.pack import round_pack, to_f32, unpack
+from vyre.transforms.softfloat.truncated import mul_u16
 
 __all__ = ["PREC", "Polynomials", "Run", "build", "exp_fixed", "fixed", "odd_function"]
 
@@ -157,23 +164,27 @@ def build(series: Series, runs: Sequence[Run], degree: int, extra: int = 12) -> 
 
 
 def _tables(rows: list[list[int]], degree: int, approx: int) -> Polynomials:
-    # |H_k| <= sum_{j >= k} |A_j| + (degree - k) (floors)
-    bound = [max(sum(abs(r[j]) for j in range(k, degree + 1)) for r in rows) + degree - k for k in range(degree + 1)]
+    # |H_k| <= sum_{j >= k} |A_j| + 3 per product below it
+    bound = [max(sum(abs(r[j]) for j in range(k, degree + 1)) for r in rows) + 12 * (degree - k) for k in range(degree + 1)]
     narrow_from, narrow_shift = degree + 1, 0
     for shift in (0, 1, 2):
         k = min((k for k in range(1, degree + 1) if all(b >> shift < 1 << 31 for b in bound[k:])), default=degree + 1)
         if k < narrow_from:
             narrow_from, narrow_shift = k, shift
+    # each product is 0 to 3 units of its word below the exact one: one unit added
+    # to the coefficient it is added to centres the error (at most 2 units)
+    unit = [1 << narrow_shift if k >= narrow_from - 1 else 1 for k in range(degree)] + [0]
     words: list[tuple[tuple[int, ...], ...]] = []
     for k in range(degree + 1):
+        column = [r[k] + unit[k] for r in rows]
         if k >= narrow_from:
-            words.append((tuple(_round(r[k], narrow_shift) & 0xFFFF_FFFF if narrow_shift else r[k] & 0xFFFF_FFFF for r in rows),))
+            words.append((tuple(_round(v, narrow_shift) & 0xFFFF_FFFF if narrow_shift else v & 0xFFFF_FFFF for v in column),))
         else:
-            column = [r[k] & (1 << 64) - 1 for r in rows]
+            column = [v & (1 << 64) - 1 for v in column]
             words.append((tuple(v >> 32 for v in column), tuple(v & 0xFFFF_FFFF for v in column)))
     narrow_unit = 1 << narrow_shift
-    rounding = (degree + 1 - narrow_from) * narrow_unit + narrow_from  # coefficient roundings (<= 1/2 unit each) and floors
-    error = approx + rounding + degree * narrow_unit + 4  # + the tiny-argument correction
+    rounding = (degree + 1 - narrow_from) * narrow_unit + narrow_from  # the coefficients' roundings
+    error = approx + rounding + 2 * sum(unit) + 4  # + the products and the tiny-argument correction
     small_from = min(k for k in range(1, degree + 2) if all(b < 1 << 47 for b in bound[k:]))
     return Polynomials(degree, narrow_from, narrow_shift, small_from, tuple(words), rows[0][2], error)
 
@@ -188,18 +199,19 @@ def _add_word(a: Pair[V], w: W[V]) -> Pair[V]:
 
 
 def _mul_narrow(h: W[V], t: W[V]) -> W[V]:
-    """floor(h * t / 2**32) for a signed word h and an unsigned t."""
-    return mul32(h, t)[0] - sel(h >> 31, t, 0)
+    """h * t / 2**32 less 0 to 3 (`mulhi32`), for a signed word h and an unsigned t."""
+    return mulhi32(h, t) - sel(h >> 31, t, 0)
 
 
 def _mul_wide(h: Pair[V], t: W[V]) -> Pair[V]:
-    """floor(h * t / 2**32) for a signed 64-bit h and an unsigned word t."""
+    """h * t / 2**32 less 0 to 3, for a signed 64-bit h and an unsigned word t
+    (the low word's product truncated by `mulhi32`)."""
     hi, lo = mul32(h[0], t)
-    return _add_word((hi - sel(h[0] >> 31, t, 0), lo), mul32(h[1], t)[0])
+    return _add_word((hi - sel(h[0] >> 31, t, 0), lo), mulhi32(h[1], t))
 
 
 def _mul_small(h: Pair[V], t: W[V]) -> Pair[V]:
-    """floor(h * t / 2**32) for a signed 64-bit h with |h| < 2**47 and an
+    """h * t / 2**32 less 0 to 3, for a signed 64-bit h with |h| < 2**47 and an
     unsigned word t: h's high word times t's halves are signed words."""
     p = h[0] * (t >> 16)  # |p| < 2**31
     q = h[0] * (t & 0xFFFF)
@@ -207,26 +219,47 @@ def _mul_small(h: Pair[V], t: W[V]) -> Pair[V]:
     hi = (p >> 16) - ((p >> 31) << 16)  # p * 2**16's high word: p >> 16, arithmetic
     lo2 = lo + q
     hi = hi - (q >> 31) + lo2.lt(q)
-    return _add_word((hi, lo2), mul32(h[1], t)[0])
+    return _add_word((hi, lo2), mulhi32(h[1], t))
 
 
-def horner(p: Polynomials, index: W[V], t: W[V]) -> Pair[V]:
-    """H_0: P_index(t / 2**32) * 2**63 (a signed pair)."""
+def _mul_narrow16(h: W[V], y: W[V]) -> W[V]:
+    """floor(h * y / 2**16) for a signed word h and y < 2**16."""
+    return (h >> 16) * y + (((h & 0xFFFF) * y) >> 16) - sel(h >> 31, y << 16, 0)
+
+
+def _mul_wide16(h: Pair[V], y: W[V]) -> Pair[V]:
+    """floor(h * y / 2**16) for a signed 64-bit h and y < 2**16."""
+    hi, lo = mul_u16(h, y)
+    return hi - sel(h[0] >> 31, y << 16, 0), lo
+
+
+def horner(p: Polynomials, index: W[V], t: W[V], sixteen: bool = False) -> Pair[V]:
+    """H_0: P_index(t / 2**32) * 2**63 (a signed pair). `sixteen`: t's low half
+    is dropped, the products are 64 x 16-bit (16-bit formats, whose T has no
+    low bits but for the tiniest arguments)."""
     d, k0 = p.degree, p.narrow_from
+    y = t >> 16
+
+    def narrow(h: W[V]) -> W[V]:
+        return _mul_narrow16(h, y) if sixteen else _mul_narrow(h, t)
+
     if k0 > d:
         acc = (index.lookup(p.words[d][0]), index.lookup(p.words[d][1]))
     else:
         h = index.lookup(p.words[d][0])
         for k in range(d - 1, k0 - 1, -1):
-            h = index.lookup(p.words[k][0]) + _mul_narrow(h, t)
-        q = _mul_narrow(h, t)
+            h = index.lookup(p.words[k][0]) + narrow(h)
+        q = narrow(h)
         sign = 0 - (q >> 31)
         s = p.narrow_shift
         wide = (sign if s == 0 else (sign << s) | (q >> (32 - s)), q << s)
         acc = add64((index.lookup(p.words[k0 - 1][0]), index.lookup(p.words[k0 - 1][1])), wide)
         d = k0 - 1
     for k in range(d - 1, -1, -1):
-        product = _mul_small(acc, t) if k + 1 >= p.small_from else _mul_wide(acc, t)
+        if sixteen:
+            product = _mul_wide16(acc, y)
+        else:
+            product = _mul_small(acc, t) if k + 1 >= p.small_from else _mul_wide(acc, t)
         acc = add64((index.lookup(p.words[k][0]), index.lookup(p.words[k][1])), product)
     return acc
 
@@ -267,14 +300,18 @@ def odd_function(fmt: Format, a: W[V], p: Polynomials, runs: Sequence[Run]) -> W
     e = mag >> 23
     m = (mag & 0x7F_FFFF) | (e.ne(0) << 23)
     index, t, below = _split(runs, m, e)
-    h = horner(p, index, t)
-    corr = _correction(p, t, below)
-    h = sub64(h, (corr.const(0), corr)) if p.a2 < 0 else _add_word(h, corr)
-    # interval 0: 2 * x * H_0 (the significand with its leading 1 at bit 31)
+    sixteen = fmt.width == 16
+    h = horner(p, index, t, sixteen)
     mn, eb = unpack(F32, mag)
     mn = mn << 8
-    hi, lo = mul32(h[0], mn)
-    va = _add_word((hi, lo), mul32(h[1], mn)[0])
+    if sixteen:  # a 16-bit significand: 2 * x * H_0 by a 16-bit product
+        va = mul_u16(h, mn >> 16)
+    else:
+        corr = _correction(p, t, below)
+        h = (h[0] - h[1].lt(corr), h[1] - corr) if p.a2 < 0 else _add_word(h, corr)
+        hi, lo = mul32(h[0], mn)
+        va = _add_word((hi, lo), mulhi32(h[1], mn))
+    # interval 0: 2 * x * H_0 (the significand with its leading 1 at bit 31)
     first = index.eq(0)
     v = (sel(first, va[0], h[0]), sel(first, va[1], h[1]))
     base = sel(first, eb + (fmt.bias - 125), EB + fmt.bias)
