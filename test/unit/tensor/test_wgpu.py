@@ -128,7 +128,6 @@ def test_attention_on_the_gpu(causal: bool) -> None:
     _same_bytes(g, {"qkv": QKV})
 
 
-@pytest.mark.slow  # lavapipe compiles erf's routine (GELU) in about 45 s of CPU when its shader cache is cold
 def test_the_transformer_block_on_the_gpu() -> None:
     """The block of examples/transformer_block.py at (batch, tokens, width,
     heads) = (1, 16, 32, 2): the same bytes on lavapipe as on the interpreter."""
