@@ -10,7 +10,7 @@ numpy float32 arithmetic (correctly rounded, subnormals kept on x86) for add, su
 mul, div and sqrt; exact float64 products with a round-to-odd sum for fma; sign
 bit operations for neg and abs; numpy's rounding functions (which keep the sign
 of zero) for floor, ceil, round (half to even) and trunc; MPFR in a binary32
-context for the correctly rounded functions (exp2, asin, acos, atan, atan2).
+context for the correctly rounded functions (exp2, asin, acos, atan, atan2, pow).
 Every NaN result is the canonical quiet NaN 0x7FC00000.
 
 Laws are the ones that hold for every input, NaN payloads included: add, mul,
@@ -21,6 +21,7 @@ associate; neg is an involution.
 from __future__ import annotations
 
 import importlib
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -148,7 +149,7 @@ def _mpfr(name: str) -> Callable[[Any], F32Array]:
         out = np.empty(xs[0].shape, dtype=np.float32)
         context = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True)
         with gmpy2.context(context):
-            function: Any = getattr(gmpy2, name)
+            function: Any = operator.pow if name == "pow" else getattr(gmpy2, name)  # pow is `**`
             columns = [x.reshape(-1).tolist() for x in xs]
             for k, values in enumerate(zip(*columns)):
                 out.reshape(-1)[k] = float(function(*(gmpy2.mpfr(v) for v in values)))
@@ -310,4 +311,9 @@ SPECS: tuple[OpSpec, ...] = (
         _hard("signed zeros, infinities and far-apart magnitudes", (0x8000_0000, 0x8000_0000),
               (0x7F80_0000, 0xFF80_0000), (0x0000_0001, 0x7F7F_FFFF), (0x3F80_0000, 0xBF80_0001)),
         summary="atan2(y, x) (a is y), correctly rounded"),
+    _op(d.FPowOp, _mpfr("pow"),
+        _hard("exact powers and midpoints, x near 1 with large y, the range ends", (0x4000_0000, 0x4120_0000),
+              (0x4580_0800, 0x4000_0000), (0x3F80_0001, 0x4E80_0000), (0x3F7F_FFFF, 0xCF00_0000),
+              (0x2080_0000, 0x4000_0000), (0xC040_0000, 0x4040_0000), (0xBF80_0000, 0x7F80_0000)),
+        summary="a**b, correctly rounded"),
 )  # fmt: skip
