@@ -17,8 +17,9 @@ interpreter's exact floats ("strict mismatches" must be 0).
 Columns: the op's cost in integer operations per element (`IR ops`: the
 soft-float program; `WGSL ops`: what its lowered shader adds to a copy kernel,
 `vyre.conform.float_cost`), GB/s (the bytes each element reads and writes: 12
-for a binary op, 16 for fma, 8 for sqrt and the functions (exp2, exp, exp10,
-log, log2, log10, on operands in [0.5, 2)); half of that for F16/BF16), the
+for a binary op and pow (x in [0.5, 2), y in [-16, 16)), 16 for fma, 8 for sqrt
+and the functions (exp2, exp, exp10, log, log2, log10, on operands in [0.5, 2));
+half of that for F16/BF16), the
 integer operations per second that makes (`int Tops/s`; an H100 SXM issues about
 16.7 T INT32 ops/s), and what limits the row:
 
@@ -69,6 +70,7 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "fsin": (1, E.fsin),
     "fcos": (1, E.fcos),
     "ftan": (1, E.ftan),
+    "fpow": (2, E.fpow),
 }
 TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
 WGSL_NATIVE = {
@@ -86,7 +88,11 @@ WGSL_NATIVE = {
     "fsin": "sin(a[i])",
     "fcos": "cos(a[i])",
     "ftan": "tan(a[i])",
+    "fpow": "pow(a[i], b[i])",
 }
+RANGES: dict[str, tuple[tuple[float, float], ...]] = {"fpow": ((0.5, 2.0), (-16.0, 16.0))}
+"""Operand ranges of the ops whose operands are not signed values in [0.5, 2)
+(pow: x in [0.5, 2), y in [-16, 16), so that the results are finite numbers)."""
 
 
 def grid(n: int) -> tuple[int, int, int]:
@@ -130,11 +136,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
 """
 
 
-def patterns(fmt: str, n: int, arity: int, seed: int = 1) -> list[np.ndarray]:
+def patterns(fmt: str, n: int, arity: int, seed: int = 1, op: str = "") -> list[np.ndarray]:
     """Random finite operands of moderate magnitude (uint32 words of the patterns)."""
     rng = np.random.default_rng(seed)
-    signs = rng.choice([-1.0, 1.0], n) if arity > 1 else 1.0  # sqrt: non-negative operands
-    values = [rng.uniform(0.5, 2.0, n) * signs for _ in range(arity)]
+    if op in RANGES:
+        values = [rng.uniform(low, high, n) for low, high in RANGES[op]]
+    else:
+        signs = rng.choice([-1.0, 1.0], n) if arity > 1 else 1.0  # sqrt: non-negative operands
+        values = [rng.uniform(0.5, 2.0, n) * signs for _ in range(arity)]
     if fmt == "f32":
         return [v.astype(np.float32).view(np.uint32) for v in values]
     return [np.asarray(oracle.encode(fmt, v), dtype=np.uint32) for v in values]
@@ -257,6 +266,7 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "fsin": lambda: torch.sin(tensors[0], out=out),
         "fcos": lambda: torch.cos(tensors[0], out=out),
         "ftan": lambda: torch.tan(tensors[0], out=out),
+        "fpow": lambda: torch.pow(tensors[0], tensors[1], out=out),
     }[op]
 
     def timed(reps: int) -> float:
@@ -368,7 +378,7 @@ def main() -> None:
     for fmt in formats:
         for op in args.ops.split(","):
             arity = OPS[op][0]
-            inputs = patterns(fmt, n, arity)
+            inputs = patterns(fmt, n, arity, op=op)
             want = exact(op, fmt, inputs)
             strict_time, strict_result, vectorised = vyre_kernel(g, op, fmt, n, inputs)
             strict_time(1)

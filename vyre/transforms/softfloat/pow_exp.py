@@ -8,8 +8,9 @@ i / 2**14 + r (r < 2**-14):
 
 where A_j = floor(2**(j / 128) * 2**31) / 2**31 and B_i = floor(2**(i / 2**14)
 * 2**31) / 2**31 are one-word values (integer square roots) and dA_j = j / 128 -
-log2 A_j, dB_i = i / 2**14 - log2 B_i >= 0 their exact corrections (three-word
-tables), so the product A_j B_i is one exact 32 x 32-bit multiply. With u =
+log2 A_j, dB_i = i / 2**14 - log2 B_i >= 0 their corrections (below 2**-30.5,
+two-word tables to 2**-94), so the product A_j B_i is one exact 32 x 32-bit
+multiply. With u =
 (r + dA_j + dB_i) * 2**14 in [0, 1 + 2**-16) (Q1.95), 2**(u / 2**14) - 1 =
 E = sum c_i u**i, c_i = ln(2)**i / i! / 2**(14 i), degree 5 (truncation below
 2**-96), by Horner: one word, two words, two words (the products cut to what
@@ -47,8 +48,8 @@ def _root(k: int, bits: int) -> int:
 
 
 def _delta(k: int, bits: int, short: int) -> int:
-    """round((k / 2**bits - log2(short / 2**31)) * 2**109), >= 0."""
-    return round((Fraction(k, 1 << bits) - Fraction(ln(short, 1 << 31), ONE) / LN2) * (1 << 109))
+    """round((k / 2**bits - log2(short / 2**31)) * 2**93), >= 0 (two words)."""
+    return round((Fraction(k, 1 << bits) - Fraction(ln(short, 1 << 31), ONE) / LN2) * (1 << 93))
 
 
 _A = tuple(_root(j, 7) for j in range(128))
@@ -113,7 +114,8 @@ def exp2_wide(t: Words[V], neg: W[V]) -> tuple[Words[V], W[V]]:
     k = (t0 >> 24) - (neg << 8)
     j, i = (t0 >> 17) & 127, (t0 >> 10) & 127
     u: Words[V] = (((t0 & 0x3FF) << 21) | (t[1] >> 11), (t[1] << 21) | (t[2] >> 11), t[2] << 21)
-    u = mw.add(mw.add(u, mw.lookup(_DA, j, 3)), mw.lookup(_DB, i, 3))  # Q1.95
+    dd = mw.add(mw.lookup(_DA, j, 2), mw.lookup(_DB, i, 2))  # (dA + dB) * 2**93
+    u = mw.add(u, (dd[0] >> 16, (dd[0] << 16) | (dd[1] >> 16), dd[1] << 16))  # Q1.95
     u0, u01 = u[0], (u[0], u[1])
     q4 = _C4 + (mulhi32(u0, _C5) >> 16)  # 2**94
     q3 = mw.add(mw.const(u0, _C3, 2), shr_const(mul32(u0, q4), 15))  # 2**110
@@ -127,5 +129,5 @@ def exp2_wide(t: Words[V], neg: W[V]) -> tuple[Words[V], W[V]]:
 
 
 assert _A[0] == _B[0] == 1 << 31 and _DA[0] == _DB[0] == 0
-assert all(0 <= v < 1 << 80 for v in _DA + _DB)
+assert all(0 <= v < 1 << 63 for v in _DA + _DB)
 assert _C5 < 1 << 32 and _C4 + (_C5 >> 16) < 1 << 32 and _C3 < 1 << 64 and _C2 < 1 << 64 and _C1 < 1 << 96
