@@ -226,6 +226,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   %fy = vyre.facos %fx
   %fz = vyre.fatan %fy
   %ga = vyre.fatan2 %fz, %fy
+  %gb = vyre.fpow %fz, %fy
   %lk = vyre.lookup %i [0x00000001, 0xfffffffe]
   vyre.if %b {
     vyre.store @o[%i] = %x
@@ -239,7 +240,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   }
 }
 """
-"""One op of each of the 62 kinds in 940 bytes: the sample for exhaustive fault injection."""
+"""One op of each of the 63 kinds in 956 bytes: the sample for exhaustive fault injection."""
 
 
 def sample_programs() -> dict[str, Program]:
