@@ -52,7 +52,7 @@ from vyre.transforms.softfloat.pow_exp import exp2_wide
 from vyre.transforms.softfloat.pow_log import log2_wide, mul_exact
 from vyre.transforms.softfloat.registry import algorithm
 
-__all__ = ["EXCEPTIONS", "fpow"]
+__all__ = ["EXCEPTIONS", "fpow", "power"]
 
 V = TypeVar("V")
 Words = mw.Words
@@ -94,14 +94,22 @@ def _snap(r: Words[V], may: W[V]) -> W[V]:
     return (r[0] + (snap & up)) | ((r[1] | r[2]).ne(0) & (snap ^ 1))
 
 
-def _core(fmt: Format, x: W[V], y: W[V]) -> W[V]:
-    """pow of the F32 patterns x, y rounded to `fmt`."""
-    ax, ay = x & 0x7FFF_FFFF, y & 0x7FFF_FFFF
-    lm, le, ls = log2_wide(ax)
-    my, eyb = unpack(F32, ay)
+def power(x: W[V], y: W[V]) -> tuple[Words[V], W[V], W[V]]:
+    """(R, k, big): |x|**y = R / 2**95 * 2**k (R three words in [2**95,
+    2**96), k a two's complement word) before rounding, for F32 patterns x, y
+    (x finite, nonzero, |x| != 1; y finite), or big where |y log2|x|| >= 256."""
+    lm, le, ls = log2_wide(x & 0x7FFF_FFFF)
+    my, eyb = unpack(F32, y & 0x7FFF_FFFF)
     t, big, some = _times_y(lm, le, my, eyb - (EB + F32.bias))
     neg = (ls ^ (y >> 31)) & some
     r, k = exp2_wide(mw.negate_if(neg, t), neg)
+    return r, k, big
+
+
+def _core(fmt: Format, x: W[V], y: W[V]) -> W[V]:
+    """pow of the F32 patterns x, y rounded to `fmt`."""
+    ax, ay = x & 0x7FFF_FFFF, y & 0x7FFF_FFFF
+    r, k, big = power(x, y)
     integer, odd = _parity(y)
     sign = (x >> 31) & odd
     res = round_pack(fmt, _snap(r, (y & 0xFFFF).eq(0)), sign, k + (fmt.bias + EB))
