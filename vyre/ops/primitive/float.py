@@ -21,7 +21,6 @@ associate; neg is an involution.
 from __future__ import annotations
 
 import importlib
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -138,6 +137,11 @@ def _abs(a: Any) -> F32Array:
     return _from_bits(_bits(a) & np.uint32(~SIGN & 0xFFFF_FFFF))
 
 
+def _mpfr_pow(x: Any, y: Any) -> Any:
+    """MPFR's pow: gmpy2 spells it `**`."""
+    return x**y
+
+
 def _mpfr(name: str) -> Callable[[Any], F32Array]:
     """A correctly rounded function computed element by element with MPFR in a
     binary32 context (24 bits, the F32 exponent range, subnormals): exact, slow,
@@ -149,7 +153,7 @@ def _mpfr(name: str) -> Callable[[Any], F32Array]:
         out = np.empty(xs[0].shape, dtype=np.float32)
         context = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True)
         with gmpy2.context(context):
-            function: Any = operator.pow if name == "pow" else getattr(gmpy2, name)  # pow is `**`
+            function: Any = _mpfr_pow if name == "pow" else getattr(gmpy2, name)
             columns = [x.reshape(-1).tolist() for x in xs]
             for k, values in enumerate(zip(*columns)):
                 out.reshape(-1)[k] = float(function(*(gmpy2.mpfr(v) for v in values)))

@@ -19,7 +19,6 @@ function's (C's Annex F). NaN results are canonical.
 from __future__ import annotations
 
 import importlib
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -55,7 +54,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., _F64], str]] = {
 """Function name -> (numpy float64 function, the MPFR (gmpy2) function's name);
 the functions take as many operands as the op (atan2: y, x; pow: x, y)."""
 
-_MPFR_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {"pow": operator.pow}
+def _mpfr_pow(x: Any, y: Any) -> Any:
+    return x**y
+
+
+_MPFR_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {"pow": _mpfr_pow}
 """The MPFR functions gmpy2 spells as Python operators (pow is `**`)."""
 
 _BAND = 2.0**-44
