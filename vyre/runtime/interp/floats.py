@@ -510,13 +510,14 @@ def _named(op: str | Enum, family: dict[str, type[d.FloatOp]], what: str) -> typ
 
 
 def binary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike) -> Bits:
-    """``a op b`` for op in add, sub, mul, div, min, max, and ``atan2(a, b)`` (an ``f``
-    prefix is accepted).
+    """``a op b`` for op in add, sub, mul, div, min, max, ``atan2(a, b)`` and
+    ``pow(a, b)`` (an ``f`` prefix is accepted).
 
     add/sub/mul/div are correctly rounded (RNE) with canonical NaN results;
     min/max are IEEE 754-2019 minimumNumber/maximumNumber (-0 < +0, a NaN
     operand is ignored when the other is a number, both NaN -> canonical NaN);
-    atan2 (a is y, like C) is correctly rounded with Annex F's special values.
+    atan2 (a is y, like C) and pow (a is x) are correctly rounded with Annex F's
+    special values.
     """
     f = _fmt(fmt)
     return evaluate(_named(op, _BINARY, "binary"), f.name, a, b)
