@@ -18,6 +18,8 @@ Batches (issue #10's verification plan, by kind):
   compare16  every F16 and BF16 comparison over all 2**32 pairs
   unary16    every F16 and BF16 unary op and conversion over all 65,536 inputs
   unary32    every F32 unary op and conversion over all 2**32 inputs, and u32/i32 to each format
+  pairs16    the correctly rounded functions of two operands (atan2, pow) for F16 and BF16 over
+             all 2**32 pairs
   binary32   F32 add sub mul div min max, the comparisons and fma on --count adversarial inputs each
 
 Each chunk is appended to the checkpoint as it finishes: re-running resumes, and
@@ -71,6 +73,11 @@ def batch(name: str, count: int, seed: int) -> list[Campaign]:
             *(Campaign(op, fmt) for fmt in NARROW for op in pairs),  # all 2**32 pairs
             *(Campaign(op, "f32", "adversarial", count, seed) for op in pairs),
         ]
+    if name == "pairs16":
+        from vyre.dialects import vyre as d
+
+        names = [op.SHORT_NAME for op in d.ops_of(d.FloatBinaryOp) if op.SHORT_NAME not in BINARY]
+        return [Campaign(op, fmt) for fmt in NARROW for op in names]
     if name == "binary32":
         return [Campaign(op, "f32", "adversarial", count, seed) for op in (*BINARY, *COMPARE, "fma")]
     raise SystemExit(f"unknown batch {name!r}")

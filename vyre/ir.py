@@ -92,6 +92,7 @@ class BinOp(str, Enum):
     FGT = "fgt"
     FGE = "fge"
     FATAN2 = "fatan2"
+    FPOW = "fpow"
 
     @property
     def is_float(self) -> bool:
@@ -938,6 +939,15 @@ class Expr:
         (`UnOp.FERF`): erf(+-0) = +-0, erf(+-inf) = +-1. `TypeError` when `a` is not an
         `Expr`."""
         return Expr.unop(UnOp.FERF, a)
+
+    @staticmethod
+    def fpow(x: Expr, y: Expr) -> Expr:
+        """x**y, correctly rounded in the operands' float type (`BinOp.FPOW`), C's Annex F
+        special values: pow(x, +-0) = 1 and pow(+1, y) = 1 even for NaN, pow(-1, +-inf) = 1,
+        NaN for x < 0 and a non-integer y, the sign of x kept for an odd integer y, signed
+        zeros and infinities by the sign and parity of y. `TypeError` when an operand is not
+        an `Expr`."""
+        return Expr.binop(BinOp.FPOW, x, y)
 
     @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:

@@ -228,6 +228,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   %ga = vyre.fatan2 %fz, %fy
   %gb = vyre.ftanh %ga
   %gc = vyre.ferf %gb
+  %gd = vyre.fpow %gc, %fy
   %lk = vyre.lookup %i [0x00000001, 0xfffffffe]
   vyre.if %b {
     vyre.store @o[%i] = %x
@@ -241,7 +242,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   }
 }
 """
-"""One op of each of the 64 kinds in 964 bytes: the sample for exhaustive fault injection."""
+"""One op of each of the 65 kinds in 980 bytes: the sample for exhaustive fault injection."""
 
 
 def sample_programs() -> dict[str, Program]:

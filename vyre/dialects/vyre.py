@@ -1690,6 +1690,17 @@ class FErfOp(FloatFunctionOp):
     SHORT_NAME: ClassVar[str] = "erf"
 
 
+@irdl_op_definition
+class FPowOp(FloatBinaryOp):
+    """pow(x, y) (`lhs` is x), correctly rounded in the operands' float type:
+    pow(x, +-0) = 1 and pow(+1, y) = 1 even for NaN, NaN for x < 0 and a
+    non-integer y, the sign of x kept for odd integer y, zeros and infinities
+    as C's Annex F lists."""
+
+    name = "vyre.fpow"
+    SHORT_NAME: ClassVar[str] = "pow"
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """The declared error bound of an approximate op (WGSL's accuracy rule for
@@ -2415,6 +2426,7 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     FAtan2Op,
     FTanhOp,
     FErfOp,
+    FPowOp,
 )
 """Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;

@@ -38,7 +38,7 @@ def _rows(arity: int, seed: int) -> list[np.ndarray]:
 
 
 def _oracle(op: str, columns: list[np.ndarray]) -> np.ndarray:
-    if op in ("add", "sub", "mul", "div", "min", "max", "atan2"):
+    if op in ("add", "sub", "mul", "div", "min", "max", "atan2", "pow"):
         return oracle.binary(op, "f32", *columns)
     if op == "fma":
         return oracle.fma("f32", *columns)

@@ -10,7 +10,7 @@ numpy float32 arithmetic (correctly rounded, subnormals kept on x86) for add, su
 mul, div and sqrt; exact float64 products with a round-to-odd sum for fma; sign
 bit operations for neg and abs; numpy's rounding functions (which keep the sign
 of zero) for floor, ceil, round (half to even) and trunc; MPFR in a binary32
-context for the correctly rounded functions (exp2, asin, acos, atan, atan2).
+context for the correctly rounded functions (exp2, asin, acos, atan, atan2, pow).
 Every NaN result is the canonical quiet NaN 0x7FC00000.
 
 Laws are the ones that hold for every input, NaN payloads included: add, mul,
@@ -137,6 +137,11 @@ def _abs(a: Any) -> F32Array:
     return _from_bits(_bits(a) & np.uint32(~SIGN & 0xFFFF_FFFF))
 
 
+def _mpfr_pow(x: Any, y: Any) -> Any:
+    """MPFR's pow: gmpy2 spells it `**`."""
+    return x**y
+
+
 def _mpfr(name: str) -> Callable[[Any], F32Array]:
     """A correctly rounded function computed element by element with MPFR in a
     binary32 context (24 bits, the F32 exponent range, subnormals): exact, slow,
@@ -148,7 +153,7 @@ def _mpfr(name: str) -> Callable[[Any], F32Array]:
         out = np.empty(xs[0].shape, dtype=np.float32)
         context = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True)
         with gmpy2.context(context):
-            function: Any = getattr(gmpy2, name)
+            function: Any = _mpfr_pow if name == "pow" else getattr(gmpy2, name)
             columns = [x.reshape(-1).tolist() for x in xs]
             for k, values in enumerate(zip(*columns)):
                 out.reshape(-1)[k] = float(function(*(gmpy2.mpfr(v) for v in values)))
@@ -320,4 +325,9 @@ SPECS: tuple[OpSpec, ...] = (
               (0x0000_0001,), (0x3880_0000,), (0x3C80_0000,), (0x3D00_0000,), (0x407A_D444,),
               (0x407A_D445,), (0x3940_EAD6,)),
         summary="erf(a), correctly rounded"),
+    _op(d.FPowOp, _mpfr("pow"),
+        _hard("exact powers and midpoints, x near 1 with large y, the range ends", (0x4000_0000, 0x4120_0000),
+              (0x4580_0800, 0x4000_0000), (0x3F80_0001, 0x4E80_0000), (0x3F7F_FFFF, 0xCF00_0000),
+              (0x2080_0000, 0x4000_0000), (0xC040_0000, 0x4040_0000), (0xBF80_0000, 0x7F80_0000)),
+        summary="a**b, correctly rounded"),
 )  # fmt: skip
