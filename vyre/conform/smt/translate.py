@@ -93,6 +93,9 @@ class _Translator:
         self.values: dict[SSAValue, Lanes] = {}
         self.locals: dict[str, Lanes] = {}
         self.result: Lanes | None = None
+        self.wholes: dict[tuple[int, ...], tuple[Lanes, Any]] = {}
+        """The term each list of lanes `split` made was split from (by the lanes'
+        identities; the lanes are kept so the identities stay theirs)."""
 
     def c(self, value: int) -> Any:
         return self.B.const(value, 32)
@@ -152,14 +155,21 @@ class _Translator:
         self.values[op.res] = [UNOPS[op.op_kind](self, self.get(op.operand)[0])]
 
     def join(self, lanes: Lanes) -> Any:
-        """The lanes of a value as one term, lane 0 the low bits."""
+        """The lanes of a value as one term, lane 0 the low bits: the term they were
+        split from when `split` made them (no extract/concat layer for the
+        solver's rewriter to take apart)."""
+        whole = self.wholes.get(tuple(id(lane) for lane in lanes))
+        if whole is not None:
+            return whole[1]
         return self.B.concat(list(reversed(lanes)))
 
     def split(self, term: Any, lanes: int) -> Lanes:
         """A term of `32 * lanes` bits as its lanes, lane 0 the low bits."""
         if self.B.width(term) != 32 * lanes:
             raise Untranslatable(f"a {self.B.width(term)}-bit input for a value of {lanes} lanes")
-        return [self.B.extract(term, 32 * k + 31, 32 * k) for k in range(lanes)]
+        parts = [self.B.extract(term, 32 * k + 31, 32 * k) for k in range(lanes)]
+        self.wholes[tuple(id(part) for part in parts)] = (parts, term)
+        return parts
 
     @TRANSLATIONS.on(d.SelectOp)
     def select(self, op: d.SelectOp) -> None:
