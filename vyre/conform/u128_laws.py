@@ -24,7 +24,7 @@ where one fails. The same program is checked two ways:
   unsatisfiable, or a model returned as the counterexample.
 """
 
-# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false, reportMissingTypeStubs=false
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false, reportMissingTypeStubs=false, reportAttributeAccessIssue=false
 
 from __future__ import annotations
 

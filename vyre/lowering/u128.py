@@ -276,6 +276,11 @@ def _quotient_digit(j: int, n: dict[str, str]) -> list[str]:
     return lines
 
 
+def _word_of_digits(array: str, k: int) -> str:
+    """Word k of a value held as 16-bit digits in `array`."""
+    return f"{array}[{2 * k}] | ({array}[{2 * k + 1}] << 16u)"
+
+
 def divmod_core(name: str, claim: Claim, shl: str, shr: str, leading: str) -> str:
     """(a / b, a % b) for b != 0, as `array<vec4<u32>, 2>`; `shl`, `shr` and
     `leading` name the shift and clz helpers."""
@@ -297,9 +302,8 @@ def divmod_core(name: str, claim: Claim, shl: str, shr: str, leading: str) -> st
     ]
     for j in range(7, -1, -1):
         body += _quotient_digit(j, n)
-    pack = lambda x, k: f"{x}[{2 * k}] | ({x}[{2 * k + 1}] << 16u)"  # noqa: E731
-    quotient = ", ".join(pack(q, k) for k in range(4))
-    remainder = ", ".join(pack(u, k) for k in range(4))
+    quotient = ", ".join(_word_of_digits(q, k) for k in range(4))
+    remainder = ", ".join(_word_of_digits(u, k) for k in range(4))
     body.append(
         f"return array<{VEC}, 2>({VEC}({quotient}), {shr}({VEC}({remainder}), {s}));"
     )
