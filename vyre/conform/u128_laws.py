@@ -44,6 +44,7 @@ from vyre.ir import BinOp, BufferDecl, DataType, Expr, Node, Program, UnOp
 from vyre.ir import Expr as E
 from vyre.ops import laws as L
 from vyre.pipeline import prepare
+from vyre.runtime.api import run
 
 __all__ = ["DOMAIN", "LAWS", "OPERATORS", "LawResult", "check", "check_all", "law_program", "prove"]
 
@@ -200,15 +201,13 @@ def check_all(
 ) -> list[LawResult]:
     """Each law (default: every law of `LAWS`) at every tuple of `DOMAIN` values
     it quantifies over, on `backend`, in one program."""
-    import vyre
-
     chosen = list(laws) if laws is not None else [(op, law) for op, found in LAWS.items() for law in found]
     variables = max(law_variables(law) for _, law in chosen)
     tuples = list(itertools.product(DOMAIN, repeat=variables))
     inputs: dict[str, object] = {f"x{j}": _words([t[j] for t in tuples]) for j in range(variables)}
     inputs["out"] = np.zeros(len(tuples) * len(chosen), dtype=np.uint32)
     dispatch = (len(tuples) // WORKGROUP, 1, 1)
-    out = vyre.run(law_program(chosen), inputs, dispatch=dispatch, backend=backend)["out"]
+    out = run(law_program(chosen), inputs, dispatch=dispatch, backend=backend)["out"]
     rows = np.asarray(out).reshape(len(tuples), len(chosen))
     results: list[LawResult] = []
     for k, (op_id, law) in enumerate(chosen):

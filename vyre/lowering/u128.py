@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 __all__ = [
+    "WORK",
     "add",
     "clz",
     "ctz",
@@ -59,6 +60,11 @@ Claim = Callable[[str], str]
 """Gives the function-local name to use for a wanted one (never a module-scope name)."""
 
 _WORDS = "xyzw"
+
+WORK: dict[str, int] = {"div": 1200, "mod": 1200, "mul": 130, "popcount": 8, "clz": 8, "ctz": 8}
+"""About how many WGSL operations one u128 operator costs (8 where not listed: a
+vector operation, a sum with carries, a shift, the order): what a map's element
+costs when the lowering decides whether vectorising it pays."""
 
 
 def _function(name: str, params: str, result: str, comment: str, body: list[str]) -> str:

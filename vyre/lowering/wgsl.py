@@ -334,7 +334,12 @@ def reads_tables(kernel: d.KernelOp) -> bool:
 def _ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
     total = 0
     for op in ops:
-        total += cost(op.callee.data) if isinstance(op, d.InvokeOp) else 1
+        if isinstance(op, d.InvokeOp):
+            total += cost(op.callee.data)
+        elif isinstance(op, d.BinOp | d.UnOp) and op.operands[0].type == d.U128:
+            total += u128.WORK.get(cast(StringAttr, op.properties["kind"]).data, 8)
+        else:
+            total += 1
     return total
 
 
