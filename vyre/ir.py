@@ -420,6 +420,12 @@ class Expr:
         return LitBool(value)
 
     @staticmethod
+    def u128(value: int) -> Expr:
+        """A `u128` literal. `value`: an int in [0, 2**128); `TypeError` for anything else (a
+        bool too), `ValueError` outside the range."""
+        return LitU128(_check_uint("u128 literal", value, 128))
+
+    @staticmethod
     def f32(value: float) -> Expr:
         """An `f32` literal: `value` (a float or an int) rounded to nearest even, as
         `np.float32` does (overflow gives an infinity, NaN the canonical NaN). `TypeError` for
@@ -1000,6 +1006,11 @@ class LitI32(Expr):
 @dataclass(frozen=True, eq=False, repr=False)
 class LitBool(Expr):
     value: bool
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LitU128(Expr):
+    value: int
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -1607,6 +1618,11 @@ def _lit_i32(_: ExprEmitter, e: LitI32, operands: Sequence[SSAValue]) -> Operati
 @OP_BUILDERS.on(LitBool)
 def _lit_bool(_: ExprEmitter, e: LitBool, operands: Sequence[SSAValue]) -> Operation:
     return d.LitBoolOp(e.value)
+
+
+@OP_BUILDERS.on(LitU128)
+def _lit_u128(_: ExprEmitter, e: LitU128, operands: Sequence[SSAValue]) -> Operation:
+    return d.LitU128Op(e.value)
 
 
 @OP_BUILDERS.on(LitFloat)

@@ -21,7 +21,7 @@ from vyre.ir import (
 def test_stable_data_types_and_sizes() -> None:
     expected = {
         "U32": 4, "I32": 4, "U64": 8, "VEC2U32": 8, "VEC4U32": 16, "BOOL": 4, "BYTES": 0,
-        "F32": 4, "F16": 2, "BF16": 2,
+        "F32": 4, "F16": 2, "BF16": 2, "U128": 16,
     }  # fmt: skip
     assert {t.name: t.min_bytes() for t in DataType} == expected
 

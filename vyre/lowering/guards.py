@@ -10,6 +10,10 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
   emitted (NVIDIA miscompiles it).
 - `shift`: amounts are masked `& 31u`; constant amounts are folded to a literal
   below 32 (WGSL rejects constant shift amounts >= 32).
+- `divide_u128`, `shift_u128`: the same rules for U128 (`vec4<u32>`, u128.py):
+  x / 0 == x % 0 == 0 (a constant zero divisor gives the literal 0, any other
+  divisor the helper that tests for zero before the long division); the amount
+  is its low word `& 127u`, a constant amount folded (0: the value itself).
 - `load` / `store` / `atomic`: an index at or past the buffer's *logical* element
   count reads 0, writes nothing, and runs no atomic (returning 0) - for storage,
   uniform and workgroup buffers alike (naga clamps workgroup indices to the last
@@ -49,11 +53,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from vyre.dialects.vyre import AtomicOpKind, BinOpKind, DataTypeKind
+from vyre.lowering import u128
 from vyre.lowering.layout import META_OFFSET_WORDS, BufferBinding, MetaLayout, WorkgroupArray
 from vyre.lowering.names import Namer
 from vyre.lowering.values import Value, storage_zero, u32_literal, wgsl_type, zero_value
 
 U32 = DataTypeKind.U32
+U128 = DataTypeKind.U128
 
 _ATOMIC_BUILTINS: dict[AtomicOpKind, str] = {
     AtomicOpKind.ADD: "atomicAdd",
@@ -126,6 +132,65 @@ class Guards:
 
         helper = self._helper(word, f"vyre_{word}", make)
         return Value.derived(f"{helper}({lhs.text}, {rhs.text})", U32, lhs, rhs)
+
+    # -- U128 helpers and guards ---------------------------------------------------
+
+    def helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
+        """The name of module-scope helper function `key`, made by `make(name)` the
+        first time it is needed (u128.py's helpers)."""
+        return self._helper(key, hint, make)
+
+    def local_names(self) -> Callable[[str], str]:
+        """Claims the names of one helper's parameters and locals: none shadows a
+        module-scope name."""
+        return Namer(set(self.param_namer.taken)).claim
+
+    def u128_function(self, what: str, make: Callable[[str, Callable[[str], str]], str]) -> str:
+        """The helper `vyre_u128_<what>` made by a text function of u128.py."""
+        return self.helper(f"u128 {what}", f"vyre_u128_{what}", lambda name: make(name, self.local_names()))
+
+    def divide_u128(self, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        """U128 `lhs / rhs` or `lhs % rhs` with x / 0 == x % 0 == 0."""
+        if rhs.const is not None and not any(rhs.const):
+            return Value.constant(U128, (0, 0, 0, 0))
+        shl = self.u128_function("shl", u128.shift_left)
+        shr = self.u128_function("shr", u128.shift_right)
+        clz = self.u128_function("clz", u128.clz)
+        core = self.u128_function(
+            "divmod", lambda name, claim: u128.divmod_core(name, claim, shl, shr, clz)
+        )
+        word, part = ("div", 0) if kind == BinOpKind.DIV else ("mod", 1)
+
+        def make(name: str, claim: Callable[[str], str]) -> str:
+            a, b, qr = claim("dividend"), claim("divisor"), claim("qr")
+            return (
+                f"// {'Division' if word == 'div' else 'Remainder'} guard (u128): x "
+                f"{'/' if word == 'div' else '%'} 0 == 0.\n"
+                f"fn {name}({a}: vec4<u32>, {b}: vec4<u32>) -> vec4<u32> {{\n"
+                f"  if (all({b} == vec4<u32>())) {{\n"
+                f"    return vec4<u32>();\n"
+                f"  }}\n"
+                f"  let {qr} = {core}({a}, {b});\n"
+                f"  return {qr}[{part}];\n"
+                f"}}"
+            )
+
+        helper = self.u128_function(word, make)
+        return Value.derived(f"{helper}({lhs.text}, {rhs.text})", U128, lhs, rhs)
+
+    def shift_u128(self, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        """U128 `lhs << (rhs & 127)` / `lhs >> (rhs & 127)` (the amount's low word);
+        a constant amount is folded to a literal below 128."""
+        if kind == BinOpKind.SHL:
+            helper = self.u128_function("shl", u128.shift_left)
+        else:
+            helper = self.u128_function("shr", u128.shift_right)
+        if rhs.const is not None:
+            amount = rhs.const[0] & 127
+            if amount == 0:
+                return lhs
+            return Value.derived(f"{helper}({lhs.text}, {u32_literal(amount)})", U128, lhs)
+        return Value.derived(f"{helper}({lhs.text}, {rhs.operand}.x)", U128, lhs, rhs)
 
     # -- shift guard ------------------------------------------------------------
 

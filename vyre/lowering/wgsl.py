@@ -60,7 +60,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
-from vyre.dialects.vyre import fold_binop, fold_unop
+from vyre.dialects.vyre import fold_binop, fold_u128_binop, fold_u128_unop, fold_unop, u128_lanes, u128_value
+from vyre.lowering import u128
 from vyre.dialects.tables import Dispatch, OpTable
 from vyre.lowering.casts import lower_bitcast, lower_cast
 from vyre.lowering.combine import NOTHING, Combined, Group, combine_accesses
@@ -103,6 +104,7 @@ __all__ = ["LoweredKernel", "LoweringError", "LoweringOptions", "lower", "vector
 U32 = DataTypeKind.U32
 I32 = DataTypeKind.I32
 BOOL = DataTypeKind.BOOL
+U128 = DataTypeKind.U128
 AXES = ("x", "y", "z")
 INDENT = "  "
 
@@ -317,7 +319,12 @@ def element_work(kernel: d.KernelOp) -> int:
 def _ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
     total = 0
     for op in ops:
-        total += cost(op.callee.data) if isinstance(op, d.InvokeOp) else 1
+        if isinstance(op, d.InvokeOp):
+            total += cost(op.callee.data)
+        elif isinstance(op, d.BinOp | d.UnOp) and op.operands[0].type == d.U128:
+            total += u128.WORK.get(cast(StringAttr, op.properties["kind"]).data, 8)
+        else:
+            total += 1
     return total
 
 
@@ -1002,6 +1009,10 @@ class _Body:
     def literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp) -> Value:
         return Value.constant(_kind(op.res.type), (op.value.data,))
 
+    @EXPRESSION_EMITTERS.on(d.LitU128Op)
+    def literal_u128(self, op: d.LitU128Op) -> Value:
+        return Value.constant(U128, u128_lanes(op.value.data))
+
     @EXPRESSION_EMITTERS.on(d.LitFloatOp)
     def literal_float(self, op: d.LitFloatOp) -> Value:
         return Value.constant(op.float_kind, (op.bits.data,))
@@ -1098,8 +1109,10 @@ class _Body:
     def binop(self, op: d.BinOp) -> Value:
         kind = _BINOP_KINDS[cast(StringAttr, op.properties["kind"]).data]  # `op.op_kind`
         left, right = op.operands
-        lhs = _coerce(self.take(left), U32)
-        rhs = _coerce(self.take(right), U32)
+        lhs, rhs = self.take(left), self.take(right)
+        if lhs.kind == U128:  # validated: both operands are u128
+            return _u128_binop(self.kernel.guards, kind, lhs, _coerce(rhs, U128))
+        lhs, rhs = _coerce(lhs, U32), _coerce(rhs, U32)
         if lhs.const is not None and rhs.const is not None:
             return Value.constant(U32, (fold_binop(kind, lhs.const[0], rhs.const[0]),))
         return BINOPS[kind](self.kernel.guards, kind, lhs, rhs)
@@ -1109,6 +1122,8 @@ class _Body:
         kind = op.op_kind
         operand = self.take(op.operand)
         result = _kind(op.res.type)
+        if operand.kind == U128:
+            return _u128_unop(self.kernel.guards, kind, operand)
         if LANES.get(operand.kind) != 1:
             raise LoweringError(
                 f"vyre lowering: unary {kind.value} of a `{operand.kind.value}` value. "
@@ -1246,6 +1261,110 @@ UNOPS.add(UnOpKind.REVERSE_BITS, _builtin("reverseBits", on_word=False))
 UNOPS.add(UnOpKind.POPCOUNT, _builtin("countOneBits", on_word=True))
 UNOPS.add(UnOpKind.CLZ, _builtin("countLeadingZeros", on_word=True))
 UNOPS.add(UnOpKind.CTZ, _builtin("countTrailingZeros", on_word=True))
+
+
+_U128Binary = Callable[[Guards, BinOpKind, Value, Value], Value]
+U128_BINOPS: OpTable[BinOpKind, _U128Binary] = OpTable(
+    "WGSL u128 binary operators", lambda: d.U128_BINOP_KINDS
+)
+"""The WGSL of `lhs <kind> rhs` on two U128 (`vec4<u32>`) values, not both
+constant: component-wise operators or the helpers of u128.py."""
+
+
+def _u128_binop(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+    if lhs.const is not None and rhs.const is not None:
+        value = fold_u128_binop(kind, u128_value(lhs.const), u128_value(rhs.const))
+        if kind in d.U128_COMPARISONS:
+            return Value.constant(U32, (value,))
+        return Value.constant(U128, u128_lanes(value))
+    return U128_BINOPS[kind](guards, kind, lhs, rhs)
+
+
+def _u128_bitwise(symbol: str) -> _U128Binary:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        return Value.derived(f"{lhs.operand} {symbol} {rhs.operand}", U128, lhs, rhs, atomic=False)
+
+    return emit
+
+
+def _u128_arithmetic(what: str, make: Callable[[str, Callable[[str], str]], str]) -> _U128Binary:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        helper = guards.u128_function(what, make)
+        return Value.derived(f"{helper}({lhs.text}, {rhs.text})", U128, lhs, rhs)
+
+    return emit
+
+
+def _u128_order(swap: bool, negate: bool) -> _U128Binary:
+    """`a < b` (swapped: `b < a`; negated: its complement) through the order helper."""
+
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        helper = guards.u128_function("less", u128.less)
+        first, second = (rhs, lhs) if swap else (lhs, rhs)
+        test = f"{'!' if negate else ''}{helper}({first.text}, {second.text})"
+        return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+
+    return emit
+
+
+def _u128_equality(equal: bool) -> _U128Binary:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        test = (
+            f"all({lhs.operand} == {rhs.operand})"
+            if equal
+            else f"any({lhs.operand} != {rhs.operand})"
+        )
+        return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+
+    return emit
+
+
+for _kind_, _symbol in ((BinOpKind.BIT_AND, "&"), (BinOpKind.BIT_OR, "|"), (BinOpKind.BIT_XOR, "^")):
+    U128_BINOPS.add(_kind_, _u128_bitwise(_symbol))
+U128_BINOPS.add(BinOpKind.ADD, _u128_arithmetic("add", u128.add))
+U128_BINOPS.add(BinOpKind.SUB, _u128_arithmetic("sub", u128.sub))
+U128_BINOPS.add(BinOpKind.MUL, _u128_arithmetic("mul", u128.mul))
+U128_BINOPS.add(BinOpKind.DIV, lambda guards, kind, lhs, rhs: guards.divide_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.MOD, lambda guards, kind, lhs, rhs: guards.divide_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.SHL, lambda guards, kind, lhs, rhs: guards.shift_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.SHR, lambda guards, kind, lhs, rhs: guards.shift_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.EQ, _u128_equality(equal=True))
+U128_BINOPS.add(BinOpKind.NE, _u128_equality(equal=False))
+U128_BINOPS.add(BinOpKind.LT, _u128_order(swap=False, negate=False))
+U128_BINOPS.add(BinOpKind.GT, _u128_order(swap=True, negate=False))
+U128_BINOPS.add(BinOpKind.LE, _u128_order(swap=True, negate=True))
+U128_BINOPS.add(BinOpKind.GE, _u128_order(swap=False, negate=True))
+
+
+U128_UNOPS: OpTable[UnOpKind, Callable[[Guards, Value], Value]] = OpTable(
+    "WGSL u128 unary operators", lambda: d.U128_UNOP_KINDS
+)
+"""The WGSL of `<kind> operand` on a U128 value that is not constant."""
+
+
+def _u128_unop(guards: Guards, kind: UnOpKind, operand: Value) -> Value:
+    if operand.const is not None:
+        value = fold_u128_unop(kind, u128_value(operand.const))
+        if kind == UnOpKind.BIT_NOT:
+            return Value.constant(U128, u128_lanes(value))
+        return Value.constant(U32, (value,))
+    return U128_UNOPS[kind](guards, operand)
+
+
+def _u128_count(what: str, make: Callable[[str, Callable[[str], str]], str]) -> Callable[[Guards, Value], Value]:
+    def emit(guards: Guards, operand: Value) -> Value:
+        return Value.derived(f"{guards.u128_function(what, make)}({operand.text})", U32, operand)
+
+    return emit
+
+
+U128_UNOPS.add(
+    UnOpKind.BIT_NOT,
+    lambda guards, operand: Value.derived(f"~{operand.operand}", U128, operand, atomic=False),
+)
+U128_UNOPS.add(UnOpKind.POPCOUNT, _u128_count("popcount", u128.popcount))
+U128_UNOPS.add(UnOpKind.CLZ, _u128_count("clz", u128.clz))
+U128_UNOPS.add(UnOpKind.CTZ, _u128_count("ctz", u128.ctz))
 
 
 _BINOP_KINDS: dict[str, BinOpKind] = {kind.value: kind for kind in BinOpKind}
