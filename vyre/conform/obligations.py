@@ -24,15 +24,21 @@ __all__ = ["engine_obligations", "l4_obligations", "op_obligations"]
 
 
 def _evidence(domains: Domains, arity: int | None = None) -> tuple[ObligationStrength, str]:
-    """(strength, detail) of sampled evidence: the exhaustive u8 grid when it
-    ran (a law's "u8" domain, or an op's structured inputs, which hold every u8
-    input for arities 1 and 2), witnessed otherwise."""
+    """(strength, detail) of sampled evidence: every case of an exact-cases law
+    (its "cases" domain, on both targets); the exhaustive u8 grid when it ran
+    (a law's "u8" domain, or an op's structured inputs, which hold every u8
+    input for arities 1 and 2); witnessed otherwise."""
     names = set(domains)
     parts = [f"{name} {d.cases:,}" for name, d in sorted(domains.items())]
+    sampled = {tuple(n.split(":", 1)) for n in names if not n.endswith(":regression")}
+    every_case = sampled == {(Target.REFERENCE.value, "cases"), (Target.BACKEND.value, "cases")}
     exhaustive = any(n.endswith(":u8") or n == "u8" for n in names) or (
         arity is not None and arity <= 2 and "structured" in names
     )
-    strength = ObligationStrength.EXHAUSTIVE_U8 if exhaustive else ObligationStrength.WITNESSED
+    if every_case:
+        strength = ObligationStrength.EXHAUSTIVE
+    else:
+        strength = ObligationStrength.EXHAUSTIVE_U8 if exhaustive else ObligationStrength.WITNESSED
     return strength, "cases: " + ", ".join(parts)
 
 
