@@ -114,6 +114,11 @@ def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     certify.add_argument(
         "--prove-timeout", type=float, metavar="S", help="seconds per solver attempt (default 10)"
     )
+    certify.add_argument(
+        "--campaigns", type=Path, metavar="FILE",
+        help="float track: a float-campaign checkpoint (vyre-conform floats --laws); the float laws of"
+        " the functions it covers completely on this backend's device are certified for every input",
+    )
     progress = certify.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress", dest="progress", action="store_const", const=True,
@@ -151,6 +156,16 @@ def _float_parsers(commands: argparse._SubParsersAction[ArgumentParser]) -> None
         help="one Dask task per chunk on this scheduler ('local': a LocalCluster of --jobs workers)",
     )
     floats.add_argument("--quiet", action="store_true", help="do not print a line per chunk")
+    laws = floats.add_mutually_exclusive_group()
+    laws.add_argument(
+        "--laws", action="store_const", const="also", dest="laws",
+        help="also check each f32 function's declared float laws over every input on the exact oracle"
+        " (campaign f32.OP.laws, host work; what certify --campaigns reads)",
+    )
+    laws.add_argument(
+        "--laws-only", action="store_const", const="only", dest="laws",
+        help="only the law campaigns (no device needed)",
+    )
 
     approximate = commands.add_parser(
         "approximate", help="approximate float ops within their declared error bounds (L1a)"
@@ -235,6 +250,7 @@ def _certify(args: argparse.Namespace) -> int:
         prove_timeout=args.prove_timeout,
         level=args.level,
         dask=args.dask,
+        campaigns=args.campaigns,
     )
     # the checkpoint stays until the certificate is on disk: a failed write
     # leaves the run to --resume
@@ -303,6 +319,11 @@ def _floats(args: argparse.Namespace) -> int:
         for fmt in _split(args.formats) or ["f32"]
         for op in _split(args.ops) or []
     ]
+    if args.laws is not None and (args.space != "exhaustive" or any(c.fmt != "f32" for c in campaigns)):
+        print("vyre-conform: error: --laws and --laws-only are for f32 exhaustive campaigns", file=sys.stderr)
+        return EXIT_ERROR
+    if args.laws == "only":
+        return _law_campaigns(args, [c.op for c in campaigns])
 
     def report(result: ChunkResult) -> None:
         if not args.quiet:
@@ -336,7 +357,29 @@ def _floats(args: argparse.Namespace) -> int:
             for row in result.first:
                 print(f"  MISMATCH {campaign.name}: inputs {[hex(v) for v in row[:-2]]} got"
                       f" {row[-2]:#x} want {row[-1]:#x}", file=sys.stderr)
+    if args.laws == "also" and _law_campaigns(args, [c.op for c in campaigns]) != EXIT_OK:
+        return EXIT_VIOLATION
     return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
+
+
+def _law_campaigns(args: argparse.Namespace, op_names: Sequence[str]) -> int:
+    """The float law campaign of each op (`float_law_campaign`)."""
+    from vyre.conform.float_law_campaign import checked_laws, run_law_campaign
+
+    violations = 0
+    for op in op_names:
+        laws = dict(checked_laws(op))
+        for result in run_law_campaign(
+            op, checkpoint=args.checkpoint, shard=_shard(args.shard), jobs=args.jobs or None,
+        ):
+            violations += result.mismatches
+            if not args.quiet:
+                print(f"{result.campaign} [{result.start:#x}, +{result.length:#x}):"
+                      f" {result.mismatches} violations, {result.seconds:.2f} s", flush=True)
+            for a, index, value in result.first:
+                print(f"  VIOLATION {result.campaign}: {laws[index]} at input {a:#010x},"
+                      f" f(input) = {value:#010x}", file=sys.stderr)
+    return EXIT_OK if violations == 0 else EXIT_VIOLATION
 
 
 def _approximate(args: argparse.Namespace) -> int:

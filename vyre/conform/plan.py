@@ -149,6 +149,11 @@ class Plan:
         return bool(self.data.get("parity_applies", True))
 
     @property
+    def campaigns(self) -> Mapping[str, Any]:
+        """Float-campaign evidence per op id (`campaign_evidence`; {} without)."""
+        return dict(self.data.get("campaigns") or {})
+
+    @property
     def proof_timeout(self) -> float | None:
         """Seconds per solver attempt of the SMT obligations; None without `prove`."""
         settings = self.data.get("prove")
@@ -395,13 +400,15 @@ def build_plan(
     track: Track = Track.INTEGER,
     prove: float | None = None,
     level: Level = Level.L2,
+    campaigns: Mapping[str, Any] | None = None,
 ) -> Plan:
     """The plan of a run. `oracle_rejections` maps op ids with a user oracle to
     None (accepted) or the gate's reason; `reference_probe(spec)` returns the
     gate's reason to reject the reference check of an op on this backend.
     `prove`: the per-attempt solver time limit of the SMT obligations (one
     unit per obligation: the composition, then each declared law), None for
-    no proofs."""
+    no proofs. `campaigns`: float-campaign evidence per op
+    (`campaign_evidence`), kept in the plan (its digest covers it)."""
     scope = _Scope(
         backend, strength, seed, set(checks), set(law_filter) if law_filter is not None else None,
         corpus_entries, oracle_rejections, reference_probe, track, prove, level,
@@ -430,6 +437,8 @@ def build_plan(
         "independence": [r.to_json() for r in parts.independence],
         "units": [u.to_json() for u in parts.units],
     }
+    if campaigns is not None:
+        data["campaigns"] = dict(campaigns)
     data["digest"] = sha256_json(data)
     return Plan(data, tuple(parts.units))
 
