@@ -73,7 +73,9 @@ def checked_laws(op: str) -> list[tuple[int, FL.FloatLaw]]:
     return laws
 
 
-def _evaluator(campaign: Campaign, start: int, words: U32, results: U32) -> Callable[[str, list[np.ndarray]], np.ndarray]:
+def _evaluator(
+    campaign: Campaign, start: int, words: U32, results: U32
+) -> Callable[[str, list[np.ndarray]], np.ndarray]:
     """The op's oracle, reading the piece's results where it has them."""
 
     def evaluate(op_id: str, columns: list[np.ndarray]) -> np.ndarray:

@@ -208,9 +208,14 @@ def test_float_law_parameters_are_checked(make: Callable[[], object], error: typ
         make()
 
 
-def test_a_float_law_of_the_wrong_arity_is_not_admitted(register_f32) -> None:
+def test_a_float_law_of_the_wrong_arity_or_type_is_not_admitted(register_f32) -> None:
     with pytest.raises(ops.AdmissionError, match="FloatOdd is a law of 1-ary ops"):
         register_f32("add", *ADD, laws=[FL.FloatOdd()])
+    with pytest.raises(ops.AdmissionError, match=r"FloatEven is a float law \(of F32 ops\)"):
+        ops.register(OpSpec(
+            id="user.floattest.u32_even", version=1, signature=OpSignature([DataType.U32], DataType.U32),
+            category="A", reference=lambda a: a, composition=lambda a: a, laws=[FL.FloatEven()],
+        ))
 
 
 def test_order_keys_and_successors() -> None:
