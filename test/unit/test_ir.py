@@ -178,10 +178,10 @@ def test_a_shared_dag_stops_the_builder_at_its_node_limit() -> None:
         body = [N.block(body + body)]
     out = [BufferDecl.read_write("out", 0, DataType.U32)]
     for entry in ([N.store("out", E.u32(0), e)], body):
-        began = time.monotonic()
+        began = time.process_time()  # CPU time: the bound holds on a loaded machine too
         with pytest.raises(ValueError, match=r"^V019: program has more than 200,000 nodes once built.*Fix: "):
             Program(out, (1, 1, 1), entry)
-        assert time.monotonic() - began < 30
+        assert time.process_time() - began < 30
     chain = E.u32(1)
     for _ in range(16):  # 2^17 - 1 expression ops: built, and validation says V019
         chain = E.add(chain, chain)

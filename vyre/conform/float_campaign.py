@@ -36,7 +36,9 @@ input, i.e. a few seconds of host time (`python bench/float_campaigns.py
 
 Chunks are recorded in an append-only JSONL checkpoint
 (`vyre.conform.float_checkpoint`: locked, fsynced appends, every line
-schema-checked on read), so a campaign can be sharded (`shard=(i, n)`) and
+schema-checked on read), so a campaign can be sharded (`shard=(i, n)`),
+restricted to the chunks of a range of inputs (`span=(first, count)`),
+spread over the GPUs of a Dask cluster (`vyre.conform.float_dask`) and
 resumed; `summary` merges a checkpoint.
 """
 
@@ -48,7 +50,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult
 from pathlib import Path
@@ -70,8 +72,10 @@ __all__ = [
     "Campaign",
     "ChunkResult",
     "campaign_program",
+    "chunks_of",
     "mix_sums",
     "run_campaign",
+    "run_chunks",
     "summary",
     "worker_pool",
 ]
@@ -791,27 +795,74 @@ def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: A
         return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began, device)
 
 
+def chunks_of(
+    campaign: Campaign,
+    *,
+    shard: tuple[int, int] = (0, 1),
+    span: tuple[int, int] | None = None,
+    done: Collection[int] = (),
+) -> list[tuple[int, int]]:
+    """The chunks (start, length) a run of `campaign` covers, in order: those of
+    shard I of N (chunk n belongs to shard n % N) that meet `span` (first input,
+    count; None: the whole space), less those whose start is in `done`. A span
+    runs whole chunks (`CHUNK` inputs), the same chunks a run of the whole space
+    checks, so their records count towards it."""
+    index, count = shard
+    if span is not None:
+        first, length = span
+        if first < 0 or length <= 0 or first + length > campaign.size:
+            raise ValueError(
+                f"the range {first:#x}:{length:#x} must hold at least one input of {campaign.name},"
+                f" within 0..{campaign.size:#x}"
+            )
+    chunks: list[tuple[int, int]] = []
+    for n, (start, length) in enumerate(campaign.chunks()):
+        if n % count != index or start in done:
+            continue
+        if span is not None and (start + length <= span[0] or start >= span[0] + span[1]):
+            continue
+        chunks.append((start, length))
+    return chunks
+
+
 def run_campaign(
     campaign: Campaign,
     backend: str = "wgpu",
     *,
     checkpoint: Path | None = None,
     shard: tuple[int, int] = (0, 1),
+    span: tuple[int, int] | None = None,
     jobs: int | None = None,
     progress: Callable[[ChunkResult], None] | None = None,
     pool: Any = None,
 ) -> Iterator[ChunkResult]:
-    """Run (the shard of) a campaign's chunks not yet in `checkpoint`; each
-    chunk's result is appended to the checkpoint as it completes.
+    """Run (the shard of) a campaign's chunks not yet in `checkpoint` (those
+    that meet `span` when given: `chunks_of`); each chunk's result is appended
+    to the checkpoint as it completes (`run_chunks`)."""
+    done = finished_starts(checkpoint, campaign.name)
+    todo = chunks_of(campaign, shard=shard, span=span, done=done)
+    yield from run_chunks(campaign, todo, backend, checkpoint=checkpoint, jobs=jobs, progress=progress, pool=pool)
+
+
+def run_chunks(
+    campaign: Campaign,
+    chunks: Sequence[tuple[int, int]],
+    backend: str = "wgpu",
+    *,
+    checkpoint: Path | None = None,
+    jobs: int | None = None,
+    progress: Callable[[ChunkResult], None] | None = None,
+    pool: Any = None,
+) -> Iterator[ChunkResult]:
+    """Check `chunks` in order; each chunk's result is appended to `checkpoint`
+    (when given) as it completes.
 
     With `jobs` > 1 (default: every core) or a `pool` (`worker_pool`, to share
     one between campaigns) the host work (operands, oracle, sums) runs in worker
     processes, piece by piece, and the next chunk's host work proceeds while
     this chunk's kernel runs (uploaded operands go through two buffer files the
     workers write)."""
-    index, count = shard
-    done = finished_starts(checkpoint, campaign.name)
-    todo = [c for n, c in enumerate(campaign.chunks()) if n % count == index and c[0] not in done]
+    todo = list(chunks)
     jobs = jobs or os.cpu_count() or 1
     if not todo:
         return
@@ -880,9 +931,12 @@ class _NoPool:
 def summary(checkpoint: Path) -> dict[str, dict[str, Any]]:
     """Per campaign: inputs checked, mismatches, chunks, seconds, first
     mismatches; each recorded chunk counted once (`float_checkpoint.read_chunks`:
-    a line that is not a chunk record is a `FloatCheckpointError`)."""
+    a line that is not a chunk record is a `FloatCheckpointError`). The chunks
+    are taken in input order, whatever order they were recorded in (a sharded
+    or distributed run appends them as they finish), so the first mismatches are
+    those of the lowest inputs."""
     totals: dict[str, dict[str, Any]] = {}
-    for entry in read_chunks(checkpoint):
+    for entry in sorted(read_chunks(checkpoint), key=lambda record: record["start"]):
         row = totals.setdefault(entry["campaign"], {"inputs": 0, "mismatches": 0, "chunks": 0, "seconds": 0.0, "first": []})
         row["inputs"] += entry["length"]
         row["mismatches"] += entry["mismatches"]

@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vyre.conform.algebra import NumpyAlgebra, violations_numpy
-from vyre.conform.float_campaign import CHUNK, PIECE, Campaign, ChunkResult, oracle_words, worker_pool
+from vyre.conform.float_campaign import PIECE, Campaign, ChunkResult, chunks_of, oracle_words, worker_pool
 from vyre.conform.float_checkpoint import append_chunk, finished_starts
 from vyre.conform.float_relations import float_law_relations
 from vyre.ops import float_laws as FL
@@ -48,7 +48,6 @@ __all__ = ["LAW_CAMPAIGN_SUFFIX", "checked_laws", "law_campaign_name", "law_chun
 U32 = npt.NDArray[np.uint32]
 LAW_CAMPAIGN_SUFFIX = "laws"
 _HALF = 1 << 31
-_SIZE = 1 << 32
 _FIRST = 8
 
 
@@ -142,18 +141,22 @@ def run_law_campaign(
     *,
     checkpoint: Any = None,
     shard: tuple[int, int] = (0, 1),
+    span: tuple[int, int] | None = None,
     jobs: int | None = None,
     progress: Callable[[ChunkResult], None] | None = None,
     chunks: Sequence[tuple[int, int]] | None = None,
 ) -> Iterator[ChunkResult]:
-    """Run (the shard of) the law campaign of `op`'s chunks not yet in
-    `checkpoint` (all 2**32 inputs in chunks of `CHUNK`, or `chunks`), each
-    recorded as it completes; `jobs` worker processes (default: every core)."""
+    """Run the law campaign of `op` over its chunks not yet in `checkpoint`,
+    each recorded as it completes: the chunks of the exhaustive campaign
+    (`CHUNK` inputs) of shard I of N that meet `span` (`float_campaign.chunks_of`),
+    or the given `chunks`; `jobs` worker processes (default: every core)."""
     checked_laws(op)  # refuse an op without laws before any work
-    index, count = shard
     done = finished_starts(checkpoint, law_campaign_name(op))
-    every = list(chunks) if chunks is not None else [(s, CHUNK) for s in range(0, _SIZE, CHUNK)]
-    todo = [c for n, c in enumerate(every) if n % count == index and c[0] not in done]
+    if chunks is None:
+        todo = chunks_of(Campaign(op, "f32"), shard=shard, span=span, done=done)
+    else:
+        index, count = shard
+        todo = [c for n, c in enumerate(chunks) if n % count == index and c[0] not in done]
     if not todo:
         return
     jobs = jobs or os.cpu_count() or 1

@@ -39,7 +39,8 @@ class CertifyOptions:
     count); `corpus`: the regression corpus replayed (None: none), appended to
     when `record`; `prove_timeout`: seconds per solver attempt of the SMT
     obligations, None without `prove`; `level`: what the run aims for;
-    `dask`: a scheduler address or "local"; `keep_checkpoint`: leave the
+    `dask`: a scheduler address or "local"; `gpus`: the workers of a local
+    cluster for the wgpu backend (None: one per GPU); `keep_checkpoint`: leave the
     checkpoint in place once the run is done (the CLI removes it only after the
     certificate is on disk; `certify` removes it when it returns);
     `campaigns`: a float-campaign checkpoint whose exhaustive and law
@@ -63,6 +64,7 @@ class CertifyOptions:
     prove_timeout: float | None = None
     level: Level = Level.L2
     dask: str | None = None
+    gpus: int | None = None
     keep_checkpoint: bool = False
     campaigns: Path | None = None
 
@@ -90,6 +92,7 @@ class CertifyOptions:
         prove_timeout: float | None = None,
         level: str | Level = Level.L2,
         dask: str | None = None,
+        gpus: int | None = None,
         campaigns: str | Path | None = None,
     ) -> CertifyOptions:
         """The options of `conform.certify`'s keywords, checked in the order
@@ -101,6 +104,7 @@ class CertifyOptions:
         chosen_track = _track(track)
         op_ids = _op_ids(ops, chosen_track)
         _check_dask(dask)
+        _check_gpus(gpus)
         kernel = chosen_track is Track.KERNEL
         if kernel and oracles:
             raise PlanError("the kernel track takes no oracles: the CPU reference and the laws are its oracles")
@@ -117,7 +121,7 @@ class CertifyOptions:
             checkpoint=Path(checkpoint) if checkpoint is not None else None, resume=resume,
             corpus=Path(corpus) if corpus is not None and not kernel else None, record=record,
             oracles=dict(oracles or {}), jobs=jobs, progress=progress, prove_timeout=timeout, level=aim, dask=dask,
-            campaigns=evidence,
+            gpus=gpus, campaigns=evidence,
         )
 
 
@@ -176,6 +180,11 @@ def _campaigns(value: object, track: Track) -> Path | None:
 def _check_dask(dask: object) -> None:
     if dask is not None and (not isinstance(dask, str) or not dask.strip()):
         raise PlanError(f"dask must be a scheduler address or 'local', got {dask!r}")
+
+
+def _check_gpus(gpus: object) -> None:
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1):
+        raise PlanError(f"gpus must be a positive int (the GPU workers of a local Dask cluster), got {gpus!r}")
 
 
 def check_names(

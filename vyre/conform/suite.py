@@ -251,6 +251,7 @@ def certify(
     prove_timeout: float | None = None,
     level: str | Level = "L2",
     dask: str | None = None,
+    gpus: int | None = None,
     campaigns: str | Path | None = None,
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
@@ -272,12 +273,15 @@ def certify(
     (laws), "L3" (adds the engine invariants, I4 and the data-race detector
     over generated programs: `vyre.conform.invariants`) or "L4" (adds the
     compositional proofs and performance baselines). `dask`: a Dask scheduler
-    address, or "local" for a LocalCluster of `jobs` workers: the units run
-    there (`vyre.conform.executors`), with the same certificate. `campaigns`
-    (float track): a float-campaign checkpoint; the float laws of each unary
-    function whose exhaustive campaign on this backend's device and law
-    campaign (`vyre-conform floats --laws`) are complete and clean are
-    obligations of strength `exhaustive` (`vyre.conform.campaign_evidence`).
+    address, or "local" for a cluster of this host: with the wgpu backend one
+    worker per GPU, each on its own GPU (`gpus` workers when given, worker k
+    on `VYRE_ADAPTER=gpu:(k mod GPUs)`), otherwise `jobs` workers: the units
+    run there (`vyre.conform.executors`, `vyre.conform.cluster`), with the same
+    certificate. `campaigns` (float track): a float-campaign checkpoint; the
+    float laws of each unary function whose exhaustive campaign on this
+    backend's device and law campaign (`vyre-conform floats --laws`) are
+    complete and clean are obligations of strength `exhaustive`
+    (`vyre.conform.campaign_evidence`).
 
     The keywords become a `CertifyOptions` (strings turned into the typed
     values, a `PlanError` naming any invalid one); `certify_with` runs that."""
@@ -286,7 +290,7 @@ def certify(
         backend, ops, strength, seed=seed, witnesses=witnesses, checks=checks, laws=laws, shard=shard,
         checkpoint=checkpoint, resume=resume, corpus=corpus, record=record, oracles=oracles, jobs=jobs,
         progress=progress, track=track, prove=prove, prove_timeout=prove_timeout, level=level, dask=dask,
-        campaigns=campaigns,
+        gpus=gpus, campaigns=campaigns,
     )
     return certify_with(options, started)
 
@@ -358,7 +362,7 @@ def _execute_plan(
         enabled=sys.stderr.isatty() if options.progress is None else options.progress,
     )
     results: UnitResults = dict(done)
-    _run_units(engine, todo, jobs, writer, bar, results, dask, recipe)
+    _run_units(engine, todo, jobs, writer, bar, results, (dask, options.gpus), recipe)
     writer.close(delete=checkpoint is not None and not options.keep_checkpoint)
     corpus = options.corpus if options.track is not Track.KERNEL else None
     run = {
@@ -389,16 +393,18 @@ def _run_units(
     writer: _Checkpoint,
     bar: Progress,
     results: UnitResults,
-    dask: str | None,
+    dask: tuple[str | None, int | None],
     recipe: Callable[[], EngineRecipe],
 ) -> None:
+    """Run `todo` (`dask`: the scheduler address or None, and the GPU workers of a
+    local cluster), recording each unit's results as it finishes."""
     def on_done(unit: Unit, unit_results: list[UnitRecord]) -> None:
         results[unit.key] = unit_results
         writer.add(unit.key, unit_results)
         bar.advance(unit)
 
     try:
-        run_units(todo, on_done, engine=engine, recipe=recipe, jobs=jobs, dask=dask)
+        run_units(todo, on_done, engine=engine, recipe=recipe, jobs=jobs, dask=dask[0], gpus=dask[1])
     finally:
         bar.close()
         writer.close(delete=False)

@@ -33,6 +33,10 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
   index in the last bin), and its plain loads / stores become `atomicLoad` /
   `atomicStore` under the load / store guards. All of them are relaxed; a
   Barrier (`workgroupBarrier()`) makes them visible to the whole workgroup.
+- `lookup` (a word of a constant table): a read of the kernel's one table buffer
+  (layout.py `TableBuffer`) at the table's offset, its index clamped to the
+  table and 0 past its end; never a dynamically indexed `const` array (naga
+  copies one into function-local memory on every access).
 - `intrinsic_call`: Category C ops left as calls map 1:1 to their WGSL builtin;
   `extractBits`/`insertBits` get `offset`/`count` clamped the way WGSL defines
   them (o = min(offset, 32), c = min(count, 32 - o)), folded to literals when both
@@ -47,7 +51,6 @@ from dataclasses import dataclass, field
 from vyre.dialects.vyre import AtomicOpKind, BinOpKind, DataTypeKind
 from vyre.lowering.layout import META_OFFSET_WORDS, BufferBinding, MetaLayout, WorkgroupArray
 from vyre.lowering.names import Namer
-from vyre.lowering.opaque_constants import ONE_PATTERNS
 from vyre.lowering.values import Value, storage_zero, u32_literal, wgsl_type, zero_value
 
 U32 = DataTypeKind.U32
@@ -81,11 +84,13 @@ class Guards:
     """key -> (helper name, WGSL text), in the order first needed."""
     status_used: bool = False
     """Some emitted loop checks its exit and may set the status word."""
-    tables: dict[str, tuple[str, str]] = field(default_factory=lambda: {})
-    """key -> (const array name, WGSL declaration): the constant tables read,
-    declared as written (never shielded: a `const` initialiser must stay constant)."""
-    needs_opaque_zero: bool = False
-    """Some table read mixes in the meta uniform's opaque zero."""
+    tables: dict[tuple[int, ...], int] = field(default_factory=lambda: {})
+    """The distinct constant tables read -> their offset in `table_words`."""
+    table_words: list[int] = field(default_factory=lambda: list[int]())
+    """The tables read, concatenated in the order first read: the words of the
+    kernel's table buffer (layout.py `TableBuffer`)."""
+    table_name: str | None = None
+    """The WGSL name of the table buffer, claimed at the first table read."""
 
     def _helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
         if key not in self.functions:
@@ -504,32 +509,31 @@ class Guards:
     # -- constant tables ----------------------------------------------------------
 
     def table_lookup(self, words: tuple[int, ...], index: Value) -> Value:
-        """Word `index` of a constant table, 0 past its end: a module-scope `const`
-        array (one per distinct table, `tables`) indexed within its bounds. A table
-        holding a ±1.0 pattern has its words read through the meta uniform's
-        opaque zero (opaque_constants.py): Mesa may lower a small indexed array to
-        a chain of selects between its constants."""
-        body = ", ".join(f"{w:#x}u" for w in words)
-        key = f"table:{body}"
-        if key not in self.tables:
-            name = self.namer.claim("vyre_table")
-            self.tables[key] = (name, f"const {name} = array<u32, {len(words)}>({body});")
-        table = self.tables[key][0]
-        last = len(words) - 1
-        element = f"{table}[min(i, {u32_literal(last)})]"
-        if any(w in ONE_PATTERNS for w in words):
-            self.needs_opaque_zero = True
-            element = f"({element} ^ {self.meta.wgsl_name}.opaque_zero)"
+        """Word `index` of a constant table, 0 past its end: a read of the kernel's
+        table buffer (layout.py `TableBuffer`: every distinct table once,
+        concatenated) within the table's bounds. The words come from memory, so
+        no shader compiler sees them as constants: a table holding a ±1.0 pattern
+        needs no opaque zero (opaque_constants.py)."""
+        offset = self.tables.get(words)
+        if offset is None:
+            offset = len(self.table_words)
+            self.tables[words] = offset
+            self.table_words.extend(words)
+        if self.table_name is None:
+            self.table_name = self.namer.claim("vyre_tables")
+        buffer = self.table_name
+        last = u32_literal(len(words) - 1)
         (i,) = self._params("i")
-        element = element.replace("min(i,", f"min({i},")
+        element = f"min({i}, {last})" if offset == 0 else f"{u32_literal(offset)} + min({i}, {last})"
         helper = self._helper(
-            f"lookup:{table}",
-            f"{table}_at",
+            f"lookup:{offset}:{len(words)}",
+            "vyre_table_at",
             lambda name: "\n".join(
                 [
-                    f"// Word {i} of {table}, 0 past its end.",
+                    f"// Word {i} of the table at word {offset} of {buffer}"
+                    f" ({len(words)} words), 0 past its end.",
                     f"fn {name}({i}: u32) -> u32 {{",
-                    f"  return select(0u, {element}, {i} <= {u32_literal(last)});",
+                    f"  return select(0u, {buffer}[{element}], {i} <= {last});",
                     "}",
                 ]
             ),

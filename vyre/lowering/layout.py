@@ -35,6 +35,16 @@ All resources live in bind group 0.
   the smallest numbers no buffer uses, wgsl.py `_internal_bindings`):
   `var<storage, read_write> _vyre_status: array<atomic<u32>>` (16 bytes, the
   device's one status buffer; non-zero after a run: a loop was stopped).
+- The constant tables a kernel reads (`vyre.lookup`: the correctly rounded
+  functions' constants) live in ONE read-only storage buffer,
+  `var<storage, read> vyre_tables: array<u32>` at `meta binding + 2` (after the
+  loop status word's slot, bound or not; `_internal_bindings` again where that
+  passes 2**32 - 1): every distinct table of the module, concatenated in the order
+  first read (`TableBuffer.words`). Each table's accessor reads
+  `vyre_tables[offset + min(i, len - 1)]`, 0 past the table's end (guards.py). The
+  runtime uploads the words once per distinct table set and binds that buffer
+  with every dispatch of the kernel (a storage read, never a dynamically indexed
+  `const` array, which naga copies into function-local memory on every access).
 - Workgroup buffers are `var<workgroup>` arrays of their declared count (floats
   of every width: one element per `u32`). A workgroup buffer that any atomic
   touches (validation admits atomics only on U32 ones) is
@@ -173,6 +183,24 @@ class WorkgroupArray:
     @property
     def wgsl_declaration(self) -> str:
         return f"var<workgroup> {self.wgsl_name}: array<{self.wgsl_element_type}, {self.count}>;"
+
+
+@dataclass(frozen=True)
+class TableBuffer:
+    """The constant tables of a kernel, concatenated into one read-only storage
+    buffer that the runtime makes once per distinct `words` and binds at `binding`."""
+
+    binding: int
+    wgsl_name: str
+    words: tuple[int, ...]
+    """Every distinct table the kernel reads, concatenated (u32 words)."""
+
+    @property
+    def wgsl_declaration(self) -> str:
+        return (
+            f"@group(0) @binding({self.binding}) var<storage, read> "
+            f"{self.wgsl_name}: array<u32>;"
+        )
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,7 @@ from vyre.lowering.layout import (
     META_OFFSET_WORDS,
     BufferBinding,
     MetaLayout,
+    TableBuffer,
     WorkgroupArray,
 )
 from vyre.lowering.loops import unroll_factors
@@ -124,6 +125,9 @@ class LoweredKernel:
     """Binding of the loop status word (a storage buffer of at least 4 bytes,
     cleared to 0) when loops check their exit (options.py `loop_limit`): a
     non-zero word after the run means a loop was stopped by the driver."""
+    tables: TableBuffer | None = None
+    """The kernel's constant tables (`vyre.lookup`), when it reads any: a
+    read-only storage buffer the runtime makes once and binds (layout.py)."""
 
     @property
     def workgroup_bytes(self) -> int:
@@ -135,17 +139,18 @@ class LoweredKernel:
         return x * y * z
 
 
-def _internal_bindings(used: set[int]) -> tuple[int, int]:
-    """The binding numbers of the meta uniform and the loop status word: the two
-    after the buffers' highest (layout.py), or, when that passes 2**32 - 1, the
-    smallest ones no buffer uses (a kernel has far fewer than 2**32 buffers)."""
+def _internal_bindings(used: set[int]) -> tuple[int, int, int]:
+    """The binding numbers of the meta uniform, the loop status word and the
+    table buffer: the three after the buffers' highest (layout.py), or, where
+    that passes 2**32 - 1, the smallest ones no buffer uses instead of those past
+    it (a kernel has far fewer than 2**32 buffers)."""
     top = max(used, default=-1)
-    if top + 2 <= U32_MASK:
-        return top + 1, top + 2
-    free = (slot for slot in range(U32_MASK + 1) if slot not in used and slot != top + 1)
-    if top + 1 <= U32_MASK:
-        return top + 1, next(free)
-    return next(free), next(free)
+    slots = list(range(top + 1, min(top + 4, U32_MASK + 1)))
+    taken = used | set(slots)
+    free = (slot for slot in range(U32_MASK + 1) if slot not in taken)
+    while len(slots) < 3:
+        slots.append(next(free))
+    return slots[0], slots[1], slots[2]
 
 
 def lower(kernel: d.KernelOp, options: LoweringOptions = LoweringOptions()) -> LoweredKernel:
@@ -271,10 +276,10 @@ for the map to be vectorised. The vectorised form runs the lane function for 8
 elements per invocation: it wins where memory bounds a map, and a map whose
 elements cost this much is bound by its arithmetic instead, while a driver that
 inlines the 8 lane calls (and their routines) compiles 8 times the code. A map
-whose element reads a constant table (`vyre.lookup`: the correctly rounded
-functions) is not vectorised either: a driver may expand each dynamically indexed
-table read into code as long as the table (lavapipe compiled a vectorised exp2
-for minutes), and such an element is arithmetic-bound anyway."""
+whose element reads constant tables (`vyre.lookup`: the correctly rounded
+functions) is vectorised like any other: its tables are reads of the kernel's
+table buffer (layout.py `TableBuffer`), which a driver compiles as one load
+each."""
 
 
 def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | None:
@@ -286,7 +291,7 @@ def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | No
     shape = map_shape(kernel)
     if not isinstance(shape, MapShape) or (shape.has_loops and options.loop_limit is not None):
         return None
-    if element_work(kernel) > VECTOR_WORK_LIMIT or reads_tables(kernel):
+    if element_work(kernel) > VECTOR_WORK_LIMIT:
         return None
     return shape
 
@@ -307,26 +312,6 @@ def element_work(kernel: d.KernelOp) -> int:
         return found
 
     return _ops_work(operations(kernel), cost)
-
-
-def reads_tables(kernel: d.KernelOp) -> bool:
-    """Whether one run of the kernel's body reads a constant table (`vyre.lookup`),
-    itself or in a routine it invokes (through other routines too)."""
-    routines = d.routines_of(kernel)
-    seen: set[str] = set()
-
-    def reads(ops: Iterable[Operation]) -> bool:
-        for op in ops:
-            if isinstance(op, d.LookupOp):
-                return True
-            if isinstance(op, d.InvokeOp) and op.callee.data not in seen:
-                seen.add(op.callee.data)
-                routine = routines.get(op.callee.data)
-                if routine is not None and reads(operations(routine)):
-                    return True
-        return False
-
-    return reads(operations(kernel))
 
 
 def _ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
@@ -414,7 +399,7 @@ class _KernelLowering:
         )
         vector_buffers |= self.combined.buffers
         buffers, arrays = binding_layout(kernel, self.namer, scan, vector_buffers)
-        meta_binding, self.status_slot = _internal_bindings({b.binding for b in buffers})
+        meta_binding, self.status_slot, self.table_slot = _internal_bindings({b.binding for b in buffers})
         self.entry_point = self.namer.claim("main")
         struct_name = self.namer.claim("VyreMeta")
         meta_name = self.namer.claim("_vyre_meta")
@@ -520,7 +505,14 @@ class _KernelLowering:
             self.meta,
             vector,
             self._status_binding(),
+            self._tables(),
         )
+
+    def _tables(self) -> TableBuffer | None:
+        guards = self.guards
+        if guards.table_name is None:
+            return None
+        return TableBuffer(self.table_slot, guards.table_name, tuple(guards.table_words))
 
     def _status_binding(self) -> int | None:
         return self.status_slot if self.guards.status_used else None
@@ -586,7 +578,7 @@ class _KernelLowering:
             *(extra or []),
         ]
         code = [*functions, *prologue, *body]
-        if self.guards.needs_opaque_zero or any(uses_hazard(text) for text in code):
+        if any(uses_hazard(text) for text in code):
             # literals Mesa's NIR would rewrite with the wrong zero (opaque_constants.py)
             self.meta = replace(self.meta, opaque_zero=True)
             zero = f"{self.meta.wgsl_name}.opaque_zero"
@@ -612,10 +604,13 @@ class _KernelLowering:
                 f"@group(0) @binding({status}) var<storage, read_write> "
                 f"{self.guards.status}: array<atomic<u32>>;",
             ]
+        tables = self._tables()
+        if tables is not None:
+            out += [
+                "// Constant tables (vyre.lookup), concatenated; bound read-only by the runtime:",
+                tables.wgsl_declaration,
+            ]
         out += [a.wgsl_declaration for a in self.arrays]
-        if self.guards.tables:
-            out.append("")
-            out += [text for _, text in self.guards.tables.values()]
         for text in functions:
             out += ["", text]
         out += [
