@@ -33,6 +33,12 @@ class ConformBackend:
         """What identifies the implementation (adapter, driver, versions)."""
         return {"id": self.id}
 
+    def device(self) -> str:
+        """The device results come from: the adapter's name, else the backend's id
+        (what float-campaign chunks record and a certificate matches them by)."""
+        info = self.info()
+        return str(info.get("adapter") or info.get("id") or self.id)
+
     def run(
         self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
     ) -> dict[str, np.ndarray]:

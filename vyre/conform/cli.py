@@ -128,6 +128,11 @@ def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     certify.add_argument(
         "--prove-timeout", type=float, metavar="S", help="seconds per solver attempt (default 10)"
     )
+    certify.add_argument(
+        "--campaigns", type=Path, metavar="FILE",
+        help="float track: a float-campaign checkpoint (vyre-conform floats --laws); the float laws of"
+        " the functions it covers completely on this backend's device are certified for every input",
+    )
     progress = certify.add_mutually_exclusive_group()
     progress.add_argument(
         "--progress", dest="progress", action="store_const", const=True,
@@ -175,6 +180,16 @@ def _float_parsers(commands: argparse._SubParsersAction[ArgumentParser]) -> None
     )
     floats.add_argument("--gpus", type=_int, metavar="N", help=GPUS_HELP)
     floats.add_argument("--quiet", action="store_true", help="do not print a line per chunk")
+    laws = floats.add_mutually_exclusive_group()
+    laws.add_argument(
+        "--laws", action="store_const", const="also", dest="laws",
+        help="also check each f32 function's declared float laws over every input on the exact oracle"
+        " (campaign f32.OP.laws, host work; what certify --campaigns reads)",
+    )
+    laws.add_argument(
+        "--laws-only", action="store_const", const="only", dest="laws",
+        help="only the law campaigns (no device needed)",
+    )
 
     approximate = commands.add_parser(
         "approximate", help="approximate float ops within their declared error bounds (L1a)"
@@ -261,6 +276,7 @@ def _certify(args: argparse.Namespace) -> int:
         level=args.level,
         dask=args.dask,
         gpus=args.gpus,
+        campaigns=args.campaigns,
     )
     # the checkpoint stays until the certificate is on disk: a failed write
     # leaves the run to --resume
@@ -329,10 +345,17 @@ def _floats(args: argparse.Namespace) -> int:
         for fmt in _split(args.formats) or ["f32"]
         for op in _split(args.ops) or []
     ]
+    if args.laws is not None and (args.space != "exhaustive" or any(c.fmt != "f32" for c in campaigns)):
+        print("vyre-conform: error: --laws and --laws-only are for f32 exhaustive campaigns", file=sys.stderr)
+        return EXIT_ERROR
+    if args.laws == "only":
+        return _law_campaigns(args, [c.op for c in campaigns])
     if args.dask:
         mismatches = _floats_on_dask(args, campaigns)
     else:
         mismatches = _floats_here(args, campaigns)
+    if args.laws == "also" and _law_campaigns(args, [c.op for c in campaigns]) != EXIT_OK:
+        return EXIT_VIOLATION
     return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
 
 
@@ -370,7 +393,7 @@ def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> 
     from vyre.conform.float_dask import campaign_client, describe_workers, run_on_cluster
 
     def progress(record: dict[str, Any]) -> None:
-        _report_chunk(args, ChunkResult(**{key: record[key] for key in ChunkResult.__dataclass_fields__}))
+        _report_chunk(args, ChunkResult(**{key: record[key] for key in ChunkResult.__dataclass_fields__ if key in record}))
 
     mismatches = 0
     with campaign_client(args.backend, args.dask, args.jobs, args.gpus) as client:
@@ -386,6 +409,26 @@ def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> 
                 mismatches += int(record["mismatches"])
                 _report_mismatches(campaign, record["first"])
     return mismatches
+
+
+def _law_campaigns(args: argparse.Namespace, op_names: Sequence[str]) -> int:
+    """The float law campaign of each op (`float_law_campaign`)."""
+    from vyre.conform.float_law_campaign import checked_laws, run_law_campaign
+
+    violations = 0
+    for op in op_names:
+        laws = dict(checked_laws(op))
+        for result in run_law_campaign(
+            op, checkpoint=args.checkpoint, shard=_shard(args.shard), span=args.range, jobs=args.jobs or None,
+        ):
+            violations += result.mismatches
+            if not args.quiet:
+                print(f"{result.campaign} [{result.start:#x}, +{result.length:#x}):"
+                      f" {result.mismatches} violations, {result.seconds:.2f} s", flush=True)
+            for a, index, value in result.first:
+                print(f"  VIOLATION {result.campaign}: {laws[index]} at input {a:#010x},"
+                      f" f(input) = {value:#010x}", file=sys.stderr)
+    return EXIT_OK if violations == 0 else EXIT_VIOLATION
 
 
 def _approximate(args: argparse.Namespace) -> int:

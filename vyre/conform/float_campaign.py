@@ -621,12 +621,18 @@ class ChunkResult:
     first: list[list[int]]
     """Up to 8 mismatching inputs: [operands..., got, want]."""
     seconds: float
+    device: str = ""
+    """The device the chunk ran on (`campaign_evidence.backend_device`; "" when
+    the chunk is host work only, or unrecorded)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        record: dict[str, Any] = {
             "campaign": self.campaign, "start": self.start, "length": self.length,
             "mismatches": self.mismatches, "first": self.first, "seconds": round(self.seconds, 3),
         }  # fmt: skip
+        if self.device:
+            record["device"] = self.device
+        return record
 
 
 def _groups(length: int) -> int:
@@ -751,7 +757,14 @@ def _buffers(campaign: Campaign, count: int, pool: Any) -> Generator[list[str | 
         yield paths
 
 
-def _check(campaign: Campaign, stage: _Stage, backend: str, began: float) -> ChunkResult:
+def _device(backend: str) -> str:
+    """The device chunks run on `backend` record (`ConformBackend.device`)."""
+    from vyre.conform.backends import backend_named
+
+    return backend_named(backend).device()
+
+
+def _check(campaign: Campaign, stage: _Stage, backend: str, began: float, device: str = "") -> ChunkResult:
     """Run the chunk's kernel and compare its sums with the oracle's; on a
     difference, read the results back and name the mismatching inputs."""
     start, length = stage.start, stage.length
@@ -764,21 +777,22 @@ def _check(campaign: Campaign, stage: _Stage, backend: str, began: float) -> Chu
         int(partial[1::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
     )
     if got == want:
-        return ChunkResult(campaign.name, start, length, 0, [], time.perf_counter() - began)
+        return ChunkResult(campaign.name, start, length, 0, [], time.perf_counter() - began, device)
     results = _run(campaign, backend, campaign_program(campaign, readback=True), words, groups, length)
     k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
     operands = operands_of(campaign, k) if campaign.indexed else [words[f"in{j}"] for j in range(campaign.arity)]
     expected = oracle_words(campaign, operands)
     bad = np.flatnonzero(results != expected)
     first = [[*(int(o[i]) for o in operands), int(results[i]), int(expected[i])] for i in bad[:8]]
-    return ChunkResult(campaign.name, start, length, len(bad), first, time.perf_counter() - began)
+    return ChunkResult(campaign.name, start, length, len(bad), first, time.perf_counter() - began, device)
 
 
 def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: Any = None) -> ChunkResult:
     """One chunk on its own (no overlap): the kernel's sums against the oracle's."""
     began = time.perf_counter()
+    device = _device(backend)
     with _buffers(campaign, 1, pool) as (path,):
-        return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began)
+        return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began, device)
 
 
 def chunks_of(
@@ -853,6 +867,7 @@ def run_chunks(
     if not todo:
         return
     parallel = pool is not None or jobs > 1
+    device = _device(backend)
     with _NoPool(pool) if pool is not None or not parallel else worker_pool(jobs) as pool:
         with _buffers(campaign, 2, pool) as paths:
 
@@ -866,7 +881,7 @@ def run_chunks(
             try:
                 for n in range(len(todo)):
                     following = stage(n + 1) if n + 1 < len(todo) else None
-                    result = _check(campaign, current, backend, began)
+                    result = _check(campaign, current, backend, began, device)
                     began = time.perf_counter()
                     if checkpoint is not None:
                         append_chunk(checkpoint, result.to_json())

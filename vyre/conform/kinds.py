@@ -182,9 +182,12 @@ class Target(StrEnum):
 
 
 class ObligationStrength(StrEnum):
-    """What establishes an obligation, strongest first."""
+    """What establishes an obligation, strongest first. `exhaustive`: every
+    input the obligation quantifies over (every listed case of an exact-cases
+    law; every F32 input of a float law, from a float campaign)."""
 
     PROVED = "proved"
+    EXHAUSTIVE = "exhaustive"
     EXHAUSTIVE_U16 = "exhaustive-u16"
     EXHAUSTIVE_U8 = "exhaustive-u8"
     WITNESSED = "witnessed"

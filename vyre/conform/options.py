@@ -43,7 +43,9 @@ class CertifyOptions:
     `dask`: a scheduler address or "local"; `gpus`: the workers of a local
     cluster for the wgpu backend (None: one per GPU); `keep_checkpoint`: leave the
     checkpoint in place once the run is done (the CLI removes it only after the
-    certificate is on disk; `certify` removes it when it returns)."""
+    certificate is on disk; `certify` removes it when it returns);
+    `campaigns`: a float-campaign checkpoint whose exhaustive and law
+    campaigns the float track reads (`campaign_evidence`)."""
 
     backend: ConformBackend
     op_ids: tuple[str, ...]
@@ -65,6 +67,7 @@ class CertifyOptions:
     dask: str | None = None
     gpus: int | None = None
     keep_checkpoint: bool = False
+    campaigns: Path | None = None
 
     @classmethod
     def parse(
@@ -91,6 +94,7 @@ class CertifyOptions:
         level: str | Level = Level.L2,
         dask: str | None = None,
         gpus: int | None = None,
+        campaigns: str | Path | None = None,
     ) -> CertifyOptions:
         """The options of `conform.certify`'s keywords, checked in the order
         the suite has always checked them."""
@@ -114,13 +118,14 @@ class CertifyOptions:
         shard_spec = parse_shard(shard)
         timeout = None if kernel else _proof_timeout(prove, prove_timeout, chosen_track)
         aim = Level.L2 if kernel else parse(Level, level, "level", REQUESTABLE_LEVELS, PlanError)
+        evidence = _campaigns(campaigns, chosen_track)
         return cls(
             backend=chosen_backend, op_ids=op_ids, strength=chosen_strength, track=chosen_track, seed=seed,
             checks=chosen_checks, laws=law_filter, shard=shard_spec,
             checkpoint=Path(checkpoint) if checkpoint is not None else None, resume=resume,
             corpus=Path(corpus) if corpus is not None and not kernel else None, record=record,
             oracles=dict(oracles or {}), jobs=jobs, progress=progress, prove_timeout=timeout, level=aim, dask=dask,
-            gpus=gpus,
+            gpus=gpus, campaigns=evidence,
         )
 
 
@@ -196,6 +201,18 @@ def _op_ids(patterns: Iterable[str] | str, track: Track) -> tuple[str, ...]:
     if not op_ids:
         raise PlanError(f"no op of the {track} track among the selected ops")
     return op_ids
+
+
+def _campaigns(value: object, track: Track) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, Path)):
+        raise PlanError(f"campaigns must be the path of a float-campaign checkpoint, got {value!r}")
+    if track is not Track.FLOAT:
+        raise PlanError(f"campaigns are float-campaign evidence for the float track, not the {track} track")
+    if not Path(value).is_file():
+        raise PlanError(f"campaigns: no float-campaign checkpoint at {str(value)!r}")
+    return Path(value)
 
 
 def _check_dask(dask: object) -> None:

@@ -25,6 +25,7 @@ from vyre import ops as registry
 from vyre.conform import corpus as corpus_mod
 from vyre.conform.assemble import assemble
 from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend
+from vyre.conform.campaign_evidence import campaign_evidence
 from vyre.conform.certificate import PARTIAL_FORMAT, Certificate, CertificateError, content_digest, finish
 from vyre.conform.engine import Engine
 from vyre.conform.executors import EngineRecipe, run_units
@@ -252,6 +253,7 @@ def certify(
     level: str | Level = "L2",
     dask: str | None = None,
     gpus: int | None = None,
+    campaigns: str | Path | None = None,
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
 
@@ -276,7 +278,11 @@ def certify(
     worker per GPU, each on its own GPU (`gpus` workers when given, worker k
     on `VYRE_ADAPTER=gpu:(k mod GPUs)`), otherwise `jobs` workers: the units
     run there (`vyre.conform.executors`, `vyre.conform.cluster`), with the same
-    certificate.
+    certificate. `campaigns` (float track): a float-campaign checkpoint; the
+    float laws of each unary function whose exhaustive campaign on this
+    backend's device and law campaign (`vyre-conform floats --laws`) are
+    complete and clean are obligations of strength `exhaustive`
+    (`vyre.conform.campaign_evidence`).
 
     The keywords become a `CertifyOptions` (strings turned into the typed
     values, a `PlanError` naming any invalid one); `certify_with` runs that."""
@@ -285,7 +291,7 @@ def certify(
         backend, ops, strength, seed=seed, witnesses=witnesses, checks=checks, laws=laws, shard=shard,
         checkpoint=checkpoint, resume=resume, corpus=corpus, record=record, oracles=oracles, jobs=jobs,
         progress=progress, track=track, prove=prove, prove_timeout=prove_timeout, level=level, dask=dask,
-        gpus=gpus,
+        gpus=gpus, campaigns=campaigns,
     )
     return certify_with(options, started)
 
@@ -301,9 +307,12 @@ def certify_with(options: CertifyOptions, started: float | None = None) -> Certi
     entries = corpus_mod.replayed(options.corpus)  # the shipped corpus and this one
     rejections = _oracle_rejections(options.oracles, options.op_ids)
     backend = options.backend
+    evidence = None
+    if options.campaigns is not None:
+        evidence = campaign_evidence(options.campaigns, options.op_ids, backend.device())
     plan = build_plan(
         backend, options.op_ids, options.strength, options.seed, options.checks, options.laws, entries,
-        rejections, _reference_probe(backend), options.track, options.prove_timeout, options.level,
+        rejections, _reference_probe(backend), options.track, options.prove_timeout, options.level, evidence,
     )
     oracles = {k: v for k, v in options.oracles.items() if not rejections.get(k)}
     cert = _execute_plan(

@@ -266,6 +266,7 @@ def _op_rung(
     failed_l1 = entry.id in grouped.errors or any(c.verdict is CheckVerdict.VIOLATED for c in checks.values())
     failed_l1 = failed_l1 or CheckKind.COMPOSITION in proof_failures
     failed_l2 = any(r.verdict is not LawVerdict.VERIFIED for r in laws)
+    failed_l2 = failed_l2 or bool(plan.campaigns.get(entry.id, {}).get("violated"))
     failed_l2 = failed_l2 or any(check != CheckKind.COMPOSITION for check in proof_failures)
     required = l1_checks(plan)
     rejected = {(r.op, r.check) for r in plan.rejections}
