@@ -16,7 +16,8 @@ small one. For each size:
   at most two), dispatches
   and distinct kernels per block, and the time of each kind of kernel (each
   dispatch of the block run alone, `--reps` times in one submission, summed by
-  kind: layer_norm, matmul_exact_acc, matmul_exact_round, map, attention, copy);
+  kind: layer_norm, matmul_exact (matmul_exact_acc and
+  matmul_exact_round where the inner length passes one chunk), map, attention, copy);
 - torch fp32 (TF32 off: `torch.backends.cuda.matmul.allow_tf32 = False`, and
   cuDNN's too) of the same block: ms per block;
 - the largest absolute error of vyre's output and of torch fp32's against the

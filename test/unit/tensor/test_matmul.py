@@ -131,3 +131,32 @@ def test_matmul_of_mixed_formats_is_a_value_error() -> None:
     b = g.input("b", DataType.F16, (3, 2))
     with pytest.raises(ValueError, match="vt.matmul: element types f32 and f16 differ"):
         vt.matmul(a, b)
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+def test_one_kernel_and_two_kernels_give_the_same_bits(backend: str, request: pytest.FixtureRequest) -> None:
+    """A constant inner length within one chunk is one kernel that adds and
+    rounds in workgroup memory; a dynamic one accumulates, keeps the state and
+    rounds in a second kernel. Same products, same bits, equal to the exact
+    rationals (specials, signed zeros, far-apart exponents included)."""
+    if backend == "wgpu":
+        request.getfixturevalue("gpu_adapter")
+    rng = np.random.default_rng(21)
+    A = (rng.standard_normal((5, 40)) * 2.0 ** rng.integers(-70, 70, (5, 40))).astype(np.float32)
+    B = (rng.standard_normal((40, 6)) * 2.0 ** rng.integers(-70, 70, (40, 6))).astype(np.float32)
+    A[0, :] = -0.0
+    B[:, 0] = -0.0
+    A[1, 3], A[2, 5], B[7, 4] = np.inf, np.nan, -np.inf
+    results = {}
+    for inner in (40, "k"):
+        g = vt.Graph("one_or_two")
+        a = g.input("a", DataType.F32, (5, inner))
+        b = g.input("b", DataType.F32, (inner, 6))
+        g.output("c", vt.matmul(a, b))
+        names = [p.name for p in vt.kernels(g) if "matmul" in p.name]
+        assert names == (["one_or_two_0_matmul_exact"] if inner == 40 else
+                         ["one_or_two_0_matmul_exact_acc", "one_or_two_0_matmul_exact_round"])
+        results[inner] = vt.run(g, {"a": A, "b": B}, backend=backend)["c"].view(np.uint32)
+    expected = _expected(A.view(np.uint32), B.view(np.uint32), "f32", "exact")
+    assert results[40].astype(np.int64).tolist() == expected.tolist()
+    assert np.array_equal(results[40], results["k"])

@@ -4,8 +4,10 @@
 48-bit product from 12-bit limbs, its shift the sum of the operands') added to
 a 26-digit fixed-point accumulator in workgroup memory (vyre.transforms.tensors.exact),
 `CHUNK` products per dispatch, the accumulator kept on the device between
-repeats; a last kernel rounds each accumulator once to F32. The result does
-not depend on the order of the products, so any split gives the same bits.
+repeats; a last kernel rounds each accumulator once to F32 (when the inner
+length is a constant of at most `CHUNK`, one kernel adds and rounds, and the
+accumulator never leaves workgroup memory). The result does not depend on the
+order of the products, so any split gives the same bits.
 
 `sequential`: `acc = a0 * b0`, then `acc = fma(a_k, b_k, acc)` for k = 1 .. K-1
 in that order (the running F32 value kept in the output between repeats).
@@ -75,10 +77,31 @@ def _per_output(b: KernelBuilder, mm: Matmul, body: Callable[[Expr], None]) -> N
     b.emit(Node.if_(E.lt(o, b.param(mm.outputs)), guarded))
 
 
+def _add_products(b: KernelBuilder, mm: Matmul, row: X.Row, o: Expr, rep: Expr) -> None:
+    """Add this dispatch's products of output `o` (at most `CHUNK`, from
+    `k = rep * CHUNK`) to `row`, normalised after every `NORMALIZE_EVERY`."""
+    fmt = X.FORMATS[mm.dtype]
+    idx = b.unflatten(o, mm.out_shape)
+    count = _count(b, mm, rep)
+    c, kk, flags = b.fresh("c"), b.fresh("kk"), b.fresh("fl")
+    b.emit(Node.let(flags, E.u32(0)))
+    with b.block() as step:
+        within = b.let(E.add(E.mul(E.var(c), E.u32(NORMALIZE_EVERY)), E.var(kk)), "kc")
+        with b.block() as add:
+            k = b.let(E.add(E.mul(rep, E.u32(CHUNK)), within), "k")
+            x, y = _operands(b, mm, idx, k)
+            X.product(b, row, X.decode(b, x, fmt), X.decode(b, y, fmt), flags)
+        b.emit(Node.if_(E.lt(within, count), add))
+    with b.block() as tail:
+        X.normalize(b, row)
+    chunks = E.div(E.add(count, E.u32(NORMALIZE_EVERY - 1)), E.u32(NORMALIZE_EVERY))
+    b.emit(Node.loop(c, E.u32(0), chunks, [Node.loop(kk, E.u32(0), E.u32(NORMALIZE_EVERY), step), *tail]))
+    X.flush_flags(b, row, flags)
+
+
 def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
     b = KernelBuilder(name, WORKGROUP)
     acc = b.workgroup_buffer("acc", WORKGROUP * WORDS)
-    fmt = X.FORMATS[mm.dtype]
     rep = b.param(sym("rep"))
     saved = b.buffer(state, DataType.U32, write=True)
 
@@ -90,26 +113,30 @@ def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
         with b.block() as restore:
             X.copy(b, row, stored)
         b.emit(Node.if_(E.eq(rep, E.u32(0)), fresh, restore))
-        idx = b.unflatten(o, mm.out_shape)
-        count = _count(b, mm, rep)
-        c, kk, flags = b.fresh("c"), b.fresh("kk"), b.fresh("fl")
-        b.emit(Node.let(flags, E.u32(0)))
-        with b.block() as step:
-            within = b.let(E.add(E.mul(E.var(c), E.u32(NORMALIZE_EVERY)), E.var(kk)), "kc")
-            with b.block() as add:
-                k = b.let(E.add(E.mul(rep, E.u32(CHUNK)), within), "k")
-                x, y = _operands(b, mm, idx, k)
-                X.product(b, row, X.decode(b, x, fmt), X.decode(b, y, fmt), flags)
-            b.emit(Node.if_(E.lt(within, count), add))
-        with b.block() as tail:
-            X.normalize(b, row)
-        chunks = E.div(E.add(count, E.u32(NORMALIZE_EVERY - 1)), E.u32(NORMALIZE_EVERY))
-        b.emit(Node.loop(c, E.u32(0), chunks, [Node.loop(kk, E.u32(0), E.u32(NORMALIZE_EVERY), step), *tail]))
-        X.flush_flags(b, row, flags)
+        _add_products(b, mm, row, o, rep)
         X.copy(b, stored, row)
 
     _per_output(b, mm, body)
     return Planned(b, _ceil(mm.outputs, WORKGROUP), _ceil(mm.inner, CHUNK).max(1))
+
+
+def _exact_single(name: str, mm: Matmul, out: str) -> Planned:
+    """The exact matmul in one dispatch when the inner length is a constant of
+    at most `CHUNK`: the accumulator never leaves workgroup memory and is
+    rounded where it was summed (the same bits as accumulate + round)."""
+    b = KernelBuilder(name, WORKGROUP)
+    acc = b.workgroup_buffer("acc", WORKGROUP * WORDS)
+    target = b.buffer(out, DataType.F32, write=True)
+
+    def body(o: Expr) -> None:
+        row = X.Row(acc, E.mul(E.local_id(0), E.u32(WORDS)), X.PRODUCT_DIGITS)
+        X.clear(b, row)
+        _add_products(b, mm, row, o, E.u32(0))
+        bits = X.round_row(b, row, X.PRODUCT_SCALE, X.FORMATS[DataType.F32])
+        b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
+
+    _per_output(b, mm, body)
+    return Planned(b, _ceil(mm.outputs, WORKGROUP))
 
 
 def _exact_round(name: str, mm: Matmul, state: str, out: str) -> Planned:
@@ -163,5 +190,8 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
     """The kernels of one matmul; `scratch(dtype, count)` names a new zeroed buffer."""
     if mode == "sequential":
         return [_sequential(name, mm, out)]
+    inner = mm.inner.value
+    if inner is not None and inner <= CHUNK:
+        return [_exact_single(name, mm, out)]
     state = scratch(DataType.U32, mm.outputs * WORDS)
     return [_exact_accumulate(f"{name}_acc", mm, state), _exact_round(f"{name}_round", mm, state, out)]
