@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One call on a multi-GPU host: F32 exhaustive campaigns of the correctly rounded functions on
-# gpu:0 .. gpu:GPUS-2 (their op lists in GPU0, GPU1, GPU2; each process owns one adapter,
+# gpu:0 .. gpu:GPUS-2 (their lists in GPU0, GPU1, GPU2: "ops[/batch[/formats]];..." run in turn,
+# batch functions and format f32 by default; each process owns one adapter,
 # VYRE_ADAPTER=gpu:K, and JOBS host cores for the exact oracle), and on the last GPU the
 # benchmarks: bench/float.py's function rows, bench/transformer.py (its digests compared with
 # the lavapipe digest in bench/results/l4f when present) and bench/tensor.py. Checkpoints, logs
@@ -14,10 +15,17 @@ cd "$(dirname "$0")/.."
 python3 -m vyre > "$OUT/adapters.txt" 2>&1
 LISTS=("${GPU0:-exp10,log10,tan}" "${GPU1:-asin,acos,atan}" "${GPU2:-tanh,erf,sin}")
 LAST=$((GPUS - 1))
-for k in $(seq 0 $((GPUS - 2))); do
-  VYRE_ADAPTER=gpu:$k python3 bench/float_campaigns.py --batch functions --only "${LISTS[$k]}" --formats f32 \
-    --jobs "$JOBS" --budget "$BUDGET" --checkpoint "$OUT/functions-gpu$k.jsonl" > "$OUT/gpu$k.log" 2>&1 &
-done
+campaigns() {  # gpu, "ops[/batch[/formats]];..." run in turn on that GPU
+  local spec ops batch formats
+  IFS=';' read -ra specs <<< "$2"
+  for spec in "${specs[@]}"; do
+    IFS=/ read -r ops batch formats <<< "$spec"
+    VYRE_ADAPTER=gpu:$1 python3 bench/float_campaigns.py --batch "${batch:-functions}" --only "$ops" \
+      --formats "${formats:-f32}" --jobs "$JOBS" --budget "$BUDGET" \
+      --checkpoint "$OUT/functions-gpu$1.jsonl" >> "$OUT/gpu$1.log" 2>&1
+  done
+}
+for k in $(seq 0 $((GPUS - 2))); do campaigns "$k" "${LISTS[$k]}" & done
 (
   export VYRE_ADAPTER=gpu:$LAST CUDA_VISIBLE_DEVICES=$LAST
   timeout "${FLOAT_S:-150}" python3 bench/float.py --formats f32 --no-sums \
@@ -27,7 +35,7 @@ done
     --digest "$OUT/transformer-digest.json" > "$OUT/bench-transformer.log" 2>&1
   [ -f bench/results/l4f/lavapipe-small.json ] && python3 bench/transformer.py --sizes small \
     --compare bench/results/l4f/lavapipe-small.json >> "$OUT/bench-transformer.log" 2>&1
-  timeout "${TENSOR_S:-120}" python3 bench/tensor.py > "$OUT/bench-tensor.log" 2>&1
+  timeout "${TENSOR_S:-120}" python3 bench/tensor.py ${TENSOR_ARGS:-} > "$OUT/bench-tensor.log" 2>&1
 ) &
 wait
 tail -n 3 "$OUT"/gpu*.log
