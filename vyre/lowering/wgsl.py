@@ -72,7 +72,7 @@ from vyre.lowering.layout import (
     MetaLayout,
     WorkgroupArray,
 )
-from vyre.lowering.loops import unroll_factors
+from vyre.lowering.loops import ops_work, routine_work, unroll_factors
 from vyre.lowering.map_shape import MapShape, map_shape
 from vyre.lowering.names import Namer, comment_safe
 from vyre.lowering.opaque_constants import shield, uses_hazard
@@ -294,19 +294,7 @@ def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | No
 def element_work(kernel: d.KernelOp) -> int:
     """The operations one run of the kernel's body executes, counting each invoke
     as its routine's body (routines through routines included)."""
-    routines = d.routines_of(kernel)
-    costs: dict[str, int] = {}
-
-    def cost(name: str) -> int:
-        found = costs.get(name)
-        if found is None:
-            routine = routines.get(name)
-            costs[name] = 0  # a cycle (V137) counts once
-            found = 0 if routine is None else _ops_work(routine.entry.ops, cost)
-            costs[name] = found
-        return found
-
-    return _ops_work(operations(kernel), cost)
+    return ops_work(operations(kernel), routine_work(kernel))
 
 
 def reads_tables(kernel: d.KernelOp) -> bool:
@@ -327,13 +315,6 @@ def reads_tables(kernel: d.KernelOp) -> bool:
         return False
 
     return reads(operations(kernel))
-
-
-def _ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
-    total = 0
-    for op in ops:
-        total += cost(op.callee.data) if isinstance(op, d.InvokeOp) else 1
-    return total
 
 
 def vectorises(kernel: d.KernelOp, options: LoweringOptions) -> bool:
