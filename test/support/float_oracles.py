@@ -14,6 +14,7 @@ comparison's predicate. A function of the dialect that MPFR spells alike
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -157,10 +158,10 @@ def _sign_bit(flip: bool) -> Callable[[str, tuple[int, ...]], int]:
 
 
 ARITHMETIC: dict[str, Callable[[str, tuple[int, ...]], int]] = {
-    "add": _wide(lambda a, b: a + b),
-    "sub": _wide(lambda a, b: a - b),
-    "mul": _wide(lambda a, b: a * b),
-    "div": _wide(lambda a, b: a / b),
+    "add": _wide(np.add),
+    "sub": _wide(np.subtract),
+    "mul": _wide(np.multiply),
+    "div": _wide(np.divide),
     "sqrt": _wide(np.sqrt),
     "min": _extreme(False),
     "max": _extreme(True),
@@ -176,7 +177,11 @@ ARITHMETIC: dict[str, Callable[[str, tuple[int, ...]], int]] = {
 }
 """The ops that are not functions, by short name (`cmp` takes its predicate apart)."""
 
-MPFR_NAMES: dict[str, Callable[..., Any]] = {"pow": lambda x, y: x**y}
+def _mpfr_pow(x: Any, y: Any) -> Any:
+    return x**y  # mpfr ** mpfr: MPFR's pow, correctly rounded in the context
+
+
+MPFR_NAMES: dict[str, Callable[..., Any]] = {"pow": _mpfr_pow}
 """Functions whose MPFR spelling differs from the op's short name; every other
 function is gmpy2's function of the same name."""
 
@@ -189,18 +194,19 @@ _MPFR_RANGE = {
 }
 
 
+def _gmpy2() -> Any:
+    return importlib.import_module("gmpy2")  # MPFR's binding (untyped)
+
+
 def mpfr_function(name: str) -> Callable[..., Any] | None:
     """gmpy2's function for the op `name`, or None."""
-    import gmpy2  # type: ignore[import-untyped]  # MPFR's binding
-
-    found: Callable[..., Any] | None = MPFR_NAMES.get(name) or getattr(gmpy2, name, None)
+    found: Callable[..., Any] | None = MPFR_NAMES.get(name) or getattr(_gmpy2(), name, None)
     return found
 
 
 def _function(name: str, fmt: str, xs: tuple[int, ...]) -> int:
     """The exact function rounded once to `fmt` by MPFR."""
-    import gmpy2  # type: ignore[import-untyped]
-
+    gmpy2 = _gmpy2()
     function = mpfr_function(name)
     if function is None:
         raise KeyError(f"no MPFR oracle for the float function `{name}`")

@@ -232,8 +232,8 @@ def evaluate_step(step: dict[str, Any], values: list[Value], env: dict[str, int]
     except ValueError as error:
         raise Invalid(str(error)) from None
     bits = O.matmul(x.bits, y.bits, x.dtype, str(step["accumulate"]))
-    dims = _broadcast_dims(x.dims[:-2], y.dims[:-2])
-    return Value("f32", bits.reshape((*batch, x.shape[-2], y.shape[-1])), (*dims, x.dims[-2], y.dims[-1]))
+    batch_dims = _broadcast_dims(x.dims[:-2], y.dims[:-2])
+    return Value("f32", bits.reshape((*batch, x.shape[-2], y.shape[-1])), (*batch_dims, x.dims[-2], y.dims[-1]))
 
 
 # ---------------------------------------------------------------------------

@@ -456,7 +456,10 @@ class _Parser:
         left = self.binary(level + 1)
         while (token := self.peek()) in levels[level]:
             self.take()
-            left = self.bounded(_combine(token, left, self.binary(level + 1)))
+            right = self.binary(level + 1)
+            if token in ("//", "%") and right.value == 0:
+                raise SymParseError(f"bad symbolic size {self.text!r}: `{token}` by zero")
+            left = self.bounded(_combine(token, left, right))
             if level == 2:  # comparisons do not chain
                 break
         return left

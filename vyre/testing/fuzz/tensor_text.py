@@ -25,6 +25,8 @@ import sys
 from collections.abc import Callable
 from functools import cached_property
 
+from vyre.ir import Expr
+
 from vyre.testing.fuzz.base import OracleFailure
 from vyre.testing.fuzz.shrink import shrink_text
 from vyre.testing.fuzz.text import EDGE_NUMBERS, MUTATIONS
@@ -53,7 +55,6 @@ def seed_graphs(seed: int) -> list[str]:
     """Printed graphs of every tensor op: fixed ones and a few random shapes."""
     from vyre import tensor as vt
     from vyre.ir import DataType
-    from vyre.ir import Expr as E
 
     rng = random.Random(f"tensor-text:{seed}")
     texts: list[str] = []
@@ -72,7 +73,7 @@ def seed_graphs(seed: int) -> list[str]:
         r = vt.reshape(t, (-1,))
         mm = vt.matmul(x, w, rng.choice(("exact", "sequential")))
         add = vt.maximum(vt.div(vt.mul(vt.sub(vt.add(mm, b), bb), mm), bb), mm)
-        mp = vt.map(lambda p, q: E.fma(p, q, p), vt.sqrt(vt.abs(add)), b)
+        mp = vt.map(_fma_self, vt.sqrt(vt.abs(add)), b)
         g.output("se", vt.sum(mp, 1, rng.choice(("exact", "sequential", "tree"))))
         g.output("mx", vt.max(vt.neg(vt.minimum(i, i)), 0))
         g.output("mn", vt.min(x, -1))
@@ -81,6 +82,12 @@ def seed_graphs(seed: int) -> list[str]:
         g.output("r", r)
         texts.append(str(g))
     return texts
+
+
+def _fma_self(p: Expr, q: Expr) -> Expr:
+    from vyre.ir import Expr as E
+
+    return E.fma(p, q, p)
 
 
 class TensorTextFuzzer:
