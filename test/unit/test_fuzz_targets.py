@@ -1,6 +1,5 @@
 """The fuzz targets' registry and the float-functions, tensor and tensor-text
-fuzzers (test/support/float_fuzz.py, tensor_fuzz.py,
-vyre/testing/fuzz/tensor_text.py): their inputs are deterministic, they cover
+fuzzers (test/support/float_fuzz.py, tensor_fuzz.py, tensor_text_fuzz.py): their inputs are deterministic, they cover
 what they claim, their oracles agree with the interpreter on their own and
 catch planted wrong results."""
 
@@ -39,7 +38,7 @@ def test_the_registry_names_every_target_once_with_a_corpus_folder() -> None:
     names = [t.name for t in TARGETS]
     assert len(names) == len(set(names)) and list(FUZZERS) == names
     assert {"float-functions", "tensor", "tensor-text"} <= set(names)
-    assert set(IN_CHECKOUT) == {"kernel", "float-functions", "tensor"}
+    assert set(IN_CHECKOUT) == {"kernel", "float-functions", "tensor", "tensor-text"}
     for target in TARGETS:
         assert (CORPUS / target.name).is_dir(), target.name
         assert weight(target.name) >= 1 and hang_seconds(target.name) >= 10

@@ -9,7 +9,7 @@ import pytest
 from vyre import tensor as vt
 from vyre.dialects.symbolic import SymParseError, parse_sym
 from vyre.ir import DataType
-from vyre.testing.fuzz.tensor_text import run_vyre_opt
+from tensor_text_fuzz import run_vyre_opt
 
 
 def test_a_reshape_with_minus_one_beside_a_static_zero_is_a_value_error() -> None:

@@ -114,7 +114,7 @@ def test_sizes_within_the_limits_parse() -> None:
 
 @pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
 def test_vyre_opt_locates_a_hostile_size(text: str) -> None:
-    from vyre.testing.fuzz.tensor_text import run_vyre_opt
+    from tensor_text_fuzz import run_vyre_opt
 
     source = f'vtensor.graph @g(%a : !vtensor.tensor<f32["{text}"]>) {{\n  vtensor.output "a" = %a\n}}\n'
     code, _, err = run_vyre_opt(source, [])

@@ -80,7 +80,7 @@ TARGETS: tuple[Target, ...] = (
     # about 20 s of CPU: a hang there is a minute
     Target("float-functions", "float_fuzz:FloatFunctionsFuzzer", weight=3, support_file="float_fuzz.py", hang_seconds=60.0),
     Target("tensor", "tensor_fuzz:TensorFuzzer", weight=3, support_file="tensor_fuzz.py", hang_seconds=30.0),
-    Target("tensor-text", "vyre.testing.fuzz.tensor_text:TensorTextFuzzer", weight=2),
+    Target("tensor-text", "tensor_text_fuzz:TensorTextFuzzer", weight=2, support_file="tensor_text_fuzz.py"),
 )
 """The registry of fuzz targets, in the order `make fuzz` runs them. A new
 target is one entry here (and its corpus folder under test/fuzz_corpus/)."""
@@ -92,8 +92,9 @@ SUPPORT = Path(__file__).resolve().parents[3] / "test" / "support"
 """The checkout's test-support modules, beside the tests that use them."""
 
 IN_CHECKOUT: dict[str, str] = {t.name: t.support_file for t in TARGETS if t.support_file is not None}
-"""Fuzzers whose module is a file of `SUPPORT` (the kernel, float-functions
-and tensor fuzzers and their oracles are test code): they run from a checkout
+"""Fuzzers whose module is a file of `SUPPORT` (the kernel, float-functions,
+tensor and tensor-text fuzzers and their oracles are test code; tensor-text
+runs vyre-opt, a tool above vyre.testing's layer): they run from a checkout
 only."""
 
 
