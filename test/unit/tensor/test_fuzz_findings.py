@@ -42,3 +42,16 @@ def test_a_size_divided_by_a_constant_zero_is_a_parse_error(text: str) -> None:
     source = f'vtensor.graph @g(%a : !vtensor.tensor<f32["{text}"]>) {{\n  vtensor.output "a" = %a\n}}\n'
     code, _, err = run_vyre_opt(source, [])
     assert code == 1 and err.startswith("<stdin>:1:43: error: bad symbolic size")
+
+
+def test_a_huge_integer_in_a_layout_is_a_located_error() -> None:
+    """An integer token of a tensor type (an offset of 400 digits) skipped the
+    size parser's limits when read and failed later, unlocated."""
+    big = "9" * 400
+    source = (
+        f"vtensor.graph @g(%a : !vtensor.tensor<f32[3, 4]>) {{\n"
+        f"  %i = vtensor.index %a [1] : !vtensor.tensor<f32[4] offset {big}>\n"
+        f'  vtensor.output "i" = %i\n}}\n'
+    )
+    code, _, err = run_vyre_opt(source, [])
+    assert code == 1 and err.startswith("<stdin>:2:") and "a number of more than 1024 bits" in err.splitlines()[0]
