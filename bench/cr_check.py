@@ -13,7 +13,8 @@ range where the function is neither 0, 1 nor inf, in [1 - 2**-8, 1] and in
 exhaustive shards; the GPU campaign `vyre-conform floats --ops NAME` covers all
 2**32 in about a minute on an H100). A function of two operands (atan2, y first)
 is checked on pairs: `--sample N` random F32 pairs (uniform over all patterns,
-over moderate magnitudes, and with close magnitudes, each with random signs)
+over moderate magnitudes, and with close magnitudes, each with random signs;
+for pow N more whose results are in range: x anywhere or near 1, y = t / log2|x|)
 plus the grid of every pair of the special values below (Annex F's signed
 zeros, infinities and NaNs, +-1, tiny and huge values); for F16/BF16 `--sample N`
 random pairs plus the grid (`--exhaustive16` is every pair: 2**32, a GPU
@@ -77,8 +78,22 @@ def _specials16(fmt: str) -> np.ndarray:
     return np.unique(np.asarray(values, dtype=np.uint32))
 
 
+def _pow_pairs(n: int, rng: np.random.Generator) -> np.ndarray:
+    """F32 (x, y) with x**y in range: any finite nonzero x (a third within 2**-8
+    of 1), y = t / log2|x| for t uniform in [-152, 129] (results from the
+    underflow to the overflow threshold, |y| up to 2**30 near 1), random signs
+    of x."""
+    x = rng.integers(1, 0x7F80_0000, n, dtype=np.uint64).astype(np.uint32)
+    x[: n // 3] = rng.integers(0x3F7F_0000, 0x3F81_0000, n // 3, dtype=np.uint64).astype(np.uint32)
+    with np.errstate(all="ignore"):
+        y = (rng.uniform(-152.0, 129.0, n) / np.log2(x.view(np.float32).astype(np.float64))).astype(np.float32)
+    y = np.where(np.isfinite(y), y, np.float32(0.5)).view(np.uint32)
+    return np.stack([x | (rng.integers(0, 2, n, dtype=np.uint32) << np.uint32(31)), y])
+
+
 def _pairs(fmt: str, args: argparse.Namespace, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The (y, x) columns of a function of two operands in format `fmt`."""
+    """The (y, x) columns of a function of two operands in format `fmt` (for
+    pow, (x, y), with a third set of pairs whose results are in range)."""
     n = args.sample
     if fmt in ("f16", "bf16"):
         if args.exhaustive16:
@@ -99,6 +114,8 @@ def _pairs(fmt: str, args: argparse.Namespace, rng: np.random.Generator) -> tupl
     close = np.stack([close_y.astype(np.uint32), close_x.astype(np.uint32)])
     signs = rng.integers(0, 2, (2, 3 * third), dtype=np.uint32) << np.uint32(31)
     drawn = np.concatenate([uniform, moderate | signs[:, :third], close | signs[:, third:2 * third]], axis=1)
+    if args.name == "pow":
+        drawn = np.concatenate([drawn, _pow_pairs(n, rng)], axis=1)
     return np.concatenate([grid_y, drawn[0]]), np.concatenate([grid_x, drawn[1]])
 
 

@@ -9,7 +9,8 @@ integer soft-float, no float instruction), bound and dispatched exactly as
 8 elements per invocation; column `vectorised`), the same op in PyTorch on CUDA
 tensors (when torch with CUDA is present) and, for reference, the op written
 natively in WGSL (f32 hardware arithmetic: not strict; its wrong results
-against the exact oracle are counted). Timings are the median of alternating
+against the exact oracle are counted; erf has no WGSL builtin, so its row has
+no native column). Timings are the median of alternating
 trials of `--reps` dispatches (PyTorch: `--reps` launches then a
 synchronisation). Every strict result word is compared with the reference
 interpreter's exact floats ("strict mismatches" must be 0).
@@ -17,10 +18,11 @@ interpreter's exact floats ("strict mismatches" must be 0).
 Columns: the op's cost in integer operations per element (`IR ops`: the
 soft-float program; `WGSL ops`: what its lowered shader adds to a copy kernel,
 `vyre.conform.float_cost`), GB/s (the bytes each element reads and writes: 12
-for a binary op, 16 for fma, 8 for sqrt and the functions (exp2, exp, exp10,
-log, log2, log10, on operands in [0.5, 2)); half of that for F16/BF16), the
-integer operations per second that makes (`int Tops/s`; an H100 SXM issues about
-16.7 T INT32 ops/s), and what limits the row:
+for a binary op and pow (x in [0.5, 2), y in [-16, 16)), 16 for fma, 8 for sqrt
+and the functions (exp2, exp, exp10, log, log2, log10, sin, cos, tan, tanh, erf,
+on operands in [0.5, 2)); half of
+that for F16/BF16), the integer operations per second that makes (`int Tops/s`;
+an H100 SXM issues about 16.7 T INT32 ops/s), and what limits the row:
 
 - `memory`: the strict kernel runs within 15 % of the native WGSL kernel of the
   same access pattern, so its integer work is hidden behind memory access;
@@ -73,6 +75,9 @@ OPS: dict[str, tuple[int, Callable[..., E]]] = {
     "facos": (1, E.facos),
     "fatan": (1, E.fatan),
     "fatan2": (2, E.fatan2),
+    "ftanh": (1, E.ftanh),
+    "ferf": (1, E.ferf),
+    "fpow": (2, E.fpow),
 }
 TYPES = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
 WGSL_NATIVE = {
@@ -94,7 +99,13 @@ WGSL_NATIVE = {
     "facos": "acos(a[i])",
     "fatan": "atan(a[i])",
     "fatan2": "atan2(a[i], b[i])",
+    "ftanh": "tanh(a[i])",
+    "fpow": "pow(a[i], b[i])",
 }
+"""The op in native WGSL (f32 hardware; WGSL has no erf)."""
+RANGES: dict[str, tuple[tuple[float, float], ...]] = {"fpow": ((0.5, 2.0), (-16.0, 16.0))}
+"""Operand ranges of the ops whose operands are not signed values in [0.5, 2)
+(pow: x in [0.5, 2), y in [-16, 16), so that the results are finite numbers)."""
 
 
 def grid(n: int) -> tuple[int, int, int]:
@@ -145,8 +156,11 @@ DOMAIN = {"fasin": 0.5, "facos": 0.5}
 def patterns(fmt: str, n: int, arity: int, seed: int = 1, op: str = "") -> list[np.ndarray]:
     """Random finite operands of moderate magnitude (uint32 words of the patterns)."""
     rng = np.random.default_rng(seed)
-    signs = rng.choice([-1.0, 1.0], n) if arity > 1 else 1.0  # sqrt: non-negative operands
-    values = [rng.uniform(0.5, 2.0, n) * signs * DOMAIN.get(op, 1.0) for _ in range(arity)]
+    if op in RANGES:
+        values = [rng.uniform(low, high, n) for low, high in RANGES[op]]
+    else:
+        signs = rng.choice([-1.0, 1.0], n) if arity > 1 else 1.0  # sqrt: non-negative operands
+        values = [rng.uniform(0.5, 2.0, n) * signs * DOMAIN.get(op, 1.0) for _ in range(arity)]
     if fmt == "f32":
         return [v.astype(np.float32).view(np.uint32) for v in values]
     return [np.asarray(oracle.encode(fmt, v), dtype=np.uint32) for v in values]
@@ -273,6 +287,9 @@ def torch_kernel(op: str, fmt: str, inputs: list[np.ndarray]) -> Callable[[int],
         "facos": lambda: torch.acos(tensors[0], out=out),
         "fatan": lambda: torch.atan(tensors[0], out=out),
         "fatan2": lambda: torch.atan2(tensors[0], tensors[1], out=out),
+        "ftanh": lambda: torch.tanh(tensors[0], out=out),
+        "ferf": lambda: torch.erf(tensors[0], out=out),
+        "fpow": lambda: torch.pow(tensors[0], tensors[1], out=out),
     }[op]
 
     def timed(reps: int) -> float:
@@ -391,7 +408,7 @@ def main() -> None:
             wrong = int(np.count_nonzero(strict_result() != want))
             kernels: dict[str, Callable[[int], float]] = {"strict": strict_time}
             native_wrong = "-"
-            if fmt == "f32":
+            if fmt == "f32" and op in WGSL_NATIVE:
                 native_time, native_result = native_kernel(g, op, n, inputs)
                 native_time(1)
                 native_wrong = f"{np.count_nonzero(native_result() != want) / n:.1%}"

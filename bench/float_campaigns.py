@@ -18,6 +18,8 @@ Batches (issue #10's verification plan, by kind):
   compare16  every F16 and BF16 comparison over all 2**32 pairs
   unary16    every F16 and BF16 unary op and conversion over all 65,536 inputs
   unary32    every F32 unary op and conversion over all 2**32 inputs, and u32/i32 to each format
+  pairs16    the correctly rounded functions of two operands (atan2, pow) for F16 and BF16 over
+             all 2**32 pairs
   binary32   F32 add sub mul div min max, the comparisons and fma on --count adversarial inputs each
 
 Each chunk is appended to the checkpoint as it finishes: re-running resumes, and
@@ -65,7 +67,17 @@ def batch(name: str, count: int, seed: int) -> list[Campaign]:
         from vyre.dialects import vyre as d
 
         names = [op.SHORT_NAME for op in d.ops_of(d.FloatFunctionOp)]
-        return [Campaign(op, fmt) for fmt in ("f32", "f16", "bf16") for op in names]
+        pairs = [op.SHORT_NAME for op in d.ops_of(d.FloatBinaryOp) if op.SHORT_NAME not in BINARY]  # atan2, pow
+        return [
+            *(Campaign(op, fmt) for fmt in ("f32", "f16", "bf16") for op in names),
+            *(Campaign(op, fmt) for fmt in NARROW for op in pairs),  # all 2**32 pairs
+            *(Campaign(op, "f32", "adversarial", count, seed) for op in pairs),
+        ]
+    if name == "pairs16":
+        from vyre.dialects import vyre as d
+
+        names = [op.SHORT_NAME for op in d.ops_of(d.FloatBinaryOp) if op.SHORT_NAME not in BINARY]
+        return [Campaign(op, fmt) for fmt in NARROW for op in names]
     if name == "binary32":
         return [Campaign(op, "f32", "adversarial", count, seed) for op in (*BINARY, *COMPARE, "fma")]
     raise SystemExit(f"unknown batch {name!r}")
@@ -141,6 +153,8 @@ def main() -> None:
     parser.add_argument(
         "--budget", type=float, default=540.0, help="seconds: after this, stop at the next chunk boundary"
     )
+    parser.add_argument("--only", help="comma-separated op names: keep only their campaigns")
+    parser.add_argument("--formats", help="comma-separated formats: keep only their campaigns")
     parser.add_argument("--list", action="store_true", help="print the campaigns and exit")
     parser.add_argument("--host-profile", action="store_true", help="measure the host side only")
     args = parser.parse_args()
@@ -148,8 +162,12 @@ def main() -> None:
     campaigns = plan(args.plan, args.count, args.seed) if args.plan else []
     for name in args.batch:
         campaigns += batch(name, args.count, args.seed)
+    if args.only:
+        campaigns = [c for c in campaigns if c.op in args.only.split(",")]
+    if args.formats:
+        campaigns = [c for c in campaigns if c.fmt in args.formats.split(",")]
     if not campaigns:
-        raise SystemExit("name a --plan or at least one --batch")
+        raise SystemExit("name a --plan or at least one --batch (and an --only/--formats that keeps some)")
     if args.list:
         for campaign in campaigns:
             print(f"{campaign.name}: {campaign.size:,} inputs")

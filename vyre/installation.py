@@ -1,5 +1,6 @@
-"""What this installation of vyre is: its version, the adapter it would run on and
-its installed extras. `python -m vyre` prints them (`report`).
+"""What this installation of vyre is: its version, the adapter it would run on (and
+every adapter with its `VYRE_ADAPTER=gpu:N` index) and its installed extras.
+`python -m vyre` prints them (`report`).
 
 Everything comes from the installed distribution's metadata (which pyproject.toml
 writes) and from vyre's own adapter choice (`vyre.runtime.adapters`), so this
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, requires, version
 
-from vyre.runtime.adapters import adapter_info, choose_adapter
+from vyre.runtime.adapters import adapter_info, adapter_listing, choose_adapter
 
 DISTRIBUTION = "vyre"
 """The name vyre is installed under (`pip install vyre`)."""
@@ -108,8 +109,13 @@ def adapter() -> str:
 
 
 def report() -> str:
-    """What `python -m vyre` prints: the version, the adapter and the extras."""
-    lines = [f"vyre {VERSION}", f"adapter: {adapter()}", "extras:"]
+    """What `python -m vyre` prints: the version, the adapter, every adapter with its
+    index (when there is one) and the extras."""
+    lines = [f"vyre {VERSION}", f"adapter: {adapter()}"]
+    listing = adapter_listing()
+    if listing:
+        lines += ["adapters:", *(f"  {line}" for line in listing)]
+    lines.append("extras:")
     found = extras()
     if not found:
         lines.append(f"  unknown: {DISTRIBUTION} is not installed as a distribution")

@@ -92,6 +92,7 @@ class BinOp(str, Enum):
     FGT = "fgt"
     FGE = "fge"
     FATAN2 = "fatan2"
+    FPOW = "fpow"
 
     @property
     def is_float(self) -> bool:
@@ -131,6 +132,8 @@ class UnOp(str, Enum):
     FASIN = "fasin"
     FACOS = "facos"
     FATAN = "fatan"
+    FTANH = "ftanh"
+    FERF = "ferf"
     FSQRT_APPROX = "fsqrt_approx"
     FEXP2_APPROX = "fexp2_approx"
     FLOG2_APPROX = "flog2_approx"
@@ -415,6 +418,12 @@ class Expr:
         if not isinstance(value, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"bool literal must be a bool, got {type(value).__name__}")
         return LitBool(value)
+
+    @staticmethod
+    def u128(value: int) -> Expr:
+        """A `u128` literal. `value`: an int in [0, 2**128); `TypeError` for anything else (a
+        bool too), `ValueError` outside the range."""
+        return LitU128(_check_uint("u128 literal", value, 128))
 
     @staticmethod
     def f32(value: float) -> Expr:
@@ -925,6 +934,28 @@ class Expr:
         return Expr.binop(BinOp.FATAN2, y, x)
 
     @staticmethod
+    def ftanh(a: Expr) -> Expr:
+        """tanh(a), correctly rounded in the operand's float type (`UnOp.FTANH`):
+        tanh(+-0) = +-0, tanh(+-inf) = +-1. `TypeError` when `a` is not an `Expr`."""
+        return Expr.unop(UnOp.FTANH, a)
+
+    @staticmethod
+    def ferf(a: Expr) -> Expr:
+        """The error function erf(a), correctly rounded in the operand's float type
+        (`UnOp.FERF`): erf(+-0) = +-0, erf(+-inf) = +-1. `TypeError` when `a` is not an
+        `Expr`."""
+        return Expr.unop(UnOp.FERF, a)
+
+    @staticmethod
+    def fpow(x: Expr, y: Expr) -> Expr:
+        """x**y, correctly rounded in the operands' float type (`BinOp.FPOW`), C's Annex F
+        special values: pow(x, +-0) = 1 and pow(+1, y) = 1 even for NaN, pow(-1, +-inf) = 1,
+        NaN for x < 0 and a non-integer y, the sign of x kept for an odd integer y, signed
+        zeros and infinities by the sign and parity of y. `TypeError` when an operand is not
+        an `Expr`."""
+        return Expr.binop(BinOp.FPOW, x, y)
+
+    @staticmethod
     def fsqrt_approx(a: Expr) -> Expr:
         """The square root of an F32 `a`, approximate: the GPU's native instruction within a
         declared error bound (`UnOp.FSQRT_APPROX`). `TypeError` when an operand is not an
@@ -975,6 +1006,11 @@ class LitI32(Expr):
 @dataclass(frozen=True, eq=False, repr=False)
 class LitBool(Expr):
     value: bool
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LitU128(Expr):
+    value: int
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -1582,6 +1618,11 @@ def _lit_i32(_: ExprEmitter, e: LitI32, operands: Sequence[SSAValue]) -> Operati
 @OP_BUILDERS.on(LitBool)
 def _lit_bool(_: ExprEmitter, e: LitBool, operands: Sequence[SSAValue]) -> Operation:
     return d.LitBoolOp(e.value)
+
+
+@OP_BUILDERS.on(LitU128)
+def _lit_u128(_: ExprEmitter, e: LitU128, operands: Sequence[SSAValue]) -> Operation:
+    return d.LitU128Op(e.value)
 
 
 @OP_BUILDERS.on(LitFloat)

@@ -81,7 +81,8 @@ class _Field:
 
     prop: str
     kind: str
-    """`str`, `u32`, `i32`, `bool`, or `enum:<table>`."""
+    """`str`, `u32`, `i32`, `bool`, `u128` (four u32 words, least significant
+    first), `u32s`, or `enum:<table>`."""
 
 
 _ENUM_TABLES: dict[str, tuple[str, ...]] = {
@@ -136,6 +137,7 @@ _SHAPES: dict[type[Operation], _Shape] = {
     d.LookupOp: _Shape((_Field("table", "u32s"),), operands=1, has_result=True),
     d.YieldOp: _Shape(operands=1),
     d.BitcastOp: _Shape(operands=1, has_result=True),
+    d.LitU128Op: _Shape((_Field("value", "u128"),), has_result=True),
 }
 
 
@@ -302,7 +304,12 @@ class _Writer:
         if not isinstance(attr, IntAttr):
             raise WireError(f"cannot encode {what} {attr}: not an integer")
         number = cast("IntAttr[int]", attr).data
-        if f.kind == "u32":
+        if f.kind == "u128":
+            if not 0 <= number < 1 << 128:
+                raise WireError(f"cannot encode {what} = {number}: not a u128")
+            for shift in (0, 32, 64, 96):
+                self.u32((number >> shift) & U32_MAX, what)
+        elif f.kind == "u32":
             self.u32(number, what)
         elif f.kind == "i32":
             self.i32(number, what)
@@ -586,6 +593,8 @@ class _Reader:
             return _string_attr(self.code(_ENUM_TABLES[f.kind[5:]], what))
         if f.kind == "u32":
             return _int_attr(self.u32())
+        if f.kind == "u128":
+            return _int_attr(sum(self.u32() << shift for shift in (0, 32, 64, 96)))
         if f.kind == "u32s":
             count = self.count(4, f"length of {what}")
             return ArrayAttr([_int_attr(self.u32()) for _ in range(count)])

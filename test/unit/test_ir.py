@@ -21,7 +21,7 @@ from vyre.ir import (
 def test_stable_data_types_and_sizes() -> None:
     expected = {
         "U32": 4, "I32": 4, "U64": 8, "VEC2U32": 8, "VEC4U32": 16, "BOOL": 4, "BYTES": 0,
-        "F32": 4, "F16": 2, "BF16": 2,
+        "F32": 4, "F16": 2, "BF16": 2, "U128": 16,
     }  # fmt: skip
     assert {t.name: t.min_bytes() for t in DataType} == expected
 
@@ -30,12 +30,12 @@ def test_enum_members_named_in_the_spec() -> None:
     assert [a.name for a in BufferAccess] == ["READ_ONLY", "READ_WRITE", "UNIFORM", "WORKGROUP"]
     assert [b.name for b in BinOp] == (
         "ADD SUB MUL DIV MOD BIT_AND BIT_OR BIT_XOR SHL SHR EQ NE LT GT LE GE AND OR"
-        " FADD FSUB FMUL FDIV FMIN FMAX FEQ FNE FLT FLE FGT FGE FATAN2".split()
+        " FADD FSUB FMUL FDIV FMIN FMAX FEQ FNE FLT FLE FGT FGE FATAN2 FPOW".split()
     )
     assert [u.name for u in UnOp] == (
         "NEGATE BIT_NOT LOGICAL_NOT POPCOUNT CLZ CTZ REVERSE_BITS"
         " FNEG FABS FSQRT FFLOOR FCEIL FROUND FTRUNC FIS_NAN FIS_INF FEXP2 FEXP FEXP10 FLOG FLOG2 FLOG10"
-        " FSIN FCOS FTAN FASIN FACOS FATAN"
+        " FSIN FCOS FTAN FASIN FACOS FATAN FTANH FERF"
         " FSQRT_APPROX FEXP2_APPROX FLOG2_APPROX FSIN_APPROX FCOS_APPROX".split()
     )
     assert [a.name for a in AtomicOp] == (
@@ -178,10 +178,10 @@ def test_a_shared_dag_stops_the_builder_at_its_node_limit() -> None:
         body = [N.block(body + body)]
     out = [BufferDecl.read_write("out", 0, DataType.U32)]
     for entry in ([N.store("out", E.u32(0), e)], body):
-        began = time.monotonic()
+        began = time.process_time()  # CPU time: the bound holds on a loaded machine too
         with pytest.raises(ValueError, match=r"^V019: program has more than 200,000 nodes once built.*Fix: "):
             Program(out, (1, 1, 1), entry)
-        assert time.monotonic() - began < 30
+        assert time.process_time() - began < 30
     chain = E.u32(1)
     for _ in range(16):  # 2^17 - 1 expression ops: built, and validation says V019
         chain = E.add(chain, chain)

@@ -146,11 +146,19 @@ def test_python_m_vyre_names_the_version_the_adapter_and_the_extras(gpu_adapter:
     run = _python_m_vyre()
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     lines = run.stdout.splitlines()
-    info = adapter_info(adapters.vulkan_adapters()[0])  # the best, with no VYRE_ADAPTER
+    found = [adapter_info(adapter) for adapter in adapters.vulkan_adapters()]
+    info = found[0]  # the best, with no VYRE_ADAPTER
     assert lines[0] == f"vyre {vyre.__version__}"
     assert lines[1] == f"adapter: {info.name}; backend {info.backend}; device type {info.adapter_type}"
-    assert lines[2] == "extras:"
-    assert lines[3:] == [
+    assert lines[2] == "adapters:"
+    assert lines[3 : 3 + len(found)] == [
+        f"  gpu:{index} {each.name}; backend {each.backend}; device type {each.adapter_type}"
+        + (" (chosen)" if index == 0 else "")
+        for index, each in enumerate(found)
+    ]
+    lines = lines[3 + len(found) :]
+    assert lines[0] == "extras:"
+    assert lines[1:] == [
         f"  gpu: wgpu {version('wgpu')}",
         f"  dask: dask {version('dask')}",
         f"  prove: cvc5 {version('cvc5')}",
@@ -171,6 +179,26 @@ def test_python_m_vyre_honours_vyre_adapter(gpu_adapter: Any) -> None:
         "adapter: none (VYRE_ADAPTER='no-such-adapter' matches no Vulkan adapter"
         f" (have: {', '.join(names)}))"
     )
+
+
+def test_python_m_vyre_picks_an_adapter_by_index(gpu_adapter: Any) -> None:
+    found = [adapter_info(adapter) for adapter in adapters.vulkan_adapters()]
+    last = len(found) - 1
+    lines = _python_m_vyre(VYRE_ADAPTER=f"gpu:{last}").stdout.splitlines()
+    info = found[last]
+    assert lines[1] == (
+        f"adapter: {info.name}; backend {info.backend}; device type {info.adapter_type};"
+        f" chosen by VYRE_ADAPTER='gpu:{last}'"
+    )
+    assert lines[3 + last].endswith(" (chosen)") and lines[3 + last].startswith(f"  gpu:{last} ")
+    run = _python_m_vyre(VYRE_ADAPTER=f"gpu:{len(found)}")
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[1].startswith(
+        f"adapter: none (VYRE_ADAPTER='gpu:{len(found)}': no adapter has index {len(found)}; this host has"
+    )
+    assert "Fix: set VYRE_ADAPTER to" in lines[1]
+    assert lines[2] == "adapters:" and not any(line.endswith("(chosen)") for line in lines)
 
 
 def test_python_m_vyre_without_wgpu_says_why_there_is_no_adapter() -> None:

@@ -94,6 +94,8 @@ def every_op_program() -> Program:
         N.let("n", E.buf_len("raw")),
         N.let("p", E.load("params", E.u32(0))),
         N.let("tab", E.lookup([1, 0xFFFF_FFFE, 7], i)),
+        N.let("v128", E.mul(E.load("huge", i), E.u128(2**127 + 5))),
+        N.let("n128", E.clz(E.var("v128"))),
         N.let("sel", E.select(E.bool_(True), E.call("primitive.math.add", [i, i]), i)),
         N.if_(
             E.lt(i, E.buf_len("out")),
@@ -119,6 +121,7 @@ def every_op_program() -> Program:
             BufferDecl.read("fa", 8, DataType.F32),
             BufferDecl.read("ha", 9, DataType.F16),
             BufferDecl.read("ga", 10, DataType.BF16),
+            BufferDecl.read("huge", 11, DataType.U128),
             BufferDecl(
                 "spare", 4_294_967_295, BufferAccess.READ_WRITE, DataType.U32, 4_294_967_295
             ),
@@ -226,7 +229,11 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   %fy = vyre.facos %fx
   %fz = vyre.fatan %fy
   %ga = vyre.fatan2 %fz, %fy
+  %gb = vyre.ftanh %ga
+  %gc = vyre.ferf %gb
+  %gd = vyre.fpow %gc, %fy
   %lk = vyre.lookup %i [0x00000001, 0xfffffffe]
+  %wd = vyre.lit_u128 340282366920938463463374607431768211455
   vyre.if %b {
     vyre.store @o[%i] = %x
   } else {
@@ -239,7 +246,7 @@ COMPACT = """vyre.kernel @c workgroup_size(8, 1, 1) buffers(@a : read_only u64 b
   }
 }
 """
-"""One op of each of the 62 kinds in 940 bytes: the sample for exhaustive fault injection."""
+"""One op of each of the 66 kinds in 1004 bytes: the sample for exhaustive fault injection."""
 
 
 def sample_programs() -> dict[str, Program]:

@@ -74,7 +74,12 @@ def law_check_name(law: L.Law) -> str:
 
 @dataclass(frozen=True)
 class Relation(Generic[V]):
-    """`lhs rel rhs` (rel: "==", "<=", ">="), required when `premise` (a <= b) holds."""
+    """`lhs rel rhs` (rel: "==", "<=", ">="), required when `premise` (a <= b) holds.
+
+    The float laws' relations (`float_relations`) add: `order` "float" compares
+    `<=`/`>=` in IEEE totalOrder of F32 patterns instead of unsigned; the
+    relation is required only where no word of `unless_nan` is an F32 NaN,
+    and, when `only_nan` is given, only where that word is one."""
 
     lhs_text: str
     lhs: V
@@ -82,6 +87,9 @@ class Relation(Generic[V]):
     rhs_text: str
     rhs: V
     premise: tuple[V, V] | None = None
+    order: str = "unsigned"
+    unless_nan: tuple[V, ...] = ()
+    only_nan: V | None = None
 
 
 class Algebra(Protocol[V]):
@@ -176,6 +184,27 @@ class NumpyAlgebra:
 
     def wrapping_add(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return (x.astype(np.uint32) + y.astype(np.uint32)).astype(np.uint32)
+
+    # -- the words of the float laws (each computed once per argument, so the
+    # calls on them are shared between laws) --
+
+    def flip_sign(self, x: np.ndarray) -> np.ndarray:
+        return self._word(("flip", self._key(x)), x, lambda: np.asarray(x, dtype=np.uint32) ^ np.uint32(SIGN))
+
+    def successor(self, x: np.ndarray) -> np.ndarray:
+        return self._word(("next", self._key(x)), x, lambda: next_in_order(np.asarray(x, dtype=np.uint32)))
+
+    def table(self, words: Sequence[int], index: np.ndarray) -> np.ndarray:
+        values = np.asarray(words, dtype=np.uint32)
+        position = np.asarray(index, dtype=np.uint32) % np.uint32(len(values))
+        return self._word(("table", tuple(words), self._key(index)), index, lambda: values[position])
+
+    def _word(self, key: tuple[Any, ...], source: np.ndarray, make: Callable[[], np.ndarray]) -> np.ndarray:
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = make()
+            self._keep.append(source)
+        return found
 
     def call(self, op_id: str, *args: np.ndarray) -> np.ndarray:
         key = (op_id, *(self._key(a) for a in args))
@@ -292,9 +321,33 @@ def _outer(
     return out
 
 
+SIGN = 0x8000_0000
+_MAGNITUDE = 0x7FFF_FFFF
+_INFINITY = 0x7F80_0000
+
+
+def order_key_numpy(x: np.ndarray) -> np.ndarray:
+    """Unsigned keys of F32 patterns that compare as IEEE totalOrder (non-NaN)."""
+    x = np.asarray(x, dtype=np.uint32)
+    return np.where(x >= np.uint32(SIGN), ~x, x | np.uint32(SIGN)).astype(np.uint32)
+
+
+def next_in_order(x: np.ndarray) -> np.ndarray:
+    """The F32 pattern after each of `x` in totalOrder (+0 after -0; after +inf
+    and NaNs: a NaN)."""
+    key = order_key_numpy(x) + np.uint32(1)
+    return np.where(key >= np.uint32(SIGN), key & np.uint32(_MAGNITUDE), ~key).astype(np.uint32)
+
+
+def is_nan_numpy(x: np.ndarray) -> np.ndarray:
+    return (np.asarray(x, dtype=np.uint32) & np.uint32(_MAGNITUDE)) > np.uint32(_INFINITY)
+
+
 def relation_fails_numpy(rel: Relation[np.ndarray]) -> np.ndarray:
     """Where `rel` is violated (bool array)."""
     lhs, rhs = rel.lhs, rel.rhs
+    if rel.order == "float" and rel.rel != "==":
+        lhs, rhs = order_key_numpy(lhs), order_key_numpy(rhs)
     if rel.rel == "==":
         bad = lhs != rhs
     elif rel.rel == "<=":
@@ -303,6 +356,10 @@ def relation_fails_numpy(rel: Relation[np.ndarray]) -> np.ndarray:
         bad = lhs < rhs
     if rel.premise is not None:
         bad = bad & (rel.premise[0] <= rel.premise[1])
+    for word in rel.unless_nan:
+        bad = bad & ~is_nan_numpy(word)
+    if rel.only_nan is not None:
+        bad = bad & is_nan_numpy(rel.only_nan)
     return np.asarray(bad)
 
 
@@ -348,27 +405,61 @@ class IRAlgebra:
         return E.add(x, y)
 
     def call(self, op_id: str, *args: E) -> E:
-        key = (op_id, *(repr(a) for a in args))
+        return self._bind((op_id, *(repr(a) for a in args)), lambda: word_call(op_id, args))
+
+    def flip_sign(self, x: E) -> E:
+        return self._bind(("flip", repr(x)), lambda: E.bitxor(x, E.u32(SIGN)))
+
+    def successor(self, x: E) -> E:
+        def make() -> E:
+            key = E.add(order_key_ir(x), E.u32(1))
+            return E.select(E.ge(key, E.u32(SIGN)), E.bitand(key, E.u32(_MAGNITUDE)), E.bitnot(key))
+
+        return self._bind(("next", repr(x)), make)
+
+    def table(self, words: Sequence[int], index: E) -> E:
+        return self._bind(
+            ("table", tuple(words), repr(index)), lambda: E.lookup(words, E.mod(index, E.u32(len(words))))
+        )
+
+    def _bind(self, key: tuple[Any, ...], make: Callable[[], E]) -> E:
+        """The value of `make()`, bound once (a `let`) per distinct `key`."""
         cached = self._memo.get(key)
         if cached is not None:
             return cached
         name = f"{self._prefix}{len(self._memo)}"
-        self.statements.append(Node.let(name, word_call(op_id, args)))
+        self.statements.append(Node.let(name, make()))
         value = E.var(name)
         self._memo[key] = value
         return value
 
 
+def order_key_ir(x: E) -> E:
+    """`order_key_numpy` in vyre IR."""
+    return E.select(E.ge(x, E.u32(SIGN)), E.bitnot(x), E.bitor(x, E.u32(SIGN)))
+
+
+def is_nan_ir(x: E) -> E:
+    return E.gt(E.bitand(x, E.u32(_MAGNITUDE)), E.u32(_INFINITY))
+
+
 def relation_fails_ir(rel: Relation[E]) -> E:
     """A u32 0/1 expression: 1 where `rel` is violated."""
+    lhs, rhs = rel.lhs, rel.rhs
+    if rel.order == "float" and rel.rel != "==":
+        lhs, rhs = order_key_ir(lhs), order_key_ir(rhs)
     if rel.rel == "==":
-        bad = E.ne(rel.lhs, rel.rhs)
+        bad = E.ne(lhs, rhs)
     elif rel.rel == "<=":
-        bad = E.gt(rel.lhs, rel.rhs)
+        bad = E.gt(lhs, rhs)
     else:
-        bad = E.lt(rel.lhs, rel.rhs)
+        bad = E.lt(lhs, rhs)
     if rel.premise is not None:
         bad = E.and_(E.le(rel.premise[0], rel.premise[1]), bad)
+    for word in rel.unless_nan:
+        bad = E.and_(bad, E.logical_not(is_nan_ir(word)))
+    if rel.only_nan is not None:
+        bad = E.and_(bad, is_nan_ir(rel.only_nan))
     return bad
 
 

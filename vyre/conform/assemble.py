@@ -37,7 +37,7 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[UnitRecord]]) -> dict[st
     obligations = op_obligations(plan, grouped, verdicts) + engine_obligations(plan, grouped)
     obligations += l4_obligations(grouped, failures)
     replayed = sum(v.regression.replayed for v in verdicts.values() if v.regression is not None)
-    return {
+    content = {
         "format": FORMAT,
         "suite_version": data["suite_version"],
         "backend": data["backend"],
@@ -59,6 +59,9 @@ def assemble(plan: Plan, results: Mapping[str, Sequence[UnitRecord]]) -> dict[st
         "regression_count": replayed,
         "plan": {"digest": plan.digest, "units": len(plan.units)},
     }
+    if "campaigns" in data:
+        content["campaigns"] = data["campaigns"]
+    return content
 
 
 def failure_records(plan: Plan, grouped: Grouped) -> list[Failure]:

@@ -18,6 +18,8 @@ from vyre.kernels.run import evaluate_kernel_many
 from vyre.kernels.spec import KernelSpec
 from vyre.ops.spec import OpSpec
 from vyre.pipeline import Prepared
+from vyre.tensor.graph import Graph
+from vyre.tensor.runner import run as run_graph
 
 __all__ = ["BACKEND_NAMES", "ConformBackend", "InterpBackend", "WgpuBackend", "backend_named"]
 
@@ -30,6 +32,12 @@ class ConformBackend:
     def info(self) -> dict[str, str]:
         """What identifies the implementation (adapter, driver, versions)."""
         return {"id": self.id}
+
+    def device(self) -> str:
+        """The device results come from: the adapter's name, else the backend's id
+        (what float-campaign chunks record and a certificate matches them by)."""
+        info = self.info()
+        return str(info.get("adapter") or info.get("id") or self.id)
 
     def run(
         self, program: Prepared, words: Mapping[str, np.ndarray], dispatch: tuple[int, int, int]
@@ -51,6 +59,13 @@ class ConformBackend:
         if self.id not in BACKEND_NAMES:
             raise NotImplementedError(f"backend `{self.id}` does not run kernel ops")
         return evaluate_kernel_many(spec, many, self.id, raise_errors=False)
+
+    def run_tensor(self, graph: Graph, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Every output of a `vyre.tensor` graph (the tensor track): `vt.run`
+        on the interpreter or wgpu."""
+        if self.id not in BACKEND_NAMES:
+            raise NotImplementedError(f"backend `{self.id}` does not run tensor graphs")
+        return run_graph(graph, inputs, backend=self.id)
 
     def supports(self, spec: OpSpec) -> bool:
         """False for a Category C op whose intrinsic this backend lacks

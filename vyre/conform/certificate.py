@@ -141,7 +141,9 @@ def verify_certificate(cert: Certificate) -> list[str]:
     registry = data.get("registry", {})
     from vyre import ops
 
-    known = set(ops.known_op_ids())
+    from vyre.conform.tensor_cases import TENSOR_OPS
+
+    known = set(ops.known_op_ids()) | set(TENSOR_OPS)
     missing = [op_id for op_id in registry.get("ops", []) if op_id not in known]
     if missing:
         problems.append(

@@ -6,6 +6,7 @@
     vyre-conform verify-cert cert.json
     vyre-conform floats --ops add,mul --formats f16,bf16 --checkpoint floats.jsonl [--shard I/N]
     vyre-conform floats --ops fma --formats f32 --space adversarial --count 1000000000
+    vyre-conform floats --ops exp2 --checkpoint floats.jsonl --dask [--gpus N] [--range FIRST:COUNT]
     vyre-conform floats-summary floats.jsonl
     vyre-conform approximate [--ops fsin_approx,fcos_approx] [--range FIRST:COUNT]
 
@@ -22,10 +23,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vyre.cli.pipes import quiet_on_closed_pipe
 from vyre.cli.suggest import ArgumentParser
+from vyre.conform.cluster import LOCAL
 from vyre.progress import report_to
+
+if TYPE_CHECKING:
+    from vyre.conform.float_campaign import Campaign, ChunkResult
 
 __all__ = ["main"]
 
@@ -35,6 +41,10 @@ EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 BACKEND_HELP = "wgpu: the GPU (needs vyre[gpu]); interp: the reference interpreter (default: wgpu)"
+GPUS_HELP = (
+    "with --dask on this host: N GPU workers, worker k on VYRE_ADAPTER=gpu:(k mod GPUs) (default: one per"
+    " GPU; one on a host whose only adapter is a CPU one, such as lavapipe)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,16 +72,18 @@ def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     certify.add_argument(
         "--ops", action="append", metavar="PATTERN",
         help="op ids or globs, comma-separated or repeated (default: primitive.*, primitive.float.*"
-        " on the float track, every kernel op on the kernel track)",
+        " on the float track, every kernel op on the kernel track, tensor.* on the tensor track)",
     )
     certify.add_argument(
         "--strength", default="standard", choices=tuple(STRENGTHS),
         help="witnesses per law: fast 1e4, standard 1e6, legendary 1e8 (default: standard)",
     )
     certify.add_argument(
-        "--track", default="integer", choices=("integer", "float", "kernel"),
+        "--track", default="integer", choices=("integer", "float", "kernel", "tensor"),
         help="integer: u32 ops, levels L1/L2; float: strict F32 ops, levels L1f/L2f;"
-        " kernel: kernel ops (reductions, scans, ...), levels L1k/L2k (default: integer)",
+        " kernel: kernel ops (reductions, scans, ...), levels L1k/L2k; tensor: vyre.tensor graphs,"
+        " levels L3f (its ops) and L4f (--level L4: the composites and a transformer block)"
+        " (default: integer)",
     )
     certify.add_argument("--out", type=Path, help="write the JSON certificate here")
     certify.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based); merge them later")
@@ -102,10 +114,12 @@ def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
         help="prove every integer op's composition and declared laws for all inputs (SMT: z3, cvc5)",
     )
     certify.add_argument(
-        "--dask", metavar="SCHEDULER",
-        help="run the units on a Dask cluster: a scheduler address, or 'local' for a LocalCluster"
-        " of --jobs workers (pip install 'vyre[dask]')",
+        "--dask", metavar="SCHEDULER", nargs="?", const=LOCAL,
+        help="run the units on a Dask cluster (pip install 'vyre[dask]'): a scheduler address, or none"
+        f" (or '{LOCAL}') for a cluster of this host: with --backend wgpu one worker per GPU, each on its"
+        " own GPU (VYRE_ADAPTER=gpu:k), with interp --jobs workers",
     )
+    certify.add_argument("--gpus", type=_int, metavar="N", help=GPUS_HELP)
     certify.add_argument(
         "--level", default="L2", choices=("L1", "L2", "L3", "L4"),
         help="L1 composition, L2 adds the laws; L3 adds the engine invariants over generated programs;"
@@ -113,6 +127,11 @@ def _certify_parser(commands: argparse._SubParsersAction[ArgumentParser]) -> Non
     )
     certify.add_argument(
         "--prove-timeout", type=float, metavar="S", help="seconds per solver attempt (default 10)"
+    )
+    certify.add_argument(
+        "--campaigns", type=Path, metavar="FILE",
+        help="float track: a float-campaign checkpoint (vyre-conform floats --laws); the float laws of"
+        " the functions it covers completely on this backend's device are certified for every input",
     )
     progress = certify.add_mutually_exclusive_group()
     progress.add_argument(
@@ -145,12 +164,32 @@ def _float_parsers(commands: argparse._SubParsersAction[ArgumentParser]) -> None
     floats.add_argument("--backend", default="wgpu", choices=("interp", "wgpu"), help=BACKEND_HELP)
     floats.add_argument("--checkpoint", type=Path, help="append-only JSONL of finished chunks")
     floats.add_argument("--shard", metavar="I/N", help="run shard I of N (0-based)")
-    floats.add_argument("--jobs", type=_int, default=0, help="oracle processes (default: all cores)")
     floats.add_argument(
-        "--dask", metavar="SCHEDULER",
-        help="one Dask task per chunk on this scheduler ('local': a LocalCluster of --jobs workers)",
+        "--range", metavar="FIRST:COUNT", type=_range,
+        help="only the chunks (2**24 inputs each) that meet these inputs (hex or decimal; default: all)",
     )
+    floats.add_argument(
+        "--jobs", type=_int, default=0,
+        help="oracle processes (default 0: all cores; with --dask, per GPU worker, 0: the host's cores"
+        " shared among its workers; with --dask and interp, the workers, 0: 2)",
+    )
+    floats.add_argument(
+        "--dask", metavar="SCHEDULER", nargs="?", const=LOCAL,
+        help="spread the chunks over a Dask cluster (pip install 'vyre[dask]'): a scheduler address, or"
+        f" none (or '{LOCAL}') for one worker per GPU of this host, each on its own GPU (VYRE_ADAPTER=gpu:k)",
+    )
+    floats.add_argument("--gpus", type=_int, metavar="N", help=GPUS_HELP)
     floats.add_argument("--quiet", action="store_true", help="do not print a line per chunk")
+    laws = floats.add_mutually_exclusive_group()
+    laws.add_argument(
+        "--laws", action="store_const", const="also", dest="laws",
+        help="also check each f32 function's declared float laws over every input on the exact oracle"
+        " (campaign f32.OP.laws, host work; what certify --campaigns reads)",
+    )
+    laws.add_argument(
+        "--laws-only", action="store_const", const="only", dest="laws",
+        help="only the law campaigns (no device needed)",
+    )
 
     approximate = commands.add_parser(
         "approximate", help="approximate float ops within their declared error bounds (L1a)"
@@ -205,6 +244,7 @@ def _certify(args: argparse.Namespace) -> int:
         "integer": ["primitive.*"],
         "float": ["primitive.float.*"],
         "kernel": list(kernel_op_ids()),
+        "tensor": ["tensor.*"],
     }
 
     checkpoint = args.checkpoint
@@ -235,6 +275,8 @@ def _certify(args: argparse.Namespace) -> int:
         prove_timeout=args.prove_timeout,
         level=args.level,
         dask=args.dask,
+        gpus=args.gpus,
+        campaigns=args.campaigns,
     )
     # the checkpoint stays until the certificate is on disk: a failed write
     # leaves the run to --resume
@@ -296,47 +338,97 @@ def _shard(text: str | None) -> tuple[int, int]:
 
 
 def _floats(args: argparse.Namespace) -> int:
-    from vyre.conform.float_campaign import Campaign, ChunkResult, run_campaign
+    from vyre.conform.float_campaign import Campaign
 
     campaigns = [
         Campaign(op, fmt, args.space, args.count, args.seed)
         for fmt in _split(args.formats) or ["f32"]
         for op in _split(args.ops) or []
     ]
+    if args.laws is not None and (args.space != "exhaustive" or any(c.fmt != "f32" for c in campaigns)):
+        print("vyre-conform: error: --laws and --laws-only are for f32 exhaustive campaigns", file=sys.stderr)
+        return EXIT_ERROR
+    if args.laws == "only":
+        return _law_campaigns(args, [c.op for c in campaigns])
+    if args.dask:
+        mismatches = _floats_on_dask(args, campaigns)
+    else:
+        mismatches = _floats_here(args, campaigns)
+    if args.laws == "also" and _law_campaigns(args, [c.op for c in campaigns]) != EXIT_OK:
+        return EXIT_VIOLATION
+    return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
 
-    def report(result: ChunkResult) -> None:
-        if not args.quiet:
-            print(
-                f"{result.campaign} [{result.start:#x}, +{result.length:#x}):"
-                f" {result.mismatches} mismatches, {result.seconds:.2f} s",
-                flush=True,
-            )
+
+def _report_chunk(args: argparse.Namespace, result: ChunkResult) -> None:
+    if not args.quiet:
+        print(
+            f"{result.campaign} [{result.start:#x}, +{result.length:#x}):"
+            f" {result.mismatches} mismatches, {result.seconds:.2f} s",
+            flush=True,
+        )
+
+
+def _report_mismatches(campaign: Campaign, first: Sequence[Sequence[int]]) -> None:
+    for row in first:
+        print(f"  MISMATCH {campaign.name}: inputs {[hex(v) for v in row[:-2]]} got"
+              f" {row[-2]:#x} want {row[-1]:#x}", file=sys.stderr)
+
+
+def _floats_here(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> int:
+    from vyre.conform.float_campaign import run_campaign
 
     mismatches = 0
-    if args.dask:
-        from vyre.conform.executors import run_campaign_dask
+    for campaign in campaigns:
+        for result in run_campaign(
+            campaign, args.backend, checkpoint=args.checkpoint, shard=_shard(args.shard), span=args.range,
+            jobs=args.jobs or None, progress=lambda result: _report_chunk(args, result),
+        ):
+            mismatches += result.mismatches
+            _report_mismatches(campaign, result.first)
+    return mismatches
 
+
+def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> int:
+    from vyre.conform.float_campaign import ChunkResult
+    from vyre.conform.float_dask import campaign_client, describe_workers, run_on_cluster
+
+    def progress(record: dict[str, Any]) -> None:
+        _report_chunk(args, ChunkResult(**{key: record[key] for key in ChunkResult.__dataclass_fields__ if key in record}))
+
+    mismatches = 0
+    with campaign_client(args.backend, args.dask, args.jobs, args.gpus) as client:
+        if not args.quiet and args.backend != "interp":  # each GPU worker and its adapter
+            for line in describe_workers(client):
+                print(f"worker {line}", flush=True)
         for campaign in campaigns:
-            records = run_campaign_dask(
-                campaign, args.backend, args.dask, checkpoint=args.checkpoint, jobs=args.jobs or 2,
-                progress=lambda r: report(ChunkResult(**{k: r[k] for k in ("campaign", "start", "length", "mismatches", "first", "seconds")})),
+            records = run_on_cluster(
+                client, campaign, args.backend, checkpoint=args.checkpoint, jobs=args.jobs,
+                shard=_shard(args.shard), span=args.range, progress=progress,
             )
             for record in records:
                 mismatches += int(record["mismatches"])
-                for row in record["first"]:
-                    print(f"  MISMATCH {campaign.name}: inputs {[hex(v) for v in row[:-2]]} got"
-                          f" {row[-2]:#x} want {row[-1]:#x}", file=sys.stderr)
-        return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
-    for campaign in campaigns:
-        for result in run_campaign(
-            campaign, args.backend, checkpoint=args.checkpoint, shard=_shard(args.shard),
-            jobs=args.jobs or None, progress=report,
+                _report_mismatches(campaign, record["first"])
+    return mismatches
+
+
+def _law_campaigns(args: argparse.Namespace, op_names: Sequence[str]) -> int:
+    """The float law campaign of each op (`float_law_campaign`)."""
+    from vyre.conform.float_law_campaign import checked_laws, run_law_campaign
+
+    violations = 0
+    for op in op_names:
+        laws = dict(checked_laws(op))
+        for result in run_law_campaign(
+            op, checkpoint=args.checkpoint, shard=_shard(args.shard), span=args.range, jobs=args.jobs or None,
         ):
-            mismatches += result.mismatches
-            for row in result.first:
-                print(f"  MISMATCH {campaign.name}: inputs {[hex(v) for v in row[:-2]]} got"
-                      f" {row[-2]:#x} want {row[-1]:#x}", file=sys.stderr)
-    return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
+            violations += result.mismatches
+            if not args.quiet:
+                print(f"{result.campaign} [{result.start:#x}, +{result.length:#x}):"
+                      f" {result.mismatches} violations, {result.seconds:.2f} s", flush=True)
+            for a, index, value in result.first:
+                print(f"  VIOLATION {result.campaign}: {laws[index]} at input {a:#010x},"
+                      f" f(input) = {value:#010x}", file=sys.stderr)
+    return EXIT_OK if violations == 0 else EXIT_VIOLATION
 
 
 def _approximate(args: argparse.Namespace) -> int:

@@ -24,19 +24,13 @@ import numpy as np
 from vyre.ops import registry
 from vyre.conform import generate as gen
 from vyre.conform import law_programs, zero_overhead
-from vyre.conform.algebra import (
-    NumpyAlgebra,
-    Relation,
-    describe,
-    law_relations,
-    law_variables,
-    violations_numpy,
-)
+from vyre.conform.algebra import NumpyAlgebra, Relation, describe, violations_numpy
+from vyre.conform.float_relations import law_relations_of, law_variables_of
 from vyre.conform.backends import ConformBackend, InterpBackend
 from vyre.conform.corpus import Entry
 from vyre.conform.entries import LawEntry
 from vyre.conform.kinds import CheckKind, ProofStatus, Target, UnitKind
-from vyre.conform.plan import Plan, Unit, determinism_rows, law_witness_rows, op_input_rows
+from vyre.conform.plan import CASES_PART, Plan, Unit, determinism_rows, law_part, law_rows, op_input_rows
 from vyre.conform.results import Composition, PerfSummary, ProofSummary, Result
 from vyre.conform.results import result as _result
 from vyre.conform.strength import Strength, StrengthName
@@ -204,12 +198,18 @@ class Engine:
         return handler[unit.kind](spec, unit)
 
     def _laws_of(self, spec: OpSpec, unit: Unit) -> list[tuple[LawEntry, L.Law]]:
+        """The laws a unit checks: those of its part ("u8:k": the twelve's of k
+        variables, else `plan.law_part`)."""
         entry = self.plan.op(spec.id)
         chosen = [(law, spec.laws[law.index]) for law in entry.laws if law.variables]
         if unit.part.startswith("u8:"):
             k = int(unit.part[3:])
-            chosen = [(law, obj) for law, obj in chosen if law.variables == k]
-        return chosen
+            return [(law, obj) for law, obj in chosen if law.variables == k and law_part(obj) == "w"]
+        return [(law, obj) for law, obj in chosen if law_part(obj) == unit.part]
+
+    @staticmethod
+    def _witnessed_domain(part: str) -> str:
+        return "cases" if part == CASES_PART else "witnessed"
 
     # -- laws on the CPU reference -------------------------------------------------------
 
@@ -226,15 +226,15 @@ class Engine:
             domain = "u8"
         else:
             k = max(law.variables for law, _ in chosen)
-            rows = law_witness_rows(spec, self.seed, k, unit.chunk, unit.lanes)
+            rows = law_rows(spec, self.seed, unit.part, k, unit.chunk, unit.lanes)
             variables = _columns(rows)
             base = 0
-            domain = "witnessed"
+            domain = self._witnessed_domain(unit.part)
         shape = np.broadcast_shapes(*(v.shape for v in variables))
         results: list[Result] = []
         for entry, law in chosen:
-            kv = law_variables(law)
-            rels = law_relations(law, spec.id, alg, variables[:kv])
+            kv = law_variables_of(law)
+            rels = law_relations_of(law, spec.id, alg, variables[:kv])
             bad = violations_numpy(rels, shape)
             count = int(np.count_nonzero(bad))
             if count == 0:
@@ -267,14 +267,14 @@ class Engine:
         rows = np.asarray(candidates, dtype=np.uint64).astype(np.uint32)
         alg = self._ref_algebra()
         variables = _columns(rows)
-        bad = violations_numpy(law_relations(law, spec.id, alg, variables), (len(rows),))
+        bad = violations_numpy(law_relations_of(law, spec.id, alg, variables), (len(rows),))
         hits = np.flatnonzero(bad)
         return int(hits[0]) if len(hits) else None
 
     def _explain_law(self, spec: OpSpec, law: L.Law, values: Sequence[int], alg: NumpyAlgebra) -> str:
         try:
             variables = [np.array([v], dtype=np.uint32) for v in values]
-            rels: list[Relation[np.ndarray]] = law_relations(law, spec.id, alg, variables)
+            rels: list[Relation[np.ndarray]] = law_relations_of(law, spec.id, alg, variables)
             return describe(rels)
         except Exception as error:  # noqa: BLE001 - an explanation never fails a unit
             return f"(could not evaluate the sides: {error})"
@@ -303,10 +303,10 @@ class Engine:
                 int(v) for v in gen.exhaustive_rows(k, bits, g, g + 1)[0]
             )
         else:
-            k = max(law_variables(law) for law in laws)
-            rows = law_witness_rows(spec, self.seed, k, unit.chunk, unit.lanes)
+            k = max(law_variables_of(law) for law in laws)
+            rows = law_rows(spec, self.seed, unit.part, k, unit.chunk, unit.lanes)
             counts = self.law_counts(spec, laws, k, rows)
-            domain = "witnessed"
+            domain = self._witnessed_domain(unit.part)
             rows_for = lambda i: tuple(int(v) for v in rows[i])
         results: list[Result] = []
         for (entry, law), (violations, first) in zip(chosen, counts):
@@ -314,7 +314,7 @@ class Engine:
             if violations == 0 or first is None:
                 results.append(_result(entry.check, Target.BACKEND, domain, cases, 0, law=entry.law))
                 continue
-            kv = law_variables(law)
+            kv = law_variables_of(law)
             raw = rows_for(first)[:kv]
             minimal = shrink(raw, lambda c, law=law: self._backend_law_first(spec, law, c))
             detail = self._explain_law(spec, law, minimal, self._backend_algebra())

@@ -8,13 +8,14 @@ whatever ran them and in whatever order they finished. An executor only
 submits units and hands each finished unit's results to `on_done` (which
 checkpoints it and advances the progress bar) as it completes.
 
-Dask (`pip install vyre[dask]`): `dask="local"` starts a `LocalCluster` of
-`jobs` worker processes (one thread each); any other value is a scheduler
-address (`tcp://host:8786`). A worker builds the engine of a plan once (from
-the plan's JSON, the backend's name and the pickled user ops and oracles the
-run needs) and reuses it for every unit of that plan; with the wgpu backend
-each worker process opens its own device, so a cluster of GPU hosts runs one
-worker per GPU.
+Dask (`pip install vyre[dask]`; the cluster: `vyre.conform.cluster`):
+`dask="local"` starts a cluster of this host, with the wgpu backend one worker
+per GPU, each pinned to its GPU (`VYRE_ADAPTER=gpu:k`; `gpus` workers when
+given), with the interpreter (or a backend object) `jobs` worker processes; any
+other value is a scheduler address (`tcp://host:8786`). A worker builds the
+engine of a plan once (from the plan's JSON, the backend's name and the pickled
+user ops and oracles the run needs) and reuses it for every unit of that plan;
+with the wgpu backend each worker process opens its own device on its GPU.
 """
 
 from __future__ import annotations
@@ -25,17 +26,14 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from vyre.conform.cluster import dask_client
 from vyre.conform.kinds import Track
 from vyre.conform.plan import Plan, Unit
 from vyre.conform.results import UnitError, UnitRecord
 
-__all__ = ["DaskUnavailable", "EngineRecipe", "run_units"]
+__all__ = ["EngineRecipe", "run_units"]
 
 OnDone = Callable[[Unit, list[UnitRecord]], None]
-
-
-class DaskUnavailable(RuntimeError):
-    """`dask=` without `dask.distributed` installed."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +53,7 @@ class EngineRecipe:
         from vyre.conform.backends import backend_named
         from vyre.conform.engine import Engine
         from vyre.conform.kernel_track import KernelEngine
+        from vyre.conform.tensor_track import TensorEngine
 
         known = set(ops.known_op_ids())
         for spec in self.user_specs:
@@ -64,6 +63,8 @@ class EngineRecipe:
         plan = Plan.from_json(self.plan)
         if self.track is Track.KERNEL:
             return KernelEngine(plan, backend)
+        if self.track is Track.TENSOR:
+            return TensorEngine(plan, backend)
         return Engine(plan, backend, dict(self.oracles))
 
 
@@ -113,11 +114,13 @@ def run_units(
     recipe: Callable[[], EngineRecipe],
     jobs: int = 1,
     dask: str | None = None,
+    gpus: int | None = None,
 ) -> None:
     """Run `units`, calling `on_done(unit, results)` as each finishes (longest
-    first on pools and clusters, plan order in this process)."""
+    first on pools and clusters, plan order in this process); `gpus`: the
+    workers of a local cluster for the wgpu backend (default: one per GPU)."""
     if dask is not None:
-        _run_dask(units, on_done, recipe(), dask, jobs)
+        _run_dask(units, on_done, recipe(), dask, jobs, gpus)
         return
     if jobs <= 1 or len(units) <= 1:
         for unit in units:
@@ -154,30 +157,14 @@ def _drain(
             on_done(by_key[key], results)
 
 
-def _run_dask(units: Sequence[Unit], on_done: OnDone, recipe: EngineRecipe, address: str, jobs: int) -> None:
+def _run_dask(
+    units: Sequence[Unit], on_done: OnDone, recipe: EngineRecipe, address: str, jobs: int, gpus: int | None
+) -> None:
     import importlib
 
-    try:
+    gpu = recipe.backend == "wgpu"
+    with dask_client(address, gpu=gpu, jobs=jobs, gpus=gpus, fork=recipe.backend == "interp") as client:
         distributed: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise DaskUnavailable(
-            "--dask needs dask.distributed: pip install 'vyre[dask]'"
-        ) from None
-    cluster: Any = None
-    if address == "local":
-        dask_config: Any = importlib.import_module("dask").config
-        # interp workers fork (no __main__ re-import); a GPU backend spawns fresh
-        # processes (never fork a process holding a device): guard __main__ then
-        method = "fork" if recipe.backend == "interp" else "spawn"
-        with dask_config.set({"distributed.worker.multiprocessing-method": method}):
-            cluster = distributed.LocalCluster(
-                n_workers=max(1, jobs), threads_per_worker=1, processes=True,
-                dashboard_address=":0", silence_logs=40,
-            )
-        client: Any = distributed.Client(cluster)
-    else:
-        client = distributed.Client(address, timeout=30)
-    try:
         shipped = client.scatter(recipe, broadcast=True)
 
         def submit(unit: Unit) -> Any:
@@ -188,66 +175,3 @@ def _run_dask(units: Sequence[Unit], on_done: OnDone, recipe: EngineRecipe, addr
             return done, pending - done
 
         _drain(units, on_done, submit, wait_some)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-# -- float campaigns (vyre.conform.float_campaign) on Dask ----------------------------------
-
-
-def _campaign_chunk(campaign: Any, start: int, length: int, backend: str) -> dict[str, Any]:
-    from vyre.conform.float_campaign import run_chunk
-
-    return run_chunk(campaign, start, length, backend).to_json()
-
-
-def run_campaign_dask(
-    campaign: Any,
-    backend: str,
-    address: str,
-    *,
-    checkpoint: Any = None,
-    jobs: int = 2,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Every chunk of a float campaign (`float_campaign.Campaign`) not yet in
-    `checkpoint`, one Dask task per chunk (`float_campaign.run_chunk` on the
-    worker, which opens its own device); results are appended to the
-    checkpoint by this process only, as they complete, so the checkpoint is the
-    one `vyre-conform floats-summary` reads and a rerun resumes from it."""
-    import importlib
-
-    from vyre.conform.float_checkpoint import append_chunk, finished_starts
-
-    try:
-        distributed: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise DaskUnavailable("--dask needs dask.distributed: pip install 'vyre[dask]'") from None
-    done = finished_starts(checkpoint, campaign.name)
-    todo = [(s, n) for s, n in campaign.chunks() if s not in done]
-    cluster: Any = None
-    if address == "local":
-        dask_config: Any = importlib.import_module("dask").config
-        with dask_config.set({"distributed.worker.multiprocessing-method": "fork" if backend == "interp" else "spawn"}):
-            cluster = distributed.LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
-                                               dashboard_address=":0", silence_logs=40)
-        client: Any = distributed.Client(cluster)
-    else:
-        client = distributed.Client(address, timeout=30)
-    out: list[dict[str, Any]] = []
-    try:
-        futures = [client.submit(_campaign_chunk, campaign, s, n, backend, pure=False) for s, n in todo]
-        for future in distributed.as_completed(futures):
-            record: dict[str, Any] = future.result()
-            if checkpoint is not None:
-                append_chunk(checkpoint, record)
-            if progress is not None:
-                progress(record)
-            out.append(record)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-    return sorted(out, key=lambda r: int(r["start"]))

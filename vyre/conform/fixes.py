@@ -1,7 +1,8 @@
 """The `Fix:` hint of every failure, by check kind (and target) and track.
 
-One function per check kind in a table keyed by `CheckKind`; the kernel track
-has its own table for the checks whose remedy differs for a pipeline of steps.
+One function per check kind in a table keyed by `CheckKind`; the kernel and
+tensor tracks have their own tables for the checks whose remedy differs for a
+pipeline of steps or a lowered tensor graph.
 A unit that could not run (check "execution") takes the general hint on every
 track.
 """
@@ -34,6 +35,8 @@ Fix = Callable[[Finding], str]
 
 def fix_for(finding: Finding, track: Track) -> str:
     kind = CheckKind.of(finding.check)
+    if track is Track.TENSOR and kind in _TENSOR_FIXES:
+        return _TENSOR_FIXES[kind](finding)
     if track is Track.KERNEL and kind in _KERNEL_FIXES:
         return _KERNEL_FIXES[kind](finding)
     if track is Track.KERNEL and kind is not CheckKind.EXECUTION:
@@ -181,4 +184,36 @@ _KERNEL_FIXES: dict[CheckKind, Fix] = {
     CheckKind.LAW: _kernel_law,
     CheckKind.REFERENCE: _kernel_reference,
     CheckKind.PARITY: _kernel_parity,
+}
+
+
+# -- tensor graphs ---------------------------------------------------------------------
+
+
+def _tensor_reference(f: Finding) -> str:
+    return (
+        f"Fix: the kernels `lower-tensors` makes for `{f.op_id}` disagree with the independent reference"
+        f" on `{f.backend}` for the graph and inputs shown: compare the op's kernels (vt.kernels) with"
+        " its definition in docs/tensors.md, operation by operation (or correct the reference)."
+    )
+
+
+def _tensor_parity(f: Finding) -> str:
+    return (
+        f"Fix: `{f.backend}` and the reference interpreter disagree on the kernels of `{f.op_id}`:"
+        " check the lowering of those kernels (float-strict, WGSL) on this backend."
+    )
+
+
+def _tensor_determinism(f: Finding) -> str:
+    return (
+        f"Fix: `{f.backend}` returned different bytes for the same inputs of `{f.op_id}`: look for"
+        " races on workgroup or scratch memory (a missing barrier) in its kernels."
+    )
+
+
+_TENSOR_FIXES: dict[CheckKind, Fix] = {
+    CheckKind.REFERENCE: _tensor_reference,
+    CheckKind.PARITY: _tensor_parity,
+    CheckKind.DETERMINISM: _tensor_determinism,
 }

@@ -36,7 +36,9 @@ input, i.e. a few seconds of host time (`python bench/float_campaigns.py
 
 Chunks are recorded in an append-only JSONL checkpoint
 (`vyre.conform.float_checkpoint`: locked, fsynced appends, every line
-schema-checked on read), so a campaign can be sharded (`shard=(i, n)`) and
+schema-checked on read), so a campaign can be sharded (`shard=(i, n)`),
+restricted to the chunks of a range of inputs (`span=(first, count)`),
+spread over the GPUs of a Dask cluster (`vyre.conform.float_dask`) and
 resumed; `summary` merges a checkpoint.
 """
 
@@ -48,7 +50,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.pool import AsyncResult
 from pathlib import Path
@@ -70,8 +72,10 @@ __all__ = [
     "Campaign",
     "ChunkResult",
     "campaign_program",
+    "chunks_of",
     "mix_sums",
     "run_campaign",
+    "run_chunks",
     "summary",
     "worker_pool",
 ]
@@ -617,12 +621,18 @@ class ChunkResult:
     first: list[list[int]]
     """Up to 8 mismatching inputs: [operands..., got, want]."""
     seconds: float
+    device: str = ""
+    """The device the chunk ran on (`campaign_evidence.backend_device`; "" when
+    the chunk is host work only, or unrecorded)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        record: dict[str, Any] = {
             "campaign": self.campaign, "start": self.start, "length": self.length,
             "mismatches": self.mismatches, "first": self.first, "seconds": round(self.seconds, 3),
         }  # fmt: skip
+        if self.device:
+            record["device"] = self.device
+        return record
 
 
 def _groups(length: int) -> int:
@@ -747,7 +757,14 @@ def _buffers(campaign: Campaign, count: int, pool: Any) -> Generator[list[str | 
         yield paths
 
 
-def _check(campaign: Campaign, stage: _Stage, backend: str, began: float) -> ChunkResult:
+def _device(backend: str) -> str:
+    """The device chunks run on `backend` record (`ConformBackend.device`)."""
+    from vyre.conform.backends import backend_named
+
+    return backend_named(backend).device()
+
+
+def _check(campaign: Campaign, stage: _Stage, backend: str, began: float, device: str = "") -> ChunkResult:
     """Run the chunk's kernel and compare its sums with the oracle's; on a
     difference, read the results back and name the mismatching inputs."""
     start, length = stage.start, stage.length
@@ -760,21 +777,52 @@ def _check(campaign: Campaign, stage: _Stage, backend: str, began: float) -> Chu
         int(partial[1::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
     )
     if got == want:
-        return ChunkResult(campaign.name, start, length, 0, [], time.perf_counter() - began)
+        return ChunkResult(campaign.name, start, length, 0, [], time.perf_counter() - began, device)
     results = _run(campaign, backend, campaign_program(campaign, readback=True), words, groups, length)
     k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
     operands = operands_of(campaign, k) if campaign.indexed else [words[f"in{j}"] for j in range(campaign.arity)]
     expected = oracle_words(campaign, operands)
     bad = np.flatnonzero(results != expected)
     first = [[*(int(o[i]) for o in operands), int(results[i]), int(expected[i])] for i in bad[:8]]
-    return ChunkResult(campaign.name, start, length, len(bad), first, time.perf_counter() - began)
+    return ChunkResult(campaign.name, start, length, len(bad), first, time.perf_counter() - began, device)
 
 
 def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: Any = None) -> ChunkResult:
     """One chunk on its own (no overlap): the kernel's sums against the oracle's."""
     began = time.perf_counter()
+    device = _device(backend)
     with _buffers(campaign, 1, pool) as (path,):
-        return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began)
+        return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began, device)
+
+
+def chunks_of(
+    campaign: Campaign,
+    *,
+    shard: tuple[int, int] = (0, 1),
+    span: tuple[int, int] | None = None,
+    done: Collection[int] = (),
+) -> list[tuple[int, int]]:
+    """The chunks (start, length) a run of `campaign` covers, in order: those of
+    shard I of N (chunk n belongs to shard n % N) that meet `span` (first input,
+    count; None: the whole space), less those whose start is in `done`. A span
+    runs whole chunks (`CHUNK` inputs), the same chunks a run of the whole space
+    checks, so their records count towards it."""
+    index, count = shard
+    if span is not None:
+        first, length = span
+        if first < 0 or length <= 0 or first + length > campaign.size:
+            raise ValueError(
+                f"the range {first:#x}:{length:#x} must hold at least one input of {campaign.name},"
+                f" within 0..{campaign.size:#x}"
+            )
+    chunks: list[tuple[int, int]] = []
+    for n, (start, length) in enumerate(campaign.chunks()):
+        if n % count != index or start in done:
+            continue
+        if span is not None and (start + length <= span[0] or start >= span[0] + span[1]):
+            continue
+        chunks.append((start, length))
+    return chunks
 
 
 def run_campaign(
@@ -783,25 +831,43 @@ def run_campaign(
     *,
     checkpoint: Path | None = None,
     shard: tuple[int, int] = (0, 1),
+    span: tuple[int, int] | None = None,
     jobs: int | None = None,
     progress: Callable[[ChunkResult], None] | None = None,
     pool: Any = None,
 ) -> Iterator[ChunkResult]:
-    """Run (the shard of) a campaign's chunks not yet in `checkpoint`; each
-    chunk's result is appended to the checkpoint as it completes.
+    """Run (the shard of) a campaign's chunks not yet in `checkpoint` (those
+    that meet `span` when given: `chunks_of`); each chunk's result is appended
+    to the checkpoint as it completes (`run_chunks`)."""
+    done = finished_starts(checkpoint, campaign.name)
+    todo = chunks_of(campaign, shard=shard, span=span, done=done)
+    yield from run_chunks(campaign, todo, backend, checkpoint=checkpoint, jobs=jobs, progress=progress, pool=pool)
+
+
+def run_chunks(
+    campaign: Campaign,
+    chunks: Sequence[tuple[int, int]],
+    backend: str = "wgpu",
+    *,
+    checkpoint: Path | None = None,
+    jobs: int | None = None,
+    progress: Callable[[ChunkResult], None] | None = None,
+    pool: Any = None,
+) -> Iterator[ChunkResult]:
+    """Check `chunks` in order; each chunk's result is appended to `checkpoint`
+    (when given) as it completes.
 
     With `jobs` > 1 (default: every core) or a `pool` (`worker_pool`, to share
     one between campaigns) the host work (operands, oracle, sums) runs in worker
     processes, piece by piece, and the next chunk's host work proceeds while
     this chunk's kernel runs (uploaded operands go through two buffer files the
     workers write)."""
-    index, count = shard
-    done = finished_starts(checkpoint, campaign.name)
-    todo = [c for n, c in enumerate(campaign.chunks()) if n % count == index and c[0] not in done]
+    todo = list(chunks)
     jobs = jobs or os.cpu_count() or 1
     if not todo:
         return
     parallel = pool is not None or jobs > 1
+    device = _device(backend)
     with _NoPool(pool) if pool is not None or not parallel else worker_pool(jobs) as pool:
         with _buffers(campaign, 2, pool) as paths:
 
@@ -815,7 +881,7 @@ def run_campaign(
             try:
                 for n in range(len(todo)):
                     following = stage(n + 1) if n + 1 < len(todo) else None
-                    result = _check(campaign, current, backend, began)
+                    result = _check(campaign, current, backend, began, device)
                     began = time.perf_counter()
                     if checkpoint is not None:
                         append_chunk(checkpoint, result.to_json())
@@ -865,9 +931,12 @@ class _NoPool:
 def summary(checkpoint: Path) -> dict[str, dict[str, Any]]:
     """Per campaign: inputs checked, mismatches, chunks, seconds, first
     mismatches; each recorded chunk counted once (`float_checkpoint.read_chunks`:
-    a line that is not a chunk record is a `FloatCheckpointError`)."""
+    a line that is not a chunk record is a `FloatCheckpointError`). The chunks
+    are taken in input order, whatever order they were recorded in (a sharded
+    or distributed run appends them as they finish), so the first mismatches are
+    those of the lowest inputs."""
     totals: dict[str, dict[str, Any]] = {}
-    for entry in read_chunks(checkpoint):
+    for entry in sorted(read_chunks(checkpoint), key=lambda record: record["start"]):
         row = totals.setdefault(entry["campaign"], {"inputs": 0, "mismatches": 0, "chunks": 0, "seconds": 0.0, "first": []})
         row["inputs"] += entry["length"]
         row["mismatches"] += entry["mismatches"]

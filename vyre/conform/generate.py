@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from vyre.ops import float_laws as FL
 from vyre.ops import laws as L
 from vyre.ops.spec import OpSpec
 
@@ -35,6 +36,7 @@ __all__ = [
     "random_rows",
     "special_values",
     "stream_entropy",
+    "structured_float_rows",
     "structured_law_rows",
     "structured_op_rows",
 ]
@@ -104,7 +106,8 @@ def exhaustive_bits_for_arity(arity: int) -> int:
 
 
 def law_constants(law: L.Law) -> tuple[int, ...]:
-    """The u32 constants a law names, with their neighbours (off-by-one bugs)."""
+    """The u32 constants a law names, with their neighbours (off-by-one bugs);
+    the inputs of a float law's exact cases as they are."""
     values: list[int] = []
     match law:
         case L.Identity(e):
@@ -113,10 +116,12 @@ def law_constants(law: L.Law) -> tuple[int, ...]:
             values.append(r)
         case L.Absorbing(z):
             values.append(z)
-        case L.Bounded(lo, hi):
+        case L.Bounded(lo, hi) | FL.FloatRange(lo, hi):
             values.extend((lo, hi))
         case L.Complement(_, u):
             values.append(u)
+        case FL.FloatExactCases(cases):
+            return tuple(sorted({v for inputs, _ in cases for v in inputs}))
         case _:
             pass
     out: list[int] = []
@@ -212,6 +217,51 @@ def structured_law_rows(k: int, specials: Sequence[int], law_values: Iterable[in
     blocks = [np.concatenate([pairs, third[:, None]], axis=1), _product(core, 3)]
     if k > 3:
         blocks = [np.concatenate([b, np.zeros((len(b), k - 3), np.uint32)], axis=1) for b in blocks]
+    return _unique_rows(np.concatenate(blocks, axis=0))
+
+
+_FLOAT_SIGNIFICANDS = (0, 1, 0x40_0000, 0x7F_FFFF)
+"""Significands of the float grid: the power of two, its successor, the
+midpoint of the binade and its last pattern."""
+
+FLOAT_CORE: tuple[int, ...] = (
+    0x0000_0000, 0x0000_0001, 0x007F_FFFF, 0x0080_0000, 0x3300_0000, 0x3F00_0000, 0x3F7F_FFFF,
+    0x3F80_0000, 0x3F80_0001, 0x4000_0000, 0x4049_0FDB, 0x4B80_0000, 0x7F7F_FFFF, 0x7F80_0000,
+)  # fmt: skip
+"""Positive F32 patterns every float law is exercised at in each input (with
+both signs): zero, the subnormal and normal edges, 2**-25, 1/2, the neighbours
+of 1, 2, pi, 2**24, the largest finite, infinity."""
+
+
+def _float_values(specials: Sequence[int]) -> np.ndarray:
+    """One-variable float witnesses: the specials, their neighbours and negations,
+    the core, and every exponent with the grid's significands, both signs."""
+    values: set[int] = set()
+    for v in specials:
+        for w in (v, v ^ 0x8000_0000):
+            values.update(((w - 1) & U32_MAX, w, (w + 1) & U32_MAX))
+    values.update(v | sign for v in FLOAT_CORE for sign in (0, 0x8000_0000))
+    for exponent in range(256):
+        for significand in _FLOAT_SIGNIFICANDS:
+            values.update((exponent << 23 | significand) | sign for sign in (0, 0x8000_0000))
+    values.add(0x7FC0_0000)
+    return np.asarray(sorted(values), dtype=np.uint32)
+
+
+def structured_float_rows(k: int, specials: Sequence[int]) -> np.ndarray:
+    """Chunk 0 of a float law witness stream of `k` variables: for one variable
+    `_float_values`; for more, the product of the signed core and every
+    one-variable value beside ±1 in each position (the other variables ±1)."""
+    values = _float_values(specials)
+    if k == 1:
+        return values[:, None]
+    core = [v | sign for v in FLOAT_CORE for sign in (0, 0x8000_0000)] + [0x7FC0_0000]
+    blocks = [_product(core, k)]
+    for position in range(k):
+        for partner in (0x3F80_0000, 0xBF80_0000):
+            block = np.full((len(values), k), partner, dtype=np.uint32)
+            block[:, position] = values
+            blocks.append(block)
     return _unique_rows(np.concatenate(blocks, axis=0))
 
 

@@ -56,11 +56,13 @@ class Track(StrEnum):
     INTEGER = "integer"
     FLOAT = "float"
     KERNEL = "kernel"
+    TENSOR = "tensor"
 
     @property
     def suffix(self) -> str:
-        """What the levels of the track carry after the rung (L2f, L1k)."""
-        return {Track.INTEGER: "", Track.FLOAT: "f", Track.KERNEL: "k"}[self]
+        """What the levels of the track carry after the rung (L2f, L1k; the
+        tensor track's L3f and L4f are the float track's upper levels)."""
+        return {Track.INTEGER: "", Track.FLOAT: "f", Track.KERNEL: "k", Track.TENSOR: "f"}[self]
 
 
 class Level(StrEnum):
@@ -163,6 +165,9 @@ class UnitKind(StrEnum):
     KERNEL_LAWS_REFERENCE = "kernel-laws-reference"
     KERNEL_LAWS_BACKEND = "kernel-laws-backend"
     KERNEL_DETERMINISM = "kernel-determinism"
+    TENSOR_REFERENCE = "tensor-reference"
+    TENSOR_PARITY = "tensor-parity"
+    TENSOR_DETERMINISM = "tensor-determinism"
 
 
 class Target(StrEnum):
@@ -177,9 +182,12 @@ class Target(StrEnum):
 
 
 class ObligationStrength(StrEnum):
-    """What establishes an obligation, strongest first."""
+    """What establishes an obligation, strongest first. `exhaustive`: every
+    input the obligation quantifies over (every listed case of an exact-cases
+    law; every F32 input of a float law, from a float campaign)."""
 
     PROVED = "proved"
+    EXHAUSTIVE = "exhaustive"
     EXHAUSTIVE_U16 = "exhaustive-u16"
     EXHAUSTIVE_U8 = "exhaustive-u8"
     WITNESSED = "witnessed"

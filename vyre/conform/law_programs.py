@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vyre.conform.algebra import IRAlgebra, law_relations, violation_ir, word_call
+from vyre.conform.algebra import IRAlgebra, violation_ir, word_call
+from vyre.conform.float_relations import law_relations_of
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.ops import laws as L
@@ -89,7 +90,7 @@ def law_program(
     variables = [E.var(n) for n in names]
     checks: list[Node] = []
     for slot, law in enumerate(laws):
-        relations = law_relations(law, op_id, alg, variables)
+        relations = law_relations_of(law, op_id, alg, variables)
         checks.append(Node.if_(violation_ir(relations), _record(slot, index)))
     body.extend(alg.statements)
     body.extend(checks)

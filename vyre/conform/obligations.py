@@ -2,17 +2,22 @@
 
 One record per (op, obligation): `check` ("composition", "law:<law>",
 "invariant:<Name>", "compose:<op>", "perf:<op>"), `strength` ("proved",
-"exhaustive-u16", "exhaustive-u8", "witnessed"), `holds` and `detail` (the
-solver and version, or the cases and the seed). A law is "proved" only when it
-is proved and the composition is proved equal to the reference (or the law was
-proved on the composition itself); a solver timeout is never "proved": the
-obligation keeps its sampled evidence and the detail names the attempts.
+"exhaustive", "exhaustive-u16", "exhaustive-u8", "witnessed"), `holds` and
+`detail` (the solver and version, or the cases and the seed). A law is
+"proved" only when it is proved and the composition is proved equal to the
+reference (or the law was proved on the composition itself); a solver timeout
+is never "proved": the obligation keeps its sampled evidence and the detail
+names the attempts. A float law is "exhaustive" when it is a list of exact
+cases checked one by one, or when float campaigns establish it for every
+input (`campaign_evidence`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from vyre.conform.campaign_evidence import law_violated
 from vyre.conform.findings import Failure, Obligation
 from vyre.conform.entries import LawEntry, OpEntry
 from vyre.conform.kinds import CheckKind, CheckVerdict, LawVerdict, ObligationStrength, ProofStatus, Target
@@ -24,15 +29,21 @@ __all__ = ["engine_obligations", "l4_obligations", "op_obligations"]
 
 
 def _evidence(domains: Domains, arity: int | None = None) -> tuple[ObligationStrength, str]:
-    """(strength, detail) of sampled evidence: the exhaustive u8 grid when it
-    ran (a law's "u8" domain, or an op's structured inputs, which hold every u8
-    input for arities 1 and 2), witnessed otherwise."""
+    """(strength, detail) of sampled evidence: every case of an exact-cases law
+    (its "cases" domain, on both targets); the exhaustive u8 grid when it ran
+    (a law's "u8" domain, or an op's structured inputs, which hold every u8
+    input for arities 1 and 2); witnessed otherwise."""
     names = set(domains)
     parts = [f"{name} {d.cases:,}" for name, d in sorted(domains.items())]
+    sampled = {tuple(n.split(":", 1)) for n in names if not n.endswith(":regression")}
+    every_case = sampled == {(Target.REFERENCE.value, "cases"), (Target.BACKEND.value, "cases")}
     exhaustive = any(n.endswith(":u8") or n == "u8" for n in names) or (
         arity is not None and arity <= 2 and "structured" in names
     )
-    strength = ObligationStrength.EXHAUSTIVE_U8 if exhaustive else ObligationStrength.WITNESSED
+    if every_case:
+        strength = ObligationStrength.EXHAUSTIVE
+    else:
+        strength = ObligationStrength.EXHAUSTIVE_U8 if exhaustive else ObligationStrength.WITNESSED
     return strength, "cases: " + ", ".join(parts)
 
 
@@ -55,7 +66,7 @@ def op_obligations(plan: Plan, grouped: Grouped, verdicts: Mapping[str, OpVerdic
             out.append(composition)
         proved = composition is not None and composition.strength is ObligationStrength.PROVED
         for law in entry.laws:
-            found = _law(entry, law, grouped, verdicts[entry.id], proved, seed)
+            found = _law(entry, law, grouped, verdicts[entry.id], proved, seed, plan.campaigns)
             if found is not None:
                 out.append(found)
     return out
@@ -79,7 +90,13 @@ def _composition(entry: OpEntry, grouped: Grouped, verdict: OpVerdict, seed: str
 
 
 def _law(
-    entry: OpEntry, law: LawEntry, grouped: Grouped, verdict: OpVerdict, composition_proved: bool, seed: str
+    entry: OpEntry,
+    law: LawEntry,
+    grouped: Grouped,
+    verdict: OpVerdict,
+    composition_proved: bool,
+    seed: str,
+    campaigns: Mapping[str, Any],
 ) -> Obligation | None:
     """A declared law: proved (with the composition), else its sampled evidence
     on both targets; None when there is neither."""
@@ -105,7 +122,32 @@ def _law(
         detail = "law proved on the models, but the composition is not proved equal to the reference; " + detail
     elif proof is not None:
         detail = f"not proved ({proof.status}: {proof.detail}); " + detail
+    campaign = campaigns.get(entry.id)
+    if campaign is not None and law.index in campaign["covered"]:
+        return _campaign_law(entry.id, check, law.index, campaign, strength, detail, violated)
     return Obligation(entry.id, check, strength, detail, not violated)
+
+
+def _campaign_law(
+    op_id: str, check: str, index: int, campaign: Mapping[str, Any], strength: ObligationStrength, detail: str,
+    violated: bool,
+) -> Obligation:
+    """A float law a law campaign checks: `exhaustive` when the campaigns
+    establish it for every input (`campaign_evidence`), else the sampled
+    evidence with the reason; violated when the law campaign found it so."""
+    parity, laws = campaign["parity"], campaign["laws"]
+    if law_violated(campaign, index):
+        first = next(row for row in laws["first"] if row[1] == index)
+        note = f"violated over every input: {laws['campaign']} at input {first[0]:#010x} (f = {first[2]:#010x}); "
+        return Obligation(op_id, check, strength, note + detail, False)
+    if not campaign["exhaustive"]:
+        return Obligation(op_id, check, strength, f"not exhaustive ({campaign['reason']}); " + detail, not violated)
+    note = (
+        f"every F32 input ({laws['inputs']:,}): {parity['campaign']} on {parity['devices'][0]} (the result of every"
+        f" input equal to the exact oracle's) and {laws['campaign']} (the law on the oracle's result of every"
+        f" input, 0 violations); sampled: "
+    )
+    return Obligation(op_id, check, ObligationStrength.EXHAUSTIVE, note + detail, not violated)
 
 
 def engine_obligations(plan: Plan, grouped: Grouped) -> list[Obligation]:

@@ -21,6 +21,7 @@ from vyre.conform.kernel_track import KERNEL_CHECKS
 from vyre.conform.kinds import REQUESTABLE_LEVELS, CheckGroup, Level, Track, parse
 from vyre.conform.plan import PlanError, in_track, select_ops
 from vyre.conform.strength import Strength, strength_named
+from vyre.conform.tensor_track import TENSOR_CHECKS, select_tensor_ops
 
 __all__ = ["DEFAULT_SEED", "CertifyOptions", "check_names", "parse_shard"]
 
@@ -39,9 +40,12 @@ class CertifyOptions:
     count); `corpus`: the regression corpus replayed (None: none), appended to
     when `record`; `prove_timeout`: seconds per solver attempt of the SMT
     obligations, None without `prove`; `level`: what the run aims for;
-    `dask`: a scheduler address or "local"; `keep_checkpoint`: leave the
+    `dask`: a scheduler address or "local"; `gpus`: the workers of a local
+    cluster for the wgpu backend (None: one per GPU); `keep_checkpoint`: leave the
     checkpoint in place once the run is done (the CLI removes it only after the
-    certificate is on disk; `certify` removes it when it returns)."""
+    certificate is on disk; `certify` removes it when it returns);
+    `campaigns`: a float-campaign checkpoint whose exhaustive and law
+    campaigns the float track reads (`campaign_evidence`)."""
 
     backend: ConformBackend
     op_ids: tuple[str, ...]
@@ -61,7 +65,9 @@ class CertifyOptions:
     prove_timeout: float | None = None
     level: Level = Level.L2
     dask: str | None = None
+    gpus: int | None = None
     keep_checkpoint: bool = False
+    campaigns: Path | None = None
 
     @classmethod
     def parse(
@@ -87,6 +93,8 @@ class CertifyOptions:
         prove_timeout: float | None = None,
         level: str | Level = Level.L2,
         dask: str | None = None,
+        gpus: int | None = None,
+        campaigns: str | Path | None = None,
     ) -> CertifyOptions:
         """The options of `conform.certify`'s keywords, checked in the order
         the suite has always checked them."""
@@ -95,8 +103,12 @@ class CertifyOptions:
         _check_seed(seed)
         _check_jobs(jobs)
         chosen_track = _track(track)
+        if chosen_track is Track.TENSOR:
+            return _tensor_options(cls, chosen_backend, ops, chosen_strength, seed, checks, shard, checkpoint, resume,
+                               oracles, jobs, progress, prove, level, dask)
         op_ids = _op_ids(ops, chosen_track)
         _check_dask(dask)
+        _check_gpus(gpus)
         kernel = chosen_track is Track.KERNEL
         if kernel and oracles:
             raise PlanError("the kernel track takes no oracles: the CPU reference and the laws are its oracles")
@@ -106,13 +118,49 @@ class CertifyOptions:
         shard_spec = parse_shard(shard)
         timeout = None if kernel else _proof_timeout(prove, prove_timeout, chosen_track)
         aim = Level.L2 if kernel else parse(Level, level, "level", REQUESTABLE_LEVELS, PlanError)
+        evidence = _campaigns(campaigns, chosen_track)
         return cls(
             backend=chosen_backend, op_ids=op_ids, strength=chosen_strength, track=chosen_track, seed=seed,
             checks=chosen_checks, laws=law_filter, shard=shard_spec,
             checkpoint=Path(checkpoint) if checkpoint is not None else None, resume=resume,
             corpus=Path(corpus) if corpus is not None and not kernel else None, record=record,
             oracles=dict(oracles or {}), jobs=jobs, progress=progress, prove_timeout=timeout, level=aim, dask=dask,
+            gpus=gpus, campaigns=evidence,
         )
+
+
+def _tensor_options(
+    cls: type[CertifyOptions],
+    backend: ConformBackend,
+    ops: Iterable[str] | str,
+    strength: Strength,
+    seed: int,
+    checks: Iterable[str] | str | None,
+    shard: str | tuple[int, int] | None,
+    checkpoint: str | Path | None,
+    resume: bool,
+    oracles: Mapping[str, Callable[..., Any]] | None,
+    jobs: int,
+    progress: bool | None,
+    prove: bool,
+    level: str | Level,
+    dask: str | None,
+) -> CertifyOptions:
+    """The options of a tensor-track run: L3 (the elementary ops) or L4 (the
+    composites too); no laws, oracles, proofs or regression corpus."""
+    aim = parse(Level, level, "level", REQUESTABLE_LEVELS, PlanError)
+    aim = Level.L4 if aim is Level.L4 else Level.L3
+    if oracles:
+        raise PlanError("the tensor track takes no oracles: its independent reference is the oracle")
+    if prove:
+        raise PlanError("prove=True proves integer ops; the tensor track has no SMT obligations")
+    _check_dask(dask)
+    return cls(
+        backend=backend, op_ids=select_tensor_ops(ops, aim), strength=strength, track=Track.TENSOR, seed=seed,
+        checks=check_names(checks, TENSOR_CHECKS, " for the tensor track"), shard=parse_shard(shard),
+        checkpoint=Path(checkpoint) if checkpoint is not None else None, resume=resume, corpus=None,
+        jobs=jobs, progress=progress, level=aim, dask=dask,
+    )
 
 
 def _backend(value: object) -> ConformBackend:
@@ -155,9 +203,26 @@ def _op_ids(patterns: Iterable[str] | str, track: Track) -> tuple[str, ...]:
     return op_ids
 
 
+def _campaigns(value: object, track: Track) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, Path)):
+        raise PlanError(f"campaigns must be the path of a float-campaign checkpoint, got {value!r}")
+    if track is not Track.FLOAT:
+        raise PlanError(f"campaigns are float-campaign evidence for the float track, not the {track} track")
+    if not Path(value).is_file():
+        raise PlanError(f"campaigns: no float-campaign checkpoint at {str(value)!r}")
+    return Path(value)
+
+
 def _check_dask(dask: object) -> None:
     if dask is not None and (not isinstance(dask, str) or not dask.strip()):
         raise PlanError(f"dask must be a scheduler address or 'local', got {dask!r}")
+
+
+def _check_gpus(gpus: object) -> None:
+    if gpus is not None and (isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < 1):
+        raise PlanError(f"gpus must be a positive int (the GPU workers of a local Dask cluster), got {gpus!r}")
 
 
 def check_names(

@@ -24,14 +24,18 @@ import numpy as np
 from vyre import ops
 from vyre.ops import registry
 from vyre.conform import generate as gen
-from vyre.conform.algebra import UnsupportedLaw, law_check_name, law_variables
+from vyre.conform.algebra import UnsupportedLaw, law_check_name
+from vyre.conform.float_relations import law_variables_of
 from vyre.conform.backends import ConformBackend
 from vyre.conform.corpus import Entry
 from vyre.conform.entries import LawEntry, OpEntry, Rejection
 from vyre.conform.kinds import CheckGroup, CheckKind, Level, OpStatus, Target, Track, UnitKind
 from vyre.conform.strength import Strength
+from vyre.conform.tensor_cases import TENSOR_OPS, tensor_fingerprint
 from vyre.ir import Call, DataType
 from vyre.kernels.spec import KernelSpec
+from vyre.ops import float_laws as FL
+from vyre.ops.laws import Law
 from vyre.ops.spec import OpSpec, walk_expr
 from vyre.pipeline import lower_to_wgsl
 from vyre.kernels.evaluate import elementwise_program
@@ -146,6 +150,11 @@ class Plan:
         return bool(self.data.get("parity_applies", True))
 
     @property
+    def campaigns(self) -> Mapping[str, Any]:
+        """Float-campaign evidence per op id (`campaign_evidence`; {} without)."""
+        return dict(self.data.get("campaigns") or {})
+
+    @property
     def proof_timeout(self) -> float | None:
         """Seconds per solver attempt of the SMT obligations; None without `prove`."""
         settings = self.data.get("prove")
@@ -214,7 +223,10 @@ def _wgsl(spec: OpSpec) -> str:
 
 
 def spec_fingerprint(op_id: str) -> dict[str, Any]:
-    """What the registry hash covers for one op."""
+    """What the registry hash covers for one op (an op of the tensor track:
+    the kernels its graphs lower to)."""
+    if op_id in TENSOR_OPS:
+        return tensor_fingerprint(op_id)
     try:
         found = ops.get(op_id)
     except KeyError:
@@ -329,7 +341,7 @@ def _law_entries(spec: OpSpec, law_filter: set[str] | None) -> tuple[LawEntry, .
         if law_filter is not None and law.name not in law_filter and str(law) not in law_filter:
             continue
         try:
-            variables = law_variables(law)
+            variables = law_variables_of(law)
         except UnsupportedLaw:
             variables = 0
         entries.append(LawEntry(index, str(law), law_check_name(law), variables))
@@ -392,13 +404,15 @@ def build_plan(
     track: Track = Track.INTEGER,
     prove: float | None = None,
     level: Level = Level.L2,
+    campaigns: Mapping[str, Any] | None = None,
 ) -> Plan:
     """The plan of a run. `oracle_rejections` maps op ids with a user oracle to
     None (accepted) or the gate's reason; `reference_probe(spec)` returns the
     gate's reason to reject the reference check of an op on this backend.
     `prove`: the per-attempt solver time limit of the SMT obligations (one
     unit per obligation: the composition, then each declared law), None for
-    no proofs."""
+    no proofs. `campaigns`: float-campaign evidence per op
+    (`campaign_evidence`), kept in the plan (its digest covers it)."""
     scope = _Scope(
         backend, strength, seed, set(checks), set(law_filter) if law_filter is not None else None,
         corpus_entries, oracle_rejections, reference_probe, track, prove, level,
@@ -427,6 +441,8 @@ def build_plan(
         "independence": [r.to_json() for r in parts.independence],
         "units": [u.to_json() for u in parts.units],
     }
+    if campaigns is not None:
+        data["campaigns"] = dict(campaigns)
     data["digest"] = sha256_json(data)
     return Plan(data, tuple(parts.units))
 
@@ -575,6 +591,21 @@ def _replayable(entry: Entry, spec: OpSpec, op_entry: OpEntry, parity: bool) -> 
     return entry.check in (CheckKind.REFERENCE, CheckKind.DETERMINISM)
 
 
+FLOAT_PART = "float"
+CASES_PART = "cases"
+LAW_PARTS = ("w", FLOAT_PART, CASES_PART)
+"""The witnessed parts of law units besides the exhaustive "u8:k": "w" (the
+twelve laws), "float" (the float laws but exact cases) and "cases" (the exact
+cases, by index: all of them)."""
+
+
+def law_part(law: Law) -> str:
+    """The witnessed part of the units that check `law`."""
+    if isinstance(law, FL.FloatExactCases):
+        return CASES_PART
+    return FLOAT_PART if isinstance(law, FL.FloatLaw) else "w"
+
+
 def _law_units(
     spec: OpSpec,
     laws: Sequence[LawEntry],
@@ -585,13 +616,14 @@ def _law_units(
 ) -> list[Unit]:
     if CheckGroup.LAWS not in selected:
         return []
-    checkable = [law for law in laws if law.variables]
+    checkable = [law for law in laws if law.variables and law_part(spec.laws[law.index]) == "w"]
+    units = _float_law_units(spec, [law for law in laws if law.variables], strength, specials, cost)
     if not checkable:
-        return []
+        return units
     counts = sorted({law.variables for law in checkable})
     law_values = [v for law in spec.laws for v in gen.law_constants(law)]
     structured = len(gen.structured_law_rows(max(counts), specials, law_values))
-    units: list[Unit] = []
+    mine: list[Unit] = []
     for target, kind in ((Target.REFERENCE, UnitKind.LAWS_REFERENCE), (Target.BACKEND, UnitKind.LAWS_BACKEND)):
         per_lane = (
             REFERENCE_LANE_COST * len(checkable)
@@ -601,10 +633,34 @@ def _law_units(
         for k in counts:
             bits = 8 if k < 3 or target is Target.REFERENCE else strength.backend_cube_bits
             for chunk, lanes in enumerate(_chunks(1 << (bits * k))):
-                units.append(Unit(kind, spec.id, f"u8:{k}", chunk, lanes, lanes * per_lane))
-        units.append(Unit(kind, spec.id, "w", 0, structured, structured * per_lane))
+                mine.append(Unit(kind, spec.id, f"u8:{k}", chunk, lanes, lanes * per_lane))
+        mine.append(Unit(kind, spec.id, "w", 0, structured, structured * per_lane))
         for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):
-            units.append(Unit(kind, spec.id, "w", chunk, lanes, lanes * per_lane))
+            mine.append(Unit(kind, spec.id, "w", chunk, lanes, lanes * per_lane))
+    return mine + units
+
+
+def _float_law_units(
+    spec: OpSpec, laws: Sequence[LawEntry], strength: Strength, specials: Sequence[int], cost: float
+) -> list[Unit]:
+    """The units of the float laws: per target, the structured float witnesses
+    and seeded random ones ("float"), and every exact case ("cases")."""
+    sampled = [law for law in laws if law_part(spec.laws[law.index]) == FLOAT_PART]
+    cases = [c for law in laws if isinstance(c := spec.laws[law.index], FL.FloatExactCases)]
+    units: list[Unit] = []
+    for target, kind in ((Target.REFERENCE, UnitKind.LAWS_REFERENCE), (Target.BACKEND, UnitKind.LAWS_BACKEND)):
+        reference = target is Target.REFERENCE
+        if sampled:
+            k = max(law.variables for law in sampled)
+            per_lane = REFERENCE_LANE_COST * len(sampled) if reference else LANE_COST + 3 * len(sampled) * cost
+            structured = len(gen.structured_float_rows(k, specials))
+            units.append(Unit(kind, spec.id, FLOAT_PART, 0, structured, structured * per_lane))
+            for chunk, lanes in enumerate(_chunks(strength.witnesses), start=1):
+                units.append(Unit(kind, spec.id, FLOAT_PART, chunk, lanes, lanes * per_lane))
+        if cases:
+            lanes = max(len(c.cases) for c in cases)
+            per_lane = REFERENCE_LANE_COST * len(cases) if reference else LANE_COST + len(cases) * cost
+            units.append(Unit(kind, spec.id, CASES_PART, 0, lanes, lanes * per_lane))
     return units
 
 
@@ -633,6 +689,19 @@ def law_witness_rows(
         return gen.structured_law_rows(k, gen.special_values(spec), law_values)
     entropy = gen.stream_entropy(seed, "laws", spec.id)
     return gen.random_rows(entropy, chunk - 1, lanes, k)
+
+
+def law_rows(spec: OpSpec, seed: int, part: str, k: int, chunk: int, lanes: int) -> np.ndarray:
+    """Rows of chunk `chunk` of a witnessed law part (`LAW_PARTS`): "w" as
+    `law_witness_rows`; "float": chunk 0 the structured float witnesses, then
+    seeded random patterns; "cases": the case indices 0..lanes-1."""
+    if part == CASES_PART:
+        return np.arange(lanes, dtype=np.uint32)[:, None]
+    if part != FLOAT_PART:
+        return law_witness_rows(spec, seed, k, chunk, lanes)
+    if chunk == 0:
+        return gen.structured_float_rows(k, gen.special_values(spec))
+    return gen.random_rows(gen.stream_entropy(seed, "float-laws", spec.id), chunk - 1, lanes, k)
 
 
 def determinism_rows(spec: OpSpec, seed: int, random: int) -> np.ndarray:

@@ -35,6 +35,11 @@ def human_report(data: Mapping[str, Any]) -> str:
 
 def _strength_line(data: Mapping[str, Any]) -> str:
     strength = data["strength"]
+    if any(str(o.get("category", "")).startswith("tensor") for o in data["ops"]):
+        return (
+            f"  strength  {strength['name']}: random input sets per graph, each op over graphs of random"
+            " shapes, dynamic dims, views and formats (tensor track)"
+        )
     if data["level"].endswith(Track.KERNEL.suffix) or any(o.get("category") == "kernel" for o in data["ops"]):
         return (
             f"  strength  {strength['name']}: every boundary length x data pattern, and random"

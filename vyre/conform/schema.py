@@ -79,7 +79,7 @@ FLOAT_CHUNK: Schema = {
     "properties": {
         "campaign": {"type": "string", "minLength": 1}, "start": _COUNT, "length": _COUNT,
         "mismatches": _COUNT, "first": {"type": "array", "items": _U32_LIST},
-        "seconds": {"type": "number", "minimum": 0},
+        "seconds": {"type": "number", "minimum": 0}, "device": _STR,
     },
 }
 

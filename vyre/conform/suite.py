@@ -25,6 +25,7 @@ from vyre import ops as registry
 from vyre.conform import corpus as corpus_mod
 from vyre.conform.assemble import assemble
 from vyre.conform.backends import ConformBackend, InterpBackend, WgpuBackend
+from vyre.conform.campaign_evidence import campaign_evidence
 from vyre.conform.certificate import PARTIAL_FORMAT, Certificate, CertificateError, content_digest, finish
 from vyre.conform.engine import Engine
 from vyre.conform.executors import EngineRecipe, run_units
@@ -36,6 +37,7 @@ from vyre.conform.plan import Plan, PlanError, Unit, build_plan
 from vyre.conform.progress import Progress
 from vyre.conform.results import UnitRecord, record_from_json, records_to_json
 from vyre.conform.strength import Strength
+from vyre.conform.tensor_track import TensorEngine, build_tensor_plan
 from vyre.kernels.samplers import make_case
 from vyre.kernels.spec import KernelSpec
 from vyre.ops.registry import get_scalar
@@ -207,7 +209,7 @@ class _Checkpoint:
 # Running units
 # ---------------------------------------------------------------------------
 
-AnyEngine = Engine | KernelEngine
+AnyEngine = Engine | KernelEngine | TensorEngine
 
 
 def _user_specs(plan: Plan) -> tuple[Any, ...]:
@@ -250,6 +252,8 @@ def certify(
     prove_timeout: float | None = None,
     level: str | Level = "L2",
     dask: str | None = None,
+    gpus: int | None = None,
+    campaigns: str | Path | None = None,
 ) -> Certificate:
     """Run the proof suite for `ops` on `backend` and return the certificate.
 
@@ -270,8 +274,15 @@ def certify(
     (laws), "L3" (adds the engine invariants, I4 and the data-race detector
     over generated programs: `vyre.conform.invariants`) or "L4" (adds the
     compositional proofs and performance baselines). `dask`: a Dask scheduler
-    address, or "local" for a LocalCluster of `jobs` workers: the units run
-    there (`vyre.conform.executors`), with the same certificate.
+    address, or "local" for a cluster of this host: with the wgpu backend one
+    worker per GPU, each on its own GPU (`gpus` workers when given, worker k
+    on `VYRE_ADAPTER=gpu:(k mod GPUs)`), otherwise `jobs` workers: the units
+    run there (`vyre.conform.executors`, `vyre.conform.cluster`), with the same
+    certificate. `campaigns` (float track): a float-campaign checkpoint; the
+    float laws of each unary function whose exhaustive campaign on this
+    backend's device and law campaign (`vyre-conform floats --laws`) are
+    complete and clean are obligations of strength `exhaustive`
+    (`vyre.conform.campaign_evidence`).
 
     The keywords become a `CertifyOptions` (strings turned into the typed
     values, a `PlanError` naming any invalid one); `certify_with` runs that."""
@@ -280,6 +291,7 @@ def certify(
         backend, ops, strength, seed=seed, witnesses=witnesses, checks=checks, laws=laws, shard=shard,
         checkpoint=checkpoint, resume=resume, corpus=corpus, record=record, oracles=oracles, jobs=jobs,
         progress=progress, track=track, prove=prove, prove_timeout=prove_timeout, level=level, dask=dask,
+        gpus=gpus, campaigns=campaigns,
     )
     return certify_with(options, started)
 
@@ -290,12 +302,17 @@ def certify_with(options: CertifyOptions, started: float | None = None) -> Certi
     began = time.monotonic() if started is None else started
     if options.track is Track.KERNEL:
         return _certify_kernels(options, began)
+    if options.track is Track.TENSOR:
+        return _certify_tensors(options, began)
     entries = corpus_mod.replayed(options.corpus)  # the shipped corpus and this one
     rejections = _oracle_rejections(options.oracles, options.op_ids)
     backend = options.backend
+    evidence = None
+    if options.campaigns is not None:
+        evidence = campaign_evidence(options.campaigns, options.op_ids, backend.device())
     plan = build_plan(
         backend, options.op_ids, options.strength, options.seed, options.checks, options.laws, entries,
-        rejections, _reference_probe(backend), options.track, options.prove_timeout, options.level,
+        rejections, _reference_probe(backend), options.track, options.prove_timeout, options.level, evidence,
     )
     oracles = {k: v for k, v in options.oracles.items() if not rejections.get(k)}
     cert = _execute_plan(
@@ -319,6 +336,17 @@ def _certify_kernels(options: CertifyOptions, started: float) -> Certificate:
     return _execute_plan(
         plan, lambda: KernelEngine(plan, backend), options, started,
         lambda: EngineRecipe(plan.data, _backend_for_workers(backend), Track.KERNEL),
+    )
+
+
+def _certify_tensors(options: CertifyOptions, started: float) -> Certificate:
+    """The tensor track (`vyre.conform.tensor_track`): graphs of `vyre.tensor`
+    against the independent reference; no laws, corpus or user oracles."""
+    backend = options.backend
+    plan = build_tensor_plan(backend, options.op_ids, options.strength, options.seed, options.checks, options.level)
+    return _execute_plan(
+        plan, lambda: TensorEngine(plan, backend), options, started,
+        lambda: EngineRecipe(plan.data, _backend_for_workers(backend), Track.TENSOR),
     )
 
 
@@ -348,7 +376,7 @@ def _execute_plan(
         enabled=sys.stderr.isatty() if options.progress is None else options.progress,
     )
     results: UnitResults = dict(done)
-    _run_units(engine, todo, jobs, writer, bar, results, dask, recipe)
+    _run_units(engine, todo, jobs, writer, bar, results, (dask, options.gpus), recipe)
     writer.close(delete=checkpoint is not None and not options.keep_checkpoint)
     corpus = options.corpus if options.track is not Track.KERNEL else None
     run = {
@@ -379,16 +407,18 @@ def _run_units(
     writer: _Checkpoint,
     bar: Progress,
     results: UnitResults,
-    dask: str | None,
+    dask: tuple[str | None, int | None],
     recipe: Callable[[], EngineRecipe],
 ) -> None:
+    """Run `todo` (`dask`: the scheduler address or None, and the GPU workers of a
+    local cluster), recording each unit's results as it finishes."""
     def on_done(unit: Unit, unit_results: list[UnitRecord]) -> None:
         results[unit.key] = unit_results
         writer.add(unit.key, unit_results)
         bar.advance(unit)
 
     try:
-        run_units(todo, on_done, engine=engine, recipe=recipe, jobs=jobs, dask=dask)
+        run_units(todo, on_done, engine=engine, recipe=recipe, jobs=jobs, dask=dask[0], gpus=dask[1])
     finally:
         bar.close()
         writer.close(delete=False)

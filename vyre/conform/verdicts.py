@@ -266,6 +266,7 @@ def _op_rung(
     failed_l1 = entry.id in grouped.errors or any(c.verdict is CheckVerdict.VIOLATED for c in checks.values())
     failed_l1 = failed_l1 or CheckKind.COMPOSITION in proof_failures
     failed_l2 = any(r.verdict is not LawVerdict.VERIFIED for r in laws)
+    failed_l2 = failed_l2 or bool(plan.campaigns.get(entry.id, {}).get("violated"))
     failed_l2 = failed_l2 or any(check != CheckKind.COMPOSITION for check in proof_failures)
     required = l1_checks(plan)
     rejected = {(r.op, r.check) for r in plan.rejections}
@@ -273,6 +274,8 @@ def _op_rung(
     complete = all(c in checks or (entry.id, c) in rejected for c in required)
     if not (claims_l1 and complete and not failed_l1):
         return 0
+    if plan.track is Track.TENSOR:
+        return 4 if entry.category == "tensor-composite" else 3
     return 2 if CheckGroup.LAWS in plan.selected and not failed_l2 else 1
 
 
@@ -290,6 +293,8 @@ def run_level(plan: Plan, verdicts: Iterable[OpVerdict], grouped: Grouped) -> Le
     invariant holds, and to L4 when it aims there and every compositional
     proof and performance baseline holds."""
     track: Track = plan.track
+    if track is Track.TENSOR:
+        return _tensor_level(plan, verdicts)
     rung = min((v.level.rung for v in verdicts), default=0)
     engine = [g for key, g in grouped.groups.items() if key[0] == "engine"]
     if rung < 2 or plan.level.rung < 3 or not engine:
@@ -300,3 +305,13 @@ def run_level(plan: Plan, verdicts: Iterable[OpVerdict], grouped: Grouped) -> Le
     if plan.level is Level.L4 and not any(g.failure for g in l4):
         return Level.at(4, track)
     return Level.at(3, track)
+
+
+def _tensor_level(plan: Plan, verdicts: Iterable[OpVerdict]) -> Level:
+    """The tensor track: L3f when every op passed (none checked: none), L4f
+    when the run aims at L4 and holds a composite too."""
+    found = list(verdicts)
+    if not found or any(v.level.rung == 0 for v in found):
+        return Level.NONE
+    composites = any(v.level.rung == 4 for v in found)
+    return Level.L4F if plan.level is Level.L4 and composites else Level.L3F

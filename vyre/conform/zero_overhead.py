@@ -8,7 +8,8 @@ runs here, for every Category A op a certificate covers (check
 WGSL, must hold no loop, no op id and no helper function beyond those that
 hand-written code over the same buffers needs. The soft-float routines of a
 float operation (one WGSL function per operation and format, float-strict) are
-the operation itself: hand-written code using it calls the same functions.
+the operation itself: hand-written code using it calls the same functions, and
+the functions they call (the accessors of their constant tables) with them.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def problems(spec: OpSpec) -> list[str]:
         wgsl = prepared.wgsl.wgsl
     except Exception as error:  # noqa: BLE001 - a user op's failure is reported
         return [f"the composition does not lower to WGSL: {error}"]
-    routines = set(d.routines_of(d.kernel_of(prepared.strict_module)))
+    routines = _with_callees(wgsl, set(d.routines_of(d.kernel_of(prepared.strict_module))))
     found: list[str] = []
     if _WGSL_LOOP.search(wgsl):
         found.append("a loop")
@@ -62,6 +63,33 @@ def problems(spec: OpSpec) -> list[str]:
     extra = sorted(set(_WGSL_FN.findall(wgsl)) - _baseline_functions(spec.signature) - routines)
     if extra:
         found.append(f"helper function(s) {', '.join(extra)}")
+    return found
+
+
+def _bodies(wgsl: str) -> dict[str, str]:
+    """Each WGSL function's body text, by name (braces matched)."""
+    bodies: dict[str, str] = {}
+    for match in _WGSL_FN.finditer(wgsl):
+        start = wgsl.find("{", match.end())
+        depth, end = 0, start
+        for end in range(start, len(wgsl)):
+            depth += {"{": 1, "}": -1}.get(wgsl[end], 0)
+            if depth == 0:
+                break
+        bodies[match.group(1)] = wgsl[start : end + 1]
+    return bodies
+
+
+def _with_callees(wgsl: str, names: set[str]) -> set[str]:
+    """`names` and every function of `wgsl` they call, transitively."""
+    bodies = _bodies(wgsl)
+    found, todo = set(names), list(names)
+    while todo:
+        body = bodies.get(todo.pop(), "")
+        for callee in bodies:
+            if callee not in found and re.search(rf"\b{re.escape(callee)}\s*\(", body):
+                found.add(callee)
+                todo.append(callee)
     return found
 
 

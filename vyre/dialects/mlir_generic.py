@@ -9,7 +9,9 @@ reads and prints it again, unchanged:
 - properties print as attributes, in one dictionary with the op's attributes,
   sorted by name as MLIR sorts a dictionary attribute;
 - an `IntAttr` prints as a standard integer attribute, `64 : i64`, and inside an
-  array as a bare `64` (MLIR elides the default `i64` there);
+  array as a bare `64` (MLIR elides the default `i64` there); a value past `i64`
+  that 128 bits hold (a `vyre.lit_u128`) prints as its 128-bit pattern read
+  signed, `-1 : i128`, as MLIR prints an `i128` back;
 - vyre's own attributes and types (`#vyre.buffer<...>`, `!vyre.type<u32>`) keep
   their syntax, which MLIR holds as opaque dialect attributes and types;
 - for the ops of xDSL's standard dialects in a mixed module: a property at its
@@ -19,8 +21,8 @@ reads and prints it again, unchanged:
 
 `int_properties_from_mlir` is the way back: xDSL's parser moves attributes that
 an op declares as properties into its properties, and this turns the standard
-integers among them (`64 : i64`, `[64, 2, 1]`) into the `IntAttr`s vyre's ops
-declare (and MLIR 16's `operand_segment_sizes` back into `operandSegmentSizes`). `vyre.text`'s parser applies it to every op it reads, so both generic
+integers among them (`64 : i64`, `[64, 2, 1]`; an `i128` as its unsigned
+pattern) into the `IntAttr`s vyre's ops declare (and MLIR 16's `operand_segment_sizes` back into `operandSegmentSizes`). `vyre.text`'s parser applies it to every op it reads, so both generic
 spellings parse.
 
 See MLIR's [generic operation form](https://mlir.llvm.org/docs/LangRef/#operations).
@@ -39,6 +41,18 @@ from xdsl.printer import Printer
 __all__ = ["MLIRGenericPrinter", "int_properties_from_mlir"]
 
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+_I128 = IntegerType(128)
+_U128_MAX = (1 << 128) - 1
+
+
+def _i128(attr: Attribute) -> int | None:
+    """The signed 128-bit reading of an `IntAttr` past `i64` that 128 bits hold, else None."""
+    if not isinstance(attr, IntAttr):
+        return None
+    value = cast("IntAttr[int]", attr).data
+    if not _I64_MAX < value <= _U128_MAX:
+        return None
+    return value - (1 << 128) if value >> 127 else value
 
 
 def _i64(attr: Attribute) -> int | None:
@@ -77,6 +91,10 @@ class MLIRGenericPrinter(Printer):
         value = _i64(attribute)
         if value is not None:
             self.print_string(f"{value} : i64")
+            return
+        wide = _i128(attribute)
+        if wide is not None:
+            self.print_string(f"{wide} : i128")
             return
         numbers = _i64_array(attribute)
         if numbers is not None:
@@ -125,6 +143,8 @@ def _int_from_mlir(attr: Attribute) -> Attribute:
     if not isinstance(attr, IntegerAttr):
         return attr
     integer = cast("IntegerAttr[IntegerType]", attr)
+    if integer.type == _I128:
+        return IntAttr(integer.value.data & _U128_MAX)
     if integer.type != i64:
         return integer
     return IntAttr(integer.value.data)

@@ -1,8 +1,9 @@
 """The `vtensor` dialect: the tensor level above vyre kernels.
 
 A tensor program is a `vtensor.graph`: named inputs (block arguments of type
-`!vtensor.tensor<...>`), whole-tensor ops with value semantics, and
-`vtensor.output`, which names the results. `lower-tensors`
+`!vtensor.tensor<...>`), whole-tensor ops with value semantics (views,
+elementwise ops, reductions, matmul, and the composites softmax, layer_norm
+and attention), and `vtensor.output`, which names the results. `lower-tensors`
 (vyre/transforms/lower_tensors.py) turns it into `vyre.kernel`s and a
 `vtensor.schedule` that says how the host runs them.
 
@@ -62,10 +63,12 @@ from vyre.dialects.tensor_layout import (
     ShapeError,
     SliceItem,
     IndexItem,
+    attention_shape,
     broadcast_layout,
     broadcast_shapes,
     contiguous_strides,
     index_layout,
+    layer_norm_shape,
     matmul_shape,
     reduce_axis,
     reshape_layout,
@@ -294,6 +297,14 @@ def elementwise_dtype(op: str, types: Sequence[DataType], integers: bool) -> Dat
     if not integers and first not in FLOAT_TYPES:
         raise ShapeError(f"{op} is defined for f32, f16 and bf16 tensors, not {first.value}")
     return first
+
+
+def composite_dtype(op: str, types: Sequence[DataType]) -> DataType:
+    """Composites are defined for f32 (`ShapeError` naming any other type)."""
+    for dtype in types:
+        if dtype is not DataType.F32:
+            raise ShapeError(f"{op} is defined for f32 tensors, not {dtype.value}")
+    return DataType.F32
 
 
 # ---------------------------------------------------------------------------
@@ -768,6 +779,42 @@ class SqrtOp(UnaryOp):
 
 
 @irdl_op_definition
+class ExpOp(UnaryOp):
+    name = "vtensor.exp"
+    SHORT: ClassVar[str] = "exp"
+
+
+@irdl_op_definition
+class LogOp(UnaryOp):
+    name = "vtensor.log"
+    SHORT: ClassVar[str] = "log"
+
+
+@irdl_op_definition
+class TanhOp(UnaryOp):
+    name = "vtensor.tanh"
+    SHORT: ClassVar[str] = "tanh"
+
+
+@irdl_op_definition
+class ErfOp(UnaryOp):
+    name = "vtensor.erf"
+    SHORT: ClassVar[str] = "erf"
+
+
+@irdl_op_definition
+class GeluOp(UnaryOp):
+    """`(0.5 * x) * (1 + erf(x * c))`, `c = f32(0.7071067811865476)`: a
+    composite of strict ops, elementwise (F32)."""
+
+    name = "vtensor.gelu"
+    SHORT: ClassVar[str] = "gelu"
+
+    def result_dtype(self, types: Sequence[DataType]) -> DataType:
+        return composite_dtype(self.display(), types)
+
+
+@irdl_op_definition
 class YieldOp(IRDLOperation):
     """The element a `vtensor.map` body computes."""
 
@@ -875,6 +922,11 @@ ELEMENTWISE_OPS: tuple[type[ElementwiseOp], ...] = (
     NegOp,
     AbsOp,
     SqrtOp,
+    ExpOp,
+    LogOp,
+    TanhOp,
+    ErfOp,
+    GeluOp,
     MapOp,
 )
 
@@ -884,9 +936,8 @@ ELEMENTWISE_OPS: tuple[type[ElementwiseOp], ...] = (
 # ---------------------------------------------------------------------------
 
 
-class ReduceOp(_UnarySyntax):
-    """A reduction along one axis (removed from the shape):
-    `vtensor.sum %x axis 1 order exact : T`, `vtensor.max %x axis 0 : T`."""
+class _AxisOp(_UnarySyntax):
+    """An op along one axis of its operand: `... %x axis 1 ... : T`."""
 
     SHORT: ClassVar[str]
     axis = prop_def(IntAttr)
@@ -900,12 +951,20 @@ class ReduceOp(_UnarySyntax):
     def print_props(self, printer: Printer) -> None:
         printer.print_string(f" axis {self.axis.data}")
 
-    def expected_type(self) -> TensorType:
-        ty = self.source_type
-        shape, axis = reduce_axis(ty.shape, self.axis.data, self.display())
+    def reduced_shape(self) -> tuple[Sym, ...]:
+        """The operand's shape without the axis (which must be written counted from 0)."""
+        shape, axis = reduce_axis(self.source_type.shape, self.axis.data, self.display())
         if axis != self.axis.data:
             raise ShapeError(f"{self.display()}: the axis is written counted from 0, got {self.axis.data}")
-        return TensorType.contiguous(ty.dtype, shape)
+        return shape
+
+
+class ReduceOp(_AxisOp):
+    """A reduction along one axis (removed from the shape):
+    `vtensor.sum %x axis 1 order exact : T`, `vtensor.max %x axis 0 : T`."""
+
+    def expected_type(self) -> TensorType:
+        return TensorType.contiguous(self.source_type.dtype, self.reduced_shape())
 
 
 @irdl_op_definition
@@ -985,6 +1044,128 @@ class MatmulOp(TensorOp):
         _print_result_type(printer, self)
 
 
+# ---------------------------------------------------------------------------
+# Composites (each defined as a sequence of strict operations, docs/tensors.md)
+# ---------------------------------------------------------------------------
+
+
+def _print_f32(printer: Printer, bits: int) -> None:
+    printer.print_string(f"0x{bits:08x}")
+
+
+@irdl_op_definition
+class SoftmaxOp(_AxisOp):
+    """`%p = vtensor.softmax %x axis 1 : T`: `m = max(x, axis)`,
+    `e = exp(x - m)`, `s = sum(e, axis, exact)`, `e / s`."""
+
+    name = "vtensor.softmax"
+    SHORT: ClassVar[str] = "softmax"
+
+    def expected_type(self) -> TensorType:
+        ty = self.source_type
+        composite_dtype(self.display(), [ty.dtype])
+        self.reduced_shape()
+        return TensorType.contiguous(ty.dtype, ty.shape)
+
+
+@irdl_op_definition
+class LayerNormOp(TensorOp):
+    """`%y = vtensor.layer_norm %x, %w, %b eps 0x3727c5ac : T`: the last axis
+    normalised (eps an f32 bit pattern), scaled by `w` and shifted by `b`
+    (both broadcast to `x`'s shape)."""
+
+    name = "vtensor.layer_norm"
+    SHORT: ClassVar[str] = "layer_norm"
+    source = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    eps = prop_def(IntAttr)
+    res = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def expected_type(self) -> TensorType:
+        x, w, b = (tensor_type(o) for o in (self.source, self.weight, self.bias))
+        composite_dtype(self.display(), [x.dtype, w.dtype, b.dtype])
+        if not 0 <= self.eps.data < 1 << 32:
+            raise ShapeError(f"{self.display()}: eps is an f32 bit pattern, got {self.eps.data}")
+        return TensorType.contiguous(DataType.F32, layer_norm_shape(x.shape, w.shape, b.shape, None, self.display()))
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        operands = [v.parse_defined_operand(parser)]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            operands.append(v.parse_defined_operand(parser))
+        parser.parse_keyword("eps")
+        eps = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        attributes = parser.parse_optional_attr_dict()
+        result = _parse_result_type(parser)
+        op = cls.create(operands=operands, result_types=[result], properties={"eps": IntAttr(eps)})
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        printer.print_string(" eps ")
+        _print_f32(printer, self.eps.data)
+        _print_attrs(printer, self)
+        _print_result_type(printer, self)
+
+
+@irdl_op_definition
+class AttentionOp(TensorOp):
+    """`%o = vtensor.attention %q, %k, %v causal : T` (`causal` left out for
+    full attention): q `(..., T, d)`, k `(..., S, d)`, v `(..., S, e)`;
+    `softmax(matmul(q, kT) * (1 / sqrt(f32(d))), -1)` (masked to -inf above
+    the diagonal when causal) `@ v`, both matmuls exact."""
+
+    name = "vtensor.attention"
+    SHORT: ClassVar[str] = "attention"
+    query = operand_def(TensorType)
+    key = operand_def(TensorType)
+    value = operand_def(TensorType)
+    causal = prop_def(IntAttr)
+    res = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @property
+    def is_causal(self) -> bool:
+        return self.causal.data != 0
+
+    def expected_type(self) -> TensorType:
+        q, k, w = (tensor_type(o) for o in (self.query, self.key, self.value))
+        composite_dtype(self.display(), [q.dtype, k.dtype, w.dtype])
+        if self.causal.data not in (0, 1):
+            raise ShapeError(f"{self.display()}: causal is 0 or 1, got {self.causal.data}")
+        shape = attention_shape(q.shape, k.shape, w.shape, self.is_causal, None, self.display())
+        return TensorType.contiguous(DataType.F32, shape)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        operands = [v.parse_defined_operand(parser)]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            operands.append(v.parse_defined_operand(parser))
+        causal = parser.parse_optional_keyword("causal") is not None
+        attributes = parser.parse_optional_attr_dict()
+        result = _parse_result_type(parser)
+        op = cls.create(operands=operands, result_types=[result], properties={"causal": IntAttr(int(causal))})
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_operand)
+        if self.is_causal:
+            printer.print_string(" causal")
+        _print_attrs(printer, self)
+        _print_result_type(printer, self)
+
+
+COMPOSITE_OPS: tuple[type[TensorOp], ...] = (SoftmaxOp, LayerNormOp, AttentionOp)
+
+
 VALUE_OPS: tuple[type[TensorOp], ...] = (
     *VIEW_OPS,
     CopyOp,
@@ -993,6 +1174,7 @@ VALUE_OPS: tuple[type[TensorOp], ...] = (
     MaxOp,
     MinOp,
     MatmulOp,
+    *COMPOSITE_OPS,
 )
 """Every op of a graph body that makes a tensor value."""
 

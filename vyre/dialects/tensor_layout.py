@@ -23,6 +23,7 @@ from vyre.dialects.symbolic import Sym, sym
 
 __all__ = [
     "Check",
+    "attention_shape",
     "Layout",
     "Shape",
     "ShapeError",
@@ -31,6 +32,7 @@ __all__ = [
     "contiguous_strides",
     "format_shape",
     "index_layout",
+    "layer_norm_shape",
     "matmul_shape",
     "numel",
     "reduce_axis",
@@ -414,3 +416,34 @@ def matmul_shape(a: Shape, b: Shape, checks: Checks = None, op: str = "vt.matmul
     )
     batch = broadcast_shapes(op, [a[:-2], b[:-2]], checks)
     return batch + (a[-2], b[-1])
+
+
+# ---------------------------------------------------------------------------
+# Composites
+# ---------------------------------------------------------------------------
+
+
+def layer_norm_shape(x: Shape, weight: Shape, bias: Shape, checks: Checks = None, op: str = "vt.layer_norm") -> Shape:
+    """`layer_norm(x, weight, bias)` normalises the last axis of `x`; weight and
+    bias broadcast to `x`'s shape, which is the result's."""
+    if not x:
+        raise ShapeError(f"{op}: the input needs at least one dim, got shape ()")
+    for name, shape in (("weight", weight), ("bias", bias)):
+        broadcast_layout(Layout.contiguous(shape), x, f"{op}'s {name}", checks)
+    return x
+
+
+def attention_shape(q: Shape, k: Shape, v: Shape, causal: bool, checks: Checks = None, op: str = "vt.attention") -> Shape:
+    """q `(..., T, d)`, k `(..., S, d)`, v `(..., S, e)`: `(..., T, e)` with the
+    batch dims broadcast; causal attention needs T == S."""
+    for name, shape in (("q", q), ("k", k), ("v", v)):
+        if len(shape) < 2:
+            raise ShapeError(f"{op}: {name} needs at least 2 dims, got shape {format_shape(shape)}")
+    args: list[Sym] = []
+    qs, ks, vs = template([q, k, v], args)
+    require(q[-1].eq(k[-1]), f"{op}: q {qs} and k {ks} differ in their last dim", args, checks)
+    require(k[-2].eq(v[-2]), f"{op}: k {ks} and v {vs} differ in the number of keys", args, checks)
+    if causal:
+        require(q[-2].eq(k[-2]), f"{op}: causal attention needs as many queries as keys, got q {qs} and k {ks}", args, checks)
+    batch = broadcast_shapes(op, [q[:-2], k[:-2], v[:-2]], checks)
+    return batch + (q[-2], v[-1])

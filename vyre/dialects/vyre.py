@@ -87,6 +87,7 @@ class DataTypeKind(str, Enum):
     F32 = "f32"
     F16 = "f16"
     BF16 = "bf16"
+    U128 = "u128"
 
     @property
     def facts(self) -> TypeFacts:
@@ -167,6 +168,7 @@ TYPE_FACTS: dict[DataTypeKind, TypeFacts] = {
     DataTypeKind.F32: TypeFacts(4, 1, 1, "u32", float_bits=32, numpy="float32"),
     DataTypeKind.F16: TypeFacts(2, 1, 1, "u32", float_bits=16, numpy="float16"),
     DataTypeKind.BF16: TypeFacts(2, 1, 1, "u32", float_bits=16, numpy="uint16"),
+    DataTypeKind.U128: TypeFacts(16, 4, 4, "vec4<u32>", numpy="uint32"),
 }
 """One row per value type: the one table of type facts (a new type adds a row)."""
 
@@ -298,6 +300,88 @@ def fold_unop(kind: UnOpKind, a: int) -> int:
     return UNOP_FOLDS[kind](a & U32_MAX)
 
 
+# ---------------------------------------------------------------------------
+# U128: an unsigned 128-bit integer held as four u32 lanes, lane 0 the least
+# significant. Its operators are the integer BinOps but the logical AND and OR
+# (two U128 operands, the shift amount too) and the UnOps BIT_NOT, POPCOUNT,
+# CLZ and CTZ; comparisons, POPCOUNT, CLZ and CTZ give a u32.
+# ---------------------------------------------------------------------------
+
+U128_MAX = (1 << 128) - 1
+
+U128_BINOP_KINDS: tuple[BinOpKind, ...] = tuple(
+    kind for kind in BinOpKind if kind not in (BinOpKind.AND, BinOpKind.OR)
+)
+"""The binary operators defined on two U128 operands."""
+U128_COMPARISONS = frozenset(
+    {BinOpKind.EQ, BinOpKind.NE, BinOpKind.LT, BinOpKind.GT, BinOpKind.LE, BinOpKind.GE}
+)
+"""The U128 operators that give a u32 (0 or 1) rather than a U128."""
+U128_UNOP_KINDS: tuple[UnOpKind, ...] = (
+    UnOpKind.BIT_NOT, UnOpKind.POPCOUNT, UnOpKind.CLZ, UnOpKind.CTZ,
+)  # fmt: skip
+"""The unary operators defined on a U128 operand (BIT_NOT gives a U128, the
+counts a u32 in 0..128)."""
+
+
+def u128_lanes(value: int) -> tuple[int, int, int, int]:
+    """The four u32 lanes of a 128-bit value, lane 0 the least significant."""
+    return (
+        value & U32_MAX, (value >> 32) & U32_MAX, (value >> 64) & U32_MAX, (value >> 96) & U32_MAX,
+    )  # fmt: skip
+
+
+def u128_value(lanes: Sequence[int]) -> int:
+    """The 128-bit value of four u32 lanes (lane 0 the least significant)."""
+    return sum((lane & U32_MAX) << (32 * k) for k, lane in enumerate(lanes[:4]))
+
+
+def _u128_ctz(a: int) -> int:
+    return 128 if a == 0 else (a & -a).bit_length() - 1
+
+
+U128_BINOP_FOLDS: OpTable[BinOpKind, Callable[[int, int], int]] = OpTable(
+    "constant folds of vyre.binop on u128", lambda: U128_BINOP_KINDS
+)
+"""`a <kind> b` on 128-bit values (wrapping modulo 2**128; /0 and %0 give 0, as
+for u32; shift amounts are taken modulo 128; comparisons give 0/1)."""
+U128_BINOP_FOLDS.add(BinOpKind.ADD, lambda a, b: (a + b) & U128_MAX)
+U128_BINOP_FOLDS.add(BinOpKind.SUB, lambda a, b: (a - b) & U128_MAX)
+U128_BINOP_FOLDS.add(BinOpKind.MUL, lambda a, b: (a * b) & U128_MAX)
+U128_BINOP_FOLDS.add(BinOpKind.DIV, lambda a, b: 0 if b == 0 else a // b)
+U128_BINOP_FOLDS.add(BinOpKind.MOD, lambda a, b: 0 if b == 0 else a % b)
+U128_BINOP_FOLDS.add(BinOpKind.BIT_AND, lambda a, b: a & b)
+U128_BINOP_FOLDS.add(BinOpKind.BIT_OR, lambda a, b: a | b)
+U128_BINOP_FOLDS.add(BinOpKind.BIT_XOR, lambda a, b: a ^ b)
+U128_BINOP_FOLDS.add(BinOpKind.SHL, lambda a, b: (a << (b & 127)) & U128_MAX)
+U128_BINOP_FOLDS.add(BinOpKind.SHR, lambda a, b: a >> (b & 127))
+U128_BINOP_FOLDS.add(BinOpKind.EQ, lambda a, b: int(a == b))
+U128_BINOP_FOLDS.add(BinOpKind.NE, lambda a, b: int(a != b))
+U128_BINOP_FOLDS.add(BinOpKind.LT, lambda a, b: int(a < b))
+U128_BINOP_FOLDS.add(BinOpKind.GT, lambda a, b: int(a > b))
+U128_BINOP_FOLDS.add(BinOpKind.LE, lambda a, b: int(a <= b))
+U128_BINOP_FOLDS.add(BinOpKind.GE, lambda a, b: int(a >= b))
+
+U128_UNOP_FOLDS: OpTable[UnOpKind, Callable[[int], int]] = OpTable(
+    "constant folds of vyre.unop on u128", lambda: U128_UNOP_KINDS
+)
+"""`<kind> a` on a 128-bit value (clz(0) = ctz(0) = 128)."""
+U128_UNOP_FOLDS.add(UnOpKind.BIT_NOT, lambda a: a ^ U128_MAX)
+U128_UNOP_FOLDS.add(UnOpKind.POPCOUNT, lambda a: a.bit_count())
+U128_UNOP_FOLDS.add(UnOpKind.CLZ, lambda a: 128 - a.bit_length())
+U128_UNOP_FOLDS.add(UnOpKind.CTZ, _u128_ctz)
+
+
+def fold_u128_binop(kind: BinOpKind, a: int, b: int) -> int:
+    """`a <kind> b` on two 128-bit values (`U128_BINOP_FOLDS`)."""
+    return U128_BINOP_FOLDS[kind](a & U128_MAX, b & U128_MAX)
+
+
+def fold_u128_unop(kind: UnOpKind, a: int) -> int:
+    """`<kind> a` on a 128-bit value (`U128_UNOP_FOLDS`)."""
+    return U128_UNOP_FOLDS[kind](a & U128_MAX)
+
+
 def fold_cast(
     source: DataTypeKind, lanes: tuple[int, ...], target: DataTypeKind
 ) -> tuple[int, ...] | None:
@@ -314,10 +398,12 @@ def fold_cast(
         word = lanes[0] & U32_MAX
         if target in (DataTypeKind.U32, DataTypeKind.I32):
             return (word,)
-        if target == DataTypeKind.U64:
+        if target in (DataTypeKind.U64, DataTypeKind.U128):
             high = U32_MAX if source == DataTypeKind.I32 and word & 0x8000_0000 else 0
-            return (word, high)
+            return (word, *(high,) * (width - 1))
         return (word,) * width
+    if target == DataTypeKind.U128:  # zero-extension of the vector's lanes
+        return (*lanes, *(0,) * (width - len(lanes)))
     # vector sources: truncation / component selection
     if width > len(lanes):
         return None
@@ -408,6 +494,7 @@ def data_type(kind: DataTypeKind | str) -> DataTypeAttr:
 U32 = data_type(DataTypeKind.U32)
 I32 = data_type(DataTypeKind.I32)
 BOOL = data_type(DataTypeKind.BOOL)
+U128 = data_type(DataTypeKind.U128)
 
 
 @irdl_attr_definition
@@ -923,6 +1010,22 @@ class LitBoolOp(_LitOp):
 
 
 @irdl_op_definition
+class LitU128Op(_LitOp):
+    """A U128 literal, `vyre.lit_u128 <value>` (0 <= value < 2**128, in decimal)."""
+
+    name = "vyre.lit_u128"
+    LITERAL_TYPE: ClassVar[DataTypeAttr] = U128
+
+    @staticmethod
+    def in_range(value: int) -> bool:
+        return 0 <= value <= U128_MAX
+
+    @classmethod
+    def parse_value(cls, parser: Parser) -> int:
+        return parser.parse_integer(allow_boolean=False, allow_negative=False)
+
+
+@irdl_op_definition
 class VarOp(ExprOp):
     """Reads the current value of a local (a Let binding or a loop variable)."""
 
@@ -1051,10 +1154,18 @@ class LocalIdOp(IdOp):
 
 
 def literal_word(value: SSAValue) -> int | None:
-    """The 32-bit pattern of a value defined by a literal op, else None."""
+    """The 32-bit pattern of a value defined by a one-word literal op, else None."""
     owner = value.owner
-    if isinstance(owner, _LitOp):
+    if isinstance(owner, _LitOp) and not isinstance(owner, LitU128Op):
         return owner.value.data & U32_MAX
+    return None
+
+
+def literal_u128(value: SSAValue) -> int | None:
+    """The 128-bit value of a value defined by a U128 literal, else None."""
+    owner = value.owner
+    if isinstance(owner, LitU128Op):
+        return owner.value.data & U128_MAX
     return None
 
 
@@ -1093,15 +1204,17 @@ class BinOp(_OperandsSyntax, ExprOp, HasFolderInterface):
     traits = traits_def(Pure())
 
     def inferred_type(self) -> Attribute:
-        return U32
+        return binop_result_type(self.kind.data, self.lhs.type, self.rhs.type)
 
     def __init__(
         self, kind: BinOpKind | str, lhs: SSAValue | Operation, rhs: SSAValue | Operation
     ):
+        spelling = BinOpKind(kind).value
+        left, right = SSAValue.get(lhs), SSAValue.get(rhs)
         _init_op(self, 
-            operands=[lhs, rhs],
-            properties={"kind": StringAttr(BinOpKind(kind).value)},
-            result_types=[U32],
+            operands=[left, right],
+            properties={"kind": StringAttr(spelling)},
+            result_types=[binop_result_type(spelling, left.type, right.type)],
         )
 
     @property
@@ -1117,6 +1230,10 @@ class BinOp(_OperandsSyntax, ExprOp, HasFolderInterface):
             )
 
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        if self.kind.data in _U128_BINOP_SPELLINGS:
+            a, b = literal_u128(self.lhs), literal_u128(self.rhs)
+            if a is not None and b is not None:
+                return (IntAttr(fold_u128_binop(self.op_kind, a, b)),)
         lhs, rhs = literal_word(self.lhs), literal_word(self.rhs)
         if lhs is None or rhs is None or self.kind.data not in _BINOP_SPELLINGS:
             return None
@@ -1127,12 +1244,24 @@ class BinOp(_OperandsSyntax, ExprOp, HasFolderInterface):
 
 _UNOP_SPELLINGS = frozenset(kind.value for kind in UnOpKind)
 _BINOP_SPELLINGS = frozenset(kind.value for kind in BinOpKind)
+_U128_BINOP_SPELLINGS = frozenset(kind.value for kind in U128_BINOP_KINDS)
+_U128_VALUE_SPELLINGS = _U128_BINOP_SPELLINGS - {kind.value for kind in U128_COMPARISONS}
+_U128_UNOP_SPELLINGS = frozenset(kind.value for kind in U128_UNOP_KINDS)
+
+
+def binop_result_type(kind: str, lhs: Attribute, rhs: Attribute) -> DataTypeAttr:
+    """A U128 arithmetic, bitwise or shift operator with a U128 operand yields
+    U128; every other binary operation yields u32 (comparisons give 0/1)."""
+    if kind in _U128_VALUE_SPELLINGS and (lhs == U128 or rhs == U128):
+        return U128
+    return U32
 
 
 def unop_result_type(kind: UnOpKind, operand: Attribute) -> DataTypeAttr:
-    """UnOps keep an i32 operand's type; everything else yields u32."""
-    if kind in (UnOpKind.NEGATE, UnOpKind.BIT_NOT, UnOpKind.REVERSE_BITS) and operand == I32:
-        return I32
+    """negate, bit_not and reverse_bits keep an i32 or u128 operand's type;
+    everything else yields u32."""
+    if kind in (UnOpKind.NEGATE, UnOpKind.BIT_NOT, UnOpKind.REVERSE_BITS) and operand in (I32, U128):
+        return cast(DataTypeAttr, operand)
     return U32
 
 
@@ -1181,6 +1310,11 @@ class UnOp(_OperandsSyntax, ExprOp, HasFolderInterface):
         return UnOpKind(self.kind.data)
 
     def fold(self) -> Sequence[SSAValue | Attribute] | None:
+        wide = literal_u128(self.operand)
+        if wide is not None:
+            if self.kind.data not in _U128_UNOP_SPELLINGS:
+                return None
+            return (IntAttr(fold_u128_unop(self.op_kind, wide)),)
         word = literal_word(self.operand)
         result = _scalar_kind(self.res.type)
         if word is None or result is None or _scalar_kind(self.operand.type) is None:
@@ -1672,6 +1806,33 @@ class FAtan2Op(FloatBinaryOp):
 
     name = "vyre.fatan2"
     SHORT_NAME: ClassVar[str] = "atan2"
+
+
+@irdl_op_definition
+class FTanhOp(FloatFunctionOp):
+    """tanh(x), correctly rounded (tanh(+-inf) = +-1)."""
+
+    name = "vyre.ftanh"
+    SHORT_NAME: ClassVar[str] = "tanh"
+
+
+@irdl_op_definition
+class FErfOp(FloatFunctionOp):
+    """erf(x), correctly rounded (erf(+-inf) = +-1)."""
+
+    name = "vyre.ferf"
+    SHORT_NAME: ClassVar[str] = "erf"
+
+
+@irdl_op_definition
+class FPowOp(FloatBinaryOp):
+    """pow(x, y) (`lhs` is x), correctly rounded in the operands' float type:
+    pow(x, +-0) = 1 and pow(+1, y) = 1 even for NaN, NaN for x < 0 and a
+    non-integer y, the sign of x kept for odd integer y, zeros and infinities
+    as C's Annex F lists."""
+
+    name = "vyre.fpow"
+    SHORT_NAME: ClassVar[str] = "pow"
 
 
 @dataclass(frozen=True)
@@ -2397,6 +2558,10 @@ OPERATIONS: tuple[type[IRDLOperation], ...] = (
     FAcosOp,
     FAtanOp,
     FAtan2Op,
+    FTanhOp,
+    FErfOp,
+    FPowOp,
+    LitU128Op,
 )
 """Every op of the dialect inside a kernel or a routine (the kernel op is the container).
 Append only: an op's position is its wire code, so a new op goes at the end;
@@ -2467,6 +2632,7 @@ _LITERALS: dict[DataTypeKind, type[_LitOp]] = {
     DataTypeKind.U32: LitU32Op,
     DataTypeKind.I32: LitI32Op,
     DataTypeKind.BOOL: LitBoolOp,
+    DataTypeKind.U128: LitU128Op,
 }
 
 

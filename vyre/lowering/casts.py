@@ -13,10 +13,14 @@
 | U32 / Bool      | Vec2U32 / Vec4U32 | `vec2<u32>(v)` / `vec4<u32>(v)` (splat)           |
 | I32             | Vec2U32 / Vec4U32 | splat of `bitcast<u32>(v)`                        |
 | U64 / Vec2U32   | U64 / Vec2U32     | the value (same `vec2<u32>` layout)               |
-| U64, Vec*       | U32               | `v.x`                                             |
-| U64, Vec*       | I32               | `bitcast<i32>(v.x)`                               |
-| U64, Vec*       | Bool              | `u32(any(v != vecN<u32>()))`                      |
-| Vec4U32         | U64 / Vec2U32     | `v.xy`                                            |
+| U64, Vec*, U128 | U32               | `v.x`                                             |
+| U64, Vec*, U128 | I32               | `bitcast<i32>(v.x)`                               |
+| U64, Vec*, U128 | Bool              | `u32(any(v != vecN<u32>()))`                      |
+| Vec4U32, U128   | U64 / Vec2U32     | `v.xy`                                            |
+| U32 / Bool      | U128              | `vec4<u32>(v, 0u, 0u, 0u)` (zero-extend)          |
+| I32             | U128              | `vec4<u32>(bitcast<u32>(v), vec3<u32>(select(0u, M, v < 0i)))` |
+| U64 / Vec2U32   | U128              | `vec4<u32>(v, 0u, 0u)` (zero-extend)              |
+| Vec4U32 / U128  | U128 / Vec4U32    | the value (same `vec4<u32>` layout)               |
 
 Everything else (casts into or out of Bytes, widening a vector) is rejected by
 validation (V012, V023); reaching it here raises `LoweringError`.
@@ -66,6 +70,7 @@ BOOL = DataTypeKind.BOOL
 U64 = DataTypeKind.U64
 VEC2 = DataTypeKind.VEC2U32
 VEC4 = DataTypeKind.VEC4U32
+U128 = DataTypeKind.U128
 
 
 def _unsupported(source: DataTypeKind, target: DataTypeKind) -> LoweringError:
@@ -108,9 +113,13 @@ def _from_scalar(value: Value, target: DataTypeKind) -> Value:
         case DataTypeKind.BOOL:
             test = f"{value.operand} != {'0i' if signed else '0u'}"
             return Value.derived(f"u32({test})", BOOL, value, condition=test)
-        case DataTypeKind.U64:
+        case DataTypeKind.U64 | DataTypeKind.U128:
             high = f"select(0u, 0xffffffffu, {value.operand} < 0i)" if signed else "0u"
-            return Value.derived(f"vec2<u32>({word.text}, {high})", U64, value)
+            if target == U64:
+                return Value.derived(f"vec2<u32>({word.text}, {high})", U64, value)
+            if signed:  # the sign word three times: computed once
+                return Value.derived(f"vec4<u32>({word.text}, vec3<u32>({high}))", U128, value)
+            return Value.derived(f"vec4<u32>({word.text}, 0u, 0u, 0u)", U128, value)
         case _:
             return Value.derived(f"{wgsl_type(target)}({word.text})", target, value)
 
@@ -127,8 +136,14 @@ def _from_vector(value: Value, target: DataTypeKind) -> Value:
             return Value.derived(f"u32({test})", BOOL, value, condition=test)
         case DataTypeKind.U64 | DataTypeKind.VEC2U32 if LANES[source] == 2:
             return value.retyped(target)
-        case DataTypeKind.U64 | DataTypeKind.VEC2U32 if source == VEC4:
+        case DataTypeKind.U64 | DataTypeKind.VEC2U32 if LANES[source] == 4:
             return Value.derived(f"{value.operand}.xy", target, value)
+        case DataTypeKind.VEC4U32 if source == U128:
+            return value.retyped(target)
+        case DataTypeKind.U128 if source == VEC4:
+            return value.retyped(target)
+        case DataTypeKind.U128 if LANES[source] == 2:
+            return Value.derived(f"vec4<u32>({value.text}, 0u, 0u)", U128, value)
         case _:
             raise _unsupported(source, target)
 

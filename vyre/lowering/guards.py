@@ -10,6 +10,10 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
   emitted (NVIDIA miscompiles it).
 - `shift`: amounts are masked `& 31u`; constant amounts are folded to a literal
   below 32 (WGSL rejects constant shift amounts >= 32).
+- `divide_u128`, `shift_u128`: the same rules for U128 (`vec4<u32>`, u128.py):
+  x / 0 == x % 0 == 0 (a constant zero divisor gives the literal 0, any other
+  divisor the helper that tests for zero before the long division); the amount
+  is its low word `& 127u`, a constant amount folded (0: the value itself).
 - `load` / `store` / `atomic`: an index at or past the buffer's *logical* element
   count reads 0, writes nothing, and runs no atomic (returning 0) - for storage,
   uniform and workgroup buffers alike (naga clamps workgroup indices to the last
@@ -33,6 +37,10 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
   index in the last bin), and its plain loads / stores become `atomicLoad` /
   `atomicStore` under the load / store guards. All of them are relaxed; a
   Barrier (`workgroupBarrier()`) makes them visible to the whole workgroup.
+- `lookup` (a word of a constant table): a read of the kernel's one table buffer
+  (layout.py `TableBuffer`) at the table's offset, its index clamped to the
+  table and 0 past its end; never a dynamically indexed `const` array (naga
+  copies one into function-local memory on every access).
 - `intrinsic_call`: Category C ops left as calls map 1:1 to their WGSL builtin;
   `extractBits`/`insertBits` get `offset`/`count` clamped the way WGSL defines
   them (o = min(offset, 32), c = min(count, 32 - o)), folded to literals when both
@@ -45,12 +53,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from vyre.dialects.vyre import AtomicOpKind, BinOpKind, DataTypeKind
+from vyre.lowering import u128
 from vyre.lowering.layout import META_OFFSET_WORDS, BufferBinding, MetaLayout, WorkgroupArray
 from vyre.lowering.names import Namer
-from vyre.lowering.opaque_constants import ONE_PATTERNS
 from vyre.lowering.values import Value, storage_zero, u32_literal, wgsl_type, zero_value
 
 U32 = DataTypeKind.U32
+U128 = DataTypeKind.U128
 
 _ATOMIC_BUILTINS: dict[AtomicOpKind, str] = {
     AtomicOpKind.ADD: "atomicAdd",
@@ -81,11 +90,13 @@ class Guards:
     """key -> (helper name, WGSL text), in the order first needed."""
     status_used: bool = False
     """Some emitted loop checks its exit and may set the status word."""
-    tables: dict[str, tuple[str, str]] = field(default_factory=lambda: {})
-    """key -> (const array name, WGSL declaration): the constant tables read,
-    declared as written (never shielded: a `const` initialiser must stay constant)."""
-    needs_opaque_zero: bool = False
-    """Some table read mixes in the meta uniform's opaque zero."""
+    tables: dict[tuple[int, ...], int] = field(default_factory=lambda: {})
+    """The distinct constant tables read -> their offset in `table_words`."""
+    table_words: list[int] = field(default_factory=lambda: list[int]())
+    """The tables read, concatenated in the order first read: the words of the
+    kernel's table buffer (layout.py `TableBuffer`)."""
+    table_name: str | None = None
+    """The WGSL name of the table buffer, claimed at the first table read."""
 
     def _helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
         if key not in self.functions:
@@ -121,6 +132,65 @@ class Guards:
 
         helper = self._helper(word, f"vyre_{word}", make)
         return Value.derived(f"{helper}({lhs.text}, {rhs.text})", U32, lhs, rhs)
+
+    # -- U128 helpers and guards ---------------------------------------------------
+
+    def helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
+        """The name of module-scope helper function `key`, made by `make(name)` the
+        first time it is needed (u128.py's helpers)."""
+        return self._helper(key, hint, make)
+
+    def local_names(self) -> Callable[[str], str]:
+        """Claims the names of one helper's parameters and locals: none shadows a
+        module-scope name."""
+        return Namer(set(self.param_namer.taken)).claim
+
+    def u128_function(self, what: str, make: Callable[[str, Callable[[str], str]], str]) -> str:
+        """The helper `vyre_u128_<what>` made by a text function of u128.py."""
+        return self.helper(f"u128 {what}", f"vyre_u128_{what}", lambda name: make(name, self.local_names()))
+
+    def divide_u128(self, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        """U128 `lhs / rhs` or `lhs % rhs` with x / 0 == x % 0 == 0."""
+        if rhs.const is not None and not any(rhs.const):
+            return Value.constant(U128, (0, 0, 0, 0))
+        shl = self.u128_function("shl", u128.shift_left)
+        shr = self.u128_function("shr", u128.shift_right)
+        clz = self.u128_function("clz", u128.clz)
+        core = self.u128_function(
+            "divmod", lambda name, claim: u128.divmod_core(name, claim, shl, shr, clz)
+        )
+        word, part = ("div", 0) if kind == BinOpKind.DIV else ("mod", 1)
+
+        def make(name: str, claim: Callable[[str], str]) -> str:
+            a, b, qr = claim("dividend"), claim("divisor"), claim("qr")
+            return (
+                f"// {'Division' if word == 'div' else 'Remainder'} guard (u128): x "
+                f"{'/' if word == 'div' else '%'} 0 == 0.\n"
+                f"fn {name}({a}: vec4<u32>, {b}: vec4<u32>) -> vec4<u32> {{\n"
+                f"  if (all({b} == vec4<u32>())) {{\n"
+                f"    return vec4<u32>();\n"
+                f"  }}\n"
+                f"  let {qr} = {core}({a}, {b});\n"
+                f"  return {qr}[{part}];\n"
+                f"}}"
+            )
+
+        helper = self.u128_function(word, make)
+        return Value.derived(f"{helper}({lhs.text}, {rhs.text})", U128, lhs, rhs)
+
+    def shift_u128(self, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        """U128 `lhs << (rhs & 127)` / `lhs >> (rhs & 127)` (the amount's low word);
+        a constant amount is folded to a literal below 128."""
+        if kind == BinOpKind.SHL:
+            helper = self.u128_function("shl", u128.shift_left)
+        else:
+            helper = self.u128_function("shr", u128.shift_right)
+        if rhs.const is not None:
+            amount = rhs.const[0] & 127
+            if amount == 0:
+                return lhs
+            return Value.derived(f"{helper}({lhs.text}, {u32_literal(amount)})", U128, lhs)
+        return Value.derived(f"{helper}({lhs.text}, {rhs.operand}.x)", U128, lhs, rhs)
 
     # -- shift guard ------------------------------------------------------------
 
@@ -504,32 +574,31 @@ class Guards:
     # -- constant tables ----------------------------------------------------------
 
     def table_lookup(self, words: tuple[int, ...], index: Value) -> Value:
-        """Word `index` of a constant table, 0 past its end: a module-scope `const`
-        array (one per distinct table, `tables`) indexed within its bounds. A table
-        holding a ±1.0 pattern has its words read through the meta uniform's
-        opaque zero (opaque_constants.py): Mesa may lower a small indexed array to
-        a chain of selects between its constants."""
-        body = ", ".join(f"{w:#x}u" for w in words)
-        key = f"table:{body}"
-        if key not in self.tables:
-            name = self.namer.claim("vyre_table")
-            self.tables[key] = (name, f"const {name} = array<u32, {len(words)}>({body});")
-        table = self.tables[key][0]
-        last = len(words) - 1
-        element = f"{table}[min(i, {u32_literal(last)})]"
-        if any(w in ONE_PATTERNS for w in words):
-            self.needs_opaque_zero = True
-            element = f"({element} ^ {self.meta.wgsl_name}.opaque_zero)"
+        """Word `index` of a constant table, 0 past its end: a read of the kernel's
+        table buffer (layout.py `TableBuffer`: every distinct table once,
+        concatenated) within the table's bounds. The words come from memory, so
+        no shader compiler sees them as constants: a table holding a ±1.0 pattern
+        needs no opaque zero (opaque_constants.py)."""
+        offset = self.tables.get(words)
+        if offset is None:
+            offset = len(self.table_words)
+            self.tables[words] = offset
+            self.table_words.extend(words)
+        if self.table_name is None:
+            self.table_name = self.namer.claim("vyre_tables")
+        buffer = self.table_name
+        last = u32_literal(len(words) - 1)
         (i,) = self._params("i")
-        element = element.replace("min(i,", f"min({i},")
+        element = f"min({i}, {last})" if offset == 0 else f"{u32_literal(offset)} + min({i}, {last})"
         helper = self._helper(
-            f"lookup:{table}",
-            f"{table}_at",
+            f"lookup:{offset}:{len(words)}",
+            "vyre_table_at",
             lambda name: "\n".join(
                 [
-                    f"// Word {i} of {table}, 0 past its end.",
+                    f"// Word {i} of the table at word {offset} of {buffer}"
+                    f" ({len(words)} words), 0 past its end.",
                     f"fn {name}({i}: u32) -> u32 {{",
-                    f"  return select(0u, {element}, {i} <= {u32_literal(last)});",
+                    f"  return select(0u, {buffer}[{element}], {i} <= {last});",
                     "}",
                 ]
             ),

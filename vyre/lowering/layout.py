@@ -4,7 +4,7 @@ All resources live in bind group 0.
 
 - Every read_only / read_write buffer is a storage buffer at its declared binding:
   `array<T>` with T = u32 (U32, Bool as 0/1, Bytes as packed words), i32 (I32),
-  vec2<u32> (U64 lo/hi, Vec2U32) or vec4<u32> (Vec4U32); a read_write buffer that
+  vec2<u32> (U64 lo/hi, Vec2U32) or vec4<u32> (Vec4U32, U128); a read_write buffer that
   any atomic touches is `array<atomic<u32>>`. The host words are uploaded as is.
 - Float buffers never have a WGSL float type: F32 is `array<u32>` (one bit
   pattern per word); F16 and BF16 pack TWO elements per word, element 2k in bits
@@ -15,7 +15,7 @@ All resources live in bind group 0.
 - Every uniform buffer is `array<vec4<u32>, 4096>` (64 KiB, the WebGPU default
   limit): the host words packed four per vec4, in order, so u32-sized element i is
   lane i % 4 of vec4 i / 4, a 2-word element i is lanes 2(i % 2), 2(i % 2) + 1 of
-  vec4 i / 2, a Vec4U32 element i is vec4 i, and an F16/BF16 element i is half
+  vec4 i / 2, a Vec4U32 or U128 element i is vec4 i, and an F16/BF16 element i is half
   i % 2 of word i / 2. The runtime uploads the words as is into a 64 KiB buffer.
 - `_vyre_meta` is a uniform struct of u32 words at binding `max(binding) + 1`
   (0 without buffers): words 0..2 are the workgroup-id offset (x, y, z) of the
@@ -35,6 +35,16 @@ All resources live in bind group 0.
   the smallest numbers no buffer uses, wgsl.py `_internal_bindings`):
   `var<storage, read_write> _vyre_status: array<atomic<u32>>` (16 bytes, the
   device's one status buffer; non-zero after a run: a loop was stopped).
+- The constant tables a kernel reads (`vyre.lookup`: the correctly rounded
+  functions' constants) live in ONE read-only storage buffer,
+  `var<storage, read> vyre_tables: array<u32>` at `meta binding + 2` (after the
+  loop status word's slot, bound or not; `_internal_bindings` again where that
+  passes 2**32 - 1): every distinct table of the module, concatenated in the order
+  first read (`TableBuffer.words`). Each table's accessor reads
+  `vyre_tables[offset + min(i, len - 1)]`, 0 past the table's end (guards.py). The
+  runtime uploads the words once per distinct table set and binds that buffer
+  with every dispatch of the kernel (a storage read, never a dynamically indexed
+  `const` array, which naga copies into function-local memory on every access).
 - Workgroup buffers are `var<workgroup>` arrays of their declared count (floats
   of every width: one element per `u32`). A workgroup buffer that any atomic
   touches (validation admits atomics only on U32 ones) is
@@ -62,18 +72,9 @@ WORDS_PER_ELEMENT: dict[DataTypeKind, int] = {kind: kind.facts.words for kind in
 """Words per element of a workgroup array, and of a storage/uniform buffer except
 F16/BF16 ones, which pack two elements per word (`BufferBinding.word_count`)."""
 
-STORAGE_ELEMENT_TYPES: dict[DataTypeKind, str] = {
-    DataTypeKind.U32: "u32",
-    DataTypeKind.I32: "i32",
-    DataTypeKind.BOOL: "u32",
-    DataTypeKind.BYTES: "u32",
-    DataTypeKind.U64: "vec2<u32>",
-    DataTypeKind.VEC2U32: "vec2<u32>",
-    DataTypeKind.VEC4U32: "vec4<u32>",
-    DataTypeKind.F32: "u32",
-    DataTypeKind.F16: "u32",
-    DataTypeKind.BF16: "u32",
-}
+STORAGE_ELEMENT_TYPES: dict[DataTypeKind, str] = {kind: kind.facts.wgsl for kind in DataTypeKind}
+"""The WGSL element type of a storage or workgroup array: the type facts' `wgsl`
+(Bytes as packed `u32` words, floats as `u32` bit patterns)."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,24 @@ class WorkgroupArray:
     @property
     def wgsl_declaration(self) -> str:
         return f"var<workgroup> {self.wgsl_name}: array<{self.wgsl_element_type}, {self.count}>;"
+
+
+@dataclass(frozen=True)
+class TableBuffer:
+    """The constant tables of a kernel, concatenated into one read-only storage
+    buffer that the runtime makes once per distinct `words` and binds at `binding`."""
+
+    binding: int
+    wgsl_name: str
+    words: tuple[int, ...]
+    """Every distinct table the kernel reads, concatenated (u32 words)."""
+
+    @property
+    def wgsl_declaration(self) -> str:
+        return (
+            f"@group(0) @binding({self.binding}) var<storage, read> "
+            f"{self.wgsl_name}: array<u32>;"
+        )
 
 
 @dataclass(frozen=True)

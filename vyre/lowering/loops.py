@@ -36,9 +36,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from typing import cast
+
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation
 
 from vyre.dialects import vyre as d
+from vyre.lowering import u128
 
 __all__ = ["BODY_BUDGET", "MAX_UNROLL", "ops_work", "routine_work", "unroll_factors"]
 
@@ -74,10 +78,16 @@ def routine_work(kernel: Operation) -> Callable[[str], int]:
 
 
 def ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
-    """The ops `ops` run, an invoke counting as its routine's `cost`."""
+    """The ops `ops` run, an invoke counting as its routine's `cost` and a u128
+    operator as its WGSL operations (`u128.WORK`, 8 where not listed)."""
     total = 0
     for op in ops:
-        total += cost(op.callee.data) if isinstance(op, d.InvokeOp) else 1
+        if isinstance(op, d.InvokeOp):
+            total += cost(op.callee.data)
+        elif isinstance(op, d.BinOp | d.UnOp) and op.operands[0].type == d.U128:
+            total += u128.WORK.get(cast(StringAttr, op.properties["kind"]).data, 8)
+        else:
+            total += 1
     return total
 
 

@@ -27,7 +27,11 @@ literal get the field.
 The emitter folds constant expressions before it writes them, and a read of a
 never-assigned local bound to a constant is that constant (wgsl.py
 `local_const`), so `let k = 0xbf800001u; select(k - 1u, 0u, c)` reaches this module
-as the literal 0xbf800000u. Not covered: a value NIR alone can prove constant
+as the literal 0xbf800000u. Constant tables (`vyre.lookup`) are no literals: their
+words live in the kernel's table buffer (layout.py `TableBuffer`) and are loaded
+from memory, which NIR cannot fold, so a table holding ±1.0 patterns needs no
+shielding (test/unit/dialects/test_lookup.py reads the four wrong choices from a
+table on the adapter). Not covered: a value NIR alone can prove constant
 (through a `var` it propagates after unrolling a loop, say).
 """
 

@@ -51,7 +51,7 @@ Emission rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -60,7 +60,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from vyre.dialects import vyre as d
 from vyre.dialects.vyre import AccessKind, BinOpKind, DataTypeKind, UnOpKind
-from vyre.dialects.vyre import fold_binop, fold_unop
+from vyre.dialects.vyre import fold_binop, fold_u128_binop, fold_u128_unop, fold_unop, u128_lanes, u128_value
+from vyre.lowering import u128
 from vyre.dialects.tables import Dispatch, OpTable
 from vyre.lowering.casts import lower_bitcast, lower_cast
 from vyre.lowering.combine import NOTHING, Combined, Group, combine_accesses
@@ -70,6 +71,7 @@ from vyre.lowering.layout import (
     META_OFFSET_WORDS,
     BufferBinding,
     MetaLayout,
+    TableBuffer,
     WorkgroupArray,
 )
 from vyre.lowering.loops import ops_work, routine_work, unroll_factors
@@ -102,6 +104,7 @@ __all__ = ["LoweredKernel", "LoweringError", "LoweringOptions", "lower", "vector
 U32 = DataTypeKind.U32
 I32 = DataTypeKind.I32
 BOOL = DataTypeKind.BOOL
+U128 = DataTypeKind.U128
 AXES = ("x", "y", "z")
 INDENT = "  "
 
@@ -124,6 +127,9 @@ class LoweredKernel:
     """Binding of the loop status word (a storage buffer of at least 4 bytes,
     cleared to 0) when loops check their exit (options.py `loop_limit`): a
     non-zero word after the run means a loop was stopped by the driver."""
+    tables: TableBuffer | None = None
+    """The kernel's constant tables (`vyre.lookup`), when it reads any: a
+    read-only storage buffer the runtime makes once and binds (layout.py)."""
 
     @property
     def workgroup_bytes(self) -> int:
@@ -135,17 +141,18 @@ class LoweredKernel:
         return x * y * z
 
 
-def _internal_bindings(used: set[int]) -> tuple[int, int]:
-    """The binding numbers of the meta uniform and the loop status word: the two
-    after the buffers' highest (layout.py), or, when that passes 2**32 - 1, the
-    smallest ones no buffer uses (a kernel has far fewer than 2**32 buffers)."""
+def _internal_bindings(used: set[int]) -> tuple[int, int, int]:
+    """The binding numbers of the meta uniform, the loop status word and the
+    table buffer: the three after the buffers' highest (layout.py), or, where
+    that passes 2**32 - 1, the smallest ones no buffer uses instead of those past
+    it (a kernel has far fewer than 2**32 buffers)."""
     top = max(used, default=-1)
-    if top + 2 <= U32_MASK:
-        return top + 1, top + 2
-    free = (slot for slot in range(U32_MASK + 1) if slot not in used and slot != top + 1)
-    if top + 1 <= U32_MASK:
-        return top + 1, next(free)
-    return next(free), next(free)
+    slots = list(range(top + 1, min(top + 4, U32_MASK + 1)))
+    taken = used | set(slots)
+    free = (slot for slot in range(U32_MASK + 1) if slot not in taken)
+    while len(slots) < 3:
+        slots.append(next(free))
+    return slots[0], slots[1], slots[2]
 
 
 def lower(kernel: d.KernelOp, options: LoweringOptions = LoweringOptions()) -> LoweredKernel:
@@ -271,10 +278,10 @@ for the map to be vectorised. The vectorised form runs the lane function for 8
 elements per invocation: it wins where memory bounds a map, and a map whose
 elements cost this much is bound by its arithmetic instead, while a driver that
 inlines the 8 lane calls (and their routines) compiles 8 times the code. A map
-whose element reads a constant table (`vyre.lookup`: the correctly rounded
-functions) is not vectorised either: a driver may expand each dynamically indexed
-table read into code as long as the table (lavapipe compiled a vectorised exp2
-for minutes), and such an element is arithmetic-bound anyway."""
+whose element reads constant tables (`vyre.lookup`: the correctly rounded
+functions) is vectorised like any other: its tables are reads of the kernel's
+table buffer (layout.py `TableBuffer`), which a driver compiles as one load
+each."""
 
 
 def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | None:
@@ -286,7 +293,7 @@ def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | No
     shape = map_shape(kernel)
     if not isinstance(shape, MapShape) or (shape.has_loops and options.loop_limit is not None):
         return None
-    if element_work(kernel) > VECTOR_WORK_LIMIT or reads_tables(kernel):
+    if element_work(kernel) > VECTOR_WORK_LIMIT:
         return None
     return shape
 
@@ -295,26 +302,6 @@ def element_work(kernel: d.KernelOp) -> int:
     """The operations one run of the kernel's body executes, counting each invoke
     as its routine's body (routines through routines included)."""
     return ops_work(operations(kernel), routine_work(kernel))
-
-
-def reads_tables(kernel: d.KernelOp) -> bool:
-    """Whether one run of the kernel's body reads a constant table (`vyre.lookup`),
-    itself or in a routine it invokes (through other routines too)."""
-    routines = d.routines_of(kernel)
-    seen: set[str] = set()
-
-    def reads(ops: Iterable[Operation]) -> bool:
-        for op in ops:
-            if isinstance(op, d.LookupOp):
-                return True
-            if isinstance(op, d.InvokeOp) and op.callee.data not in seen:
-                seen.add(op.callee.data)
-                routine = routines.get(op.callee.data)
-                if routine is not None and reads(operations(routine)):
-                    return True
-        return False
-
-    return reads(operations(kernel))
 
 
 def vectorises(kernel: d.KernelOp, options: LoweringOptions) -> bool:
@@ -395,7 +382,7 @@ class _KernelLowering:
         )
         vector_buffers |= self.combined.buffers
         buffers, arrays = binding_layout(kernel, self.namer, scan, vector_buffers)
-        meta_binding, self.status_slot = _internal_bindings({b.binding for b in buffers})
+        meta_binding, self.status_slot, self.table_slot = _internal_bindings({b.binding for b in buffers})
         self.entry_point = self.namer.claim("main")
         struct_name = self.namer.claim("VyreMeta")
         meta_name = self.namer.claim("_vyre_meta")
@@ -501,7 +488,14 @@ class _KernelLowering:
             self.meta,
             vector,
             self._status_binding(),
+            self._tables(),
         )
+
+    def _tables(self) -> TableBuffer | None:
+        guards = self.guards
+        if guards.table_name is None:
+            return None
+        return TableBuffer(self.table_slot, guards.table_name, tuple(guards.table_words))
 
     def _status_binding(self) -> int | None:
         return self.status_slot if self.guards.status_used else None
@@ -567,7 +561,7 @@ class _KernelLowering:
             *(extra or []),
         ]
         code = [*functions, *prologue, *body]
-        if self.guards.needs_opaque_zero or any(uses_hazard(text) for text in code):
+        if any(uses_hazard(text) for text in code):
             # literals Mesa's NIR would rewrite with the wrong zero (opaque_constants.py)
             self.meta = replace(self.meta, opaque_zero=True)
             zero = f"{self.meta.wgsl_name}.opaque_zero"
@@ -593,10 +587,13 @@ class _KernelLowering:
                 f"@group(0) @binding({status}) var<storage, read_write> "
                 f"{self.guards.status}: array<atomic<u32>>;",
             ]
+        tables = self._tables()
+        if tables is not None:
+            out += [
+                "// Constant tables (vyre.lookup), concatenated; bound read-only by the runtime:",
+                tables.wgsl_declaration,
+            ]
         out += [a.wgsl_declaration for a in self.arrays]
-        if self.guards.tables:
-            out.append("")
-            out += [text for _, text in self.guards.tables.values()]
         for text in functions:
             out += ["", text]
         out += [
@@ -988,6 +985,10 @@ class _Body:
     def literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp) -> Value:
         return Value.constant(_kind(op.res.type), (op.value.data,))
 
+    @EXPRESSION_EMITTERS.on(d.LitU128Op)
+    def literal_u128(self, op: d.LitU128Op) -> Value:
+        return Value.constant(U128, u128_lanes(op.value.data))
+
     @EXPRESSION_EMITTERS.on(d.LitFloatOp)
     def literal_float(self, op: d.LitFloatOp) -> Value:
         return Value.constant(op.float_kind, (op.bits.data,))
@@ -1084,8 +1085,10 @@ class _Body:
     def binop(self, op: d.BinOp) -> Value:
         kind = _BINOP_KINDS[cast(StringAttr, op.properties["kind"]).data]  # `op.op_kind`
         left, right = op.operands
-        lhs = _coerce(self.take(left), U32)
-        rhs = _coerce(self.take(right), U32)
+        lhs, rhs = self.take(left), self.take(right)
+        if lhs.kind == U128:  # validated: both operands are u128
+            return _u128_binop(self.kernel.guards, kind, lhs, _coerce(rhs, U128))
+        lhs, rhs = _coerce(lhs, U32), _coerce(rhs, U32)
         if lhs.const is not None and rhs.const is not None:
             return Value.constant(U32, (fold_binop(kind, lhs.const[0], rhs.const[0]),))
         return BINOPS[kind](self.kernel.guards, kind, lhs, rhs)
@@ -1095,6 +1098,8 @@ class _Body:
         kind = op.op_kind
         operand = self.take(op.operand)
         result = _kind(op.res.type)
+        if operand.kind == U128:
+            return _u128_unop(self.kernel.guards, kind, operand)
         if LANES.get(operand.kind) != 1:
             raise LoweringError(
                 f"vyre lowering: unary {kind.value} of a `{operand.kind.value}` value. "
@@ -1232,6 +1237,110 @@ UNOPS.add(UnOpKind.REVERSE_BITS, _builtin("reverseBits", on_word=False))
 UNOPS.add(UnOpKind.POPCOUNT, _builtin("countOneBits", on_word=True))
 UNOPS.add(UnOpKind.CLZ, _builtin("countLeadingZeros", on_word=True))
 UNOPS.add(UnOpKind.CTZ, _builtin("countTrailingZeros", on_word=True))
+
+
+_U128Binary = Callable[[Guards, BinOpKind, Value, Value], Value]
+U128_BINOPS: OpTable[BinOpKind, _U128Binary] = OpTable(
+    "WGSL u128 binary operators", lambda: d.U128_BINOP_KINDS
+)
+"""The WGSL of `lhs <kind> rhs` on two U128 (`vec4<u32>`) values, not both
+constant: component-wise operators or the helpers of u128.py."""
+
+
+def _u128_binop(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+    if lhs.const is not None and rhs.const is not None:
+        value = fold_u128_binop(kind, u128_value(lhs.const), u128_value(rhs.const))
+        if kind in d.U128_COMPARISONS:
+            return Value.constant(U32, (value,))
+        return Value.constant(U128, u128_lanes(value))
+    return U128_BINOPS[kind](guards, kind, lhs, rhs)
+
+
+def _u128_bitwise(symbol: str) -> _U128Binary:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        return Value.derived(f"{lhs.operand} {symbol} {rhs.operand}", U128, lhs, rhs, atomic=False)
+
+    return emit
+
+
+def _u128_arithmetic(what: str, make: Callable[[str, Callable[[str], str]], str]) -> _U128Binary:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        helper = guards.u128_function(what, make)
+        return Value.derived(f"{helper}({lhs.text}, {rhs.text})", U128, lhs, rhs)
+
+    return emit
+
+
+def _u128_order(swap: bool, negate: bool) -> _U128Binary:
+    """`a < b` (swapped: `b < a`; negated: its complement) through the order helper."""
+
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        helper = guards.u128_function("less", u128.less)
+        first, second = (rhs, lhs) if swap else (lhs, rhs)
+        test = f"{'!' if negate else ''}{helper}({first.text}, {second.text})"
+        return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+
+    return emit
+
+
+def _u128_equality(equal: bool) -> _U128Binary:
+    def emit(guards: Guards, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
+        test = (
+            f"all({lhs.operand} == {rhs.operand})"
+            if equal
+            else f"any({lhs.operand} != {rhs.operand})"
+        )
+        return Value.derived(f"u32({test})", U32, lhs, rhs, condition=test)
+
+    return emit
+
+
+for _kind_, _symbol in ((BinOpKind.BIT_AND, "&"), (BinOpKind.BIT_OR, "|"), (BinOpKind.BIT_XOR, "^")):
+    U128_BINOPS.add(_kind_, _u128_bitwise(_symbol))
+U128_BINOPS.add(BinOpKind.ADD, _u128_arithmetic("add", u128.add))
+U128_BINOPS.add(BinOpKind.SUB, _u128_arithmetic("sub", u128.sub))
+U128_BINOPS.add(BinOpKind.MUL, _u128_arithmetic("mul", u128.mul))
+U128_BINOPS.add(BinOpKind.DIV, lambda guards, kind, lhs, rhs: guards.divide_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.MOD, lambda guards, kind, lhs, rhs: guards.divide_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.SHL, lambda guards, kind, lhs, rhs: guards.shift_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.SHR, lambda guards, kind, lhs, rhs: guards.shift_u128(kind, lhs, rhs))
+U128_BINOPS.add(BinOpKind.EQ, _u128_equality(equal=True))
+U128_BINOPS.add(BinOpKind.NE, _u128_equality(equal=False))
+U128_BINOPS.add(BinOpKind.LT, _u128_order(swap=False, negate=False))
+U128_BINOPS.add(BinOpKind.GT, _u128_order(swap=True, negate=False))
+U128_BINOPS.add(BinOpKind.LE, _u128_order(swap=True, negate=True))
+U128_BINOPS.add(BinOpKind.GE, _u128_order(swap=False, negate=True))
+
+
+U128_UNOPS: OpTable[UnOpKind, Callable[[Guards, Value], Value]] = OpTable(
+    "WGSL u128 unary operators", lambda: d.U128_UNOP_KINDS
+)
+"""The WGSL of `<kind> operand` on a U128 value that is not constant."""
+
+
+def _u128_unop(guards: Guards, kind: UnOpKind, operand: Value) -> Value:
+    if operand.const is not None:
+        value = fold_u128_unop(kind, u128_value(operand.const))
+        if kind == UnOpKind.BIT_NOT:
+            return Value.constant(U128, u128_lanes(value))
+        return Value.constant(U32, (value,))
+    return U128_UNOPS[kind](guards, operand)
+
+
+def _u128_count(what: str, make: Callable[[str, Callable[[str], str]], str]) -> Callable[[Guards, Value], Value]:
+    def emit(guards: Guards, operand: Value) -> Value:
+        return Value.derived(f"{guards.u128_function(what, make)}({operand.text})", U32, operand)
+
+    return emit
+
+
+U128_UNOPS.add(
+    UnOpKind.BIT_NOT,
+    lambda guards, operand: Value.derived(f"~{operand.operand}", U128, operand, atomic=False),
+)
+U128_UNOPS.add(UnOpKind.POPCOUNT, _u128_count("popcount", u128.popcount))
+U128_UNOPS.add(UnOpKind.CLZ, _u128_count("clz", u128.clz))
+U128_UNOPS.add(UnOpKind.CTZ, _u128_count("ctz", u128.ctz))
 
 
 _BINOP_KINDS: dict[str, BinOpKind] = {kind.value: kind for kind in BinOpKind}

@@ -36,6 +36,7 @@ from xdsl.ir import Block, Operation, Region
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, Call, DataType, Expr, emit_expr
 from vyre.ops import registry
+from vyre.ops.float_laws import FloatLaw
 from vyre.ops.laws import Law
 from vyre.ops.registry import KernelEntry
 from vyre.ops.spec import CompositionError, EquivalenceClass, Intrinsic, OpSignature, OpSpec, walk_expr
@@ -451,6 +452,14 @@ def _gate_rule_material(spec: OpSpec, known: set[str]) -> None:
                 6,
                 f"{law} is a law of {law.arity}-ary ops but the op takes {arity} input(s)",
                 "declare only laws that fit the op's arity",
+            )
+        words = (*spec.signature.inputs, spec.signature.output)
+        if isinstance(law, FloatLaw) and any(t is not DataType.F32 for t in words):
+            raise _reject(
+                spec,
+                6,
+                f"{law} is a float law (of F32 ops) but the op's signature is {spec.signature}",
+                "declare float laws only on ops of F32 inputs and output (vyre.ops.float_laws)",
             )
         for other in law.referenced_ops():
             if other not in known:

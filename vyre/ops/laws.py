@@ -46,11 +46,16 @@ def _check_op_id(law: str, what: str, value: object) -> None:
 
 @dataclass(frozen=True)
 class Law:
-    """Base of the twelve laws. `arity` is the arity of the op the law speaks
-    of; `statement` is the law as written in conform.md."""
+    """Base of the laws. `arity` is the arity of the op the law speaks of (the
+    class's `ARITY`, or a law's own for one that fits several arities:
+    `vyre.ops.float_laws`); `statement` is the law as written in conform.md."""
 
-    arity: ClassVar[int]
+    ARITY: ClassVar[int]
     statement: ClassVar[str]
+
+    @property
+    def arity(self) -> int:
+        return self.ARITY
 
     @property
     def name(self) -> str:
@@ -69,13 +74,13 @@ class Law:
 
 @dataclass(frozen=True)
 class Commutative(Law):
-    arity: ClassVar[int] = 2
+    ARITY: ClassVar[int] = 2
     statement: ClassVar[str] = "f(a,b) = f(b,a)"
 
 
 @dataclass(frozen=True)
 class Associative(Law):
-    arity: ClassVar[int] = 2
+    ARITY: ClassVar[int] = 2
     statement: ClassVar[str] = "f(f(a,b),c) = f(a,f(b,c))"
 
 
@@ -84,7 +89,7 @@ class Identity(Law):
     """`f(a,e) = a ∧ f(e,a) = a`."""
 
     e: int
-    arity: ClassVar[int] = 2
+    ARITY: ClassVar[int] = 2
     statement: ClassVar[str] = "f(a,e) = a ∧ f(e,a) = a"
 
     def __post_init__(self) -> None:
@@ -99,7 +104,7 @@ class SelfInverse(Law):
     """`f(a,a) = r`."""
 
     r: int
-    arity: ClassVar[int] = 2
+    ARITY: ClassVar[int] = 2
     statement: ClassVar[str] = "f(a,a) = r"
 
     def __post_init__(self) -> None:
@@ -111,7 +116,7 @@ class SelfInverse(Law):
 
 @dataclass(frozen=True)
 class Idempotent(Law):
-    arity: ClassVar[int] = 2
+    ARITY: ClassVar[int] = 2
     statement: ClassVar[str] = "f(a,a) = a"
 
 
@@ -120,7 +125,7 @@ class Absorbing(Law):
     """`f(a,z) = z ∧ f(z,a) = z`."""
 
     z: int
-    arity: ClassVar[int] = 2
+    ARITY: ClassVar[int] = 2
     statement: ClassVar[str] = "f(a,z) = z ∧ f(z,a) = z"
 
     def __post_init__(self) -> None:
@@ -135,7 +140,7 @@ class DistributiveOver(Law):
     """`f(a,g(b,c)) = g(f(a,b),f(a,c))`; `g` is an op id."""
 
     g: str
-    arity: ClassVar[int] = 2
+    ARITY: ClassVar[int] = 2
     statement: ClassVar[str] = "f(a,g(b,c)) = g(f(a,b),f(a,c))"
 
     def __post_init__(self) -> None:
@@ -153,13 +158,13 @@ class DistributiveOver(Law):
 
 @dataclass(frozen=True)
 class Involution(Law):
-    arity: ClassVar[int] = 1
+    ARITY: ClassVar[int] = 1
     statement: ClassVar[str] = "f(f(a)) = a"
 
 
 @dataclass(frozen=True)
 class Monotone(Law):
-    arity: ClassVar[int] = 1
+    ARITY: ClassVar[int] = 1
     statement: ClassVar[str] = "a ≤ b → f(a) ≤ f(b)"
 
 
@@ -169,7 +174,7 @@ class Bounded(Law):
 
     lo: int
     hi: int
-    arity: ClassVar[int] = 1
+    ARITY: ClassVar[int] = 1
     statement: ClassVar[str] = "lo ≤ f(a) ≤ hi"
 
     def __post_init__(self) -> None:
@@ -191,7 +196,7 @@ class DeMorgan(Law):
 
     inner: str
     dual: str
-    arity: ClassVar[int] = 1
+    ARITY: ClassVar[int] = 1
     statement: ClassVar[str] = "f(inner(a,b)) = dual(f(a),f(b))"
 
     def __post_init__(self) -> None:
@@ -211,7 +216,7 @@ class Complement(Law):
 
     g: str
     u: int
-    arity: ClassVar[int] = 1
+    ARITY: ClassVar[int] = 1
     statement: ClassVar[str] = "f(a) + g(a) = u"
 
     def __post_init__(self) -> None:

@@ -1,32 +1,31 @@
 """Which Vulkan adapters wgpu sees, and which one vyre uses.
 
-`python -m vyre.runtime.adapters --check` exits 0 and names the chosen adapter
-when a Vulkan adapter exists, 1 otherwise (the Makefile uses it to decide
-whether to install lavapipe).
+The adapters are numbered best first and `VYRE_ADAPTER` picks one by index
+(`gpu:N`) or by name; the rules are in `vyre.runtime.adapter_choice`.
+
+`python -m vyre.runtime.adapters --check` exits 0 and names the chosen adapter,
+then lists every adapter with its index, when a Vulkan adapter exists, 1
+otherwise (the Makefile uses it to decide whether to install lavapipe).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from vyre.cli.pipes import quiet_on_closed_pipe
+from vyre.runtime.adapter_choice import AdapterInfo, adapter_lines, chosen_index, ranked, worker_adapters
 
-_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
-
-
-@dataclass(frozen=True)
-class AdapterInfo:
-    name: str
-    adapter_type: str
-    backend: str
-    description: str
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.backend} {self.adapter_type})"
+__all__ = [
+    "AdapterInfo",
+    "adapter_info",
+    "adapter_listing",
+    "choose_adapter",
+    "gpu_worker_adapters",
+    "vulkan_adapters",
+]
 
 
 def _info(adapter: Any) -> AdapterInfo:
@@ -41,7 +40,8 @@ def _info(adapter: Any) -> AdapterInfo:
 
 @cache
 def vulkan_adapters() -> tuple[Any, ...]:
-    """Every Vulkan adapter, best first: discrete GPUs, then integrated, then CPU."""
+    """Every Vulkan adapter, numbered best first (`adapter_choice.ranked`): discrete
+    GPUs, then integrated, virtual, then CPU, in wgpu's order within a type."""
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
     try:
         import wgpu  # pyright: ignore[reportMissingTypeStubs]
@@ -52,30 +52,47 @@ def vulkan_adapters() -> tuple[Any, ...]:
         ) from missing
 
     adapters = [a for a in wgpu.gpu.enumerate_adapters_sync() if _info(a).backend == "Vulkan"]
-    adapters.sort(key=lambda a: _TYPE_RANK.get(_info(a).adapter_type, 9))
-    return tuple(adapters)
+    return tuple(adapters[position] for position in ranked([_info(a) for a in adapters]))
+
+
+def _infos() -> list[AdapterInfo]:
+    return [_info(adapter) for adapter in vulkan_adapters()]
 
 
 def choose_adapter() -> Any:
-    """The adapter vyre runs on: `VYRE_ADAPTER` (a substring of the name) or the best."""
+    """The adapter vyre runs on: the one `VYRE_ADAPTER` names (`gpu:N`, its index, or a
+    part of its name), else the best (`gpu:0`)."""
     adapters = vulkan_adapters()
     if not adapters:
         raise RuntimeError(
             "no Vulkan adapter found. Fix: install a GPU driver, or Mesa's lavapipe "
             "(Debian: apt-get install mesa-vulkan-drivers)."
         )
-    wanted = os.environ.get("VYRE_ADAPTER")
-    if not wanted:
-        return adapters[0]
-    for adapter in adapters:
-        if wanted.lower() in _info(adapter).name.lower():
-            return adapter
-    names = ", ".join(_info(a).name for a in adapters)
-    raise RuntimeError(f"VYRE_ADAPTER={wanted!r} matches no Vulkan adapter (have: {names})")
+    return adapters[chosen_index(_infos(), os.environ.get("VYRE_ADAPTER"))]
 
 
 def adapter_info(adapter: Any) -> AdapterInfo:
     return _info(adapter)
+
+
+def adapter_listing() -> list[str]:
+    """Every adapter with its index (`gpu:N name; backend B; device type T`), the one
+    vyre runs on marked `(chosen)`; [] when there is none (or no wgpu)."""
+    try:
+        infos = _infos()
+    except RuntimeError:
+        return []
+    try:
+        chosen: int | None = chosen_index(infos, os.environ.get("VYRE_ADAPTER")) if infos else None
+    except (RuntimeError, ValueError):
+        chosen = None
+    return adapter_lines(infos, chosen)
+
+
+def gpu_worker_adapters(workers: int | None = None) -> list[str]:
+    """The `VYRE_ADAPTER` of each worker of a local cluster of GPU workers on this host
+    (`adapter_choice.worker_adapters`): `gpu:0`..`gpu:G-1`, one per GPU by default."""
+    return worker_adapters(_infos(), workers)
 
 
 @quiet_on_closed_pipe
@@ -86,6 +103,8 @@ def main(argv: list[str]) -> int:
         print(f"vyre: {error}", file=sys.stderr)
         return 1
     print(f"Vulkan adapter: {_info(adapter)}")
+    for line in adapter_listing():
+        print(f"  {line}")
     return 0
 
 

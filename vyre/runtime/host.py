@@ -15,6 +15,7 @@ Every non-workgroup buffer travels between `vyre.run` and a backend as a 1-D
 | F32               | float32, shape (n,)          | 1 (the bit pattern)          |
 | F16               | float16, shape (n,)          | ceil(n / 2), two per word    |
 | BF16              | uint16 bit patterns, shape (n,) | ceil(n / 2), two per word |
+| U128              | uint32, shape (n, 4)         | 4 (least significant first)  |
 
 The element count of a `Bytes` buffer, on the user side, is its number of
 bytes: it is rounded up to whole words for the backends and the words read back
@@ -94,6 +95,9 @@ _LAYOUTS: dict[DataType, HostLayout] = {
         0,
         1,
         "a 1-D numpy array of dtype uint16 (bfloat16 bit patterns) or ml_dtypes.bfloat16",
+    ),
+    DataType.U128: HostLayout(
+        _U32, 4, 4, "a numpy array of dtype uint32 and shape (n, 4), word 0 the least significant"
     ),
 }
 

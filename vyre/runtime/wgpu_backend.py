@@ -593,9 +593,11 @@ def _check_limits(plan: _Plan, lengths: tuple[int, ...], gpu: GpuDevice) -> None
             "max-compute-workgroup-storage-size",
         )
     storage = plan.storage
-    if len(storage) > limits["max-storage-buffers-per-shader-stage"]:
+    internal = "" if kernel.tables is None else " (+1 internal: the constant tables)"
+    if len(storage) + (kernel.tables is not None) > limits["max-storage-buffers-per-shader-stage"]:
         raise gpu.limit_error(
-            f"the program's {len(storage)} storage buffers", "max-storage-buffers-per-shader-stage"
+            f"the program's {len(storage)} storage buffers{internal}",
+            "max-storage-buffers-per-shader-stage",
         )
     if plan.uniform_count > limits["max-uniform-buffers-per-shader-stage"]:
         raise gpu.limit_error(
@@ -605,6 +607,11 @@ def _check_limits(plan: _Plan, lengths: tuple[int, ...], gpu: GpuDevice) -> None
     if kernel.meta.binding >= limits["max-bindings-per-bind-group"]:
         raise gpu.limit_error(
             f"binding {kernel.meta.binding - 1} (+1 internal binding after the highest)",
+            "max-bindings-per-bind-group",
+        )
+    if kernel.tables is not None and kernel.tables.binding >= limits["max-bindings-per-bind-group"]:
+        raise gpu.limit_error(
+            f"binding {kernel.tables.binding} (the constant tables, after the internal bindings)",
             "max-bindings-per-bind-group",
         )
     for binding, k in storage:
@@ -700,6 +707,9 @@ class _Shape:
     keep_fresh: tuple[bool, ...] = ()
     """Per binding: a fresh (zero-filled) output need not be cleared, because
     the vectorised map writes every element of it before reading it."""
+    tables: Any = None
+    """The device's buffer of the kernel's constant tables (`GpuDevice.table_buffer`,
+    uploaded once per distinct tables), when it reads any."""
 
     @property
     def checks_loops(self) -> bool:
@@ -777,6 +787,7 @@ def _shape(
         readback=tuple((name, k, nbytes[k]) for name, k in plan.outputs),
         label=plan.label,
         keep_fresh=keep_fresh,
+        tables=None if kernel.tables is None else gpu.table_buffer(kernel.tables),
     )
     _SHAPES.put(key, shape)
     return shape
@@ -825,12 +836,15 @@ def _bind_groups(
     entries: Sequence[tuple[int, Any, int, int | None]],
     meta_buffer: Any,
 ) -> list[Any]:
-    """The bind group of every slice: `entries`, the slice's meta words, and the
-    device's loop status word when the kernel checks its loops."""
+    """The bind group of every slice: `entries`, the slice's meta words, the
+    device's loop status word when the kernel checks its loops, and the kernel's
+    table buffer when it reads constant tables."""
     kernel = shape.kernel
     fixed = list(entries)
     if kernel.status_binding is not None:
         fixed.append((kernel.status_binding, gpu.status_buffer(), 0, None))
+    if kernel.tables is not None:
+        fixed.append((kernel.tables.binding, shape.tables, 0, None))
     meta_binding, meta_size = kernel.meta.binding, kernel.meta.size_bytes
     return [
         gpu.bind_group(

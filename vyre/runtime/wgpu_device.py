@@ -9,7 +9,9 @@ more, then raises `DeviceLimitError`. Compiled pipelines are cached by their WGS
 most recently used entries. GPU buffers are pooled by (usage, size) and reused by
 later runs of the same shapes; uniform buffers whose whole content vyre wrote
 itself (the meta uniform) are pooled by that content, so a run whose meta words
-did not change uploads nothing.
+did not change uploads nothing. A kernel's constant tables (layout.py
+`TableBuffer`) are uploaded once into a read-only storage buffer cached by their
+words (`table_buffer`), which every run of the kernel binds.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy as np
 
 from vyre.dialects.vyre import AccessKind
 from vyre.progress import stage
-from vyre.lowering.layout import BufferBinding
+from vyre.lowering.layout import BufferBinding, TableBuffer
 from vyre.lowering.wgsl import LoweredKernel
 from vyre.fingerprint import LruCache
 
@@ -54,6 +56,8 @@ class DeviceLimitError(ValueError):
 
 
 PIPELINE_CAPACITY = 256
+TABLE_CAPACITY = 256
+"""Distinct table buffers kept (one per distinct set of a kernel's tables)."""
 BIND_GROUP_CAPACITY = 512
 BUNDLE_CAPACITY = 32
 """Run shapes whose buffers and bind groups stay made (wgpu_backend `_Bundle`)."""
@@ -94,6 +98,10 @@ class GpuDevice:
     bind_groups: LruCache[Hashable, Any] = field(
         default_factory=lambda: LruCache[Hashable, Any](BIND_GROUP_CAPACITY)
     )
+    tables: LruCache[tuple[int, ...], Any] = field(
+        default_factory=lambda: LruCache[tuple[int, ...], Any](TABLE_CAPACITY)
+    )
+    """A kernel's table words -> the read-only storage buffer holding them."""
     free_buffers: dict[tuple[int, int], list[Any]] = field(default_factory=lambda: {})
     free_by_content: OrderedDict[tuple[int, bytes], list[Any]] = field(
         default_factory=lambda: OrderedDict()
@@ -318,6 +326,21 @@ class GpuDevice:
                     self.release(usage, status)
         return results
 
+    # -- constant tables ----------------------------------------------------------
+
+    def table_buffer(self, tables: TableBuffer) -> Any:
+        """The storage buffer holding a kernel's constant tables, uploaded once per
+        distinct words (never per run) and kept while recently used; a bind group
+        that binds it keeps it alive. Call with `lock` held."""
+        buffer = self.tables.get(tables.words)
+        if buffer is not None:
+            return buffer
+        words = np.array(tables.words, dtype=np.uint32)
+        buffer = self.create_buffer(storage_usage(), storage_size(words.nbytes))
+        self.device.queue.write_buffer(buffer, 0, words)
+        self.tables.put(tables.words, buffer)
+        return buffer
+
     # -- bind groups ------------------------------------------------------------
 
     def bind_group(
@@ -372,11 +395,13 @@ LayoutEntry = tuple[int, str]
 
 def layout_entries(kernel: LoweredKernel) -> list[LayoutEntry]:
     """The bind group layout of a lowered kernel: its buffers, the meta
-    uniform, the loop status word when it has one."""
+    uniform, the loop status word and the table buffer when it has them."""
     entries = [(b.binding, _binding_type(b)) for b in kernel.buffers]
     entries.append((kernel.meta.binding, "uniform"))
     if kernel.status_binding is not None:
         entries.append((kernel.status_binding, "storage"))
+    if kernel.tables is not None:
+        entries.append((kernel.tables.binding, "read-only-storage"))
     return entries
 
 

@@ -16,17 +16,25 @@ print(g)                                      # the vtensor IR
 
 A graph is `vtensor` IR (vyre.dialects.tensor); `vt.run` lowers it with
 `lower-tensors` (vyre.transforms.tensors) and runs the schedule
-(vyre.tensor.runner). The correctly rounded functions (`exp`, `log`, `tanh`,
-`erf`) and the composites built on them come with those scalar ops.
+(vyre.tensor.runner). Besides views, elementwise ops (the correctly rounded
+`exp`, `log`, `tanh`, `erf` among them), reductions and matmul, the composites
+`softmax`, `layer_norm`, `gelu` and `attention` are defined as exact sequences
+of strict operations (docs/tensors.md) and lowered to one kernel each.
 """
 
 from vyre.tensor.graph import Dim, Graph, Tensor
 from vyre.tensor.ops import (
     abs,
     add,
+    attention,
     broadcast_to,
     div,
+    erf,
+    exp,
+    gelu,
     index,
+    layer_norm,
+    log,
     map,
     matmul,
     max,
@@ -36,9 +44,11 @@ from vyre.tensor.ops import (
     mul,
     neg,
     reshape,
+    softmax,
     sqrt,
     sub,
     sum,
+    tanh,
     transpose,
 )
 from vyre.tensor.runner import kernels, run, run_schedule, schedule_of
@@ -49,10 +59,16 @@ __all__ = [
     "Tensor",
     "abs",
     "add",
+    "attention",
     "broadcast_to",
     "div",
+    "erf",
+    "exp",
+    "gelu",
     "index",
     "kernels",
+    "layer_norm",
+    "log",
     "map",
     "matmul",
     "max",
@@ -65,8 +81,10 @@ __all__ = [
     "run",
     "run_schedule",
     "schedule_of",
+    "softmax",
     "sqrt",
     "sub",
     "sum",
+    "tanh",
     "transpose",
 ]

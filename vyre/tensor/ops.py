@@ -7,13 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import Block, Region
 
 from vyre.dialects import tensor as t
 from vyre.dialects.tensor_layout import (
+    attention_shape,
     broadcast_layout,
     broadcast_shapes,
+    layer_norm_shape,
     matmul_shape,
     reduce_axis,
     reshape_layout,
@@ -28,9 +31,15 @@ from vyre.validate import validate
 __all__ = [
     "abs",
     "add",
+    "attention",
     "broadcast_to",
     "div",
+    "erf",
+    "exp",
+    "gelu",
     "index",
+    "layer_norm",
+    "log",
     "map",
     "matmul",
     "max",
@@ -40,9 +49,11 @@ __all__ = [
     "mul",
     "neg",
     "reshape",
+    "softmax",
     "sqrt",
     "sub",
     "sum",
+    "tanh",
     "transpose",
 ]
 
@@ -157,6 +168,34 @@ def sqrt(x: Tensor) -> Tensor:
     return _elementwise(t.SqrtOp, x)
 
 
+def exp(x: Tensor) -> Tensor:
+    """e**x, correctly rounded in the element type (floats only)."""
+    return _elementwise(t.ExpOp, x)
+
+
+def log(x: Tensor) -> Tensor:
+    """The natural logarithm, correctly rounded in the element type (floats only)."""
+    return _elementwise(t.LogOp, x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    """The hyperbolic tangent, correctly rounded in the element type (floats only)."""
+    return _elementwise(t.TanhOp, x)
+
+
+def erf(x: Tensor) -> Tensor:
+    """The error function, correctly rounded in the element type (floats only)."""
+    return _elementwise(t.ErfOp, x)
+
+
+def gelu(x: Tensor) -> Tensor:
+    """`(0.5 * x) * (1 + erf(x * c))` with `c = f32(0.7071067811865476)`, each
+    operation strict (F32): elementwise, so it fuses into the kernel that reads it."""
+    _graph("gelu", x)
+    t.composite_dtype("vt.gelu", [x.dtype])
+    return _elementwise(t.GeluOp, x)
+
+
 def _check_map_function(fn: Callable[..., Expr], types: Sequence[DataType], result: DataType) -> None:
     """`fn` is valid vyre over elements of `types` (validated as a tiny kernel)."""
     loads = [E.load(f"in{k}", E.u32(0)) for k in range(len(types))]
@@ -249,5 +288,74 @@ def matmul(a: Tensor, b: Tensor, accumulate: str = "exact") -> Tensor:
         operands=[a.value, b.value],
         result_types=[t.TensorType.contiguous(DataType.F32, shape)],
         properties={"accumulate": StringAttr(accumulate)},
+    )
+    return graph.add(op)
+
+
+# -- composites (each a sequence of strict operations, F32: docs/tensors.md) --------
+
+
+def _nonempty_axis(x: Tensor, axis: int, name: str) -> int:
+    """`axis` counted from 0; a static empty axis is a `ValueError`."""
+    _, normal = reduce_axis(x.type.shape, int(axis), name)
+    if x.type.shape[normal].value == 0:
+        raise ValueError(f"{name}: axis {normal} of shape {x.shape} is empty")
+    return normal
+
+
+def softmax(x: Tensor, axis: int = -1) -> Tensor:
+    """`m = max(x, axis)`, `e = exp(x - m)`, `s = sum(e, axis, "exact")`,
+    `e / s`, each operation strict (F32; an empty axis is a ValueError)."""
+    graph = _graph("softmax", x)
+    t.composite_dtype("vt.softmax", [x.dtype])
+    normal = _nonempty_axis(x, axis, "vt.softmax")
+    op = t.SoftmaxOp.create(
+        operands=[x.value],
+        result_types=[t.TensorType.contiguous(x.dtype, x.type.shape)],
+        properties={"axis": IntAttr(normal)},
+    )
+    return graph.add(op)
+
+
+def _f32_bits(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} must be a number, got {value!r}")
+    return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+
+
+def layer_norm(x: Tensor, weight: Tensor, bias: Tensor, eps: float = 1e-5) -> Tensor:
+    """The last axis (length N) normalised, F32: `mu = sum(x) / f32(N)`,
+    `d = x - mu`, `v = sum(d * d) / f32(N)` (exact sums),
+    `r = 1 / sqrt(v + eps)` (eps rounded to F32), `(d * r) * weight + bias`,
+    weight and bias broadcast to x's shape."""
+    graph = _graph("layer_norm", x, weight, bias)
+    t.composite_dtype("vt.layer_norm", [x.dtype, weight.dtype, bias.dtype])
+    shape = layer_norm_shape(x.type.shape, weight.type.shape, bias.type.shape, None, "vt.layer_norm")
+    with np.errstate(over="ignore"):
+        bits = _f32_bits(eps, "vt.layer_norm's eps")
+    op = t.LayerNormOp.create(
+        operands=[x.value, weight.value, bias.value],
+        result_types=[t.TensorType.contiguous(DataType.F32, shape)],
+        properties={"eps": IntAttr(bits)},
+    )
+    return graph.add(op)
+
+
+def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> Tensor:
+    """Scaled dot-product attention, F32: q `(..., T, d)`, k `(..., S, d)`,
+    v `(..., S, e)` (batch dims broadcast): `s = matmul(q, kT, "exact") * c`
+    with `c = 1 / sqrt(f32(d))`; causal (T == S): `s[..., i, j] = -inf` for
+    `j > i`; `matmul(softmax(s, -1), v, "exact")`."""
+    graph = _graph("attention", q, k, v)
+    if not isinstance(causal, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"vt.attention's causal must be True or False, got {causal!r}")
+    t.composite_dtype("vt.attention", [q.dtype, k.dtype, v.dtype])
+    shape = attention_shape(q.type.shape, k.type.shape, v.type.shape, causal, None, "vt.attention")
+    if k.type.shape[-2].value == 0:
+        raise ValueError(f"vt.attention: k of shape {k.shape} holds no keys (softmax over an empty axis)")
+    op = t.AttentionOp.create(
+        operands=[q.value, k.value, v.value],
+        result_types=[t.TensorType.contiguous(DataType.F32, shape)],
+        properties={"causal": IntAttr(int(causal))},
     )
     return graph.add(op)

@@ -27,7 +27,10 @@ How the programs stay race-free:
 
 The values are biased to the edges: divisors 0/1/0xFFFFFFFF, shift amounts
 near 31/32/33, indices at both ends of buffers and out of bounds, and every
-BinOp, UnOp, AtomicOp, cast and id op is drawn.
+BinOp, UnOp, AtomicOp, cast and id op is drawn. U128 values come from buffers,
+literals, casts and every u128 operator (comparisons and counts inside u32
+expressions), biased to word boundaries: carries across words, divisors of one
+to four words, shift amounts near 32, 64, 96 and 128.
 
 `GeneratorConfig(float_focus=True)` makes float programs (the float-functions
 fuzzer's): a buffer of every float format in and out, most values floats, every
@@ -83,20 +86,32 @@ COMMUTATIVE_ATOMICS = (
     AtomicOp.ADD, AtomicOp.OR, AtomicOp.AND, AtomicOp.XOR, AtomicOp.MIN, AtomicOp.MAX,
 )
 SCALARS = tuple(t for t in DataType if t.is_scalar)
-VECTORS = tuple(t for t in DataType if t.lanes > 1)
+VECTORS = tuple(t for t in DataType if t.lanes > 1 and t is not DataType.U128)
+U128 = DataType.U128
+U128_EDGES = (
+    0, 1, 2, 0xFFFF, 0x1_0000, 2**32 - 1, 2**32, 2**32 + 1, 2**63, 2**64 - 1, 2**64, 2**64 + 1,
+    2**96 - 1, 2**96, 2**127 - 1, 2**127, 2**128 - 2, 2**128 - 1, 0xFFFF_0000_FFFF_0000_FFFF_0000_FFFF_0000,
+)
+U128_DIVISORS = (0, 0, 1, 3, 0xFFFF, 2**32 - 1, 2**32 + 1, 2**64 - 1, 2**64, 2**96 + 7, 2**127, 2**128 - 1)
+U128_SHIFTS = (0, 1, 31, 32, 33, 63, 64, 65, 95, 96, 97, 127, 128, 129, 255, 2**32 + 5, 2**100 + 3)
+U128_BINOPS = tuple(BinOp(kind.value) for kind in d.U128_BINOP_KINDS)
+U128_COMPARISONS = tuple(BinOp(kind.value) for kind in d.U128_BINOP_KINDS if kind in d.U128_COMPARISONS)
+U128_ARITHMETIC = tuple(op for op in U128_BINOPS if op not in U128_COMPARISONS)
+U128_COUNTS = (UnOp.POPCOUNT, UnOp.CLZ, UnOp.CTZ)
 FLOATS = tuple(t for t in DataType if t.is_float)
 WORDS = {t: t.facts.words for t in DataType if not t.facts.half}
 """Words per element (F16/BF16 buffers hold two elements per word)."""
 CASTS_TO: dict[DataType, tuple[DataType, ...]] = {
-    DataType.U32: (*SCALARS, *VECTORS, *FLOATS),
-    DataType.I32: (*SCALARS, *VECTORS, *FLOATS),
-    DataType.BOOL: (*SCALARS, *VECTORS),
-    DataType.U64: (*SCALARS, DataType.U64, DataType.VEC2U32),
-    DataType.VEC2U32: (*SCALARS, DataType.U64, DataType.VEC2U32),
-    DataType.VEC4U32: (*SCALARS, *VECTORS),
+    DataType.U32: (*SCALARS, *VECTORS, U128, *FLOATS),
+    DataType.I32: (*SCALARS, *VECTORS, U128, *FLOATS),
+    DataType.BOOL: (*SCALARS, *VECTORS, U128),
+    DataType.U64: (*SCALARS, DataType.U64, DataType.VEC2U32, U128),
+    DataType.VEC2U32: (*SCALARS, DataType.U64, DataType.VEC2U32, U128),
+    DataType.VEC4U32: (*SCALARS, *VECTORS, U128),
     DataType.F32: (DataType.U32, DataType.I32, *FLOATS),
     DataType.F16: (DataType.U32, DataType.I32, *FLOATS),
     DataType.BF16: (DataType.U32, DataType.I32, *FLOATS),
+    U128: (*SCALARS, *VECTORS, U128),
 }
 """Source -> the targets casts.md (and python-api.md for floats) define for it
 (Bytes casts only to itself)."""
@@ -208,6 +223,8 @@ class GeneratorConfig:
     """Allow read-only buffers with no elements."""
     floats: bool = True
     """F32/F16/BF16 buffers, locals and every float operation."""
+    u128: bool = True
+    """U128 buffers, locals, literals, casts and every u128 operator."""
     float_focus: bool = False
     """Float programs (the module doc): every float format in and out, most
     values floats, every strict float op alike, the functions' edge values."""
@@ -389,6 +406,11 @@ class _Generator:
                 ("oh", BufferAccess.READ_WRITE, DataType.F16, Role.OWNED),
                 ("og", BufferAccess.READ_WRITE, DataType.BF16, Role.OWNED),
             ]
+        if cfg.u128:
+            optional += [
+                ("r128", BufferAccess.READ_ONLY, U128, Role.INPUT),
+                ("o128", BufferAccess.READ_WRITE, U128, Role.OWNED),
+            ]
         if cfg.bytes_buffers:
             optional += [
                 ("rbytes", BufferAccess.READ_ONLY, DataType.BYTES, Role.INPUT),
@@ -429,7 +451,8 @@ class _Generator:
             for _ in range(self.pick((1, 1, 2))):
                 dtype = self.pick(
                     (DataType.U32, DataType.U32, DataType.I32, DataType.BOOL,
-                     *(VECTORS if cfg.vectors else ()), *(FLOATS if cfg.floats else ()))
+                     *(VECTORS if cfg.vectors else ()), *(FLOATS if cfg.floats else ()),
+                     *((U128,) if cfg.u128 else ()))
                 )  # fmt: skip
                 per_lane = self.pick((1, 1, 2))
                 owned = self.lanes * per_lane
@@ -451,6 +474,10 @@ class _Generator:
             if buf.dtype is DataType.F32:
                 values = [self.float_pattern(DataType.F32) for _ in range(buf.length)]
                 words[buf.name] = np.array(values, dtype=np.uint32)
+                continue
+            if buf.dtype is U128:
+                wide = [self.u128_value(U128_EDGES) for _ in range(buf.length)]
+                words[buf.name] = np.array([d.u128_lanes(v) for v in wide], dtype=np.uint32).reshape(-1)
                 continue
             values = [self._input_word(buf) for _ in range(buf.length * WORDS[buf.dtype])]
             if buf.role is Role.SHARED:
@@ -661,6 +688,8 @@ class _Generator:
             if self.chance(0.7):
                 return self.pick(self.config.float_formats or FLOATS)
             return self.pick((DataType.U32, DataType.U32, DataType.I32, DataType.BOOL))
+        if self.config.u128 and self.chance(0.1):
+            return U128
         if self.config.vectors and self.chance(0.2):
             return self.pick(VECTORS)
         if self.config.floats and self.chance(0.25):
@@ -795,8 +824,20 @@ class _Generator:
                 return E.bool_(self.chance(0.5))
             case DataType.F32 | DataType.F16 | DataType.BF16:
                 return E.float_bits(dtype, self.float_pattern(dtype))
+            case DataType.U128:
+                return E.u128(self.u128_value(U128_EDGES))
             case _:
                 return E.cast(dtype, self.literal(self.pick(SCALARS)))
+
+    def u128_value(self, edges: Sequence[int]) -> int:
+        """A 128-bit value: an edge, an edge plus or minus a little, or random
+        bits of one to four words."""
+        roll = self.rng.random()
+        if roll < 0.5:
+            return self.pick(edges)
+        if roll < 0.65:
+            return (self.pick(edges) + self.rng.randrange(-3, 4)) % 2**128
+        return self.rng.getrandbits(self.pick((8, 32, 64, 96, 128)))
 
     def float_pattern(self, dtype: DataType) -> int:
         """A bit pattern of `dtype`: an edge, near one, or any."""
@@ -827,9 +868,13 @@ class _Generator:
                 sources = [s for s in sources if s not in VECTORS]
             if not self.config.floats:
                 sources = [s for s in sources if s not in FLOATS]
+            if not self.config.u128:
+                sources = [s for s in sources if s is not U128]
             return E.cast(dtype, self.expr(self.pick(sources), depth - 1))
         if dtype in FLOATS:
             return self.float_expr(dtype, roll, depth)
+        if dtype is U128:
+            return self.u128_expr(roll, depth)
         if dtype is DataType.BOOL and self.config.float_focus and roll < 0.7:
             return self.focused_bool_expr(depth)
         if dtype is DataType.BOOL and self.config.floats and roll < 0.55:
@@ -844,6 +889,8 @@ class _Generator:
             return E.unop(test, self.expr(operand, depth - 1))
         if dtype is DataType.U32 and self.config.floats and roll < 0.36:
             return E.bitcast(DataType.U32, self.expr(self.pick(FLOATS), depth - 1))
+        if dtype is DataType.U32 and self.config.u128 and roll < 0.4:
+            return self.u128_to_u32(depth)
         if dtype is DataType.U32:
             if roll < 0.65:
                 return self.binop(depth)
@@ -854,6 +901,30 @@ class _Generator:
             op = self.pick((UnOp.NEGATE, UnOp.BIT_NOT, UnOp.REVERSE_BITS))
             return E.unop(op, self.expr(DataType.I32, depth - 1))
         return self.leaf(dtype)
+
+    def u128_expr(self, roll: float, depth: int) -> E | None:
+        """A U128: an arithmetic, bitwise or shift operator (divisors and shift
+        amounts at the edges half of the time), or bit_not."""
+        if roll < 0.85:
+            op = self.pick(U128_ARITHMETIC)
+            left = self.expr(U128, depth - 1)
+            if op in (BinOp.DIV, BinOp.MOD) and self.chance(0.5):
+                right = E.u128(self.u128_value(U128_DIVISORS))
+            elif op in (BinOp.SHL, BinOp.SHR) and self.chance(0.6):
+                right = E.u128(self.pick(U128_SHIFTS))
+            else:
+                right = self.expr(U128, depth - 1)
+            return E.binop(op, left, right)
+        if roll < 0.95:
+            return E.bitnot(self.expr(U128, depth - 1))
+        return self.leaf(U128)
+
+    def u128_to_u32(self, depth: int) -> E:
+        """A u32 from U128 operands: a comparison or a count."""
+        if self.chance(0.6):
+            op = self.pick(U128_COMPARISONS)
+            return E.binop(op, self.expr(U128, depth - 1), self.expr(U128, depth - 1))
+        return E.unop(self.pick(U128_COUNTS), self.expr(U128, depth - 1))
 
     def float_expr(self, dtype: DataType, roll: float, depth: int) -> E | None:
         """A float of `dtype`: an arithmetic op, a rounding op, fma, or a bitcast."""

@@ -31,6 +31,7 @@ from vyre.validation.registry import OpLookup, OpRegistryView, no_ops
 from vyre.validation.uniformity import UniformityAnalysis
 
 U32 = DataTypeKind.U32
+U128 = DataTypeKind.U128
 _CONDITION_TYPES = frozenset({DataTypeKind.U32, DataTypeKind.BOOL})
 _UNARY_OPERAND_TYPES = frozenset({DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL})
 _WRITABLE = frozenset({AccessKind.READ_WRITE.value, AccessKind.WORKGROUP.value})
@@ -290,7 +291,7 @@ class KernelChecker:
             self._types[result] = None
 
     # -- expressions ------------------------------------------------------------
-    @VISITORS.on(d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.LitFloatOp)
+    @VISITORS.on(d.LitU32Op, d.LitI32Op, d.LitBoolOp, d.LitFloatOp, d.LitU128Op)
     def visit_literal(self, op: d.ExprOp) -> None:
         self._set_type(op, _kind(op.results[0].type))
         problem = literal_range_problem(op)
@@ -358,18 +359,37 @@ class KernelChecker:
         _check_kind(op, op.kind.data, _BINOP_KINDS)
         self._propagate_call_depth(op)
         lhs, rhs = op.operands
-        for side, value in (("left", lhs), ("right", rhs)):
-            kind = self._type(value)
+        kinds = (self._type(lhs), self._type(rhs))
+        if U128 in kinds:
+            self._u128_binop(op, kinds)
+            return
+        for side, kind in zip(("left", "right"), kinds):
             if kind is not None and kind != U32:
                 self._report("V021", m.binary_operand_not_u32(side, kind), op)
         self._set_type(op, U32)
+
+    def _u128_binop(self, op: d.BinOp, kinds: tuple[DataTypeKind | None, ...]) -> None:
+        """V144/V145 for a binary operation with a `u128` operand."""
+        spelling = op.kind.data
+        if spelling not in _U128_BINOP_KINDS:
+            if spelling in _BINOP_KINDS:
+                self._report("V145", m.u128_operator_undefined(spelling), op)
+            self._set_type(op, U32)
+            return
+        other = next((kind for kind in kinds if kind is not None and kind != U128), None)
+        if other is not None:
+            self._report("V144", m.u128_operand_mix(spelling, other), op)
+        self._set_type(op, _kind(d.binop_result_type(spelling, d.U128, d.U128)))
 
     @VISITORS.on(d.UnOp)
     def visit_unop(self, op: d.UnOp) -> None:
         _check_kind(op, op.kind.data, _UNOP_KINDS)
         self._propagate_call_depth(op)
         kind = self._type(op.operands[0])
-        if kind is not None and kind not in _UNARY_OPERAND_TYPES:
+        if kind == U128:
+            if op.kind.data in _UNOP_KINDS and op.kind.data not in _U128_UNOP_KINDS:
+                self._report("V145", m.u128_operator_undefined(op.kind.data), op)
+        elif kind is not None and kind not in _UNARY_OPERAND_TYPES:
             self._report("V099", m.unary_operand_type(kind), op)
         self._set_type(op, None if kind is None else _kind(op.results[0].type))
 
@@ -620,6 +640,8 @@ class KernelChecker:
 
 _BINOP_KINDS = frozenset(kind.value for kind in d.BinOpKind)
 _UNOP_KINDS = frozenset(kind.value for kind in d.UnOpKind)
+_U128_BINOP_KINDS = frozenset(kind.value for kind in d.U128_BINOP_KINDS)
+_U128_UNOP_KINDS = frozenset(kind.value for kind in d.U128_UNOP_KINDS)
 _FCMP_KINDS = frozenset(d.FLOAT_PREDICATES)
 _ATOMIC_KINDS = frozenset(kind.value for kind in d.AtomicOpKind)
 
@@ -662,6 +684,7 @@ _LITERAL_RANGES: dict[type[Operation], tuple[str, int, int]] = {
     d.LitU32Op: ("u32", 0, d.U32_MAX),
     d.LitI32Op: ("i32", -(2**31), 2**31 - 1),
     d.LitBoolOp: ("bool", 0, 1),
+    d.LitU128Op: ("u128", 0, d.U128_MAX),
 }
 
 

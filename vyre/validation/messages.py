@@ -6,7 +6,8 @@ V027, V029, V045, V057, V058, V099, V121, V122. The strict-float rules are vyre
 extensions (no 0.7 code exists for them): V140 (a float operation's operand is
 not a float), V141 (a float operation mixes float types), V142 (a bitcast
 between types of different widths), V143 (an approximate op on a non-F32
-value), V133 (a literal its type cannot hold: the builder and the text
+value), V144 (a binary operation mixes `u128` with another type), V145 (an
+operator that is not defined on `u128`), V133 (a literal its type cannot hold: the builder and the text
 parser refuse one, this catches IR made otherwise), V134 (an op of another
 dialect inside a kernel: no backend runs it), V135-V138 (routines: an
 unknown routine, arguments that do not match, a routine that invokes itself,
@@ -388,4 +389,24 @@ def routine_result(name: str, found: str, declared: str) -> str:
     return _text(
         f"routine `@{name}` yields a `{found}` value but declares `{declared}`",
         f"yield a `{declared}` value (cast it) or declare the routine `-> {found}`",
+    )
+
+
+def u128_operand_mix(operation: str, found: DataTypeKind) -> str:
+    """V144 (vyre extension): a binary operation with a `u128` operand and an operand
+    of another type (`operation` is the operator's spelling)."""
+    return _text(
+        f"binary operation `{operation}` mixes `u128` and `{found.value}` operands",
+        f"cast the `{found.value}` operand to u128 (both operands of a u128 operation are"
+        " `u128`, the shift amount too)",
+    )
+
+
+def u128_operator_undefined(operation: str) -> str:
+    """V145 (vyre extension): an operator that `u128` does not have (`and`, `or`,
+    `negate`, `logical_not`, `reverse_bits`)."""
+    return _text(
+        f"operation `{operation}` is not defined on `u128`",
+        "use the arithmetic, bitwise, shift and comparison operators or bit_not, popcount,"
+        " clz and ctz (a negation is a sub from 0, a truth value a ne with 0)",
     )

@@ -9,7 +9,7 @@ vyre.kernel @k workgroup_size(1, 1, 1) {
 }
 
 // UNKNOWN-NOT: Traceback
-// UNKNOWN:     vyre-opt: error: unknown pass `bogus` (passes: canonicalize, convert-to-vyre, cse, dce, float-strict, inline-calls)
+// UNKNOWN:     vyre-opt: error: unknown pass `bogus` (passes: canonicalize, convert-to-vyre, cse, dce, float-strict, inline-calls, lower-tensors)
 // UNKNOWN-NOT: Traceback
 
 // OPTION:     vyre-opt: error: pass `cse` has no option `fast` (options: none)

@@ -285,3 +285,41 @@ def test_sigint_then_a_rerun_checks_every_chunk_once(tmp_path: Path, gpu_adapter
     assert sorted(starts) == [n << 24 for n in range(0, 256, 8)]  # shard 0 of 8: every 8th chunk, once
     totals = summary(checkpoint)["f32.neg.exhaustive"]
     assert (totals["inputs"], totals["chunks"], totals["mismatches"]) == (32 << 24, 32, 0)
+
+
+def test_a_range_runs_the_whole_chunks_it_meets() -> None:
+    campaign = Campaign("exp2", "f32")
+    chunk = fc.CHUNK
+    assert fc.chunks_of(campaign, span=(0x3F80_0000, 1)) == [(0x3F00_0000, chunk)]
+    assert fc.chunks_of(campaign, span=(chunk - 1, 2)) == [(0, chunk), (chunk, chunk)]
+    assert fc.chunks_of(campaign, span=(chunk, 2 * chunk)) == [(chunk, chunk), (2 * chunk, chunk)]
+    assert len(fc.chunks_of(campaign)) == 256
+    assert fc.chunks_of(campaign, span=(0, 4 * chunk), shard=(1, 2)) == [(chunk, chunk), (3 * chunk, chunk)]
+    assert fc.chunks_of(campaign, span=(0, 4 * chunk), done={0, 2 * chunk}) == [(chunk, chunk), (3 * chunk, chunk)]
+    for bad in [(0, 0), (-1, 5), (1 << 32, 1), ((1 << 32) - 1, 2)]:
+        with pytest.raises(ValueError, match="must hold at least one input of f32.exp2.exhaustive"):
+            fc.chunks_of(campaign, span=bad)
+
+
+def test_the_summary_does_not_depend_on_the_order_chunks_were_recorded(tmp_path: Path) -> None:
+    records = [
+        {"campaign": "f32.sqrt.exhaustive", "start": start, "length": 16, "mismatches": len(first),
+         "first": first, "seconds": 0.5}
+        for start, first in [(0, [[1, 2, 3]]), (16, []), (32, [[4, 5, 6], [7, 8, 9]])]
+    ]  # fmt: skip
+    in_order, shuffled = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    in_order.write_text("".join(json.dumps(r) + "\n" for r in records))
+    shuffled.write_text("".join(json.dumps(r) + "\n" for r in records[::-1]))
+    assert summary(shuffled) == summary(in_order)
+    assert summary(in_order)["f32.sqrt.exhaustive"]["first"] == [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+
+
+def test_dask_tasks_are_consecutive_chunks_a_few_per_worker() -> None:
+    from vyre.conform.float_dask import MAX_BATCH, _batches  # pyright: ignore[reportPrivateUsage]
+
+    chunks = [(n << 24, 1 << 24) for n in range(256)]
+    tasks = _batches(chunks, 4)
+    assert [c for task in tasks for c in task] == chunks and {len(task) for task in tasks} == {MAX_BATCH}
+    assert [len(task) for task in _batches(chunks[:10], 2)] == [2, 2, 2, 2, 2]
+    assert _batches(chunks[:3], 4) == [[chunks[0]], [chunks[1]], [chunks[2]]]
+    assert _batches([], 2) == []

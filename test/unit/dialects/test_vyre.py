@@ -25,9 +25,10 @@ def test_dialect_holds_every_op_of_the_spec() -> None:
     )
     statements = "let assign store if loop return block barrier"
     routines = "routine invoke yield lookup"
-    functions = "fexp2 fexp fexp10 flog flog2 flog10 fsin fcos ftan fasin facos fatan fatan2"  # the correctly rounded functions, as they land
+    wide = "lit_u128"
+    functions = "fexp2 fexp fexp10 flog flog2 flog10 fsin fcos ftan fasin facos fatan fatan2 ftanh ferf fpow"  # the correctly rounded functions, as they land
     assert names == {
-        f"vyre.{n}" for n in f"kernel {expressions} {floats} {statements} {routines} {functions}".split()
+        f"vyre.{n}" for n in f"kernel {expressions} {floats} {statements} {routines} {functions} {wide}".split()
     }
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from vyre import ops
 from vyre.ir import DataType
+from vyre.ops import float_laws as FL
 from vyre.ops import laws as L
 from vyre.runtime.interp import floats as oracle
 
@@ -38,7 +39,7 @@ def _rows(arity: int, seed: int) -> list[np.ndarray]:
 
 
 def _oracle(op: str, columns: list[np.ndarray]) -> np.ndarray:
-    if op in ("add", "sub", "mul", "div", "min", "max", "atan2"):
+    if op in ("add", "sub", "mul", "div", "min", "max", "atan2", "pow"):
         return oracle.binary(op, "f32", *columns)
     if op == "fma":
         return oracle.fma("f32", *columns)
@@ -100,8 +101,50 @@ def test_declared_laws_hold_bit_for_bit(op_id: str) -> None:
                 assert np.array_equal(bits(ref(ref(a, b), c)), bits(ref(a, ref(b, c))))
             case L.Involution():
                 assert np.array_equal(bits(ref(ref(a))), bits(a))
+            case FL.FloatLaw():
+                _float_law_holds(law, ref, a, b)
             case _:
                 pytest.fail(f"no check for {law}")
+
+
+def _total_order(words: np.ndarray) -> np.ndarray:
+    """int64 keys of F32 patterns in IEEE totalOrder (-0 just below +0)."""
+    magnitude = (words & np.uint32(0x7FFF_FFFF)).astype(np.int64)
+    return np.where(words >> np.uint32(31) == 1, -magnitude - 1, magnitude)
+
+
+def _float_law_holds(law: FL.FloatLaw, ref: object, a: np.ndarray, b: np.ndarray) -> None:
+    """The float laws checked here in numpy, apart from vyre-conform's relations:
+    odd/even on each row and its negation, monotonicity over the sorted
+    non-NaN rows and each row's next float, ranges by totalOrder keys, every
+    exact case."""
+    f = ref  # type: ignore[assignment]
+    call = lambda *xs: np.asarray(f(*xs)).view(np.uint32)  # type: ignore[operator]  # noqa: E731
+    rest = [b] if law.arity == 2 else []
+    nan = lambda w: (w & np.uint32(0x7FFF_FFFF)) > np.uint32(0x7F80_0000)  # noqa: E731
+    match law:
+        case FL.FloatOdd() | FL.FloatEven():
+            r, mirrored = call(a, *rest), call(-a, *rest)
+            want = r if isinstance(law, FL.FloatEven) else np.where(nan(r), r, r ^ np.uint32(0x8000_0000))
+            assert np.array_equal(mirrored, want)
+            assert np.all(r[np.isnan(a)] == FL.CANONICAL_NAN)
+        case FL.FloatMonotone():
+            xs = a[~np.isnan(a)]
+            with np.errstate(over="ignore"):
+                xs = np.sort(np.concatenate([xs, np.nextafter(xs, np.float32(np.inf))]))
+            r = np.asarray(f(xs))  # type: ignore[operator]
+            r = r[~np.isnan(r)]
+            assert np.all(r[1:] <= r[:-1]) if law.decreasing else np.all(r[1:] >= r[:-1])
+        case FL.FloatRange():
+            r = call(a, *rest)
+            keys = _total_order(r[~nan(r)])
+            lo, hi = _total_order(np.array([law.lo, law.hi], dtype=np.uint32))
+            assert np.all((keys >= lo) & (keys <= hi))
+        case FL.FloatExactCases():
+            columns = [np.array([c[0][j] for c in law.cases], dtype=np.uint32).view(np.float32) for j in range(law.arity)]
+            assert np.array_equal(call(*columns), np.array([c[1] for c in law.cases], dtype=np.uint32))
+        case _:
+            pytest.fail(f"no check for {law}")
 
 
 def test_evaluate_takes_float_arrays() -> None:

@@ -58,7 +58,8 @@ def _inputs() -> dict[str, np.ndarray]:
 def test_the_pass_is_registered_for_vyre_opt_and_xdsl_opt() -> None:
     assert get_all_passes()["lower-tensors"]() is LowerTensorsPass
     assert "lower-tensors" in get_vyre_passes()
-    assert VYRE_UNIVERSE.all_passes["lower-tensors"]() is LowerTensorsPass
+    # the plugin runs each pass behind its input check: a subclass of the pass
+    assert issubclass(VYRE_UNIVERSE.all_passes["lower-tensors"](), LowerTensorsPass)
     assert VYRE_UNIVERSE.all_dialects["vtensor"]() is t.VTensor
 
 

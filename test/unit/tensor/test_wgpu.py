@@ -88,3 +88,55 @@ def test_matmul_on_the_gpu(fmt: str) -> None:
         "b": user_array(random_bits(rng, (7, 3), fmt), fmt),
     }
     _same_bytes(g, inputs)
+
+
+
+def test_functions_on_the_gpu() -> None:
+    rng = np.random.default_rng(6)
+    g = vt.Graph("fns")
+    x = g.input("x", DataType.F32, ("n", 7))
+    h = g.input("h", DataType.BF16, (3, 5))
+    g.output("exp", vt.exp(x))
+    g.output("log", vt.log(vt.transpose(h)))
+    inputs = {
+        "x": user_array(random_bits(rng, (5, 7), "f32"), "f32"),
+        "h": user_array(random_bits(rng, (3, 5), "bf16"), "bf16"),
+    }
+    _same_bytes(g, inputs)
+
+
+def test_softmax_and_layer_norm_on_the_gpu() -> None:
+    rng = np.random.default_rng(7)
+    g = vt.Graph("rows")
+    x = g.input("x", DataType.F32, ("n", "c"))
+    w = g.input("w", DataType.F32, ("c",))
+    g.output("softmax", vt.softmax(x * w))
+    g.output("layer_norm", vt.layer_norm(vt.transpose(x), w[:1], w[::-1][:1]))
+    X = user_array(random_bits(rng, (37, 5), "f32"), "f32")
+    _same_bytes(g, {"x": np.clip(X, -1e4, 1e4), "w": rng.standard_normal(5).astype(np.float32)})
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_attention_on_the_gpu(causal: bool) -> None:
+    rng = np.random.default_rng(8)
+    g = vt.Graph("att")
+    qkv = g.input("qkv", DataType.F32, (2, 5, 12))
+    q, k, v = (vt.transpose(vt.reshape(qkv[:, :, 4 * p : 4 * p + 4], (2, 5, 2, 2)), (0, 2, 1, 3)) for p in range(3))
+    g.output("o", vt.attention(q, k, v, causal=causal))
+    QKV = (rng.standard_normal((2, 5, 12)) * 3).astype(np.float32)
+    QKV[1, 2, 3] = np.inf
+    _same_bytes(g, {"qkv": QKV})
+
+
+def test_the_transformer_block_on_the_gpu() -> None:
+    """The block of examples/transformer_block.py at (batch, tokens, width,
+    heads) = (1, 16, 32, 2): the same bytes on lavapipe as on the interpreter."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "examples" / "transformer_block.py"
+    spec = importlib.util.spec_from_file_location("transformer_block_example", path)
+    assert spec is not None and spec.loader is not None
+    block = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(block)
+    _same_bytes(block.build(1, 16, 32, 2), block.inputs(0, 1, 16, 32))

@@ -55,8 +55,8 @@ def test_the_universe_registers_only_names_xdsl_does_not_use() -> None:
 
     from vyre.universe import VYRE_UNIVERSE
 
-    assert set(VYRE_UNIVERSE.all_dialects) == {"vyre"}
-    assert set(VYRE_UNIVERSE.all_passes) == {"inline-calls", "float-strict", "convert-to-vyre"}
+    assert set(VYRE_UNIVERSE.all_dialects) == {"vyre", "vtensor"}
+    assert set(VYRE_UNIVERSE.all_passes) == {"inline-calls", "float-strict", "convert-to-vyre", "lower-tensors"}
     assert set(VYRE_UNIVERSE.all_targets) == {"vyre-wgsl"}
     target = VYRE_UNIVERSE.all_targets["vyre-wgsl"]()
     assert target.name == "vyre-wgsl"  # the key must equal Target.name

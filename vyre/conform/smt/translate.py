@@ -10,9 +10,14 @@ semantics (conform.md "Binary Operations", casts.md):
   amounts are taken & 31;
 - negate is (~a) + 1; popcount, clz, ctz (clz(0) = ctz(0) = 32) and
   reverse_bits are WGSL's;
-- a value of `n` lanes (U64 and Vec2U32: 2, Vec4U32: 4) is a list of 32-bit
-  terms; casts follow casts.md row by row (Bool is 0/1, U32<->I32 keep the
-  bits, I32 -> U64 sign-extends, splats and truncations by lane);
+- a value of `n` lanes (U64 and Vec2U32: 2, Vec4U32 and U128: 4) is a list of
+  32-bit terms; casts follow casts.md row by row (Bool is 0/1, U32<->I32 keep
+  the bits, I32 -> U64 and I32 -> U128 sign-extend, other widenings to U128
+  zero-extend, splats and truncations by lane);
+- a U128 operation joins the four lanes into one 128-bit term (lane 0 the low
+  bits) and acts on it: wrapping arithmetic, /0 and %0 give 0, shift amounts
+  are taken & 127, comparisons give 1/0 as 32 bits, popcount/clz/ctz count the
+  128 bits (clz(0) = ctz(0) = 128); a U128 input is a 128-bit term;
 - `select` picks on a non-zero condition (any lane non-zero);
 - the Category C calls that stay calls (extract_bits, insert_bits) are WGSL's
   `extractBits`/`insertBits` on u32, written from the WGSL definition;
@@ -88,6 +93,9 @@ class _Translator:
         self.values: dict[SSAValue, Lanes] = {}
         self.locals: dict[str, Lanes] = {}
         self.result: Lanes | None = None
+        self.wholes: dict[tuple[int, ...], tuple[Lanes, Any]] = {}
+        """The term each list of lanes `split` made was split from (by the lanes'
+        identities; the lanes are kept so the identities stay theirs)."""
 
     def c(self, value: int) -> Any:
         return self.B.const(value, 32)
@@ -115,21 +123,53 @@ class _Translator:
     def literal(self, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp) -> None:
         self.values[op.res] = [self.c(op.value.data & 0xFFFF_FFFF)]
 
+    @TRANSLATIONS.on(d.LitU128Op)
+    def literal_u128(self, op: d.LitU128Op) -> None:
+        self.values[op.res] = [self.c(word) for word in d.u128_lanes(op.value.data)]
+
     @TRANSLATIONS.on(d.LoadOp)
     def load(self, op: d.LoadOp) -> None:
         name = op.buffer.data
         if not (name.startswith("x") and name[1:].isdigit() and int(name[1:]) < len(self.inputs)):
             raise Untranslatable(f"a load from buffer `{name}`")
-        self.values[op.res] = [self.inputs[int(name[1:])]]
+        term = self.inputs[int(name[1:])]
+        lanes = LANES[_kind(op.res)]
+        self.values[op.res] = [term] if lanes == 1 else self.split(term, lanes)
 
     @TRANSLATIONS.on(d.BinOp)
     def binop(self, op: d.BinOp) -> None:
+        if _kind(op.lhs) == DataTypeKind.U128:
+            a, b = self.join(self.get(op.lhs)), self.join(self.get(op.rhs))
+            result = U128_BINOPS[op.op_kind](self, a, b)
+            self.values[op.res] = self.split(result, 4) if self.B.width(result) == 128 else [result]
+            return
         a, b = self.get(op.lhs)[0], self.get(op.rhs)[0]
         self.values[op.res] = [BINOPS[op.op_kind](self, a, b)]
 
     @TRANSLATIONS.on(d.UnOp)
     def unop(self, op: d.UnOp) -> None:
+        if _kind(op.operand) == DataTypeKind.U128:
+            result = U128_UNOPS[op.op_kind](self, self.join(self.get(op.operand)))
+            self.values[op.res] = self.split(result, 4) if self.B.width(result) == 128 else [result]
+            return
         self.values[op.res] = [UNOPS[op.op_kind](self, self.get(op.operand)[0])]
+
+    def join(self, lanes: Lanes) -> Any:
+        """The lanes of a value as one term, lane 0 the low bits: the term they were
+        split from when `split` made them (no extract/concat layer for the
+        solver's rewriter to take apart)."""
+        whole = self.wholes.get(tuple(id(lane) for lane in lanes))
+        if whole is not None:
+            return whole[1]
+        return self.B.concat(list(reversed(lanes)))
+
+    def split(self, term: Any, lanes: int) -> Lanes:
+        """A term of `32 * lanes` bits as its lanes, lane 0 the low bits."""
+        if self.B.width(term) != 32 * lanes:
+            raise Untranslatable(f"a {self.B.width(term)}-bit input for a value of {lanes} lanes")
+        parts = [self.B.extract(term, 32 * k + 31, 32 * k) for k in range(lanes)]
+        self.wholes[tuple(id(part) for part in parts)] = (parts, term)
+        return parts
 
     @TRANSLATIONS.on(d.SelectOp)
     def select(self, op: d.SelectOp) -> None:
@@ -191,13 +231,15 @@ class _Translator:
             word = lanes[0]
             if target in (DataTypeKind.U32, DataTypeKind.I32):
                 return [word]
-            if target == DataTypeKind.U64:
+            if target in (DataTypeKind.U64, DataTypeKind.U128):
                 if source == DataTypeKind.I32:
                     high = B.ite(B.slt(word, self.c(0)), self.c(0xFFFF_FFFF), self.c(0))
                 else:
                     high = self.c(0)
-                return [word, high]
+                return [word, *[high] * (width - 1)]
             return [word] * width
+        if target == DataTypeKind.U128:
+            return [*lanes, *[self.c(0)] * (width - len(lanes))]
         if width > len(lanes):
             raise Untranslatable(f"cast {source} -> {target} is not in the cast table")
         return lanes[:width]
@@ -304,6 +346,67 @@ UNOPS.add(UnOpKind.POPCOUNT, _popcount)
 UNOPS.add(UnOpKind.CLZ, _clz)
 UNOPS.add(UnOpKind.CTZ, _ctz)
 UNOPS.add(UnOpKind.REVERSE_BITS, _reverse_bits)
+
+
+U128_BINOPS: OpTable[BinOpKind, _Binary] = OpTable("SMT u128 binary operators", lambda: d.U128_BINOP_KINDS)
+"""`a <kind> b` on two 128-bit terms: a 128-bit term, or a 32-bit 1/0 for a
+comparison (/0 and %0 give 0, shift amounts masked to 0..127)."""
+
+
+def _wide(t: _Translator, value: int) -> Any:
+    return t.B.const(value, 128)
+
+
+def _wide_zero_or(t: _Translator, b: Any, term: Any) -> Any:
+    return t.B.ite(t.B.eq(b, _wide(t, 0)), _wide(t, 0), term)
+
+
+U128_BINOPS.add(BinOpKind.ADD, lambda t, a, b: t.B.add(a, b))
+U128_BINOPS.add(BinOpKind.SUB, lambda t, a, b: t.B.sub(a, b))
+U128_BINOPS.add(BinOpKind.MUL, lambda t, a, b: t.B.mul(a, b))
+U128_BINOPS.add(BinOpKind.DIV, lambda t, a, b: _wide_zero_or(t, b, t.B.udiv(a, b)))
+U128_BINOPS.add(BinOpKind.MOD, lambda t, a, b: _wide_zero_or(t, b, t.B.urem(a, b)))
+U128_BINOPS.add(BinOpKind.BIT_AND, lambda t, a, b: t.B.band(a, b))
+U128_BINOPS.add(BinOpKind.BIT_OR, lambda t, a, b: t.B.bor(a, b))
+U128_BINOPS.add(BinOpKind.BIT_XOR, lambda t, a, b: t.B.bxor(a, b))
+U128_BINOPS.add(BinOpKind.SHL, lambda t, a, b: t.B.shl(a, t.B.band(b, _wide(t, 127))))
+U128_BINOPS.add(BinOpKind.SHR, lambda t, a, b: t.B.lshr(a, t.B.band(b, _wide(t, 127))))
+U128_BINOPS.add(BinOpKind.EQ, lambda t, a, b: t.B.truth(t.B.eq(a, b)))
+U128_BINOPS.add(BinOpKind.NE, lambda t, a, b: t.B.truth(t.B.ne(a, b)))
+U128_BINOPS.add(BinOpKind.LT, lambda t, a, b: t.B.truth(t.B.ult(a, b)))
+U128_BINOPS.add(BinOpKind.GT, lambda t, a, b: t.B.truth(t.B.ugt(a, b)))
+U128_BINOPS.add(BinOpKind.LE, lambda t, a, b: t.B.truth(t.B.ule(a, b)))
+U128_BINOPS.add(BinOpKind.GE, lambda t, a, b: t.B.truth(t.B.uge(a, b)))
+
+
+def _count_bits(t: _Translator, a: Any) -> Any:
+    """The set bits of a 128-bit term, as 32 bits: the sum of its bits."""
+    B = t.B
+    return B.sum([B.zext(B.bit(a, k), 31) for k in range(128)])
+
+
+def _leading_zeros(t: _Translator, a: Any) -> Any:
+    """128 minus the position of the highest set bit plus one (128 for 0)."""
+    B, count = t.B, t.c(128)
+    for k in range(128):  # the last set bit seen from below decides
+        count = B.ite(B.eq(B.bit(a, k), B.const(1, 1)), t.c(127 - k), count)
+    return count
+
+
+def _trailing_zeros(t: _Translator, a: Any) -> Any:
+    """The position of the lowest set bit (128 for 0)."""
+    B, count = t.B, t.c(128)
+    for k in range(127, -1, -1):  # the last set bit seen from above decides
+        count = B.ite(B.eq(B.bit(a, k), B.const(1, 1)), t.c(k), count)
+    return count
+
+
+U128_UNOPS: OpTable[UnOpKind, _Unary] = OpTable("SMT u128 unary operators", lambda: d.U128_UNOP_KINDS)
+"""`<kind> a` on a 128-bit term: bit_not a 128-bit term, the counts 32 bits."""
+U128_UNOPS.add(UnOpKind.BIT_NOT, lambda t, a: t.B.bnot(a))
+U128_UNOPS.add(UnOpKind.POPCOUNT, _count_bits)
+U128_UNOPS.add(UnOpKind.CLZ, _leading_zeros)
+U128_UNOPS.add(UnOpKind.CTZ, _trailing_zeros)
 
 
 def translate(prepared: Prepared, B: Bits, inputs: Sequence[Any]) -> Lanes:

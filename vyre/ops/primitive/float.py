@@ -10,7 +10,7 @@ numpy float32 arithmetic (correctly rounded, subnormals kept on x86) for add, su
 mul, div and sqrt; exact float64 products with a round-to-odd sum for fma; sign
 bit operations for neg and abs; numpy's rounding functions (which keep the sign
 of zero) for floor, ceil, round (half to even) and trunc; MPFR in a binary32
-context for the correctly rounded functions (exp2, asin, acos, atan, atan2).
+context for the correctly rounded functions (exp2, asin, acos, atan, atan2, pow).
 Every NaN result is the canonical quiet NaN 0x7FC00000.
 
 Laws are the ones that hold for every input, NaN payloads included: add, mul,
@@ -30,6 +30,7 @@ import numpy.typing as npt
 from vyre.dialects import vyre as d
 from vyre.dialects.tables import OpTable
 from vyre.ir import DataType, Expr, float_op_expr
+from vyre.ops import float_laws as FL
 from vyre.ops import laws as L
 from vyre.ops.laws import Law
 from vyre.ops.spec import EquivalenceClass, OpSignature, OpSpec
@@ -137,6 +138,11 @@ def _abs(a: Any) -> F32Array:
     return _from_bits(_bits(a) & np.uint32(~SIGN & 0xFFFF_FFFF))
 
 
+def _mpfr_pow(x: Any, y: Any) -> Any:
+    """MPFR's pow: gmpy2 spells it `**`."""
+    return x**y
+
+
 def _mpfr(name: str) -> Callable[[Any], F32Array]:
     """A correctly rounded function computed element by element with MPFR in a
     binary32 context (24 bits, the F32 exponent range, subnormals): exact, slow,
@@ -148,7 +154,7 @@ def _mpfr(name: str) -> Callable[[Any], F32Array]:
         out = np.empty(xs[0].shape, dtype=np.float32)
         context = gmpy2.context(precision=24, emin=-148, emax=128, subnormalize=True)
         with gmpy2.context(context):
-            function: Any = getattr(gmpy2, name)
+            function: Any = _mpfr_pow if name == "pow" else getattr(gmpy2, name)
             columns = [x.reshape(-1).tolist() for x in xs]
             for k, values in enumerate(zip(*columns)):
                 out.reshape(-1)[k] = float(function(*(gmpy2.mpfr(v) for v in values)))
@@ -261,53 +267,160 @@ SPECS: tuple[OpSpec, ...] = (
     _op(d.FExp2Op, _mpfr("exp2"),
         _hard("integers, ties and the range ends", (0x4040_0000,), (0xC316_0000,), (0xC315_8000,),
               (0x42FF_FFFF,), (0xB52D_1F9A,), (0x3B42_9D37,)),
+        (FL.FloatMonotone(), FL.FloatRange(FL.F32_ZERO, FL.F32_INF),
+         FL.FloatExactCases([((FL.f32_bits(k),), FL.f32_bits(2.0**k)) for k in range(-149, 128)] + [
+             ((FL.F32_NEG_ZERO,), FL.F32_ONE), ((FL.f32_bits(128),), FL.F32_INF),
+             ((FL.f32_bits(-150),), FL.F32_ZERO), ((FL.F32_INF,), FL.F32_INF),
+             ((FL.F32_NEG_INF,), FL.F32_ZERO), ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)])),
         summary="2**a, correctly rounded"),
     _op(d.FExpOp, _mpfr("exp"),
         _hard("zero, the range ends and the hardest inputs", (0x0000_0000,), (0x42B1_7218,),
               (0xC2CF_F1B5,), (0xC169_12CD,), (0xBBF0_EDF1,)),
+        (FL.FloatMonotone(), FL.FloatRange(FL.F32_ZERO, FL.F32_INF),
+         FL.FloatExactCases([
+             ((FL.F32_ZERO,), FL.F32_ONE), ((FL.F32_NEG_ZERO,), FL.F32_ONE), ((FL.F32_INF,), FL.F32_INF),
+             ((FL.F32_NEG_INF,), FL.F32_ZERO), ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)])),
         summary="e**a, correctly rounded"),
     _op(d.FExp10Op, _mpfr("exp10"),
         _hard("powers of ten, the range ends and the hardest inputs", (0x4040_0000,), (0x4120_0000,),
               (0x421A_209B,), (0xC234_9E35,), (0xBAC4_C65C,), (0x417D_7F60,)),
+        (FL.FloatMonotone(), FL.FloatRange(FL.F32_ZERO, FL.F32_INF),
+         FL.FloatExactCases([((FL.f32_bits(k),), FL.f32_bits(10.0**k)) for k in range(11)] + [
+             ((FL.F32_NEG_ZERO,), FL.F32_ONE), ((FL.F32_INF,), FL.F32_INF),
+             ((FL.F32_NEG_INF,), FL.F32_ZERO), ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)])),
         summary="10**a, correctly rounded"),
     _op(d.FLogOp, _mpfr("log"),
         _hard("one, its neighbours and subnormals", (0x3F80_0000,), (0x3F80_0001,), (0x3F7F_FFFF,),
               (0x0000_0001,)),
+        (FL.FloatMonotone(),
+         FL.FloatExactCases([
+             ((FL.F32_ONE,), FL.F32_ZERO), ((FL.F32_ZERO,), FL.F32_NEG_INF), ((FL.F32_NEG_ZERO,), FL.F32_NEG_INF), ((FL.F32_INF,), FL.F32_INF),
+             ((FL.F32_NEG_INF,), FL.CANONICAL_NAN), ((FL.F32_NEG_ONE,), FL.CANONICAL_NAN),
+             ((0x8000_0001,), FL.CANONICAL_NAN), ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)])),
         summary="the natural logarithm, correctly rounded"),
     _op(d.FLog2Op, _mpfr("log2"),
         _hard("powers of two, the neighbours of one and subnormals", (0x4100_0000,), (0x3F80_0001,),
               (0x3F7F_FFFF,), (0x0000_0001,), (0x4020_7AB9,)),
+        (FL.FloatMonotone(),
+         FL.FloatExactCases([((FL.f32_bits(2.0**k),), FL.f32_bits(k)) for k in range(-149, 128)] + [
+             ((FL.F32_ZERO,), FL.F32_NEG_INF), ((FL.F32_NEG_ZERO,), FL.F32_NEG_INF), ((FL.F32_INF,), FL.F32_INF),
+             ((FL.F32_NEG_INF,), FL.CANONICAL_NAN), ((FL.F32_NEG_ONE,), FL.CANONICAL_NAN),
+             ((0x8000_0001,), FL.CANONICAL_NAN), ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)])),
         summary="the base-2 logarithm, correctly rounded"),
     _op(d.FLog10Op, _mpfr("log10"),
         _hard("powers of ten, the neighbours of one and subnormals", (0x447A_0000,), (0x3F80_0001,),
               (0x3F7F_FFFF,), (0x0000_0001,)),
+        (FL.FloatMonotone(),
+         FL.FloatExactCases([((FL.f32_bits(10.0**k),), FL.f32_bits(k)) for k in range(11)] + [
+             ((FL.F32_ZERO,), FL.F32_NEG_INF), ((FL.F32_NEG_ZERO,), FL.F32_NEG_INF), ((FL.F32_INF,), FL.F32_INF),
+             ((FL.F32_NEG_INF,), FL.CANONICAL_NAN), ((FL.F32_NEG_ONE,), FL.CANONICAL_NAN),
+             ((0x8000_0001,), FL.CANONICAL_NAN), ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)])),
         summary="the base-10 logarithm, correctly rounded"),
     _op(d.FSinOp, _mpfr("sin"),
         _hard("nearest multiples of pi, huge and tiny arguments", (0x6F79_BE45,), (0x50A3_E87F,),
               (0x4049_0FDB,), (0x7F7F_FFFF,), (0x3980_0000,), (0x397F_FFFF,), (0x8000_0000,)),
+        (FL.FloatOdd(), FL.FloatRange(FL.F32_NEG_ONE, FL.F32_ONE),
+         FL.FloatExactCases(FL.odd_cases([
+             ((FL.F32_ZERO,), FL.F32_ZERO), ((FL.F32_INF,), FL.CANONICAL_NAN), ((0x0000_0001,), 0x0000_0001), ((0x007F_FFFF,), 0x007F_FFFF), ((0x0080_0000,), 0x0080_0000),
+             ((0x3580_0000,), 0x3580_0000)]))),
         summary="sin(a), correctly rounded"),
     _op(d.FCosOp, _mpfr("cos"),
         _hard("nearest odd multiples of pi/2, huge and tiny arguments", (0x6F79_BE45,),
               (0x3FC9_0FDB,), (0x7F7F_FFFF,), (0x3980_0000,), (0x397F_FFFF,), (0x8000_0000,)),
+        (FL.FloatEven(), FL.FloatRange(FL.F32_NEG_ONE, FL.F32_ONE),
+         FL.FloatExactCases(FL.even_cases([
+             ((FL.F32_ZERO,), FL.F32_ONE), ((FL.F32_INF,), FL.CANONICAL_NAN), ((0x0000_0001,), FL.F32_ONE),
+             ((0x0080_0000,), FL.F32_ONE), ((0x3580_0000,), FL.F32_ONE),
+             ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)]))),
         summary="cos(a), correctly rounded"),
     _op(d.FTanOp, _mpfr("tan"),
         _hard("poles and zeros of the nearest multiples of pi/2", (0x6F79_BE45,), (0x50A3_E87F,),
               (0x3FC9_0FDB,), (0x7F7F_FFFF,), (0x3980_0000,), (0x397F_FFFF,), (0x8000_0000,)),
+        (FL.FloatOdd(),
+         FL.FloatExactCases(FL.odd_cases([
+             ((FL.F32_ZERO,), FL.F32_ZERO), ((FL.F32_INF,), FL.CANONICAL_NAN), ((0x0000_0001,), 0x0000_0001), ((0x007F_FFFF,), 0x007F_FFFF), ((0x0080_0000,), 0x0080_0000),
+             ((0x3580_0000,), 0x3580_0000)]))),
         summary="tan(a), correctly rounded"),
     _op(d.FAsinOp, _mpfr("asin"),
         _hard("the ends of the domain and beyond", (0x3F80_0000,), (0xBF7F_FFFF,), (0x3F80_0001,),
               (0x3F35_04F3,), (0x3900_0001,)),
+        (FL.FloatOdd(), FL.FloatMonotone(), FL.FloatRange(FL.F32_PI_2 ^ SIGN, FL.F32_PI_2),
+         FL.FloatExactCases(FL.odd_cases([
+             ((FL.F32_ZERO,), FL.F32_ZERO), ((FL.F32_ONE,), FL.F32_PI_2), ((0x3F80_0001,), FL.CANONICAL_NAN),
+             ((FL.F32_INF,), FL.CANONICAL_NAN), ((0x0000_0001,), 0x0000_0001), ((0x007F_FFFF,), 0x007F_FFFF), ((0x0080_0000,), 0x0080_0000),
+             ((0x3580_0000,), 0x3580_0000)]))),
         summary="asin(a), correctly rounded"),
     _op(d.FAcosOp, _mpfr("acos"),
         _hard("near one, where acos is tiny", (0x3F80_0000,), (0x3F7F_FFFF,), (0xBF80_0000,),
               (0x3F35_04F3,), (0x0000_0001,)),
+        (FL.FloatMonotone(decreasing=True), FL.FloatRange(FL.F32_ZERO, FL.F32_PI),
+         FL.FloatExactCases([
+             ((FL.F32_ONE,), FL.F32_ZERO), ((FL.F32_NEG_ONE,), FL.F32_PI), ((FL.F32_ZERO,), FL.F32_PI_2),
+             ((FL.F32_NEG_ZERO,), FL.F32_PI_2), ((0x3F80_0001,), FL.CANONICAL_NAN),
+             ((0xBF80_0001,), FL.CANONICAL_NAN), ((FL.F32_INF,), FL.CANONICAL_NAN),
+             ((FL.F32_NEG_INF,), FL.CANONICAL_NAN), ((FL.CANONICAL_NAN,), FL.CANONICAL_NAN)])),
         summary="acos(a), correctly rounded"),
     _op(d.FAtanOp, _mpfr("atan"),
         _hard("one, tiny and huge arguments", (0x3F80_0000,), (0x3F7F_FFFF,), (0x3980_0001,),
               (0x4C70_0518,), (0xFF80_0000,)),
+        (FL.FloatOdd(), FL.FloatMonotone(), FL.FloatRange(FL.F32_PI_2 ^ SIGN, FL.F32_PI_2),
+         FL.FloatExactCases(FL.odd_cases([
+             ((FL.F32_ZERO,), FL.F32_ZERO), ((FL.F32_ONE,), FL.F32_PI_4), ((FL.F32_INF,), FL.F32_PI_2),
+             ((0x7F7F_FFFF,), FL.F32_PI_2), ((0x0000_0001,), 0x0000_0001), ((0x007F_FFFF,), 0x007F_FFFF), ((0x0080_0000,), 0x0080_0000),
+             ((0x3580_0000,), 0x3580_0000)]))),
         summary="atan(a), correctly rounded"),
     _op(d.FAtan2Op, _mpfr("atan2"),
         _hard("signed zeros, infinities and far-apart magnitudes", (0x8000_0000, 0x8000_0000),
               (0x7F80_0000, 0xFF80_0000), (0x0000_0001, 0x7F7F_FFFF), (0x3F80_0000, 0xBF80_0001)),
+        (FL.FloatOdd(inputs=2), FL.FloatRange(FL.F32_PI ^ SIGN, FL.F32_PI, inputs=2),
+         FL.FloatExactCases(FL.odd_cases([
+             ((FL.F32_ZERO, FL.F32_ZERO), FL.F32_ZERO), ((FL.F32_ZERO, FL.F32_NEG_ZERO), FL.F32_PI),
+             ((FL.F32_ZERO, FL.F32_NEG_ONE), FL.F32_PI), ((FL.F32_ZERO, FL.F32_ONE), FL.F32_ZERO),
+             ((FL.F32_ONE, FL.F32_ZERO), FL.F32_PI_2), ((FL.F32_ONE, FL.F32_NEG_ZERO), FL.F32_PI_2),
+             ((FL.F32_INF, FL.F32_INF), FL.F32_PI_4), ((FL.F32_INF, FL.F32_NEG_INF), FL.F32_3PI_4),
+             ((FL.F32_INF, FL.F32_ONE), FL.F32_PI_2), ((FL.F32_INF, FL.F32_NEG_ONE), FL.F32_PI_2),
+             ((FL.F32_ONE, FL.F32_INF), FL.F32_ZERO), ((FL.F32_ONE, FL.F32_NEG_INF), FL.F32_PI),
+             ((FL.F32_ONE, FL.F32_ONE), FL.F32_PI_4), ((FL.F32_ONE, FL.F32_NEG_ONE), FL.F32_3PI_4),
+             ((FL.CANONICAL_NAN, FL.F32_ONE), FL.CANONICAL_NAN),
+             ((FL.F32_ONE, FL.CANONICAL_NAN), FL.CANONICAL_NAN)]))),
         summary="atan2(y, x) (a is y), correctly rounded"),
+    _op(d.FTanhOp, _mpfr("tanh"),
+        _hard("tiny arguments, the width changes, the saturation edge and the hardest input",
+              (0x3980_0000,), (0x0000_0001,), (0x4000_0000,), (0x4080_0000,), (0x4110_2CB3,),
+              (0x4110_2CB4,), (0x3AC3_7DE2,)),
+        (FL.FloatOdd(), FL.FloatMonotone(), FL.FloatRange(FL.F32_NEG_ONE, FL.F32_ONE),
+         FL.FloatExactCases(FL.odd_cases([
+             ((FL.F32_ZERO,), FL.F32_ZERO), ((FL.F32_INF,), FL.F32_ONE), ((0x4110_2CB4,), FL.F32_ONE),
+             ((0x7F7F_FFFF,), FL.F32_ONE), ((0x0000_0001,), 0x0000_0001), ((0x007F_FFFF,), 0x007F_FFFF), ((0x0080_0000,), 0x0080_0000),
+             ((0x3580_0000,), 0x3580_0000)]))),
+        summary="tanh(a), correctly rounded"),
+    _op(d.FErfOp, _mpfr("erf"),
+        _hard("tiny arguments, the first intervals, the saturation edge and the hardest input",
+              (0x0000_0001,), (0x3880_0000,), (0x3C80_0000,), (0x3D00_0000,), (0x407A_D444,),
+              (0x407A_D445,), (0x3940_EAD6,)),
+        (FL.FloatOdd(), FL.FloatMonotone(), FL.FloatRange(FL.F32_NEG_ONE, FL.F32_ONE),
+         FL.FloatExactCases(FL.odd_cases([
+             ((FL.F32_ZERO,), FL.F32_ZERO), ((FL.F32_INF,), FL.F32_ONE), ((0x4080_0000,), FL.F32_ONE),
+             ((0x7F7F_FFFF,), FL.F32_ONE), ((0x0000_0001,), 0x0000_0001)]))),
+        summary="erf(a), correctly rounded"),
+    _op(d.FPowOp, _mpfr("pow"),
+        _hard("exact powers and midpoints, x near 1 with large y, the range ends", (0x4000_0000, 0x4120_0000),
+              (0x4580_0800, 0x4000_0000), (0x3F80_0001, 0x4E80_0000), (0x3F7F_FFFF, 0xCF00_0000),
+              (0x2080_0000, 0x4000_0000), (0xC040_0000, 0x4040_0000), (0xBF80_0000, 0x7F80_0000)),
+        (FL.FloatExactCases([
+             ((FL.f32_bits(2.0), FL.f32_bits(10.0)), FL.f32_bits(1024.0)),
+             ((FL.f32_bits(9.0), FL.f32_bits(0.5)), FL.f32_bits(3.0)),
+             ((FL.f32_bits(-3.0), FL.f32_bits(3.0)), FL.f32_bits(-27.0)),
+             ((FL.f32_bits(4097.0), FL.f32_bits(2.0)), FL.f32_bits(16785408.0)),
+             ((FL.F32_ONE, FL.CANONICAL_NAN), FL.F32_ONE), ((FL.CANONICAL_NAN, FL.F32_ZERO), FL.F32_ONE),
+             ((FL.CANONICAL_NAN, FL.F32_NEG_ZERO), FL.F32_ONE), ((FL.CANONICAL_NAN, FL.F32_ONE), FL.CANONICAL_NAN),
+             ((FL.F32_NEG_ONE, FL.F32_INF), FL.F32_ONE), ((FL.F32_NEG_ONE, FL.F32_NEG_INF), FL.F32_ONE),
+             ((FL.f32_bits(-2.0), FL.f32_bits(0.5)), FL.CANONICAL_NAN),
+             ((FL.F32_ZERO, FL.F32_NEG_ONE), FL.F32_INF), ((FL.F32_NEG_ZERO, FL.F32_NEG_ONE), FL.F32_NEG_INF),
+             ((FL.F32_NEG_ZERO, FL.f32_bits(-2.0)), FL.F32_INF), ((FL.F32_NEG_ZERO, FL.F32_ONE), FL.F32_NEG_ZERO),
+             ((FL.f32_bits(2.0), FL.F32_NEG_INF), FL.F32_ZERO), ((FL.f32_bits(0.5), FL.F32_NEG_INF), FL.F32_INF),
+             ((FL.f32_bits(0.5), FL.F32_INF), FL.F32_ZERO), ((FL.F32_NEG_INF, FL.f32_bits(3.0)), FL.F32_NEG_INF),
+             ((FL.F32_NEG_INF, FL.f32_bits(-3.0)), FL.F32_NEG_ZERO), ((FL.f32_bits(2.0), FL.f32_bits(128.0)), FL.F32_INF),
+             ((FL.f32_bits(2.0), FL.f32_bits(-150.0)), FL.F32_ZERO), ((FL.f32_bits(2.0), FL.f32_bits(-149.0)), 0x0000_0001)]),),  # no symmetry, order or range holds over every pair (x < 0)
+        summary="a**b, correctly rounded"),
 )  # fmt: skip

@@ -24,6 +24,7 @@ from vyre.runtime.interp import machine as m
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.intrinsics import INTRINSICS
 from vyre.runtime.interp.memory import ATOMIC_ACCESS, BufferInfo
+from vyre.runtime.interp import u128
 from vyre.runtime.interp.routines import Routines
 from vyre.runtime.interp.values import (
     FLOATS,
@@ -62,6 +63,19 @@ def _scalar_operand(value: SSAValue, user: Operation, role: str, rule: str) -> N
             f"`{user.name}` {role} must be a u32 (or i32/bool) scalar, got `{kind.value}` "
             f"({rule})"
         )
+
+
+_U128 = d.DataTypeKind.U128
+
+
+def _u128_operands(op: Operation, values: tuple[SSAValue, ...]) -> None:
+    """Both operands of a binary operation on u128 are u128 (V144)."""
+    for value in values:
+        kind = value_kind(value, op)
+        if kind != _U128:
+            raise InterpError(
+                f"`{op.name}` mixes `u128` and `{kind.value}` operands (V144)"
+            )
 
 
 def _float_operands(op: Operation, values: tuple[SSAValue, ...]) -> d.DataTypeKind:
@@ -194,6 +208,13 @@ class Compiler:
         self.constants[slot] = word
         return m.Constant(slot, (word,))
 
+    @EXPRESSIONS.on(d.LitU128Op)
+    def _literal_u128(self, op: d.LitU128Op, slot: int) -> m.Step:
+        value = op.value.data
+        if not 0 <= value < u128.MODULUS:
+            raise InterpError(f"u128 literal {value} is out of range (V133)")
+        return m.Constant(slot, tuple(int(w) for w in u128.from_ints([value])[0]))
+
     @EXPRESSIONS.on(d.BufLenOp)
     def _buf_len(self, op: d.BufLenOp, slot: int) -> m.Step:
         info = self.buffer(op.buffer.data, op)
@@ -229,6 +250,10 @@ class Compiler:
     @EXPRESSIONS.on(d.BinOp)
     def _binop(self, op: d.BinOp, slot: int) -> m.Step:
         lhs, rhs = op.operands
+        if _U128 in (value_kind(lhs, op), value_kind(rhs, op)):
+            _u128_operands(op, (lhs, rhs))
+            function = u128.binop_function(op.kind.data)
+            return m.ApplyN(slot, function, (self.operand(lhs, op), self.operand(rhs, op)))
         _scalar_operand(lhs, op, "left operand", "V021")
         _scalar_operand(rhs, op, "right operand", "V021")
         function = binop_function(op.kind.data)
@@ -237,6 +262,8 @@ class Compiler:
     @EXPRESSIONS.on(d.UnOp)
     def _unop(self, op: d.UnOp, slot: int) -> m.Step:
         (operand,) = op.operands
+        if value_kind(operand, op) == _U128:
+            return m.ApplyN(slot, u128.unop_function(op.kind.data), (self.operand(operand, op),))
         _scalar_operand(operand, op, "operand", "V021")
         function = unop_function(op.kind.data)
         return m.Apply1(slot, function, self.operand(operand, op))

@@ -469,6 +469,9 @@ ORACLES.add(d.FAsinOp, _function("asin"))
 ORACLES.add(d.FAcosOp, _function("acos"))
 ORACLES.add(d.FAtanOp, _function("atan"))
 ORACLES.add(d.FAtan2Op, _function("atan2"))
+ORACLES.add(d.FTanhOp, _function("tanh"))
+ORACLES.add(d.FErfOp, _function("erf"))
+ORACLES.add(d.FPowOp, _function("pow"))
 ORACLES.add(d.FSqrtApproxOp, _approx(np.sqrt))
 ORACLES.add(d.FExp2ApproxOp, _approx(np.exp2))
 ORACLES.add(d.FLog2ApproxOp, _approx(np.log2))
@@ -509,13 +512,14 @@ def _named(op: str | Enum, family: dict[str, type[d.FloatOp]], what: str) -> typ
 
 
 def binary(op: str | Enum, fmt: str | Enum, a: npt.ArrayLike, b: npt.ArrayLike) -> Bits:
-    """``a op b`` for op in add, sub, mul, div, min, max, and ``atan2(a, b)`` (an ``f``
-    prefix is accepted).
+    """``a op b`` for op in add, sub, mul, div, min, max, ``atan2(a, b)`` and
+    ``pow(a, b)`` (an ``f`` prefix is accepted).
 
     add/sub/mul/div are correctly rounded (RNE) with canonical NaN results;
     min/max are IEEE 754-2019 minimumNumber/maximumNumber (-0 < +0, a NaN
     operand is ignored when the other is a number, both NaN -> canonical NaN);
-    atan2 (a is y, like C) is correctly rounded with Annex F's special values.
+    atan2 (a is y, like C) and pow (a is x) are correctly rounded with Annex F's
+    special values.
     """
     f = _fmt(fmt)
     return evaluate(_named(op, _BINARY, "binary"), f.name, a, b)

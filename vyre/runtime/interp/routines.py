@@ -17,6 +17,7 @@ from xdsl.ir import Operation, SSAValue
 
 from vyre.dialects import vyre as d
 from vyre.dialects.tables import Dispatch
+from vyre.runtime.interp import u128
 from vyre.runtime.interp.errors import InterpError
 from vyre.runtime.interp.machine import Apply2, Lanes
 from vyre.runtime.interp.values import (
@@ -120,6 +121,12 @@ def _literal(_: Routines, op: d.LitU32Op | d.LitI32Op | d.LitBoolOp) -> _Eval:
     return lambda env: np.full(1, word, dtype=np.uint32)
 
 
+@ROUTINE_OPS.on(d.LitU128Op)
+def _literal_u128(_: Routines, op: d.LitU128Op) -> _Eval:
+    words = u128.from_ints([op.value.data])
+    return lambda env: words.copy()
+
+
 @ROUTINE_OPS.on(d.LitFloatOp)
 def _literal_float(_: Routines, op: d.LitFloatOp) -> _Eval:
     bits = np.uint32(op.bits.data)
@@ -128,14 +135,16 @@ def _literal_float(_: Routines, op: d.LitFloatOp) -> _Eval:
 
 @ROUTINE_OPS.on(d.BinOp)
 def _binop(_: Routines, op: d.BinOp) -> _Eval:
-    function = binop_function(op.kind.data)
+    wide = d.DataTypeKind.U128 in (_kind(op.lhs), _kind(op.rhs))
+    function = (u128.binop_function if wide else binop_function)(op.kind.data)
     a, b = _operands(op)
     return lambda env: function(env[a], env[b])
 
 
 @ROUTINE_OPS.on(d.UnOp)
 def _unop(_: Routines, op: d.UnOp) -> _Eval:
-    function = unop_function(op.kind.data)
+    wide = _kind(op.operand) == d.DataTypeKind.U128
+    function = (u128.unop_function if wide else unop_function)(op.kind.data)
     (a,) = _operands(op)
     return lambda env: function(env[a])
 

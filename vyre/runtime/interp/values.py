@@ -2,7 +2,8 @@
 
 A value of `n` lanes is a numpy `uint32` array: shape `(n,)` for U32, I32 and
 Bool (Bool holds 0 or 1), `(n, 2)` for U64 and Vec2U32 (low/x first) and
-`(n, 4)` for Vec4U32, `(n,)` for the floats: F32 is its bit pattern, F16 and
+`(n, 4)` for Vec4U32 and U128 (least significant word first; its arithmetic
+is `u128`'s), `(n,)` for the floats: F32 is its bit pattern, F16 and
 BF16 hold their 16-bit pattern in the low half (upper half zero). Bytes is
 never a value. Every function here returns a fresh array and never writes to
 its arguments.
@@ -196,6 +197,7 @@ def unop_function(kind: str) -> Callable[[Lanes], Lanes]:
 
 U32, I32, BOOL = DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL
 U64, VEC2, VEC4 = DataTypeKind.U64, DataTypeKind.VEC2U32, DataTypeKind.VEC4U32
+U128 = DataTypeKind.U128
 
 
 def _identity(v: Lanes) -> Lanes:
@@ -238,6 +240,19 @@ def _bool_to_u64(v: Lanes) -> Lanes:
     return _zero_extend(_bool_to_word(v))
 
 
+def _widen(v: Lanes) -> Lanes:
+    """Zero-extension to the four words of a U128 (a word or a two-word value)."""
+    words = v[:, None] if v.ndim == 1 else v
+    high = np.zeros((words.shape[0], 4 - words.shape[1]), dtype=WORD)
+    return np.concatenate([words, high], axis=1)
+
+
+def _sign_widen(v: Lanes) -> Lanes:
+    """An i32 sign-extended to the four words of a U128."""
+    high = np.where(v >= WORD(0x8000_0000), ALL_ONES, WORD(0)).astype(WORD, copy=False)
+    return np.stack([v, high, high, high], axis=1)
+
+
 CAST_TABLE: dict[tuple[DataTypeKind, DataTypeKind], Callable[[Lanes], Lanes]] = {
     (U32, U32): _identity,
     (U32, I32): _identity,
@@ -273,6 +288,19 @@ CAST_TABLE: dict[tuple[DataTypeKind, DataTypeKind], Callable[[Lanes], Lanes]] = 
     (VEC4, VEC4): _identity,
     (VEC4, BOOL): _to_bool,
     (VEC4, U64): _lanes01,
+    (U128, U128): _identity,
+    (U128, U32): _lane0,
+    (U128, I32): _lane0,
+    (U128, U64): _lanes01,
+    (U128, VEC2): _lanes01,
+    (U128, VEC4): _identity,
+    (U128, BOOL): _to_bool,
+    (U32, U128): _widen,
+    (I32, U128): _sign_widen,
+    (U64, U128): _widen,
+    (VEC2, U128): _widen,
+    (VEC4, U128): _identity,
+    (BOOL, U128): lambda v: _widen(_bool_to_word(v)),
 }
 
 

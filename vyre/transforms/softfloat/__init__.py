@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from vyre.dialects import vyre as d
-from vyre.transforms.softfloat import add, asin, atan, compare, convert, div, exp, fma, log, mul, rounding, sqrt, trig
+from vyre.transforms.softfloat import add, asin, atan, compare, convert, div, erf, exp, fma, log, mul, pow, rounding, sqrt, tanh, trig
 from vyre.transforms.softfloat.formats import BF16, F16, F32, FORMATS, Format
 from vyre.transforms.softfloat.machine import ExprMachine, NumpyMachine, W, sel
 from vyre.transforms.softfloat.registry import ALGORITHMS, Algorithm
@@ -45,7 +45,7 @@ __all__ = [
     "algorithm_of", "binary", "compare_op", "convert_op", "count_ops", "sel", "ternary", "unary",
 ]  # fmt: skip
 
-_MODULES = (add, asin, atan, compare, div, exp, fma, log, mul, rounding, sqrt, trig)
+_MODULES = (add, asin, atan, compare, div, exp, fma, log, mul, pow, rounding, sqrt, trig, erf, tanh)
 """The modules that register algorithms (imported for that)."""
 
 V = TypeVar("V")

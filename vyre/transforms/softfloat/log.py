@@ -58,7 +58,7 @@ from vyre.transforms.softfloat.machine import W, sel
 from vyre.transforms.softfloat.pack import round_pack, to_f32, unpack
 from vyre.transforms.softfloat.registry import algorithm
 
-__all__ = ["EXCEPTIONS", "flog", "flog10", "flog2"]
+__all__ = ["EXCEPTIONS", "INVERSES", "flog", "flog10", "flog2"]
 
 V = TypeVar("V")
 _K = 12
@@ -87,6 +87,9 @@ def _inverse(j: int) -> int:
 
 
 _INV: tuple[int, ...] = tuple(_inverse(j) for j in range(129))
+INVERSES = _INV
+"""N_j of j = 0..128: z = m * N_j / 2**12 - 1 is exact and |z| < 2**-7.9 (pow.py
+reduces its logarithm the same way)."""
 _Z_MAX = max(_z_bound(j, n) for j, n in enumerate(_INV))
 _LOG: tuple[int, ...] = tuple(
     round(Fraction(ln(1 << _K, n), ONE) / LN2 * (1 << 64)) for n in _INV[:128]

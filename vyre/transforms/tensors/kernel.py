@@ -310,6 +310,37 @@ def _sqrt(context: tuple[KernelBuilder, DataType], op: t.SqrtOp, args: Sequence[
     return E.fsqrt(args[0])
 
 
+@ELEMENT_OPS.on(t.ExpOp)
+def _exp(context: tuple[KernelBuilder, DataType], op: t.ExpOp, args: Sequence[Expr]) -> Expr:
+    return E.fexp(args[0])
+
+
+@ELEMENT_OPS.on(t.LogOp)
+def _log(context: tuple[KernelBuilder, DataType], op: t.LogOp, args: Sequence[Expr]) -> Expr:
+    return E.flog(args[0])
+
+
+@ELEMENT_OPS.on(t.TanhOp)
+def _tanh(context: tuple[KernelBuilder, DataType], op: t.TanhOp, args: Sequence[Expr]) -> Expr:
+    return E.ftanh(args[0])
+
+
+@ELEMENT_OPS.on(t.ErfOp)
+def _erf(context: tuple[KernelBuilder, DataType], op: t.ErfOp, args: Sequence[Expr]) -> Expr:
+    return E.ferf(args[0])
+
+
+GELU_C = 0x3F35_04F3
+"""f32(0.7071067811865476)."""
+
+
+@ELEMENT_OPS.on(t.GeluOp)
+def _gelu(context: tuple[KernelBuilder, DataType], op: t.GeluOp, args: Sequence[Expr]) -> Expr:
+    x = args[0]
+    inner = E.ferf(E.fmul(x, E.float_bits(DataType.F32, GELU_C)))
+    return E.fmul(E.fmul(E.f32(0.5), x), E.fadd(E.f32(1.0), inner))
+
+
 @ELEMENT_OPS.on(t.MapOp)
 def _map(context: tuple[KernelBuilder, DataType], op: t.MapOp, args: Sequence[Expr]) -> Expr:
     from vyre.transforms.tensors.map_body import map_expr

@@ -28,9 +28,11 @@ from vyre.dialects.tables import Dispatch as Handlers
 from vyre.dialects.tensor_layout import (
     Check,
     Layout,
+    attention_shape,
     broadcast_layout,
     broadcast_shapes,
     index_layout,
+    layer_norm_shape,
     matmul_shape,
     numel,
     reduce_axis,
@@ -41,9 +43,11 @@ from vyre.dialects.tensor_layout import (
 )
 from vyre.ir import DataType, Node
 from vyre.ir import Expr as E
+from vyre.transforms.tensors.attention import Attention, attention_kernel
 from vyre.transforms.tensors.kernel import Fused, KernelBuilder, Leaf, Rep, apply_view, coalesce, emit, rep_shape
 from vyre.transforms.tensors.matmul import Matmul, matmul_kernels
 from vyre.transforms.tensors.reduce import Planned, Reduction, reduction_kernels
+from vyre.transforms.tensors.rows import layer_norm_kernel, softmax_kernel
 from vyre.transforms.tensors.schedule import (
     Dispatch,
     Schedule,
@@ -255,17 +259,22 @@ def _elementwise(lowering: _Lowering, op: t.ElementwiseOp) -> Rep:
     return Fused(op, tuple(operands), result.dtype, result.shape)
 
 
+def _nonempty(lowering: _Lowering, op: t.TensorOp, shape: tuple[Sym, ...], axis: int, what: str = "") -> None:
+    """Axis `axis` of `shape` holds an element (a `ValueError` now, or a check)."""
+    args: list[Sym] = []
+    (spelled,) = template([shape], args)
+    message = f"{api_name(op)}: axis {axis} of {what}shape {spelled} is empty"
+    if shape[axis].value == 0:
+        raise ValueError(message.format(*args))
+    if shape[axis].value is None:
+        lowering.check(Check(shape[axis].ne(0), message, tuple(args)))
+
+
 def _reduce(lowering: _Lowering, op: t.ReduceOp, kind: str) -> Rep:
     ty = op.source_type
     out_shape, axis = reduce_axis(ty.shape, op.axis.data, api_name(op))
     if kind in ("max", "min"):
-        args: list[Sym] = []
-        (spelled,) = template([ty.shape], args)
-        message = f"{api_name(op)}: axis {axis} of shape {spelled} is empty"
-        if ty.shape[axis].value == 0:
-            raise ValueError(message.format(*args))
-        if ty.shape[axis].value is None:
-            lowering.check(Check(ty.shape[axis].ne(0), message, tuple(args)))
+        _nonempty(lowering, op, ty.shape, axis)
     source = lowering.operand(op.source)
     out = lowering.new_buffer(ty.dtype, numel(out_shape))
     reduction = Reduction(source, ty.shape, axis, ty.dtype, out_shape)
@@ -304,6 +313,64 @@ def _matmul(lowering: _Lowering, op: t.MatmulOp) -> Rep:
     mm = Matmul(a, b, a_type.dtype, out_shape, k)
     name = lowering.kernel_name(f"matmul_{op.accumulate.data}")
     lowering.add(matmul_kernels(name, op.accumulate.data, mm, out, lowering.new_buffer))
+    return Leaf(out, DataType.F32, Layout.contiguous(out_shape))
+
+
+@LOWER.on(t.SoftmaxOp)
+def _softmax(lowering: _Lowering, op: t.SoftmaxOp) -> Rep:
+    ty = op.source_type
+    axis = op.axis.data
+    _nonempty(lowering, op, ty.shape, axis)
+    source = lowering.operand(op.source)
+    out = lowering.new_buffer(DataType.F32, numel(ty.shape))
+    lowering.add([softmax_kernel(lowering.kernel_name("softmax"), source, ty.shape, axis, out)])
+    return Leaf(out, DataType.F32, Layout.contiguous(ty.shape))
+
+
+@LOWER.on(t.LayerNormOp)
+def _layer_norm(lowering: _Lowering, op: t.LayerNormOp) -> Rep:
+    shape = t.tensor_type(op.source).shape
+    checks: list[Check] = []
+    layer_norm_shape(shape, t.tensor_type(op.weight).shape, t.tensor_type(op.bias).shape, checks, api_name(op))
+    for check in checks:
+        lowering.check(check)
+    x = lowering.operand(op.source)
+    weight, bias = (
+        apply_view(lowering.operand(value), lambda layout: broadcast_layout(layout, shape, api_name(op)))
+        for value in (op.weight, op.bias)
+    )
+    out = lowering.new_buffer(DataType.F32, numel(shape))
+    name = lowering.kernel_name("layer_norm")
+    lowering.add([layer_norm_kernel(name, x, weight, bias, shape, op.eps.data, out)])
+    return Leaf(out, DataType.F32, Layout.contiguous(shape))
+
+
+@LOWER.on(t.AttentionOp)
+def _attention(lowering: _Lowering, op: t.AttentionOp) -> Rep:
+    q_shape, k_shape, v_shape = (t.tensor_type(o).shape for o in (op.query, op.key, op.value))
+    checks: list[Check] = []
+    out_shape = attention_shape(q_shape, k_shape, v_shape, op.is_causal, checks, api_name(op))
+    for check in checks:
+        lowering.check(check)
+    _nonempty(lowering, op, k_shape, len(k_shape) - 2, "k's ")
+    batch = out_shape[:-2]
+    queries, depth, keys, columns = q_shape[-2], q_shape[-1], k_shape[-2], v_shape[-1]
+
+    def operand(value: SSAValue, shape: tuple[Sym, ...]) -> Rep:
+        rep = lowering.operand(value, fuse=False)
+        return apply_view(rep, lambda layout: broadcast_layout(layout, (*batch, *shape), api_name(op)))
+
+    att = Attention(
+        operand(op.query, (queries, depth)),
+        operand(op.key, (keys, depth)),
+        operand(op.value, (keys, columns)),
+        batch,
+        (queries, keys, depth, columns),
+        op.is_causal,
+    )
+    out = lowering.new_buffer(DataType.F32, numel(out_shape))
+    name = lowering.kernel_name("attention")
+    lowering.add([attention_kernel(name, att, out, lowering.new_buffer)])
     return Leaf(out, DataType.F32, Layout.contiguous(out_shape))
 
 

@@ -48,6 +48,11 @@ def _lit_bool(_: None, op: v.LitBoolOp, args: Sequence[Expr]) -> Expr:
     return E.bool_(bool(op.value.data))
 
 
+@MAP_TERMS.on(v.LitU128Op)
+def _lit_u128(_: None, op: v.LitU128Op, args: Sequence[Expr]) -> Expr:
+    return E.u128(op.value.data)
+
+
 @MAP_TERMS.on(v.LitFloatOp)
 def _lit_float(_: None, op: v.LitFloatOp, args: Sequence[Expr]) -> Expr:
     return E.float_bits(op.float_kind, op.bits.data)

@@ -39,7 +39,19 @@ from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
 from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
 
-__all__ = ["CHUNK", "ROW_LIMIT", "TILE", "Monoid", "Reduction", "reduction_kernels"]
+__all__ = [
+    "CHUNK",
+    "NORMALIZE_EVERY",
+    "ROW_LIMIT",
+    "TILE",
+    "Monoid",
+    "Planned",
+    "Reduction",
+    "exact_sum",
+    "extreme",
+    "reduction_kernels",
+    "workgroup_tree",
+]
 
 WORKGROUP = 256
 PER_THREAD = 64
@@ -100,10 +112,12 @@ class Monoid:
         return X.Row(buffer, E.mul(index, E.u32(self.words)), self.words - 1)
 
 
-def exact_sum(dtype: DataType) -> Monoid:
+def exact_sum(dtype: DataType, compact: bool = False) -> Monoid:
     """The exact accumulator; the flags of the elements an invocation adds are
     gathered in a local (`init` declares it) and flushed into its row by
-    `normalize`, which runs before the row is merged or read."""
+    `normalize`, which runs before the row is merged or read. `compact`: the
+    result is rounded by loops over the row (`exact.round_row`, which leaves
+    the row holding the magnitude: one invocation reads it)."""
     fmt = X.FORMATS[dtype]
     digits = X.SUM_DIGITS
     local: list[str] = []
@@ -121,6 +135,8 @@ def exact_sum(dtype: DataType) -> Monoid:
         X.normalize(b, row)
 
     def finish(b: KernelBuilder, row: X.Row) -> Expr:
+        if compact:
+            return E.bitcast(dtype, X.round_row(b, row, X.SUM_SCALE, fmt))
         values = [b.let(row.load(k), "w") for k in range(digits)]
         flags = b.let(row.load(row.flags), "fl")
         return E.bitcast(dtype, X.round_to(b, values, flags, X.SUM_SCALE, fmt))
@@ -227,17 +243,17 @@ def _row_kernel(name: str, red: Reduction, monoid: Monoid, out: str) -> Planned:
     return Planned(b, _ceil(red.outputs, WORKGROUP))
 
 
-def _tree(b: KernelBuilder, monoid: Monoid, acc: str, local: Expr) -> None:
-    """The workgroup's rows merged into row 0: log2(WORKGROUP) levels, each
-    after a barrier (the loop's bounds are uniform, so every barrier is in
-    uniform control flow)."""
+def workgroup_tree(b: KernelBuilder, monoid: Monoid, acc: str, local: Expr, width: int = WORKGROUP) -> None:
+    """The workgroup's rows (`width` of them, a power of two) merged into row
+    0: log2(width) levels, each after a barrier (the loop's bounds are
+    uniform, so every barrier is in uniform control flow)."""
     level = b.fresh("lv")
     with b.block() as body:
-        step = b.let(E.shr(E.u32(WORKGROUP // 2), E.var(level)), "st")
+        step = b.let(E.shr(E.u32(width // 2), E.var(level)), "st")
         with b.block() as merge:
             monoid.combine(b, monoid.row(acc, local), monoid.row(acc, E.add(local, step)))
         b.emit(Node.barrier(), Node.if_(E.lt(local, step), merge))
-    b.emit(Node.loop(level, E.u32(0), E.u32(WORKGROUP.bit_length() - 1), body), Node.barrier())
+    b.emit(Node.loop(level, E.u32(0), E.u32(width.bit_length() - 1), body), Node.barrier())
 
 
 def _tile_kernel(name: str, red: Reduction, monoid: Monoid, partials: str) -> Planned:
@@ -261,7 +277,7 @@ def _tile_kernel(name: str, red: Reduction, monoid: Monoid, partials: str) -> Pl
     b.emit(Node.loop(k, E.u32(0), E.u32(PER_THREAD), inner))
     if monoid.normalize is not None:
         monoid.normalize(b, row)
-    _tree(b, monoid, acc, local)
+    workgroup_tree(b, monoid, acc, local)
     target = b.buffer(partials, DataType.U32, write=True)
     with b.block() as copy:
         X.copy(b, monoid.row(target, group), monoid.row(acc, E.u32(0)))
@@ -286,7 +302,7 @@ def _merge_kernel(name: str, red: Reduction, monoid: Monoid, partials: str, out:
             monoid.combine(b, row, monoid.row(source, E.add(E.mul(o, b.param(tiles)), j)))
         b.emit(Node.if_(E.lt(j, b.param(tiles)), step))
     b.emit(Node.loop(k, E.u32(0), b.param(_ceil(tiles, WORKGROUP)), inner))
-    _tree(b, monoid, acc, local)
+    workgroup_tree(b, monoid, acc, local)
     with b.block() as write:
         result = monoid.finish(b, monoid.row(acc, E.u32(0)))
         b.emit(_store_out(b, out, red, o, result))

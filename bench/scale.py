@@ -1,0 +1,205 @@
+"""Scaling of an exhaustive float campaign over the GPUs of one host.
+
+    python bench/scale.py                                   # f32 exp2, all 2**32 inputs
+    python bench/scale.py --range 0x38000000:0x10000000     # a quick run: 16 chunks of 2**24
+    python bench/scale.py --op sqrt --gpus 1,2,4 --jobs 16
+
+One summary line per configuration, each over the same inputs:
+
+  host      the host side alone (operands, exact oracle, sums) in a pool of every core, no
+            GPU: the most inputs/s any number of GPUs reaches on this host
+  gpu       the kernels alone on one GPU (no oracle): the most inputs/s one GPU reaches
+  1 here    one GPU in this process, as `vyre-conform floats` runs without --dask (a pool
+            of every core beside the GPU)
+  N dask    N GPU workers of a local Dask cluster, as `vyre-conform floats --dask --gpus N`
+            runs: worker k on VYRE_ADAPTER=gpu:k, each with its own pool of the host's
+            cores divided by N (or --jobs processes each)
+
+The Dask lines give the speedup over 1 worker, the efficiency (speedup / N) and what the
+last added GPU brought (the gain over the line before, per GPU added). The cluster's start,
+each worker's kernel compile and its pool's start are left out of the times (`warm_up`).
+Last, the ceiling of N GPUs (the lower of host and N x gpu: which side bounds the run) and
+whether every configuration found the same chunk records (mismatches and first
+mismatches; only seconds may differ). `--json FILE` appends one JSON object per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the repository on sys.path)
+
+from vyre.cli.pipes import quiet_on_closed_pipe
+from vyre.conform import float_campaign
+from vyre.conform.float_campaign import Campaign, chunks_of, run_chunk, run_chunks, worker_pool
+
+Chunks = list[tuple[int, int]]
+
+
+def _range(text: str) -> tuple[int, int]:
+    first, _, count = text.partition(":")
+    return int(first, 0), int(count, 0)
+
+
+def _counts(text: str | None, gpus: int) -> list[int]:
+    """The worker counts to run, always 1 first (the base of the speedups)."""
+    if text:
+        counts = sorted({int(part) for part in text.split(",") if part.strip()} | {1})
+    elif gpus <= 4:
+        counts = list(range(1, gpus + 1))
+    else:
+        counts = [*(1 << k for k in range(gpus.bit_length()) if 1 << k < gpus), gpus]
+    if counts[0] < 1:
+        raise SystemExit(f"--gpus takes positive worker counts, got {text!r}")
+    return counts
+
+
+def _normal(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The records less their seconds, by start: what must equal across configurations."""
+    rows = [(r["campaign"], r["start"], r["length"], r["mismatches"], json.dumps(r["first"])) for r in records]
+    return sorted(rows)
+
+
+def host_alone(campaign: Campaign, chunks: Chunks, jobs: int) -> tuple[float, None]:
+    """Seconds of the host side of every chunk in a pool of `jobs` (operands, oracle, sums)."""
+    from vyre.conform.float_campaign import _host_piece, _pieces  # pyright: ignore[reportPrivateUsage]
+
+    tasks = [(campaign, s, n, None, 0, 0) for start, length in chunks for s, n in _pieces(start, length)]
+    with worker_pool(jobs) as pool:
+        pool.map(_host_piece, tasks[: min(len(tasks), jobs)], chunksize=1)  # warm: imports, tables
+        began = time.perf_counter()
+        pool.map(_host_piece, tasks, chunksize=1)
+        return time.perf_counter() - began, None
+
+
+def gpu_alone(campaign: Campaign, chunks: Chunks, backend: str) -> tuple[float, None]:
+    """Seconds of the chunks' kernels alone on this process's GPU (no oracle): the most
+    inputs/s one GPU reaches."""
+    import numpy as np
+
+    from vyre.conform.float_campaign import _groups, _run, campaign_program  # pyright: ignore[reportPrivateUsage]
+
+    program = campaign_program(campaign)
+    run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
+    began = time.perf_counter()
+    for start, length in chunks:
+        groups = _groups(length)
+        _run(campaign, backend, program, {"params": np.array([start, length], dtype=np.uint32)}, groups, 2 * groups)
+    return time.perf_counter() - began, None
+
+
+def one_here(campaign: Campaign, chunks: Chunks, backend: str, jobs: int) -> tuple[float, list[dict[str, Any]]]:
+    """Seconds and records of the chunks on this process's GPU (`run_chunks`, a pool of `jobs`)."""
+    run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
+    with worker_pool(jobs) as pool:
+        pool.map(abs, range(jobs))  # the pool's processes are up
+        began = time.perf_counter()
+        records = [r.to_json() for r in run_chunks(campaign, chunks, backend, pool=pool)]
+        return time.perf_counter() - began, records
+
+
+def on_dask(
+    campaign: Campaign, span: tuple[int, int], backend: str, workers: int, jobs: int
+) -> tuple[float, list[dict[str, Any]], list[str]]:
+    """Seconds and records of the chunks on a local cluster of `workers` GPU workers."""
+    from vyre.conform.float_dask import campaign_client, describe_workers, run_on_cluster, warm_up
+
+    with campaign_client(backend, "local", jobs, workers) as client:
+        described = describe_workers(client)
+        warm_up(client, campaign, backend, jobs)
+        began = time.perf_counter()
+        records = run_on_cluster(client, campaign, backend, jobs=jobs, span=span)
+        return time.perf_counter() - began, records, described
+
+
+def _line(label: str, inputs: int, seconds: float, extra: str = "") -> str:
+    rate = inputs / seconds if seconds > 0 else float("inf")
+    return f"{label:<10} {inputs:>13,} inputs in {seconds:8.2f} s: {rate / 1e6:10,.1f} M inputs/s{extra}"
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--op", default="exp2", help="campaign op (default: exp2, the correctly rounded vyre.fexp2)")
+    parser.add_argument("--format", default="f32", help="f32, f16 or bf16 (default: f32)")
+    parser.add_argument("--range", type=_range, metavar="FIRST:COUNT", help="the chunks meeting these inputs (default: all)")
+    parser.add_argument("--gpus", help="comma-separated worker counts to run (default: 1..G, G the host's GPUs)")
+    parser.add_argument("--jobs", type=int, default=0, help="host processes per Dask worker (default 0: cores / workers)")
+    parser.add_argument("--backend", default="wgpu", help="wgpu (default) or interp")
+    parser.add_argument("--skip", default="", help="comma-separated: host, gpu, here (configurations to leave out)")
+    parser.add_argument("--json", type=Path, help="append one JSON object per configuration here")
+    return parser.parse_args()
+
+
+@quiet_on_closed_pipe
+def main() -> None:
+    from vyre.runtime.adapters import adapter_listing, gpu_worker_adapters
+
+    args = _args()
+    campaign = Campaign(args.op, args.format)
+    span = args.range or (0, campaign.size)
+    chunks = chunks_of(campaign, span=span)
+    inputs = sum(length for _, length in chunks)
+    cores = os.cpu_count() or 1
+    gpus = len(set(gpu_worker_adapters()))
+    print(f"{campaign.name}: {len(chunks)} chunks of {float_campaign.CHUNK:,}, {inputs:,} inputs; {cores} cores")
+    for line in adapter_listing():
+        print(f"  {line}")
+    rows: list[dict[str, Any]] = []
+    results: dict[str, list[tuple[Any, ...]]] = {}
+    skip = {part.strip() for part in args.skip.split(",") if part.strip()}
+
+    def emit(label: str, seconds: float, extra: str = "", **more: Any) -> None:
+        print(_line(label, inputs, seconds, extra), flush=True)
+        rows.append({"config": label, "campaign": campaign.name, "inputs": inputs, "seconds": round(seconds, 3),
+                     "inputs_per_s": inputs / seconds if seconds else None, "cores": cores, **more})
+
+    host_rate = 0.0
+    if "host" not in skip:
+        seconds, _ = host_alone(campaign, chunks, cores)
+        host_rate = inputs / seconds
+        emit("host", seconds, f"  ({cores} processes, no GPU)")
+    gpu_rate = 0.0
+    if "gpu" not in skip:
+        seconds, _ = gpu_alone(campaign, chunks, args.backend)
+        gpu_rate = inputs / seconds
+        emit("gpu", seconds, "  (kernels alone, one GPU, no oracle)")
+    if "here" not in skip:
+        seconds, records = one_here(campaign, chunks, args.backend, cores)
+        results["1 here"] = _normal(records)
+        emit("1 here", seconds, f"  ({cores} host processes)")
+    previous: tuple[int, float] | None = None
+    base = 0.0
+    for count in _counts(args.gpus, gpus):
+        seconds, records, described = on_dask(campaign, span, args.backend, count, args.jobs)
+        results[f"{count} dask"] = _normal(records)
+        rate = inputs / seconds
+        base = base or rate  # 1 worker comes first
+        speedup = rate / base
+        gain = ""
+        if previous is not None:
+            gain = f", {(rate - previous[1]) / previous[1] / (count - previous[0]):+.0%} per added GPU"
+        jobs = args.jobs or max(1, cores // count)
+        emit(f"{count} dask", seconds, f"  ({jobs} host processes each) speedup {speedup:.2f},"
+             f" efficiency {speedup / count:.0%}{gain}", workers=described, speedup=speedup)
+        previous = (count, rate)
+    if host_rate and gpu_rate:
+        top = _counts(args.gpus, gpus)[-1]
+        bound = "the host side" if host_rate < top * gpu_rate else "the GPUs"
+        print(f"ceiling with {top} GPUs: {min(host_rate, top * gpu_rate) / 1e6:,.1f} M inputs/s, set by {bound}"
+              f" (host {host_rate / 1e6:,.1f}, one GPU {gpu_rate / 1e6:,.1f})")
+    same = len({json.dumps(v) for v in results.values()}) <= 1
+    bad = sum(row[3] for row in next(iter(results.values()), []))
+    print(f"results equal in every configuration: {'yes' if same else 'NO'} ({bad} mismatches)")
+    if args.json:
+        with args.json.open("a") as out:
+            for row in rows:
+                out.write(json.dumps({**row, "equal": same}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""Row kernels: one workgroup per row, for the composites whose every output
+depends on a whole row of an axis (`vtensor.softmax`, `vtensor.layer_norm`;
+`vtensor.attention` in vyre.transforms.tensors.attention).
+
+A row is the axis at one position of the other dims: the workgroup id is the
+row's row-major position over the shape without the axis. The workgroup's
+`width` invocations take the row's elements `k = local, local + width, ...`.
+A reduction over the row is an order-free `Monoid` of
+vyre.transforms.tensors.reduce (maximumNumber, the exact sum): one accumulator
+per invocation in workgroup memory, merged in a tree; the first invocation
+reads the result (the exact sum is rounded by loops over the accumulator's
+words) into a word of workgroup memory that every invocation then reads, and a
+barrier comes before the memory is used again. Because
+those reductions do not depend on any order, the bits do not depend on the
+width either.
+
+So each composite is one kernel, a few passes over its row by the same
+invocations: softmax writes the row (or its exponentials) into its output and
+reads back only what the same invocation wrote, so no pass waits for another
+invocation's elements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from vyre.dialects.symbolic import Sym
+from vyre.dialects.tensor_layout import Layout, Shape, numel
+from vyre.ir import DataType, Expr, Node
+from vyre.ir import Expr as E
+from vyre.transforms.tensors import exact as X
+from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
+from vyre.transforms.tensors.reduce import NORMALIZE_EVERY, Monoid, Planned, exact_sum, extreme, workgroup_tree
+
+__all__ = ["ROW_WIDTH", "RowKernel", "layer_norm_kernel", "row_width", "softmax_kernel"]
+
+ROW_WIDTH = 256
+"""Invocations per row (at most); a short static row gets fewer."""
+SUM_WORDS = X.SUM_DIGITS + 1
+
+
+def row_width(length: Sym, most: int = ROW_WIDTH) -> int:
+    """Invocations for rows of `length`: the next power of two, at least 32 and
+    at most `most` (`most` for a dynamic length)."""
+    value = length.value
+    width = 32
+    while width < most and (value is None or width < value):
+        width *= 2
+    return width
+
+
+class RowKernel:
+    """One kernel of one workgroup per row of `shape` along `axis` (see the
+    module doc): `grid` workgroups of `width` invocations."""
+
+    def __init__(self, name: str, shape: Shape, axis: int, width: int):
+        self.b = KernelBuilder(name, width)
+        self.shape = shape
+        self.axis = axis
+        self.width = width
+        self.length = shape[axis]
+        outer = shape[:axis] + shape[axis + 1 :]
+        self.grid: Sym = numel(outer)
+        self._result: str | None = None
+        self.local = self.b.let(E.local_id(0), "l")
+        self.row = self.b.let(E.workgroup_id(0), "row")
+        self.outer = self.b.unflatten(self.row, outer)
+
+    def index(self, k: Expr) -> list[Expr]:
+        """The multi-index of element `k` of this row."""
+        idx = list(self.outer)
+        idx.insert(self.axis, k)
+        return idx
+
+    def flat(self, k: Expr) -> Expr:
+        """Element `k`'s position in a contiguous buffer of the whole shape."""
+        if self.axis == len(self.shape) - 1:
+            return self.b.let(E.add(E.mul(self.row, self.b.param(self.length)), k), "at")
+        return self.b.let(self.b.index(Layout.contiguous(self.shape), self.index(k)), "at")
+
+    def each(
+        self,
+        body: Callable[[Expr], None],
+        length: Sym | None = None,
+        every: int = 0,
+        after: Callable[[], None] | None = None,
+    ) -> None:
+        """`body(k)` for this invocation's elements `k` of a row of `length`
+        (the axis's by default), and `after()` after every `every` of them."""
+        b = self.b
+        size = self.length if length is None else length
+        step = self.width * max(every, 1)
+        chunk, k = b.fresh("c"), b.fresh("k")
+        with b.block() as inner:
+            position = E.add(E.var(k), E.mul(E.var(chunk), E.u32(max(every, 1))))
+            at = b.let(E.add(E.mul(position, E.u32(self.width)), self.local), "k")
+            with b.block() as guarded:
+                body(at)
+            b.emit(Node.if_(E.lt(at, b.param(size)), guarded))
+        with b.block() as tail:
+            if after is not None:
+                after()
+        chunks = b.param((size + (step - 1)) // step)
+        b.emit(Node.loop(chunk, E.u32(0), chunks, [Node.loop(k, E.u32(0), E.u32(max(every, 1)), inner), *tail]))
+
+    def reduce(self, monoid: Monoid, acc: str, value: Callable[[Expr], Expr]) -> Expr:
+        """`monoid` (over F32 values) of `value(k)` for the row's elements
+        (`value` may emit statements first): a local every invocation holds."""
+        b = self.b
+        if self._result is None:
+            self._result = b.workgroup_buffer("result", 1)
+        row = monoid.row(acc, self.local)
+        monoid.init(b, row)
+        normalize = monoid.normalize
+
+        def add(k: Expr) -> None:
+            monoid.add(b, row, value(k))
+
+        if normalize is None:
+            self.each(add)
+        else:
+            self.each(add, every=NORMALIZE_EVERY, after=lambda: normalize(b, row))
+        workgroup_tree(b, monoid, acc, self.local, self.width)
+        with b.block() as first:
+            value_bits = E.bitcast(DataType.U32, monoid.finish(b, monoid.row(acc, E.u32(0))))
+            b.emit(Node.store(self._result, E.u32(0), value_bits))
+        b.emit(Node.if_(E.eq(self.local, E.u32(0)), first), Node.barrier())
+        result = b.let(E.bitcast(DataType.F32, E.load(self._result, E.u32(0))), "red")
+        b.emit(Node.barrier())
+        return result
+
+    def planned(self) -> Planned:
+        return Planned(self.b, self.grid)
+
+
+def softmax_kernel(name: str, source: Rep, shape: Shape, axis: int, out: str) -> Planned:
+    """`softmax(source, axis)` into buffer `out` (contiguous F32): the row and
+    its max, then `e = exp(x - m)` in place and its exact sum `s`, then `e / s`."""
+    rows = RowKernel(name, shape, axis, row_width(shape[axis]))
+    b = rows.b
+    acc = b.workgroup_buffer("acc", rows.width * SUM_WORDS)
+    target = b.buffer(out, DataType.F32, write=True)
+
+    def element(k: Expr) -> Expr:
+        value = b.let(emit(b, source, rows.index(k)), "x")
+        b.emit(Node.store(target, rows.flat(k), value))
+        return value
+
+    top = rows.reduce(extreme(DataType.F32, maximum=True), acc, element)
+
+    def exponential(k: Expr) -> Expr:
+        at = rows.flat(k)
+        e = b.let(E.fexp(E.fsub(E.load(target, at), top)), "e")
+        b.emit(Node.store(target, at, e))
+        return e
+
+    total = rows.reduce(exact_sum(DataType.F32, compact=True), acc, exponential)
+
+    def divide(k: Expr) -> None:
+        at = rows.flat(k)
+        b.emit(Node.store(target, at, E.fdiv(E.load(target, at), total)))
+
+    rows.each(divide)
+    return rows.planned()
+
+
+def layer_norm_kernel(name: str, x: Rep, weight: Rep, bias: Rep, shape: Shape, eps: int, out: str) -> Planned:
+    """`layer_norm` over the last axis into buffer `out`: `mu = sum(x) / n`,
+    `v = sum(d * d) / n` with `d = x - mu` (exact sums), `r = 1 / sqrt(v + eps)`,
+    `(d * r) * weight + bias` (`weight`, `bias` already broadcast to `shape`)."""
+    axis = len(shape) - 1
+    rows = RowKernel(name, shape, axis, row_width(shape[axis]))
+    b = rows.b
+    acc = b.workgroup_buffer("acc", rows.width * SUM_WORDS)
+    target = b.buffer(out, DataType.F32, write=True)
+    n = b.let(E.cast(DataType.F32, b.param(shape[axis])), "n")
+
+    def value(k: Expr) -> Expr:
+        return emit(b, x, rows.index(k))
+
+    mean = b.let(E.fdiv(rows.reduce(exact_sum(DataType.F32, compact=True), acc, value), n), "mu")
+
+    def square(k: Expr) -> Expr:
+        d = b.let(E.fsub(value(k), mean), "d")
+        return E.fmul(d, d)
+
+    variance = b.let(E.fdiv(rows.reduce(exact_sum(DataType.F32, compact=True), acc, square), n), "var")
+    root = E.fsqrt(E.fadd(variance, E.float_bits(DataType.F32, eps)))
+    scale = b.let(E.fdiv(E.f32(1.0), root), "r")
+
+    def write(k: Expr) -> None:
+        idx = rows.index(k)
+        d = E.fsub(value(k), mean)
+        y = E.fadd(E.fmul(E.fmul(d, scale), emit(b, weight, idx)), emit(b, bias, idx))
+        b.emit(Node.store(target, rows.flat(k), y))
+
+    rows.each(write)
+    return rows.planned()
