@@ -5,9 +5,10 @@ A case is a JSON recipe: steps, each an input (element type, shape with
 static and dynamic dims, its bit patterns) or an op over earlier steps, and the
 steps that are outputs. The ops: views (transpose, basic indexing with steps
 and negative bounds, broadcast_to, reshape, chained), elementwise ops with
-numpy broadcasting (add, sub, mul, div, maximum, minimum, neg, abs, sqrt),
-sums in every order, max/min along an axis, matmul (exact and sequential,
-batched). Shapes hold dims of size 0 and 1, dynamic dims (bound from the
+numpy broadcasting (add, sub, mul, div, maximum, minimum, neg, abs, sqrt,
+and the correctly rounded exp, log, tanh, erf), sums in every order, max/min
+along an axis, matmul (exact and sequential, batched), and the F32 composites
+softmax, layer_norm, gelu and attention (causal or not). Shapes hold dims of size 0 and 1, dynamic dims (bound from the
 arguments at run time, broadcast at run time when they are 1) and derived
 dims (slices of dynamic dims). Element types F32, F16, BF16, U32, I32; float
 inputs hold every special value.
@@ -16,11 +17,13 @@ The oracle (numpy on the bit patterns, no vyre code): views are numpy's views;
 elementwise floats are `float_oracles` (the scalar ops); sums, max/min and
 matmul are `tensor_oracles` (exact rationals rounded once, the contract's
 zero/NaN/infinity rules; sequential and tree sums in float32 as defined;
-sequential matmul as fma in order). Integers wrap (I32 compares signed).
+sequential matmul as fma in order); the composites are `composite_oracles`,
+their definitions step by step on those. Integers wrap (I32 compares signed).
 
 About one case in twelve ends with an invalid step (shapes that do not
 broadcast, statically or only at run time, a reshape of the wrong count, an
-index out of range, max over an empty axis, matmul's inner dims): building or
+index out of range, max or softmax over an empty axis, matmul's inner dims, a
+composite of another type than F32): building or
 running it must raise a `ValueError`, on every backend.
 
 `TensorFuzzer` is the `tensor` target of `python -m vyre.testing.fuzz`;
@@ -38,6 +41,7 @@ from typing import Any, cast
 
 import numpy as np
 
+import composite_oracles as C
 import float_oracles
 import tensor_oracles as O
 
@@ -51,7 +55,10 @@ STORED: dict[str, type[np.unsignedinteger[Any]]] = {
 """The numpy type of each element type's bit patterns in the oracle."""
 MAX_ELEMENTS = 240
 BINARY = ("add", "sub", "mul", "div", "maximum", "minimum")
-UNARY = ("neg", "abs", "sqrt")
+UNARY = ("neg", "abs", "sqrt", "exp", "log", "tanh", "erf")
+COMPOSITES = ("softmax", "layer_norm", "gelu", "attention")
+OPERANDS = ("x", "y", "z")
+"""The keys of a step's operands (earlier steps' numbers)."""
 SCALAR_NAME = {"add": "add", "sub": "sub", "mul": "mul", "div": "div", "maximum": "max", "minimum": "min"}
 ORDERS: dict[str, Callable[[Sequence[int], str], int]] = {
     "exact": O.exact_sum, "sequential": O.sequential_sum, "tree": O.tree_sum,
@@ -220,6 +227,8 @@ def evaluate_step(step: dict[str, Any], values: list[Value], env: dict[str, int]
         except ValueError as error:
             raise Invalid(str(error)) from None
         return Value(x.dtype, _elementwise(op, x.dtype, x.bits, y.bits), _broadcast_dims(x.dims, y.dims))
+    if op in COMPOSITES:
+        return _composite(step, [x, *(values[int(step[a])] for a in OPERANDS[1:] if a in step)])
     if op in ("sum", "max", "min"):
         bits = _reduce(step, x)
         axis = int(step["axis"]) % x.bits.ndim
@@ -234,6 +243,48 @@ def evaluate_step(step: dict[str, Any], values: list[Value], env: dict[str, int]
     bits = O.matmul(x.bits, y.bits, x.dtype, str(step["accumulate"]))
     batch_dims = _broadcast_dims(x.dims[:-2], y.dims[:-2])
     return Value("f32", bits.reshape((*batch, x.shape[-2], y.shape[-1])), (*batch_dims, x.dims[-2], y.dims[-1]))
+
+
+def _composite(step: dict[str, Any], xs: list[Value]) -> Value:
+    """softmax, layer_norm, gelu, attention: F32 only, shapes as the contract
+    requires (`Invalid` otherwise)."""
+    op = str(step["op"])
+    if any(v.dtype != "f32" for v in xs):
+        raise Invalid(f"{op} of {[v.dtype for v in xs]}")
+    x = xs[0]
+    if op == "gelu":
+        return Value("f32", C.gelu(x.bits), x.dims)
+    if op == "softmax":
+        axis = int(step["axis"])
+        if x.bits.ndim == 0 or not -x.bits.ndim <= axis < x.bits.ndim or x.shape[axis] == 0:
+            raise Invalid(f"softmax over axis {axis} of shape {x.shape}")
+        return Value("f32", C.softmax(x.bits, axis % x.bits.ndim), x.dims)
+    if op == "layer_norm":
+        weight, bias = xs[1], xs[2]
+        if x.bits.ndim == 0 or not (_broadcasts_to(weight.shape, x.shape) and _broadcasts_to(bias.shape, x.shape)):
+            raise Invalid(f"layer_norm of {x.shape} with {weight.shape} and {bias.shape}")
+        return Value("f32", C.layer_norm(x.bits, weight.bits, bias.bits, float(step["eps"])), x.dims)
+    q, k, v = xs
+    causal = bool(step["causal"])
+    if min(q.bits.ndim, k.bits.ndim, v.bits.ndim) < 2 or q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
+        raise Invalid("attention shapes")
+    if k.shape[-2] == 0 or (causal and q.shape[-2] != k.shape[-2]):
+        raise Invalid("attention without keys, or causal with T != S")
+    try:
+        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError as error:
+        raise Invalid(str(error)) from None
+    bits = C.attention(q.bits, k.bits, v.bits, causal)
+    batch_dims = _broadcast_dims(_broadcast_dims(q.dims[:-2], k.dims[:-2]), v.dims[:-2])
+    return Value("f32", bits.reshape((*batch, q.shape[-2], v.shape[-1])), (*batch_dims, q.dims[-2], v.dims[-1]))
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    try:
+        np.broadcast_to(np.empty(shape), target)
+    except ValueError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -277,6 +328,14 @@ def build_step(step: dict[str, Any], graph: Any, tensors: list[Any]) -> Any:
         return vt.sum(x, int(step["axis"]), str(step["order"]))
     if op in ("max", "min"):
         return getattr(vt, op)(x, int(step["axis"]))
+    if op == "gelu":
+        return vt.gelu(x)
+    if op == "softmax":
+        return vt.softmax(x, int(step["axis"]))
+    if op == "layer_norm":
+        return vt.layer_norm(x, tensors[int(step["y"])], tensors[int(step["z"])], float(step["eps"]))
+    if op == "attention":
+        return vt.attention(x, tensors[int(step["y"])], tensors[int(step["z"])], bool(step["causal"]))
     return vt.matmul(x, tensors[int(step["y"])], str(step["accumulate"]))
 
 
@@ -465,8 +524,8 @@ def _step(m: _Maker) -> None:
     x_index = len(m.values) - 1 if rnd.random() < 0.6 else rnd.randrange(len(m.values))
     x = m.values[x_index]
     kind = rnd.choices(
-        ["transpose", "index", "broadcast_to", "reshape", "unary", "binary", "sum", "maxmin", "matmul"],
-        [2, 3, 2, 2, 1, 3, 2, 1, 2],
+        ["transpose", "index", "broadcast_to", "reshape", "unary", "binary", "sum", "maxmin", "matmul", "composite"],
+        [2, 3, 2, 2, 2, 3, 2, 1, 2, 2],
     )[0]
     rank = x.bits.ndim
     if kind == "transpose":
@@ -507,6 +566,8 @@ def _step(m: _Maker) -> None:
             m.add({"op": rnd.choice(("max", "min")), "x": x_index, "axis": axis})
     elif kind == "matmul":
         _matmul(m, x_index, x)
+    elif kind == "composite":
+        _composite_step(m, x_index, x)
 
 
 def _binary(m: _Maker, x_index: int, x: Value) -> None:
@@ -553,12 +614,72 @@ def _matmul(m: _Maker, x_index: int, x: Value) -> None:
         m.add({"op": "matmul", "x": x_index, "y": made, "accumulate": rnd.choice(("exact", "sequential"))})
 
 
+def _f32_of(m: _Maker, x_index: int, x: Value) -> tuple[int, Value] | None:
+    """`x` when it is F32, else a fresh F32 input spelled as `x`."""
+    if x.dtype == "f32":
+        return x_index, x
+    made = m.input("f32", list(x.dims), list(x.shape))
+    return None if made is None else (made, m.values[made])
+
+
+def _suffix(m: _Maker, x: Value) -> int | None:
+    """A fresh F32 input whose shape broadcasts to `x`'s: a suffix of its dims,
+    some of them 1 (layer_norm's weight and bias)."""
+    keep = m.rnd.randint(0, len(x.dims))
+    pairs = list(zip(x.dims, x.shape))[len(x.dims) - keep :]
+    ones = [m.rnd.random() < 0.3 for _ in pairs]
+    dims: list[Spelled] = [1 if one else d for one, (d, _) in zip(ones, pairs)]
+    return m.input("f32", dims, [1 if one else size for one, (_, size) in zip(ones, pairs)])
+
+
+def _composite_step(m: _Maker, x_index: int, x: Value) -> None:
+    rnd = m.rnd
+    found = _f32_of(m, x_index, x)
+    if found is None:
+        return
+    x_index, x = found
+    op = rnd.choice(COMPOSITES)
+    rank = x.bits.ndim
+    if op == "gelu":
+        m.add({"op": "gelu", "x": x_index})
+    elif op == "softmax" and rank:
+        m.add({"op": "softmax", "x": x_index, "axis": rnd.randrange(-rank, rank)})
+    elif op == "layer_norm" and rank:
+        weight, bias = _suffix(m, x), _suffix(m, x)
+        if weight is not None and bias is not None:
+            eps = rnd.choice((1e-5, 1e-5, 1e-3, 0.0, 1.0))
+            m.add({"op": "layer_norm", "x": x_index, "y": weight, "z": bias, "eps": eps})
+    elif op == "attention":
+        _attention(m, x_index, x)
+
+
+def _attention(m: _Maker, q_index: int, q: Value) -> None:
+    """q is `x` (rank 2 or more) or a fresh (T, d); k (S, d) and v (S, e) fresh."""
+    rnd = m.rnd
+    if q.bits.ndim < 2:
+        made = m.input("f32", [None, None], [rnd.choice((1, 2, 3)), rnd.choice((1, 2, 3, 4))])
+        if made is None:
+            return
+        q_index, q = made, m.values[made]
+    causal = rnd.random() < 0.4
+    batch: list[Spelled] = [1] * (q.bits.ndim - 2) if rnd.random() < 0.5 else []
+    sizes = [1] * len(batch)
+    t, d = q.dims[-2], q.dims[-1]
+    s = q.shape[-2] if causal else rnd.choice((1, 2, 3, 4))
+    keys: Spelled = t if causal else (None if rnd.random() < 0.4 else s)
+    e = rnd.choice((1, 2, 3))
+    k = m.input("f32", [*batch, keys, d], [*sizes, s, q.shape[-1]])
+    v = None if k is None else m.input("f32", [*batch, m.values[k].dims[-2], e], [*sizes, s, e])
+    if k is not None and v is not None:
+        m.add({"op": "attention", "x": q_index, "y": k, "z": v, "causal": causal})
+
+
 def _invalid(m: _Maker) -> bool:
     """Append a step the contract refuses (`ValueError`), or nothing."""
     rnd = m.rnd
     x_index = len(m.values) - 1
     x = m.values[x_index]
-    choice = rnd.choice(("broadcast", "reshape", "index", "empty", "matmul"))
+    choice = rnd.choice(("broadcast", "reshape", "index", "empty", "matmul", "composite"))
     step: dict[str, Any] | None = None
     if choice == "broadcast" and x.bits.ndim and x.shape[-1] > 1:
         y = m.input(x.dtype, [None if rnd.random() < 0.5 else x.shape[-1] + 1], [x.shape[-1] + 1])
@@ -568,7 +689,10 @@ def _invalid(m: _Maker) -> bool:
     elif choice == "index" and x.bits.ndim:
         step = {"op": "index", "x": x_index, "key": [rnd.choice((x.shape[0], -x.shape[0] - 1))]}
     elif choice == "empty" and 0 in x.shape:
-        step = {"op": rnd.choice(("max", "min")), "x": x_index, "axis": x.shape.index(0)}
+        reducers = ("max", "min", "softmax") if x.dtype == "f32" else ("max", "min")
+        step = {"op": rnd.choice(reducers), "x": x_index, "axis": x.shape.index(0)}
+    elif choice == "composite" and x.dtype != "f32":
+        step = {"op": "gelu", "x": x_index}
     elif choice == "matmul" and x.dtype in FLOATS and x.bits.ndim == 2:
         y = m.input(x.dtype, [None, 2], [x.shape[-1] + 1, 2])
         step = None if y is None else {"op": "matmul", "x": x_index, "y": y, "accumulate": "exact"}
@@ -614,7 +738,7 @@ def _needed(steps: list[dict[str, Any]], roots: Sequence[int]) -> list[int]:
         if k in keep:
             continue
         keep.add(k)
-        pending += [int(steps[k][a]) for a in ("x", "y") if a in steps[k]]
+        pending += [int(steps[k][a]) for a in OPERANDS if a in steps[k]]
     return sorted(keep)
 
 
@@ -625,7 +749,7 @@ def prune(case: dict[str, Any], outputs: Sequence[int]) -> dict[str, Any]:
     outputs = list(dict.fromkeys([*outputs, *roots[len(outputs) :]]))
     keep = _needed(steps, roots)
     number = {old: new for new, old in enumerate(keep)}
-    kept = [{**steps[k], **{a: number[int(steps[k][a])] for a in ("x", "y") if a in steps[k]}} for k in keep]
+    kept = [{**steps[k], **{a: number[int(steps[k][a])] for a in OPERANDS if a in steps[k]}} for k in keep]
     return {**case, "steps": kept, "outputs": [number[k] for k in outputs]}
 
 

@@ -41,6 +41,8 @@ TENSOR_KEYWORDS = (
     "vtensor.reshape", "vtensor.copy", "vtensor.add", "vtensor.sub", "vtensor.mul", "vtensor.div",
     "vtensor.maximum", "vtensor.minimum", "vtensor.neg", "vtensor.abs", "vtensor.sqrt", "vtensor.map",
     "vtensor.yield", "vtensor.sum", "vtensor.max", "vtensor.min", "vtensor.matmul", "vtensor.schedule",
+    "vtensor.exp", "vtensor.log", "vtensor.tanh", "vtensor.erf", "vtensor.gelu", "vtensor.softmax",
+    "vtensor.layer_norm", "vtensor.attention", "eps", "causal",
     "vtensor.input", "!vtensor.tensor", "strides", "offset", "axis", "order", "accumulate", "exact",
     "sequential", "tree", "f32", "f16", "bf16", "u32", "i32", "u64", "bool", "min", "max",
 )  # fmt: skip
@@ -82,7 +84,28 @@ def seed_graphs(seed: int) -> list[str]:
         g.output("e", e)
         g.output("r", r)
         texts.append(str(g))
+    texts.append(_composite_graph(rng))
     return texts
+
+
+def _composite_graph(rng: random.Random) -> str:
+    """The F32 functions and composites: exp, log, tanh, erf, gelu, softmax,
+    layer_norm and attention (causal or not), over a dynamic dim."""
+    from vyre import tensor as vt
+    from vyre.ir import DataType
+
+    f = DataType.F32
+    n: int | str = rng.choice(("n", 3))
+    g = vt.Graph("g_composites")
+    x = g.input("x", f, (n, 4))
+    w = g.input("w", f, (4,))
+    k = g.input("k", f, (2, n, 4))
+    v = g.input("v", f, (n, 3))
+    h = vt.gelu(vt.erf(vt.tanh(vt.log(vt.exp(x)))))
+    g.output("sm", vt.softmax(h, rng.choice((0, 1, -1))))
+    g.output("ln", vt.layer_norm(x, w, w, rng.choice((1e-5, 0.0))))
+    g.output("at", vt.attention(x, k, v, rng.random() < 0.5))
+    return str(g)
 
 
 def _fma_self(p: Expr, q: Expr) -> Expr:

@@ -152,7 +152,8 @@ def test_tensor_cases_are_deterministic_and_cover_every_op() -> None:
                 dims.update("dynamic" if isinstance(x, str) else str(x) for x in step["dims"])
             ops.update(f"{step['op']}.{step.get('order') or step.get('accumulate')}" for _ in [0] if step["op"] in ("sum", "matmul"))
     wanted = {"input", "transpose", "index", "broadcast_to", "reshape", "add", "sub", "mul", "div", "maximum",
-              "minimum", "neg", "abs", "sqrt", "sum", "max", "min", "matmul", "invalid", "sum.exact",
+              "minimum", "neg", "abs", "sqrt", "exp", "log", "tanh", "erf", "softmax", "layer_norm", "gelu",
+              "attention", "sum", "max", "min", "matmul", "invalid", "sum.exact",
               "sum.sequential", "sum.tree", "matmul.exact", "matmul.sequential"}  # fmt: skip
     assert wanted <= set(ops), wanted - set(ops)
     assert dims["0"] and dims["1"] and dims["dynamic"]
