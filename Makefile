@@ -57,9 +57,10 @@ lit: setup
 unit: setup
 	$(PYTEST) -m "not slow" test/unit --ignore=test/unit/test_lit.py
 
-# Fuzz for FUZZ_SECONDS (text, wire, API and interp-vs-wgpu differential fuzzers, then
-# the Hypothesis round-trip properties unseeded); failures are shrunk and saved to
-# test/fuzz_corpus, which `make test` replays (docs/reliability.md).
+# Fuzz for FUZZ_SECONDS (every target of vyre/testing/fuzz/base.py: text, wire, API,
+# interp-vs-wgpu differential, kernel ops, float functions, tensor graphs, tensor IR
+# text; then the Hypothesis round-trip properties unseeded); failures are shrunk and
+# saved to test/fuzz_corpus, which `make test` replays (docs/reliability.md).
 FUZZ_SECONDS ?= 300
 fuzz: setup
 	$(PY) -m vyre.testing.fuzz --seconds $(FUZZ_SECONDS)

@@ -17,6 +17,10 @@ import numpy as np
 
 __all__ = [
     "FORMATS",
+    "along",
+    "matmul",
+    "sequential_dot",
+    "widen_to_f32",
     "canonical",
     "exact_dot",
     "exact_sum",
@@ -264,3 +268,56 @@ def fma_f32(a: int, b: int, c: int) -> int:
         both_negative = product_negative and sign(c, "f32") == 1
         return round_rational(total, "f32", negative_zero=both_negative)
     return round_rational(total, "f32")
+
+
+# ---------------------------------------------------------------------------
+# Matmul's sequential accumulation and whole-tensor helpers (the tensor fuzzer)
+# ---------------------------------------------------------------------------
+
+
+def widen_to_f32(bits: int, fmt: str) -> int:
+    """The F32 pattern of a value of `fmt` (exact; a NaN becomes the canonical NaN)."""
+    if fmt == "f32":
+        return bits
+    k, s = kind(bits, fmt), sign(bits, fmt)
+    if k == "nan":
+        return canonical("f32")
+    if k == "inf":
+        return 0x7F80_0000 | s << 31
+    return round_rational(to_fraction(bits, fmt), "f32", negative_zero=bool(s))
+
+
+def sequential_dot(a: Sequence[int], b: Sequence[int], fmt: str) -> int:
+    """`matmul(accumulate="sequential")`: acc = a0 * b0 (rounded once), then
+    acc = fma(a_k, b_k, acc) for k = 1 .. K-1, in F32; K = 0 gives +0.0."""
+    if not a:
+        return 0
+    xs, ys = [widen_to_f32(v, fmt) for v in a], [widen_to_f32(v, fmt) for v in b]
+    acc = fma_f32(xs[0], ys[0], 0x8000_0000)  # the product rounded once (+ -0 keeps its zero's sign)
+    for x, y in zip(xs[1:], ys[1:]):
+        acc = fma_f32(x, y, acc)
+    return acc
+
+
+def along(bits: np.ndarray, axis: int, reduce: Callable[[list[int]], int], dtype: type[np.unsignedinteger]) -> np.ndarray:
+    """`reduce` over every lane of `axis` (removed), patterns in `dtype`."""
+    moved = np.moveaxis(bits, axis, -1)
+    out = np.zeros(moved.shape[:-1], dtype=np.int64)
+    for index in np.ndindex(*moved.shape[:-1]):
+        out[index] = reduce([int(v) for v in moved[index]])
+    return out.astype(dtype)
+
+
+def matmul(a_bits: np.ndarray, b_bits: np.ndarray, fmt: str, mode: str) -> np.ndarray:
+    """`(..., M, K) @ (..., K, N)` with broadcast batch dims: F32 patterns."""
+    batch = np.broadcast_shapes(a_bits.shape[:-2], b_bits.shape[:-2])
+    a = np.broadcast_to(a_bits, (*batch, *a_bits.shape[-2:]))
+    b = np.broadcast_to(b_bits, (*batch, *b_bits.shape[-2:]))
+    out = np.zeros((*batch, a_bits.shape[-2], b_bits.shape[-1]), dtype=np.uint32)
+    dot = exact_dot if mode == "exact" else sequential_dot
+    for index in np.ndindex(*out.shape):
+        *z, i, j = index
+        row = [int(v) for v in a[(*z, i)]]
+        col = [int(v) for v in b[(*z, slice(None), j)]]
+        out[index] = dot(row, col, fmt)
+    return out

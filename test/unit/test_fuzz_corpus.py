@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from vyre.testing.fuzz import FUZZERS, get_fuzzer
+from vyre.testing.fuzz.base import hang_seconds
 from vyre.testing.fuzz.harness import CORPUS, HANG_SECONDS
 
 ENTRIES = sorted(
@@ -61,7 +62,7 @@ def test_corpus_entry_passes_its_oracle(entry: Path, request: pytest.FixtureRequ
             _in_a_subprocess(entry, adapter)
             return
     fuzzer = get_fuzzer(entry.parent.name)
-    with _deadline(3 * HANG_SECONDS):
+    with _deadline(3 * hang_seconds(entry.parent.name)):
         fuzzer.check(entry.read_bytes())
 
 

@@ -15,7 +15,10 @@ two `Sym`s is structural. Operations on constants fold.
 Text form (the dialect's types and schedule, `str(sym)`, `parse_sym(text)`):
 integers, names, `+ - * // %` (Python's floor semantics), `min(a, b)`,
 `max(a, b)`, `== != < <= > >=`, `&&`, `||` and parentheses. The printed form of
-a `Sym` parses back to the same `Sym`.
+a `Sym` parses back to the same `Sym`. A text nested deeper than `MAX_PARSE_DEPTH`
+levels, or whose normal form would hold more than `MAX_PARSE_TERMS` terms, is a
+`SymParseError` (the parser recursed past Python's stack at about 140 levels,
+and `(a+b+c+d+e)*...` expands exponentially: 20 factors took 5 s).
 """
 
 from __future__ import annotations
@@ -25,7 +28,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
-__all__ = ["Sym", "SymParseError", "parse_sym", "sym", "syms"]
+__all__ = ["MAX_PARSE_DEPTH", "MAX_PARSE_TERMS", "Sym", "SymParseError", "parse_sym", "sym", "syms"]
+
+MAX_PARSE_DEPTH = 64
+"""Parentheses, signs and min/max calls a symbolic size's text nests, at most."""
+MAX_PARSE_TERMS = 256
+"""Terms of a parsed symbolic size's normal form (and of each part), at most."""
+MAX_PARSE_BITS = 1024
+"""Bits of a parsed symbolic size's numbers and coefficients, at most."""
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -409,6 +419,18 @@ class _Parser:
     text: str
     tokens: list[str]
     at: int = 0
+    depth: int = 0
+
+    def bounded(self, value: Sym) -> Sym:
+        """`value`, unless its normal form is too large (`MAX_PARSE_TERMS` terms,
+        numbers of `MAX_PARSE_BITS`)."""
+        if len(value.terms) > MAX_PARSE_TERMS:
+            raise SymParseError(
+                f"bad symbolic size {self.text!r}: more than {MAX_PARSE_TERMS} terms once expanded"
+            )
+        if any(abs(c).bit_length() > MAX_PARSE_BITS for _, c in value.terms):
+            raise SymParseError(f"bad symbolic size {self.text!r}: a number of more than {MAX_PARSE_BITS} bits")
+        return value
 
     def peek(self) -> str | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -434,31 +456,46 @@ class _Parser:
         left = self.binary(level + 1)
         while (token := self.peek()) in levels[level]:
             self.take()
-            left = _combine(token, left, self.binary(level + 1))
+            right = self.binary(level + 1)
+            if token in ("//", "%") and right.value == 0:
+                raise SymParseError(f"bad symbolic size {self.text!r}: `{token}` by zero")
+            left = self.bounded(_combine(token, left, right))
             if level == 2:  # comparisons do not chain
                 break
         return left
 
     def unary(self) -> Sym:
         token = self.take()
+        if token == "-" or token == "(" or token in _RESERVED:
+            self.depth += 1
+            if self.depth > MAX_PARSE_DEPTH:
+                raise SymParseError(f"bad symbolic size {self.text!r}: nested more than {MAX_PARSE_DEPTH} levels")
+            try:
+                return self.nested(token)
+            finally:
+                self.depth -= 1
+        if token.isdigit():
+            if len(token) > MAX_PARSE_BITS // 3:  # past MAX_PARSE_BITS: refused before int() reads it
+                raise SymParseError(f"bad symbolic size {self.text!r}: a number of more than {MAX_PARSE_BITS} bits")
+            return self.bounded(Sym.const(int(token)))
+        if _NAME.fullmatch(token):
+            return Sym.name(token)
+        raise SymParseError(f"bad symbolic size {self.text!r}: unexpected `{token}`")
+
+    def nested(self, token: str) -> Sym:
+        """What follows a sign, an opening parenthesis or min/max."""
         if token == "-":
             return -self.unary()
         if token == "(":
             inner = self.binary(0)
             self.take(")")
             return inner
-        if token.isdigit():
-            return Sym.const(int(token))
-        if token in _RESERVED:
-            self.take("(")
-            a = self.binary(0)
-            self.take(",")
-            b = self.binary(0)
-            self.take(")")
-            return a.min(b) if token == "min" else a.max(b)
-        if _NAME.fullmatch(token):
-            return Sym.name(token)
-        raise SymParseError(f"bad symbolic size {self.text!r}: unexpected `{token}`")
+        self.take("(")
+        a = self.binary(0)
+        self.take(",")
+        b = self.binary(0)
+        self.take(")")
+        return self.bounded(a.min(b) if token == "min" else a.max(b))
 
 
 def _combine(token: str | None, a: Sym, b: Sym) -> Sym:

@@ -116,9 +116,9 @@ def _parse_sym_item(parser: AttrParser) -> str:
     """An int, a name or a quoted expression: its `Sym` text."""
     pos = parser.pos
     number = parser.parse_optional_integer(allow_boolean=False, allow_negative=True)
-    if number is not None:
-        return str(number)
-    name = parser.parse_optional_identifier()
+    name = None if number is None else str(number)  # held to the size parser's limits too
+    if name is None:
+        name = parser.parse_optional_identifier()
     if name is None:
         name = parser.parse_optional_str_literal()
     if name is None:

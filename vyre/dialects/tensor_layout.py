@@ -307,6 +307,15 @@ def reshape_target(
     total = numel(shape)
     if unknown:
         rest = numel(known)
+        args: list[Sym] = []
+        (spelled,) = template([shape], args)
+        require(
+            rest.ne(0),
+            f"{op}: cannot reshape shape {spelled} to a shape holding -1 beside a dim of size 0"
+            " (the -1 dim is undefined)",
+            args,
+            checks,
+        )
         inferred = total // rest
         resolved = tuple(inferred if d is None else d for d in target)
     else:

@@ -18,8 +18,13 @@ therefore does two things:
    `u` copies of the vyre body, each preceded by the exact exit test
    (`if (i >= end) { break; }`): `u` iterations per back-edge. `u` is a power of
    two up to `MAX_UNROLL` that keeps the emitted body under `BODY_BUDGET` ops
-   (inner loops count with their own copies), so a small loop of 1,000,000
-   iterations takes 31,250 back-edges.
+   (inner loops count with their own copies, and an invoke of a routine counts
+   as the routine's ops: drivers inline routines, so each copy of a body that
+   calls a soft-float function carries the whole function), so a small loop of
+   1,000,000 iterations takes 31,250 back-edges. (Counting an invoke as one op,
+   a 3-iteration loop calling `flog` was written 32 times: lavapipe took 139 s
+   of CPU to compile it, 1.5 s without the loop; a loop calling a correctly
+   rounded function is now written once per iteration.)
 2. *Detection.* After the loop, `if (i < end)` means it did not end by its own
    condition (the driver stopped it): the loop sets the status word, which the
    runtime reads with the results and turns into an error naming the limit. A
@@ -29,11 +34,17 @@ therefore does two things:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
+from typing import cast
+
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Block, Operation
 
 from vyre.dialects import vyre as d
+from vyre.lowering import u128
 
-__all__ = ["BODY_BUDGET", "MAX_UNROLL", "unroll_factors"]
+__all__ = ["BODY_BUDGET", "MAX_UNROLL", "ops_work", "routine_work", "unroll_factors"]
 
 MAX_UNROLL = 32
 BODY_BUDGET = 256
@@ -43,18 +54,52 @@ BODY_BUDGET = 256
 def unroll_factors(kernel: d.KernelOp) -> dict[Operation, int]:
     """The copies of each Loop's body per WGSL iteration."""
     factors: dict[Operation, int] = {}
-    _size(kernel.entry, factors)
+    _size(kernel.entry, factors, routine_work(kernel))
     return factors
 
 
-def _size(block: Block, factors: dict[Operation, int]) -> int:
-    """Ops the block emits, counting nested loops with their copies (iteratively
-    deep programs are bounded by validation's nesting limit)."""
+def routine_work(kernel: Operation) -> Callable[[str], int]:
+    """The ops one invoke of each routine beside `kernel` runs (by name): its
+    body, an invoke in it counting as that routine (routines through routines);
+    an unknown routine counts 0, a cycle (V137) once."""
+    routines = d.routines_of(kernel)
+    costs: dict[str, int] = {}
+
+    def cost(name: str) -> int:
+        found = costs.get(name)
+        if found is None:
+            routine = routines.get(name)
+            costs[name] = 0
+            found = 0 if routine is None else ops_work(routine.entry.ops, cost)
+            costs[name] = found
+        return found
+
+    return cost
+
+
+def ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
+    """The ops `ops` run, an invoke counting as its routine's `cost` and a u128
+    operator as its WGSL operations (`u128.WORK`, 8 where not listed)."""
+    total = 0
+    for op in ops:
+        if isinstance(op, d.InvokeOp):
+            total += cost(op.callee.data)
+        elif isinstance(op, d.BinOp | d.UnOp) and op.operands[0].type == d.U128:
+            total += u128.WORK.get(cast(StringAttr, op.properties["kind"]).data, 8)
+        else:
+            total += 1
+    return total
+
+
+def _size(block: Block, factors: dict[Operation, int], cost: Callable[[str], int]) -> int:
+    """Ops the block emits, counting nested loops with their copies and invokes
+    as their routines (iteratively deep programs are bounded by validation's
+    nesting limit)."""
     total = 0
     for op in block.ops:
-        total += 1
+        total += cost(op.callee.data) if isinstance(op, d.InvokeOp) else 1
         if isinstance(op, d.LoopOp):
-            body = _size(op.body_block, factors)
+            body = _size(op.body_block, factors, cost)
             copies = 1
             while copies < MAX_UNROLL and copies * 2 * max(body, 1) <= BODY_BUDGET:
                 copies *= 2
@@ -63,5 +108,5 @@ def _size(block: Block, factors: dict[Operation, int]) -> int:
         else:
             for region in op.regions:
                 for inner in region.blocks:
-                    total += _size(inner, factors)
+                    total += _size(inner, factors, cost)
     return total

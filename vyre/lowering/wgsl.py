@@ -51,7 +51,7 @@ Emission rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -74,7 +74,7 @@ from vyre.lowering.layout import (
     TableBuffer,
     WorkgroupArray,
 )
-from vyre.lowering.loops import unroll_factors
+from vyre.lowering.loops import ops_work, routine_work, unroll_factors
 from vyre.lowering.map_shape import MapShape, map_shape
 from vyre.lowering.names import Namer, comment_safe
 from vyre.lowering.opaque_constants import shield, uses_hazard
@@ -301,31 +301,7 @@ def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | No
 def element_work(kernel: d.KernelOp) -> int:
     """The operations one run of the kernel's body executes, counting each invoke
     as its routine's body (routines through routines included)."""
-    routines = d.routines_of(kernel)
-    costs: dict[str, int] = {}
-
-    def cost(name: str) -> int:
-        found = costs.get(name)
-        if found is None:
-            routine = routines.get(name)
-            costs[name] = 0  # a cycle (V137) counts once
-            found = 0 if routine is None else _ops_work(routine.entry.ops, cost)
-            costs[name] = found
-        return found
-
-    return _ops_work(operations(kernel), cost)
-
-
-def _ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
-    total = 0
-    for op in ops:
-        if isinstance(op, d.InvokeOp):
-            total += cost(op.callee.data)
-        elif isinstance(op, d.BinOp | d.UnOp) and op.operands[0].type == d.U128:
-            total += u128.WORK.get(cast(StringAttr, op.properties["kind"]).data, 8)
-        else:
-            total += 1
-    return total
+    return ops_work(operations(kernel), routine_work(kernel))
 
 
 def vectorises(kernel: d.KernelOp, options: LoweringOptions) -> bool:

@@ -116,7 +116,13 @@ def _bind(schedule: Schedule, inputs: Mapping[str, Any]) -> tuple[dict[str, int]
 
 
 def _value(size: Sym, env: Mapping[str, int]) -> int:
-    return size.evaluate(env)
+    """`size` for the dims of these arguments; a size that divides by zero for
+    them (a -1 of `vt.reshape` beside a dynamic dim that is 0) is a `ValueError`."""
+    try:
+        return size.evaluate(env)
+    except ZeroDivisionError:
+        bound = ", ".join(f"{name} = {env[name]}" for name in sorted(size.names()) if name in env)
+        raise ValueError(f"vt.run: the size {size} divides by zero for these arguments ({bound})") from None
 
 
 def _check(schedule: Schedule, env: Mapping[str, int]) -> None:

@@ -31,10 +31,20 @@ BinOp, UnOp, AtomicOp, cast and id op is drawn. U128 values come from buffers,
 literals, casts and every u128 operator (comparisons and counts inside u32
 expressions), biased to word boundaries: carries across words, divisors of one
 to four words, shift amounts near 32, 64, 96 and 128.
+
+`GeneratorConfig(float_focus=True)` makes float programs (the float-functions
+fuzzer's): a buffer of every float format in and out, most values floats, every
+strict float op of the dialect drawn alike (the correctly rounded functions
+included, at most `max_functions` calls a program: GPU compilers inline each
+call, so a program's compile time grows with them), the ops of `featured` half of the time, and
+float values that also hit the functions' edges (`FUNCTION_EDGES`: overflow and
+underflow thresholds, multiples of pi, huge arguments, the ends of the inverse
+functions' domains). Programs of the default configuration are unchanged.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +64,8 @@ from vyre.ir import (
     Node as N,
     Program,
     UnOp,
+    float_bits,
+    float_op_expr,
     print_ir,
     public_member,
 )
@@ -136,6 +148,52 @@ FLOAT_UNARY: tuple[BinOp | UnOp, ...] = tuple(
 FLOAT_CLASSIFY: tuple[BinOp | UnOp, ...] = tuple(public_member(op) for op in d.ops_of(d.FloatClassifyOp))
 """Every strict float op of the dialect, as the public members the builder takes."""
 
+IEEE_BINARY: tuple[type[d.FloatOp], ...] = (d.FAddOp, d.FSubOp, d.FMulOp, d.FDivOp, d.FMinOp, d.FMaxOp)
+"""The binary operations IEEE 754 requires of every format; any other binary
+float op of the dialect is a function (atan2)."""
+FLOAT_FUNCTIONS: tuple[type[d.FloatOp], ...] = tuple(
+    op
+    for op in d.STRICT_FLOAT_OPS
+    if issubclass(op, d.FloatFunctionOp) or (issubclass(op, d.FloatBinaryOp) and op not in IEEE_BINARY)
+)
+"""The correctly rounded functions, derived from the dialect: every
+`FloatFunctionOp` and every binary float op beyond IEEE's (a function added to
+the dialect is drawn without a change here)."""
+FLOAT_OP_VARIANTS: tuple[tuple[type[d.FloatOp], str], ...] = tuple(
+    (op, variant) for op in d.STRICT_FLOAT_OPS for variant in d.float_op_variants(op)
+)
+"""Every strict float op with each of its variants (the comparison's predicates)."""
+
+
+def _function_edges(dtype: DataType) -> tuple[int, ...]:
+    """Bit patterns where the functions turn: the overflow and underflow
+    thresholds of exp/exp2/exp10 (and their neighbours), logs of the extremes,
+    multiples of pi/4 and huge arguments (argument reduction), the ends of the
+    inverse functions' domains, tiny arguments, near-overflow values."""
+    width = 32 if dtype is DataType.F32 else 16
+    largest = {DataType.F32: 3.4028234663852886e38, DataType.F16: 65504.0, DataType.BF16: 3.3895313892515355e38}[dtype]
+    smallest = {DataType.F32: 2.0**-149, DataType.F16: 2.0**-24, DataType.BF16: 2.0**-133}[dtype]
+    pi = 3.141592653589793
+    values = [
+        math.log(largest), math.log2(largest), math.log10(largest), math.log(smallest), math.log2(smallest),
+        math.log10(smallest), math.log(smallest / 2), math.log2(smallest / 2),
+        pi / 4, pi / 2, pi, 1.5 * pi, 2 * pi, 100 * pi, 1e4, 1e5 * pi, largest, largest / 2, 2.0**60, 2.0**100,
+        1.0, 0.5, 0.7071067811865476, 0.8660254037844386, 1e-4, 2.0**-12, 2.0**-60, 10.0, 1000.0,
+    ]  # fmt: skip
+    patterns: set[int] = set()
+    top = 1 << (width - 1)
+    for value in values:
+        bits = float_bits(dtype, min(value, largest))
+        for near in (bits, bits + 1, bits - 1):
+            if 0 <= near < top:
+                patterns |= {near, near | top}
+    return tuple(sorted(patterns))
+
+
+FUNCTION_EDGES: dict[DataType, tuple[int, ...]] = {dtype: _function_edges(dtype) for dtype in FLOATS}
+"""Float patterns at the correctly rounded functions' edges (both signs, and
+the neighbours of each): drawn beside `FLOAT_EDGES` by float-focused programs."""
+
 _T = TypeVar("_T")
 
 MAX_STORAGE_BUFFERS = 8
@@ -167,6 +225,19 @@ class GeneratorConfig:
     """F32/F16/BF16 buffers, locals and every float operation."""
     u128: bool = True
     """U128 buffers, locals, literals, casts and every u128 operator."""
+    float_focus: bool = False
+    """Float programs (the module doc): every float format in and out, most
+    values floats, every strict float op alike, the functions' edge values."""
+    featured: tuple[tuple[type[d.FloatOp], str], ...] = ()
+    """(float op class, variant) drawn half of the time a float op is drawn,
+    with `float_focus` (a comparison's variant is its predicate, else "")."""
+    max_functions: int = 2
+    """With `float_focus`: calls of correctly rounded functions in one program,
+    at most (GPU compilers inline each call: a program's compile time grows
+    with them); the featured ones count too."""
+    float_formats: tuple[DataType, ...] = ()
+    """With `float_focus`: the float types of the values (empty: all three; the
+    others still come through casts and loads of their buffers)."""
 
 
 @dataclass(frozen=True)
@@ -253,6 +324,9 @@ class _Generator:
     phase_writes_tiles: bool = True
     returns_allowed: bool = False
     loop_depth: int = 0
+    function_calls: int = 0
+    """Calls of correctly rounded functions drawn so far (float_focus: at most
+    `max_functions`)."""
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -346,6 +420,8 @@ class _Generator:
         for spec in optional:
             if len(specs) < MAX_STORAGE_BUFFERS and self.chance(0.45):
                 specs.append(spec)
+        if cfg.float_focus:  # every float format in and out, in place of the rest
+            specs = specs[:2] + [s for s in optional if s[2] in FLOATS]
         rng.shuffle(specs)
         if cfg.uniform and self.chance(0.4):
             specs.insert(rng.randrange(len(specs) + 1), ("par", BufferAccess.UNIFORM, DataType.U32, Role.INPUT))
@@ -356,6 +432,8 @@ class _Generator:
             if role is Role.INPUT:
                 low = 0 if cfg.empty_buffers else 1
                 length = self.pick((low, 1, 2, 3, 5, 8, 16, 33, 64))
+                if cfg.float_focus and dtype in FLOATS:
+                    length = self.pick((low, 16, 33, 64, 64))
                 if access is BufferAccess.UNIFORM:
                     length = self.pick((1, 2, 4, 5, 8))
                 self.buffers.append(_Buffer(decl, role, length))
@@ -606,6 +684,10 @@ class _Generator:
                 return [N.return_()]
 
     def value_type(self) -> DataType:
+        if self.config.float_focus:
+            if self.chance(0.7):
+                return self.pick(self.config.float_formats or FLOATS)
+            return self.pick((DataType.U32, DataType.U32, DataType.I32, DataType.BOOL))
         if self.config.u128 and self.chance(0.1):
             return U128
         if self.config.vectors and self.chance(0.2):
@@ -760,6 +842,8 @@ class _Generator:
     def float_pattern(self, dtype: DataType) -> int:
         """A bit pattern of `dtype`: an edge, near one, or any."""
         roll = self.rng.random()
+        if self.config.float_focus and roll < 0.35:
+            return self.pick(FUNCTION_EDGES[dtype])
         if roll < 0.5:
             return self.pick(FLOAT_EDGES[dtype])
         width = 32 if dtype is DataType.F32 else 16
@@ -791,6 +875,8 @@ class _Generator:
             return self.float_expr(dtype, roll, depth)
         if dtype is U128:
             return self.u128_expr(roll, depth)
+        if dtype is DataType.BOOL and self.config.float_focus and roll < 0.7:
+            return self.focused_bool_expr(depth)
         if dtype is DataType.BOOL and self.config.floats and roll < 0.55:
             operand = self.pick(FLOATS)
             if roll < 0.45:
@@ -842,6 +928,8 @@ class _Generator:
 
     def float_expr(self, dtype: DataType, roll: float, depth: int) -> E | None:
         """A float of `dtype`: an arithmetic op, a rounding op, fma, or a bitcast."""
+        if self.config.float_focus and roll < 0.85:
+            return self.focused_float_expr(dtype, depth)
         if roll < 0.6:
             op = self.pick(FLOAT_BINARY)
             assert isinstance(op, BinOp)
@@ -856,6 +944,28 @@ class _Generator:
         if roll < 0.9:
             return E.bitcast(dtype, self.expr(self.pick((DataType.U32, DataType.I32)), depth - 1))
         return self.leaf(dtype)
+
+    def focused_float_expr(self, dtype: DataType, depth: int) -> E:
+        """A strict float op of result type `dtype` (float_focus): a featured op
+        half of the time, else any, a function only while `max_functions` allows."""
+        choices = [(op, v) for op, v in FLOAT_OP_VARIANTS if op.RESULT is None]
+        featured = [(op, v) for op, v in self.config.featured if op.RESULT is None]
+        op, variant = self.pick(featured) if featured and self.chance(0.5) else self.pick(choices)
+        if op in FLOAT_FUNCTIONS:
+            if self.function_calls >= self.config.max_functions:
+                op, variant = self.pick([(o, v) for o, v in choices if o not in FLOAT_FUNCTIONS])
+            else:
+                self.function_calls += 1
+        return float_op_expr(op, [self.expr(dtype, depth - 1) for _ in range(op.ARITY)], variant)
+
+    def focused_bool_expr(self, depth: int) -> E:
+        """A comparison or a classification of floats (float_focus), featured
+        ones half of the time."""
+        choices = [(op, v) for op, v in FLOAT_OP_VARIANTS if op.RESULT is not None]
+        featured = [(op, v) for op, v in self.config.featured if op.RESULT is not None]
+        op, variant = self.pick(featured) if featured and self.chance(0.5) else self.pick(choices)
+        operand = self.pick(self.config.float_formats or FLOATS)
+        return float_op_expr(op, [self.expr(operand, depth - 1) for _ in range(op.ARITY)], variant)
 
     def leaf(self, dtype: DataType) -> E | None:
         match self.rng.randrange(5 if dtype is DataType.U32 else 4):

@@ -4,6 +4,7 @@ that parses back to the same value, evaluation with Python's integer meaning."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 
 import pytest
@@ -81,3 +82,41 @@ def test_random_sizes_print_parse_and_evaluate_as_python_does() -> None:
 def test_bad_text_is_a_value_error_naming_it(text: str) -> None:
     with pytest.raises(SymParseError):
         parse_sym(text)
+
+
+HOSTILE = {
+    "nested parentheses": "(" * 300 + "n" + ")" * 300,
+    "a chain of signs": "-" * 500 + "n",
+    "nested min": "min(" * 100 + "n" + ", 1)" * 100,
+    "an exponential expansion": "*".join(["(a+b+c+d+e)"] * 40),
+    "a number of 5,000 digits": "9" * 5000,
+    "a product of huge numbers": "*".join(["9" * 300] * 20),
+}
+"""Found by the tensor-text fuzzer: the first three recursed past Python's stack
+(vyre-opt reported an unlocated "nested too deeply"), the expansion hung
+(20 factors took 5 s, each one more about twice that), the long number raised
+int()'s own ValueError."""
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_sizes_are_refused_at_once(text: str) -> None:
+    started = time.perf_counter()
+    with pytest.raises(SymParseError, match="bad symbolic size"):
+        parse_sym(text)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_sizes_within_the_limits_parse() -> None:
+    assert str(parse_sym("(" * 60 + "n" + ")" * 60)) == "n"
+    assert parse_sym("*".join(["(a+b)"] * 7)).evaluate({"a": 1, "b": 1}) == 2**7
+    assert parse_sym("9" * 300).value == int("9" * 300)
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_vyre_opt_locates_a_hostile_size(text: str) -> None:
+    from tensor_text_fuzz import run_vyre_opt
+
+    source = f'vtensor.graph @g(%a : !vtensor.tensor<f32["{text}"]>) {{\n  vtensor.output "a" = %a\n}}\n'
+    code, _, err = run_vyre_opt(source, [])
+    assert code == 1
+    assert err.startswith("<stdin>:1:43: error: bad symbolic size")

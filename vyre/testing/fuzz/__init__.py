@@ -13,7 +13,19 @@
 - `kernel`: kernel ops on random and malformed inputs through every entry
   point on both backends, against independent oracles; it is test code
   (`test/support/kernel_fuzz.py`, `test/support/kernel_oracles.py` of a
-  checkout), so it runs from a checkout only (`base.IN_CHECKOUT`).
+  checkout), so it runs from a checkout only (`base.IN_CHECKOUT`),
+- `float-functions`: random float programs featuring every strict float op
+  of the dialect in F32/F16/BF16 on both backends, and each op alone against
+  numpy, exact rationals and MPFR (test code: `test/support/float_fuzz.py`),
+- `tensor`: random `vyre.tensor` graphs on both backends against a numpy and
+  rational oracle; invalid graphs must raise `ValueError` (test code:
+  `test/support/tensor_fuzz.py`),
+- `tensor-text`: mutated tensor IR through `vyre-opt`: located errors, no
+  traceback, printed graphs a fixed point (test code:
+  `test/support/tensor_text_fuzz.py`: vyre-opt is a tool, above this layer).
+
+The targets are one registry, `base.TARGETS` (name, fuzzer class, share of a
+timed run, test-support file, hang threshold).
 
 `harness.run_fuzzer` checks inputs in a child process under a watchdog (an
 input that takes more than `HANG_SECONDS` is a hang), shrinks every failure and
@@ -23,6 +35,6 @@ saves it to the regression corpus (`test/fuzz_corpus/<fuzzer>/`), which
 
 from __future__ import annotations
 
-from vyre.testing.fuzz.base import FUZZERS, Fuzzer, FuzzerUnavailable, OracleFailure, get_fuzzer
+from vyre.testing.fuzz.base import FUZZERS, TARGETS, Fuzzer, FuzzerUnavailable, OracleFailure, Target, get_fuzzer
 
-__all__ = ["FUZZERS", "Fuzzer", "FuzzerUnavailable", "OracleFailure", "get_fuzzer"]
+__all__ = ["FUZZERS", "TARGETS", "Fuzzer", "FuzzerUnavailable", "OracleFailure", "Target", "get_fuzzer"]

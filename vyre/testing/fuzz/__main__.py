@@ -1,16 +1,20 @@
 """`python -m vyre.testing.fuzz`: run the fuzzers for a time budget (`make fuzz`).
 
-    python -m vyre.testing.fuzz [--seconds 300] [--only text,wire,api,differential,kernel]
-        [--seed 0] [--inputs N] [--start I] [--jobs J] [--corpus DIR|none] [--json FILE]
+    python -m vyre.testing.fuzz [--seconds 300] [--only NAME,...] [--seed 0] [--inputs N]
+        [--start I] [--jobs J] [--corpus DIR|none] [--json FILE]
 
-The `kernel` fuzzer is test code of the checkout (test/support/): outside a
-checkout, choosing it is a one-line error. The time budget is shared by the chosen fuzzers (in proportion to their
-weights); with `--inputs N` each fuzzer checks N inputs instead. `--jobs J`
-splits each fuzzer's inputs over J processes (disjoint index ranges). Every
-failure is shrunk and saved to the corpus (default: the repository's
-test/fuzz_corpus, replayed by CI); the exit status is 1 when any failure was
-found. Prints a markdown table: inputs, rate, tracebacks, oracle failures,
-hangs (> 10 s of CPU on one input), crashes.
+The targets are `base.TARGETS`: text, wire, api, differential, kernel,
+float-functions, tensor, tensor-text. The kernel, float-functions, tensor and
+tensor-text fuzzers are test code of the checkout (test/support/): outside a
+checkout, choosing one is a one-line error. The time budget is shared by the chosen
+fuzzers (in proportion to their weights); with `--inputs N` each fuzzer checks
+N inputs instead (a campaign's size). `--jobs J` splits each fuzzer's inputs
+over J processes (disjoint index ranges). Every failure is shrunk and saved to
+the corpus (default: the repository's test/fuzz_corpus, replayed by CI); the
+exit status is 1 when any failure was found. Prints a markdown table: inputs,
+seconds, inputs per second (the throughput), tracebacks, oracle failures, hangs
+(more than the target's CPU seconds on one input: 10 s, a minute for
+float-functions, whose programs lavapipe compiles for seconds), crashes.
 """
 
 from __future__ import annotations
@@ -24,10 +28,9 @@ from pathlib import Path
 
 from vyre.cli.pipes import quiet_on_closed_pipe
 from vyre.cli.suggest import ArgumentParser
-from vyre.testing.fuzz.base import FUZZERS, unavailable
-from vyre.testing.fuzz.harness import CORPUS, HANG_SECONDS, Report, run_fuzzer
+from vyre.testing.fuzz.base import FUZZERS, hang_seconds, unavailable, weight
+from vyre.testing.fuzz.harness import CORPUS, Report, run_fuzzer
 
-WEIGHTS = {"text": 3, "wire": 3, "api": 1, "differential": 3, "kernel": 3}
 KINDS = ("traceback", "oracle", "hang", "crash")
 
 
@@ -79,10 +82,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{parser.prog}: {problem}", file=sys.stderr)
             return 2
     corpus = None if args.corpus == "none" else Path(args.corpus)
-    total_weight = sum(WEIGHTS[name] for name in names)
+    total_weight = sum(weight(name) for name in names)
     summaries: list[dict[str, object]] = []
     for name in names:
-        seconds = args.seconds * WEIGHTS[name] / total_weight
+        seconds = args.seconds * weight(name) / total_weight
         if args.jobs == 1:
             report = run_fuzzer(
                 name, seed=args.seed, seconds=seconds if args.inputs is None else 1e9,
@@ -102,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {' | '.join(row)} |")
         for line in summary["failures"]:  # type: ignore[attr-defined]
             print(f"  - {line}", file=sys.stderr)
-    print(f"\n(hang: more than {HANG_SECONDS:.0f} s of CPU on one input; seed {args.seed})")
+    limits = sorted({f"{hang_seconds(name):.0f} s" for name in names})
+    print(f"\n(hang: more than {' or '.join(limits)} of CPU on one input; seed {args.seed})")
     if args.json:
         Path(args.json).write_text(json.dumps(summaries, indent=1))
     return 1 if failed else 0

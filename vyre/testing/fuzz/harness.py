@@ -28,11 +28,10 @@ from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
 from typing import Any
 
-from vyre.testing.fuzz.base import OracleFailure, describe, get_fuzzer
+from vyre.testing.fuzz.base import HANG_SECONDS, OracleFailure, describe, get_fuzzer, hang_seconds as target_hang_seconds
 
 __all__ = ["HANG_SECONDS", "CORPUS", "Failure", "Report", "outcome", "run_fuzzer", "save"]
 
-HANG_SECONDS = 10.0
 CORPUS = Path(__file__).resolve().parents[3] / "test" / "fuzz_corpus"
 """The regression corpus of the repository (replayed by test_fuzz_corpus.py)."""
 SHRINK_SECONDS = 60.0
@@ -115,12 +114,16 @@ def run_fuzzer(
     max_inputs: int | None = None,
     start: int = 0,
     corpus: Path | None = CORPUS,
-    hang_seconds: float = HANG_SECONDS,
+    hang_seconds: float | None = None,
     shrink: bool = True,
     log: Any = None,
 ) -> Report:
     """Check inputs `start, start+1, ...` of fuzzer `name` for `seconds` (or
-    `max_inputs`); shrink and save each distinct failure when `corpus` is set."""
+    `max_inputs`); shrink and save each distinct failure when `corpus` is set.
+    `hang_seconds`: CPU seconds on one input past which it is a hang (default:
+    the target's, `base.hang_seconds`)."""
+    if hang_seconds is None:
+        hang_seconds = target_hang_seconds(name)
     context = multiprocessing.get_context("fork")
     report = Report(name, seed)
     stop = start + max_inputs if max_inputs is not None else 2**62

@@ -23,7 +23,7 @@ from vyre.ir import Program
 from vyre.testing.fuzz.base import OracleFailure
 from vyre.testing.fuzz.shrink import shrink_text
 
-__all__ = ["TextFuzzer"]
+__all__ = ["EDGE_NUMBERS", "MUTATIONS", "TextFuzzer"]
 
 EDGE_NUMBERS = (
     "0", "1", "-1", "2", "31", "32", "64", "65", "255", "4294967295", "4294967296", "2147483648",
@@ -73,7 +73,7 @@ class TextFuzzer:
         rng = random.Random(f"text:{self.seed}:{index}")
         text = rng.choice(self.seeds)
         for _ in range(rng.randint(1, 4)):
-            text = rng.choice(_MUTATIONS)(rng, text, self.seeds)
+            text = rng.choice(MUTATIONS)(rng, text, self.seeds)
         return text.encode("utf-8", "surrogatepass")
 
     def check(self, data: bytes) -> None:
@@ -208,7 +208,7 @@ def _truncate(rng: random.Random, text: str, seeds: tuple[str, ...]) -> str:
     return text[: rng.randrange(len(text) + 1)]
 
 
-_MUTATIONS: tuple[Callable[[random.Random, str, tuple[str, ...]], str], ...] = (
+MUTATIONS: tuple[Callable[[random.Random, str, tuple[str, ...]], str], ...] = (
     _edit_char, _edit_char, _delete, _duplicate, _splice, _number, _number, _keyword,
     _keyword, _nest, _string, _swap_lines, _truncate,
 )  # fmt: skip
