@@ -39,8 +39,22 @@ V = TypeVar("V")
 Words = mw.Words
 
 
+_FRACTION = 256
+"""Fraction bits of the fixed-point square roots of `_root`."""
+
+
 def _root(k: int, bits: int) -> int:
-    """floor(2**(k / 2**bits) * 2**31), by `bits` exact integer square roots."""
+    """floor(2**(k / 2**bits) * 2**31) for 0 <= k < 2**bits, by `bits` square
+    roots in fixed point with `_FRACTION` fraction bits. Each root is floored,
+    so the fixed-point value ends within 2 units below the true one; when both
+    ends of that interval give the same floor it is exact, else (never met for
+    these tables) the exact integer roots decide, which take seconds."""
+    value = 1 << (k + _FRACTION)
+    for _ in range(bits):
+        value = isqrt(value << _FRACTION)
+    low, high = (value << 31) >> _FRACTION, ((value + 2) << 31) >> _FRACTION
+    if low == high:
+        return low
     value = 1 << (k + (31 << bits))
     for _ in range(bits):
         value = isqrt(value)
