@@ -59,7 +59,7 @@ unit: setup
 
 # Fuzz for FUZZ_SECONDS (every target of vyre/testing/fuzz/base.py: text, wire, API,
 # interp-vs-wgpu differential, kernel ops, float functions, tensor graphs, tensor IR
-# text; then the Hypothesis round-trip properties unseeded); failures are shrunk and
+# text, u128 expressions; then the Hypothesis round-trip properties unseeded); failures are shrunk and
 # saved to test/fuzz_corpus, which `make test` replays (docs/reliability.md).
 FUZZ_SECONDS ?= 300
 fuzz: setup

@@ -1,7 +1,7 @@
 """Fuzzing campaigns at scale (issue 16, docs/reliability.md).
 
     python bench/fuzz.py [--text 100000] [--wire 1000000] [--api 100000]
-        [--differential 0] [--float-functions 0] [--tensor 0] [--tensor-text 0]
+        [--differential 0] [--float-functions 0] [--tensor 0] [--tensor-text 0] [--u128 0]
         [--jobs 16] [--seed 1] [--start 0]
 
 Runs the fuzzers of `vyre.testing.fuzz` for a number of inputs each, split over
@@ -17,8 +17,8 @@ shrunk and saved under test/fuzz_corpus/; the exit status is 1 if any.
 On the H100 host (16 cores), with 16 jobs: `--text 100000 --wire 1000000` takes
 about 4 minutes; `--text 0 --wire 0 --api 0 --differential 5000` about 4 minutes
 (run it twice with `--start 0` and `--start 5000` for 10^4 programs).
-`--float-functions N` and `--tensor N` run interp-vs-device campaigns of N
-programs (graphs) against their oracles too (docs/reliability.md gives the rates).
+`--float-functions N`, `--tensor N` and `--u128 N` run interp-vs-device campaigns
+of N programs (graphs) against their oracles too (docs/reliability.md gives the rates).
 """
 
 from __future__ import annotations
@@ -46,13 +46,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--float-functions", type=int, default=0, help="float programs (interp vs device, MPFR)")
     parser.add_argument("--tensor", type=int, default=0, help="tensor graphs (interp and device vs the oracle)")
     parser.add_argument("--tensor-text", type=int, default=0, help="mutated tensor IR through vyre-opt")
+    parser.add_argument("--u128", type=int, default=0, help="u128 expression trees (interp and device vs Python ints)")
     parser.add_argument("--jobs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--start", type=int, default=0)
     args = parser.parse_args(argv)
     rows: list[list[object]] = []
     failed = False
-    for name in ("text", "wire", "api", "differential", "float-functions", "tensor", "tensor-text"):
+    for name in ("text", "wire", "api", "differential", "float-functions", "tensor", "tensor-text", "u128"):
         inputs = getattr(args, name.replace("-", "_"))
         if inputs <= 0:
             continue
@@ -67,7 +68,7 @@ def main(argv: list[str]) -> int:
             summary = json.loads(out.read_text())[0]
         counts = summary["counts"]
         failed |= any(counts.values())
-        on_device = name in ("differential", "float-functions", "tensor")
+        on_device = name in ("differential", "float-functions", "tensor", "u128")
         machine = f"interp vs {gpu_name()} ({cpu_name()})" if on_device else cpu_name()
         seconds = float(summary["seconds"])
         rows.append(

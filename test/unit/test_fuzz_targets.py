@@ -38,7 +38,7 @@ def test_the_registry_names_every_target_once_with_a_corpus_folder() -> None:
     names = [t.name for t in TARGETS]
     assert len(names) == len(set(names)) and list(FUZZERS) == names
     assert {"float-functions", "tensor", "tensor-text"} <= set(names)
-    assert set(IN_CHECKOUT) == {"kernel", "float-functions", "tensor", "tensor-text"}
+    assert set(IN_CHECKOUT) == {"kernel", "float-functions", "tensor", "tensor-text", "u128"}
     for target in TARGETS:
         assert (CORPUS / target.name).is_dir(), target.name
         assert weight(target.name) >= 1 and hang_seconds(target.name) >= 10

@@ -22,7 +22,11 @@
   `test/support/tensor_fuzz.py`),
 - `tensor-text`: mutated tensor IR through `vyre-opt`: located errors, no
   traceback, printed graphs a fixed point (test code:
-  `test/support/tensor_text_fuzz.py`: vyre-opt is a tool, above this layer).
+  `test/support/tensor_text_fuzz.py`: vyre-opt is a tool, above this layer),
+- `u128`: random expression trees over `u128` (every operator it has, the
+  casts to and from it) on both backends against Python's integers; invalid
+  programs must be refused with a validation message (test code:
+  `test/support/u128_fuzz.py`, `test/support/u128_oracles.py`).
 
 The targets are one registry, `base.TARGETS` (name, fuzzer class, share of a
 timed run, test-support file, hang threshold).

@@ -4,8 +4,8 @@
         [--start I] [--jobs J] [--corpus DIR|none] [--json FILE]
 
 The targets are `base.TARGETS`: text, wire, api, differential, kernel,
-float-functions, tensor, tensor-text. The kernel, float-functions, tensor and
-tensor-text fuzzers are test code of the checkout (test/support/): outside a
+float-functions, tensor, tensor-text, u128. The kernel, float-functions, tensor,
+tensor-text and u128 fuzzers are test code of the checkout (test/support/): outside a
 checkout, choosing one is a one-line error. The time budget is shared by the chosen
 fuzzers (in proportion to their weights); with `--inputs N` each fuzzer checks
 N inputs instead (a campaign's size). `--jobs J` splits each fuzzer's inputs

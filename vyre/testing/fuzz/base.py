@@ -81,6 +81,7 @@ TARGETS: tuple[Target, ...] = (
     Target("float-functions", "float_fuzz:FloatFunctionsFuzzer", weight=3, support_file="float_fuzz.py", hang_seconds=60.0),
     Target("tensor", "tensor_fuzz:TensorFuzzer", weight=3, support_file="tensor_fuzz.py", hang_seconds=30.0),
     Target("tensor-text", "tensor_text_fuzz:TensorTextFuzzer", weight=2, support_file="tensor_text_fuzz.py"),
+    Target("u128", "u128_fuzz:U128Fuzzer", weight=2, support_file="u128_fuzz.py"),
 )
 """The registry of fuzz targets, in the order `make fuzz` runs them. A new
 target is one entry here (and its corpus folder under test/fuzz_corpus/)."""
@@ -93,7 +94,7 @@ SUPPORT = Path(__file__).resolve().parents[3] / "test" / "support"
 
 IN_CHECKOUT: dict[str, str] = {t.name: t.support_file for t in TARGETS if t.support_file is not None}
 """Fuzzers whose module is a file of `SUPPORT` (the kernel, float-functions,
-tensor and tensor-text fuzzers and their oracles are test code; tensor-text
+tensor, tensor-text and u128 fuzzers and their oracles are test code; tensor-text
 runs vyre-opt, a tool above vyre.testing's layer): they run from a checkout
 only."""
 
