@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import subprocess
 import sys
@@ -16,9 +17,23 @@ PASSING_CODES = {"PASS", "XFAIL", "UNSUPPORTED"}  # UNSUPPORTED: a REQUIRES feat
 
 
 @pytest.fixture(scope="session")
-def lit_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, object]]:
-    """Run the whole suite once (2 workers) and map each test file to lit's result."""
-    report = tmp_path_factory.mktemp("lit") / "results.json"
+def lit_results(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, dict[str, object]]:
+    """Run the whole suite once (2 workers) and map each test file to lit's result.
+    Under pytest-xdist the workers share one run: the first to take the lock runs
+    lit and the others read its report (xdist may hand lit tests to any worker)."""
+    if worker_id == "master":
+        return _run_lit(tmp_path_factory.mktemp("lit") / "results.json")
+    shared = tmp_path_factory.getbasetemp().parent
+    report = shared / "lit-results.json"
+    with open(shared / "lit.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if report.exists():
+            tests = json.loads(report.read_text())["tests"]
+            return {str(test["name"]).split(" :: ", 1)[1]: test for test in tests}
+        return _run_lit(report)
+
+
+def _run_lit(report: Path) -> dict[str, dict[str, object]]:
     command = [
         sys.executable,
         "-c",
@@ -41,7 +56,7 @@ def test_the_suite_has_tests() -> None:
     assert any(name.startswith("test/lit/tools/") for name in LIT_FILES)
 
 
-@pytest.mark.xdist_group("lit")  # one worker runs lit once (lit runs its own 2 processes)
+@pytest.mark.xdist_group("lit")  # mostly one worker; lit runs once either way (its own 2 processes)
 @pytest.mark.parametrize("name", LIT_FILES)
 def test_lit_file_passes(name: str, lit_results: dict[str, dict[str, object]]) -> None:
     result = lit_results.get(name)
