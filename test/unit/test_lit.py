@@ -27,10 +27,7 @@ def lit_results(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dic
     report = shared / "lit-results.json"
     with open(shared / "lit.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if report.exists():
-            tests = json.loads(report.read_text())["tests"]
-            return {str(test["name"]).split(" :: ", 1)[1]: test for test in tests}
-        return _run_lit(report)
+        return _by_file(report) if report.exists() else _run_lit(report)
 
 
 def _run_lit(report: Path) -> dict[str, dict[str, object]]:
@@ -47,6 +44,11 @@ def _run_lit(report: Path) -> dict[str, dict[str, object]]:
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     if not report.exists():
         pytest.fail(f"lit did not run (exit {run.returncode}):\n{run.stdout}\n{run.stderr}")
+    return _by_file(report)
+
+
+def _by_file(report: Path) -> dict[str, dict[str, object]]:
+    """lit's JSON report: each test file's result."""
     tests = json.loads(report.read_text())["tests"]
     return {str(test["name"]).split(" :: ", 1)[1]: test for test in tests}
 

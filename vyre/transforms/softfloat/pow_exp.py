@@ -46,19 +46,15 @@ _FRACTION = 256
 def _root(k: int, bits: int) -> int:
     """floor(2**(k / 2**bits) * 2**31) for 0 <= k < 2**bits, by `bits` square
     roots in fixed point with `_FRACTION` fraction bits. Each root is floored,
-    so the fixed-point value ends within 2 units below the true one; when both
-    ends of that interval give the same floor it is exact, else (never met for
-    these tables) the exact integer roots decide, which take seconds."""
+    so the fixed-point value ends within 2 units below the true one: the floor
+    is exact when both ends of that interval give the same one (checked; it
+    holds for every entry of these tables)."""
     value = 1 << (k + _FRACTION)
     for _ in range(bits):
         value = isqrt(value << _FRACTION)
     low, high = (value << 31) >> _FRACTION, ((value + 2) << 31) >> _FRACTION
-    if low == high:
-        return low
-    value = 1 << (k + (31 << bits))
-    for _ in range(bits):
-        value = isqrt(value)
-    return value
+    assert low == high, f"2**({k}/2**{bits}) lies too near a multiple of 2**-31: widen _FRACTION"
+    return low
 
 
 def _delta(k: int, bits: int, short: int) -> int:
