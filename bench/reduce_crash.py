@@ -10,7 +10,7 @@ pipeline is made. The reduction alternates two kinds of edits until neither
 finds a smaller interesting shader:
 
 - ddmin over lines (complements of n <= 16 chunks, tested in parallel);
-- one-line simplifications, all candidates tested in parallel and accepted
+- one-line simplifications (never of a line with `break` or `exchanged`), all candidates tested in parallel and accepted
   greedily in order: drop the line; replace a `let`/`var` initialiser by the
   type's zero value; replace `if (...) {`, `for (...) {`, `loop {` by a plain
   `{`; replace a call `vyre_xxx(...)` on the line by `0u`.
@@ -89,7 +89,8 @@ def ddmin(lines: list[str], t: Tester, log: object) -> list[str]:
     while len(lines) >= 2:
         size = -(-len(lines) // n)
         chunks = [(k, min(k + size, len(lines))) for k in range(0, len(lines), size)]
-        complements = [lines[:a] + lines[b:] for a, b in chunks]
+        complements = [lines[:a] + lines[b:] for a, b in chunks if not any(
+            word in line for line in lines[a:b] for word in PROTECTED)]
         results = t.many([join(c) for c in complements])
         hit = next((c for c, r in zip(complements, results) if r == "crash"), None)
         if hit is not None:
@@ -109,8 +110,15 @@ HEAD = re.compile(r"^(\s*)(if \(.*\)|for \(.*\)|loop|while \(.*\))\s*\{\s*$")
 CALL = re.compile(r"vyre_\w+\([^()]*(?:\([^()]*\)[^()]*)*\)")
 
 
+PROTECTED = ("break", "exchanged")
+"""Lines never edited: a compare-exchange loop keeps its exit (without it the loop never ends,
+and a driver's trouble with an endless loop is another bug than the one being reduced)."""
+
+
 def edits(line: str) -> list[str | None]:
     """Candidate replacements of one line (None: drop it)."""
+    if any(word in line for word in PROTECTED):
+        return []
     out: list[str | None] = [None]
     m = DECL.match(line)
     if m:
@@ -122,7 +130,7 @@ def edits(line: str) -> list[str | None]:
         out.append(f"{m.group(1)}{{")
     for call in CALL.finditer(line):
         out.append(line[: call.start()] + "0u" + line[call.end():])
-    return out
+    return [e for e in out if e != line]
 
 
 def simplify(lines: list[str], t: Tester, log: object) -> tuple[list[str], bool]:
