@@ -36,6 +36,7 @@ Emission rules:
 - If/Select conditions are `!= 0`; Select evaluates both arms (WGSL `select`);
   Loop is `for (var i = from; i < to; i = i + 1u)` with `to` evaluated once before
   it (a half-open loop never increments past `to`, so `to == 0xffffffff` is safe);
+  a loop whose constant bounds give no iteration is not emitted at all;
   Return is `return;`; Barrier is `storageBarrier(); workgroupBarrier();`, or
   `workgroupBarrier();` alone where no invocation can observe its storage
   fence (fences.py).
@@ -937,6 +938,11 @@ class _Body:
         lower = _coerce(self.take(op.lower), U32)
         upper = _coerce(self.take(op.upper), U32)
         self.flush(lambda v: v.reads_memory)
+        if lower.const is not None and upper.const is not None and lower.const[0] >= upper.const[0]:
+            # Constant bounds that give no iteration: nothing to emit. (NVIDIA's driver
+            # 580 crashed compiling such an empty loop before a call to a half-word
+            # compare-exchange store; the same bits either way.)
+            return
         var = self.local(op.var_name.data)
         copies = self.kernel.unroll.get(op)
         if copies is not None:
