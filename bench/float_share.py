@@ -17,7 +17,8 @@ differing results comes back. NaN results are all one value here (any NaN matche
 everything else is compared bit for bit, so -0 against +0 is a difference.
 
 Columns: inputs, results of torch that differ from the correctly rounded one (count and
-share, and the largest distance in units in the last place), the same for the native WGSL
+share, and the largest distance in units in the last place among the finite ones; `-` when none
+ differs by a finite distance), the same for the native WGSL
 builtin (the op as `bench/float.py` writes it natively: exp10 as exp2(x * log2(10)), log10
 as log2(x) * log10(2)).
 """
@@ -111,7 +112,7 @@ class TorchShare:
 
     def row(self) -> list[str]:
         share = self.wrong / self.inputs if self.inputs else 0.0
-        return [f"{self.inputs:,}", f"{self.wrong:,}", f"{share:.3%}", str(self.worst) if self.wrong else "-",
+        return [f"{self.inputs:,}", f"{self.wrong:,}", f"{share:.3%}", str(self.worst) if self.worst else "-",
                 f"{self.settled:,}"]
 
 
