@@ -10,7 +10,8 @@ integer soft-float, no float instruction), bound and dispatched exactly as
 tensors (when torch with CUDA is present) and, for reference, the op written
 natively in WGSL (f32 hardware arithmetic: not strict; its wrong results
 against the exact oracle are counted; erf has no WGSL builtin, so its row has
-no native column). Timings are the median of alternating
+no native column; `bench/float_share.py` counts the native builtins' and torch's wrong results
+over every F32 input). Timings are the median of alternating
 trials of `--reps` dispatches (PyTorch: `--reps` launches then a
 synchronisation). Every strict result word is compared with the reference
 interpreter's exact floats ("strict mismatches" must be 0).
