@@ -115,11 +115,14 @@ def plan(name: str, count: int, seed: int) -> list[Campaign]:
 def host_profile(campaigns: list[Campaign], jobs: int) -> None:
     """The host side only (operands, oracle, sums), no GPU: CPU time per input
     in this process (robust on a loaded machine), and the seconds a whole
-    campaign then needs on `jobs` workers."""
-    from vyre.conform.float_campaign import _host_piece, _memory  # pyright: ignore[reportPrivateUsage]
+    campaign then needs on `jobs` workers; and the host side a stored truth
+    leaves (`float_truth`: no oracle; an uploaded space's operands, nothing for
+    an exhaustive one, whose operands come from the input index in the kernel)."""
+    from vyre.conform.float_campaign import _host_piece, _memory, _Piece, _Stage  # pyright: ignore[reportPrivateUsage]
 
-    print(f"| campaign | CPU ns per input | host seconds for the campaign on {jobs} workers |")
-    print("|---|---|---|")
+    print(f"| campaign | CPU ns per input | host seconds for the campaign on {jobs} workers"
+          " | CPU ns per input with a stored truth |")
+    print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as scratch:
         path = str(Path(scratch) / "operands.u32")
         np.memmap(path, dtype=np.uint32, mode="w+", shape=(3, PROFILE)).flush()
@@ -127,13 +130,17 @@ def host_profile(campaigns: list[Campaign], jobs: int) -> None:
         for campaign in campaigns:
             length = min(PROFILE, campaign.size)
             start = (campaign.size // 2) & ~0xFFFF if campaign.size > length else 0
-            _host_piece((campaign, start, length, path, 0, PROFILE))  # warm (tables, imports)
+            _host_piece(_Piece(campaign, start, length, path, 0, PROFILE))  # warm (tables, imports)
             began = time.process_time()
             for offset in range(0, length, float_campaign.PIECE):
                 piece = min(float_campaign.PIECE, length - offset)
-                _host_piece((campaign, start + offset, piece, path, offset, PROFILE))
+                _host_piece(_Piece(campaign, start + offset, piece, path, offset, PROFILE))
             cpu = (time.process_time() - began) / length
-            print(f"| {campaign.name} | {cpu * 1e9:,.0f} | {cpu * campaign.size / jobs:,.1f} |", flush=True)
+            began = time.process_time()
+            _Stage(campaign, start, length, None, None, stored=(0, 0)).words()
+            truth = (time.process_time() - began) / length
+            print(f"| {campaign.name} | {cpu * 1e9:,.0f} | {cpu * campaign.size / jobs:,.1f} | {truth * 1e9:,.3f} |",
+                  flush=True)
 
 
 PROFILE = 1 << 21

@@ -3,6 +3,7 @@
     python bench/scale.py                                   # f32 exp2, all 2**32 inputs
     python bench/scale.py --range 0x38000000:0x10000000     # a quick run: 16 chunks of 2**24
     python bench/scale.py --op sqrt --gpus 1,2,4 --jobs 16
+    python bench/scale.py --truth truth.jsonl               # against a stored truth: GPU-bound
 
 One summary line per configuration, each over the same inputs:
 
@@ -21,6 +22,13 @@ each worker's kernel compile and its pool's start are left out of the times (`wa
 Last, the ceiling of N GPUs (the lower of host and N x gpu: which side bounds the run) and
 whether every configuration found the same chunk records (mismatches and first
 mismatches; only seconds may differ). `--json FILE` appends one JSON object per line.
+
+`--truth FILE`: the configurations run against a stored truth (`vyre.conform.float_truth`):
+each chunk's expected checksum comes from FILE, the host computes no oracle, and a campaign
+over an exhaustive space has no host work left but the dispatches, so the GPUs bound it. The
+chunks FILE lacks are computed first by the oracle in a pool of every core (no GPU) and
+appended to it (the file is created when missing), outside every timed part; `host` is then
+left out (there is no host side to time) and the ceiling is N x one GPU.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the r
 from vyre.cli.pipes import quiet_on_closed_pipe
 from vyre.conform import float_campaign
 from vyre.conform.float_campaign import Campaign, chunks_of, run_chunk, run_chunks, worker_pool
+from vyre.conform.float_truth import Truth
 
 Chunks = list[tuple[int, int]]
 
@@ -67,9 +76,9 @@ def _normal(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 def host_alone(campaign: Campaign, chunks: Chunks, jobs: int) -> tuple[float, None]:
     """Seconds of the host side of every chunk in a pool of `jobs` (operands, oracle, sums)."""
-    from vyre.conform.float_campaign import _host_piece, _pieces  # pyright: ignore[reportPrivateUsage]
+    from vyre.conform.float_campaign import _host_piece, _Piece, _pieces  # pyright: ignore[reportPrivateUsage]
 
-    tasks = [(campaign, s, n, None, 0, 0) for start, length in chunks for s, n in _pieces(start, length)]
+    tasks = [_Piece(campaign, s, n) for start, length in chunks for s, n in _pieces(start, length)]
     with worker_pool(jobs) as pool:
         pool.map(_host_piece, tasks[: min(len(tasks), jobs)], chunksize=1)  # warm: imports, tables
         began = time.perf_counter()
@@ -82,29 +91,56 @@ def gpu_alone(campaign: Campaign, chunks: Chunks, backend: str) -> tuple[float, 
     inputs/s one GPU reaches."""
     import numpy as np
 
-    from vyre.conform.float_campaign import _groups, _run, campaign_program  # pyright: ignore[reportPrivateUsage]
+    from vyre.conform.float_campaign import Kernels, _groups, _run  # pyright: ignore[reportPrivateUsage]
 
-    program = campaign_program(campaign)
+    kernel = Kernels(campaign).sums
     run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
     began = time.perf_counter()
     for start, length in chunks:
         groups = _groups(length)
-        _run(campaign, backend, program, {"params": np.array([start, length], dtype=np.uint32)}, groups, 2 * groups)
+        _run(backend, kernel, {"params": np.array([start, length], dtype=np.uint32)}, groups, 2 * groups)
     return time.perf_counter() - began, None
 
 
-def one_here(campaign: Campaign, chunks: Chunks, backend: str, jobs: int) -> tuple[float, list[dict[str, Any]]]:
+def build_truth(campaign: Campaign, chunks: Chunks, path: Path, jobs: int) -> Truth:
+    """The stored truth of the chunks at `path`: the chunks it lacks computed first by the
+    oracle in a pool of `jobs` (no GPU) and appended, chunk by chunk."""
+    from vyre.conform.float_campaign import _add_sums, _host_piece, _Piece, _pieces  # pyright: ignore[reportPrivateUsage]
+    from vyre.conform.float_campaign import oracle_description, truth_identity
+    from vyre.conform.float_truth import TruthRecord, TruthWriter, load_truth
+
+    identity = truth_identity(campaign)
+    stored = load_truth(path, identity, building=True)
+    missing = [(s, n) for s, n in chunks if stored.expected(s, n) is None]
+    if missing:
+        writer = TruthWriter(path, identity, oracle_description(campaign))
+        began = time.perf_counter()
+        with worker_pool(jobs) as pool:
+            for start, length in missing:
+                pieces = [_Piece(campaign, s, n) for s, n in _pieces(start, length)]
+                sums = _add_sums(pool.map(_host_piece, pieces, chunksize=1))
+                writer.add(TruthRecord(campaign.name, start, length, sums))
+        print(f"truth {path}: {len(missing)} chunks computed by the oracle in {time.perf_counter() - began:.1f} s"
+              f" ({jobs} processes, not timed)", flush=True)
+    truth = load_truth(path, identity)
+    print(f"truth {path}: {truth.describe()}", flush=True)
+    return truth
+
+
+def one_here(
+    campaign: Campaign, chunks: Chunks, backend: str, jobs: int, truth: Truth | None = None
+) -> tuple[float, list[dict[str, Any]]]:
     """Seconds and records of the chunks on this process's GPU (`run_chunks`, a pool of `jobs`)."""
     run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
     with worker_pool(jobs) as pool:
         pool.map(abs, range(jobs))  # the pool's processes are up
         began = time.perf_counter()
-        records = [r.to_json() for r in run_chunks(campaign, chunks, backend, pool=pool)]
+        records = [r.to_json() for r in run_chunks(campaign, chunks, backend, pool=pool, truth=truth)]
         return time.perf_counter() - began, records
 
 
 def on_dask(
-    campaign: Campaign, span: tuple[int, int], backend: str, workers: int, jobs: int
+    campaign: Campaign, span: tuple[int, int], backend: str, workers: int, jobs: int, truth: Truth | None = None
 ) -> tuple[float, list[dict[str, Any]], list[str]]:
     """Seconds and records of the chunks on a local cluster of `workers` GPU workers."""
     from vyre.conform.float_dask import campaign_client, describe_workers, run_on_cluster, warm_up
@@ -113,7 +149,7 @@ def on_dask(
         described = describe_workers(client)
         warm_up(client, campaign, backend, jobs)
         began = time.perf_counter()
-        records = run_on_cluster(client, campaign, backend, jobs=jobs, span=span)
+        records = run_on_cluster(client, campaign, backend, jobs=jobs, span=span, truth=truth)
         return time.perf_counter() - began, records, described
 
 
@@ -132,6 +168,11 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--backend", default="wgpu", help="wgpu (default) or interp")
     parser.add_argument("--skip", default="", help="comma-separated: host, gpu, here (configurations to leave out)")
     parser.add_argument("--json", type=Path, help="append one JSON object per configuration here")
+    parser.add_argument(
+        "--truth", type=Path, metavar="FILE",
+        help="run against this stored truth, built first (outside the timings) where it lacks chunks"
+        " (default: none, the host computes the oracle)",
+    )
     return parser.parse_args()
 
 
@@ -152,9 +193,14 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     results: dict[str, list[tuple[Any, ...]]] = {}
     skip = {part.strip() for part in args.skip.split(",") if part.strip()}
+    truth = build_truth(campaign, chunks, args.truth, cores) if args.truth is not None else None
+    if truth is not None:
+        skip.add("host")  # no host side left to time
 
     def emit(label: str, seconds: float, extra: str = "", **more: Any) -> None:
         print(_line(label, inputs, seconds, extra), flush=True)
+        if truth is not None:
+            more["truth"] = str(args.truth)
         rows.append({"config": label, "campaign": campaign.name, "inputs": inputs, "seconds": round(seconds, 3),
                      "inputs_per_s": inputs / seconds if seconds else None, "cores": cores, **more})
 
@@ -169,13 +215,13 @@ def main() -> None:
         gpu_rate = inputs / seconds
         emit("gpu", seconds, "  (kernels alone, one GPU, no oracle)")
     if "here" not in skip:
-        seconds, records = one_here(campaign, chunks, args.backend, cores)
+        seconds, records = one_here(campaign, chunks, args.backend, cores, truth)
         results["1 here"] = _normal(records)
         emit("1 here", seconds, f"  ({cores} host processes)")
     previous: tuple[int, float] | None = None
     base = 0.0
     for count in _counts(args.gpus, gpus):
-        seconds, records, described = on_dask(campaign, span, args.backend, count, args.jobs)
+        seconds, records, described = on_dask(campaign, span, args.backend, count, args.jobs, truth)
         results[f"{count} dask"] = _normal(records)
         rate = inputs / seconds
         base = base or rate  # 1 worker comes first
@@ -187,13 +233,18 @@ def main() -> None:
         emit(f"{count} dask", seconds, f"  ({jobs} host processes each) speedup {speedup:.2f},"
              f" efficiency {speedup / count:.0%}{gain}", workers=described, speedup=speedup)
         previous = (count, rate)
+    if truth is not None and gpu_rate:
+        top = _counts(args.gpus, gpus)[-1]
+        print(f"ceiling with {top} GPUs: {top * gpu_rate / 1e6:,.1f} M inputs/s, set by the GPUs (the stored truth:"
+              f" no host side; one GPU {gpu_rate / 1e6:,.1f})")
     if host_rate and gpu_rate:
         top = _counts(args.gpus, gpus)[-1]
         bound = "the host side" if host_rate < top * gpu_rate else "the GPUs"
         print(f"ceiling with {top} GPUs: {min(host_rate, top * gpu_rate) / 1e6:,.1f} M inputs/s, set by {bound}"
               f" (host {host_rate / 1e6:,.1f}, one GPU {gpu_rate / 1e6:,.1f})")
     same = len({json.dumps(v) for v in results.values()}) <= 1
-    bad = sum(row[3] for row in next(iter(results.values()), []))
+    none: list[tuple[Any, ...]] = []
+    bad = sum(row[3] for row in next(iter(results.values()), none))
     print(f"results equal in every configuration: {'yes' if same else 'NO'} ({bad} mismatches)")
     if args.json:
         with args.json.open("a") as out:

@@ -46,6 +46,7 @@ PLACEHOLDERS = {
     "kernel.mlir": "a user's kernel file",
     "cert.json": "a certificate a command writes",
     "f.jsonl": "a checkpoint a command writes",
+    "truth.jsonl": "a float-campaign truth file a command writes",
     "scale.mlir": "a kernel file in an example of adding-a-pass.md",
     "pyrightconfig.json": "a consumer project's pyright configuration",
 }

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from vyre.cli.suggest import did_you_mean
 from vyre.conform import float_campaign as fc
 from vyre.dialects import vyre as d
+from vyre.pipeline import prepare
 from vyre.runtime.interp import floats as oracle
 
 __all__ = [
@@ -150,11 +151,11 @@ def check_approximate(
             )
     campaign = fc.Campaign(op, "f32")
     report = ApproximateReport(op)
-    program = fc.campaign_program(campaign, readback=True)
+    program = prepare(fc.campaign_program(campaign, readback=True))
     for first, count in ranges:
         for start in range(first, first + count, fc.CHUNK):
             length = min(fc.CHUNK, first + count - start)
             words = {"params": np.array([start, length], dtype=np.uint32)}
-            got = fc._run(campaign, backend, program, words, fc._groups(length), length)  # pyright: ignore[reportPrivateUsage]
+            got = fc._run(backend, program, words, fc._groups(length), length)  # pyright: ignore[reportPrivateUsage]
             _judge(report, np.arange(start, start + length, dtype=np.uint64).astype(np.uint32), got)
     return report

@@ -7,6 +7,8 @@
     vyre-conform floats --ops add,mul --formats f16,bf16 --checkpoint floats.jsonl [--shard I/N]
     vyre-conform floats --ops fma --formats f32 --space adversarial --count 1000000000
     vyre-conform floats --ops exp2 --checkpoint floats.jsonl --dask [--gpus N] [--range FIRST:COUNT]
+    vyre-conform floats --ops exp2 --save-truth truth.jsonl   # the oracle's checksums, stored
+    vyre-conform floats --ops exp2 --truth truth.jsonl [--dask]    # a device against them
     vyre-conform floats-summary floats.jsonl
     vyre-conform approximate [--ops fsin_approx,fcos_approx] [--range FIRST:COUNT]
 
@@ -31,7 +33,12 @@ from vyre.conform.cluster import LOCAL
 from vyre.progress import report_to
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from vyre.conform.float_campaign import Campaign, ChunkResult
+    from vyre.conform.float_truth import Truth, TruthRecord
+
+    TruthUse = tuple[Truth | None, Callable[[TruthRecord], None] | None]
 
 __all__ = ["main"]
 
@@ -179,6 +186,18 @@ def _float_parsers(commands: argparse._SubParsersAction[ArgumentParser]) -> None
         f" none (or '{LOCAL}') for one worker per GPU of this host, each on its own GPU (VYRE_ADAPTER=gpu:k)",
     )
     floats.add_argument("--gpus", type=_int, metavar="N", help=GPUS_HELP)
+    floats.add_argument(
+        "--truth", type=Path, metavar="FILE",
+        help="take each chunk's expected checksum from this truth file (--save-truth writes one) instead of"
+        " computing the exact oracle on the host; a chunk the file lacks is computed by the oracle, and a"
+        " chunk whose checksum differs is diffed against the oracle as without it; a file of another"
+        " campaign or checksum scheme is refused (default: none, the oracle computes every chunk)",
+    )
+    floats.add_argument(
+        "--save-truth", type=Path, metavar="FILE",
+        help="append the oracle's checksum of every chunk this run computes to this truth file, created"
+        " when missing; with --truth FILE too, the file gains the chunks it lacked (default: none)",
+    )
     floats.add_argument("--quiet", action="store_true", help="do not print a line per chunk")
     laws = floats.add_mutually_exclusive_group()
     laws.add_argument(
@@ -349,14 +368,40 @@ def _floats(args: argparse.Namespace) -> int:
         print("vyre-conform: error: --laws and --laws-only are for f32 exhaustive campaigns", file=sys.stderr)
         return EXIT_ERROR
     if args.laws == "only":
+        if args.truth is not None or args.save_truth is not None:
+            print("vyre-conform: error: --truth and --save-truth are for device campaigns, not --laws-only",
+                  file=sys.stderr)
+            return EXIT_ERROR
         return _law_campaigns(args, [c.op for c in campaigns])
+    truths = _truths(args, campaigns)
     if args.dask:
-        mismatches = _floats_on_dask(args, campaigns)
+        mismatches = _floats_on_dask(args, campaigns, truths)
     else:
-        mismatches = _floats_here(args, campaigns)
+        mismatches = _floats_here(args, campaigns, truths)
     if args.laws == "also" and _law_campaigns(args, [c.op for c in campaigns]) != EXIT_OK:
         return EXIT_VIOLATION
     return EXIT_OK if mismatches == 0 else EXIT_VIOLATION
+
+
+def _truths(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> dict[str, TruthUse]:
+    """Per campaign: its truth (--truth) and where the oracle's checksums go
+    (--save-truth), each file checked before any campaign runs."""
+    from vyre.conform.float_campaign import oracle_description, truth_identity
+    from vyre.conform.float_truth import TruthWriter, load_truth
+
+    read, saved = args.truth, args.save_truth
+    building = read is not None and saved is not None and Path(read).resolve() == Path(saved).resolve()
+    uses: dict[str, TruthUse] = {}
+    for campaign in campaigns:
+        identity = truth_identity(campaign)
+        truth = None if args.truth is None else load_truth(args.truth, identity, building=building)
+        writer = None
+        if args.save_truth is not None:
+            writer = TruthWriter(args.save_truth, identity, oracle_description(campaign))
+        if truth is not None and not args.quiet:
+            print(f"truth {args.truth}: {truth.describe()}", flush=True)
+        uses[campaign.name] = (truth, None if writer is None else writer.add)
+    return uses
 
 
 def _report_chunk(args: argparse.Namespace, result: ChunkResult) -> None:
@@ -374,21 +419,23 @@ def _report_mismatches(campaign: Campaign, first: Sequence[Sequence[int]]) -> No
               f" {row[-2]:#x} want {row[-1]:#x}", file=sys.stderr)
 
 
-def _floats_here(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> int:
+def _floats_here(args: argparse.Namespace, campaigns: Sequence[Campaign], truths: dict[str, TruthUse]) -> int:
     from vyre.conform.float_campaign import run_campaign
 
     mismatches = 0
     for campaign in campaigns:
+        truth, save_truth = truths[campaign.name]
         for result in run_campaign(
             campaign, args.backend, checkpoint=args.checkpoint, shard=_shard(args.shard), span=args.range,
             jobs=args.jobs or None, progress=lambda result: _report_chunk(args, result),
+            truth=truth, save_truth=save_truth,
         ):
             mismatches += result.mismatches
             _report_mismatches(campaign, result.first)
     return mismatches
 
 
-def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> int:
+def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign], truths: dict[str, TruthUse]) -> int:
     from vyre.conform.float_campaign import ChunkResult
     from vyre.conform.float_dask import campaign_client, describe_workers, run_on_cluster
 
@@ -401,9 +448,10 @@ def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign]) -> 
             for line in describe_workers(client):
                 print(f"worker {line}", flush=True)
         for campaign in campaigns:
+            truth, save_truth = truths[campaign.name]
             records = run_on_cluster(
                 client, campaign, args.backend, checkpoint=args.checkpoint, jobs=args.jobs,
-                shard=_shard(args.shard), span=args.range, progress=progress,
+                shard=_shard(args.shard), span=args.range, progress=progress, truth=truth, save_truth=save_truth,
             )
             for record in records:
                 mismatches += int(record["mismatches"])

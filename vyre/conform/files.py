@@ -12,6 +12,8 @@ files (a certificate is `-rw-r--r--` under umask 022).
   cut by a kill is the file's last line and readers skip it.
 - `locked(path)`: the same lock, held around a read-modify-append (the corpus),
   so two runs appending to one corpus lose nothing.
+- `committed_lines(path)`: what a reader of such an appended file takes: its
+  whole lines, the part after the last newline (a write cut by a kill) left out.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import secrets
 from collections.abc import Generator, Iterable
 from pathlib import Path
 
-__all__ = ["append_lines", "locked", "write_atomic"]
+__all__ = ["append_lines", "committed_lines", "locked", "write_atomic"]
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -118,3 +120,12 @@ def _whole_lines_end(fd: int, size: int) -> int:
             return start + found + 1
         position = start
     return 0
+
+
+def committed_lines(path: Path | str) -> list[tuple[int, str]]:
+    """The committed lines of a file `append_lines` writes, as (line number, text),
+    blank lines left out: the part after the last newline was never committed.
+    Raises `OSError` / `UnicodeDecodeError` when the file cannot be read."""
+    text = Path(path).read_text(encoding="utf-8")
+    lines = text.split("\n")[:-1]
+    return [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]

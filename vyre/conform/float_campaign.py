@@ -34,6 +34,16 @@ On 16 cores a 2**30-input adversarial campaign needs about 35-70 CPU ns per
 input, i.e. a few seconds of host time (`python bench/float_campaigns.py
 --host-profile`).
 
+The oracle's sums of a chunk depend on the campaign, the chunk and the
+checksum scheme (`CHECKSUM_SCHEME`) alone, so they can be stored once and
+reused (`vyre.conform.float_truth`): a run given a `truth` takes each chunk's
+expected sums from it and computes no oracle (an exhaustive space then has no
+host work but the dispatch: its operands come from the input index in the
+kernel); a chunk the truth lacks is computed by the oracle (and handed to
+`save_truth`), and a chunk whose sums differ is diffed against the oracle as in
+any run, so its record is the one an oracle run writes (and a stored sum the
+oracle contradicts is a `FloatTruthError`).
+
 Chunks are recorded in an append-only JSONL checkpoint
 (`vyre.conform.float_checkpoint`: locked, fsynced appends, every line
 schema-checked on read), so a campaign can be sharded (`shard=(i, n)`),
@@ -45,6 +55,7 @@ resumed; `summary` merges a checkpoint.
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import shutil
@@ -60,23 +71,29 @@ import numpy as np
 import numpy.typing as npt
 
 from vyre.conform.float_checkpoint import append_chunk, finished_starts, read_chunks
+from vyre.conform.float_truth import Sums, Truth, TruthIdentity, TruthRecord
 from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program, float_op_expr
 from vyre.ir import Expr as E
 from vyre.ir import Node as N
-from vyre.pipeline import prepare
+from vyre.pipeline import Prepared, prepare
 from vyre.runtime.interp import floats as oracle
+from vyre.runtime.interp import functions
 
 __all__ = [
     "CAMPAIGN_OPS",
+    "CHECKSUM_SCHEME",
     "Campaign",
     "ChunkResult",
+    "Kernels",
     "campaign_program",
     "chunks_of",
     "mix_sums",
+    "oracle_description",
     "run_campaign",
     "run_chunks",
     "summary",
+    "truth_identity",
     "worker_pool",
 ]
 
@@ -89,6 +106,10 @@ CHUNK = 1 << 24
 """Inputs per chunk (one dispatch of 1,024 workgroups)."""
 MIX_1 = 0x9E37_79B1
 MIX_2 = 0x85EB_CA77
+CHECKSUM_SCHEME = f"fmix32-pair/{MIX_1:08x}/{MIX_2:08x}/5bd1e995"
+"""What a chunk's checksum is (`mix_sums`): the two wrapping u32 sums of murmur3's
+fmix32 of (result ^ index * MIX_1) and of ((result + index * MIX_2) ^ 0x5BD1E995).
+A stored truth (`float_truth`) names it; change it with the sums."""
 
 def _family(op: type[d.FloatOp]) -> str:
     """How a campaign treats a float op class: which operands, what result word."""
@@ -301,6 +322,20 @@ def interp_oracle(campaign: Campaign, operands: Sequence[U32]) -> U32:
         case _:
             source = op.removeprefix("from_")
             return np.asarray(oracle.convert(source, fmt, operands[0]), dtype=np.uint32)
+
+
+def oracle_description(campaign: Campaign) -> str:
+    """Which exact oracle computes the campaign's results (`oracle_words`), in words."""
+    if fast_oracle(campaign, [np.zeros(1, dtype=np.uint32)] * campaign.arity) is not None:
+        return "vyre.conform.float_campaign.fast_oracle (exact numpy)"
+    if campaign.op in functions.FUNCTIONS:
+        return "vyre.runtime.interp.functions (float64, a guard band, MPFR)"
+    return "vyre.runtime.interp.floats (exact)"
+
+
+def truth_identity(campaign: Campaign) -> TruthIdentity:
+    """What a stored truth must match to serve `campaign` (`float_truth`)."""
+    return TruthIdentity(campaign.name, CHECKSUM_SCHEME)
 
 
 # Fast exact oracles for the big campaigns. Each shares no code with the
@@ -654,21 +689,38 @@ def _memory(path: str | None, arity: int, capacity: int) -> Memory | None:
     return np.memmap(path, dtype=np.uint32, mode="r+", shape=(arity, capacity))
 
 
-def _host_piece(task: tuple[Campaign, int, int, str | None, int, int]) -> tuple[int, int]:
-    """The oracle's two sums over inputs start..start+length; for an uploaded
-    (adversarial) space the operands are also written into the chunk buffer
-    file at `offset`."""
-    campaign, start, length, path, offset, capacity = task
+@dataclass(frozen=True)
+class _Piece:
+    """A host task: inputs start..start+length of a chunk. For an uploaded
+    (adversarial) space the operands go to the chunk buffer file at `path`
+    (capacity inputs an operand), at `offset`; `oracle`: compute the oracle's sums
+    too (not when a stored truth gives the chunk's)."""
+
+    campaign: Campaign
+    start: int
+    length: int
+    path: str | None = None
+    offset: int = 0
+    capacity: int = 0
+    oracle: bool = True
+
+
+def _host_piece(piece: _Piece) -> Sums | None:
+    """The oracle's two sums over the piece's inputs (None without `oracle`),
+    its operands written to the chunk buffer file for an uploaded space."""
+    campaign, start, length = piece.campaign, piece.start, piece.length
     k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
     if campaign.indexed:
         operands = operands_of(campaign, k)
     else:
         operands = adversarial(campaign, start, length)
-        memory = _memory(path, campaign.arity, capacity)
+        memory = _memory(piece.path, campaign.arity, piece.capacity)
         if memory is not None:
             for j, operand in enumerate(operands):
-                memory[j, offset : offset + length] = operand
+                memory[j, piece.offset : piece.offset + length] = operand
             memory.flush()
+    if not piece.oracle:
+        return None
     return mix_sums(k, oracle_words(campaign, operands))
 
 
@@ -676,20 +728,32 @@ def _pieces(start: int, length: int, size: int = PIECE) -> list[tuple[int, int]]
     return [(s, min(size, start + length - s)) for s in range(start, start + length, size)]
 
 
-def _add_sums(results: Iterable[tuple[int, int]]) -> tuple[int, int]:
+def _add_sums(results: Iterable[Sums | None]) -> Sums:
     s1 = s2 = 0
-    for a, b in results:
-        s1, s2 = (s1 + a) & 0xFFFF_FFFF, (s2 + b) & 0xFFFF_FFFF
+    for sums in results:
+        if sums is None:
+            raise ValueError("a host piece computed no oracle sums")
+        s1, s2 = (s1 + sums[0]) & 0xFFFF_FFFF, (s2 + sums[1]) & 0xFFFF_FFFF
     return s1, s2
 
 
-def _run(
-    campaign: Campaign, backend: str, program: Program, words: dict[str, np.ndarray], groups: int, out: int
-) -> U32:
+class Kernels:
+    """A campaign's kernels, prepared once for a run of many chunks: `sums` (every
+    chunk) and `readback` (a chunk whose sums differ; prepared at first use)."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.campaign = campaign
+        self.sums: Prepared = prepare(campaign_program(campaign))
+
+    @functools.cached_property
+    def readback(self) -> Prepared:
+        return prepare(campaign_program(self.campaign, readback=True))
+
+
+def _run(backend: str, prepared: Prepared, words: dict[str, np.ndarray], groups: int, out: int) -> U32:
     from vyre.runtime.interp import execute as interp_execute
 
     words = {**words, "out": np.zeros(out, dtype=np.uint32)}
-    prepared = prepare(program)
     if backend == "interp":
         return interp_execute(prepared, words, (groups, 1, 1))["out"]
     from vyre.runtime.wgpu_backend import execute
@@ -701,31 +765,44 @@ class _Stage:
     """The host side of one chunk in flight: its pieces submitted to the pool
     (or computed at once without one). An uploaded (adversarial) space needs
     a buffer file (`_buffers`) with a pool: the workers write the operands
-    there; without a pool they are generated here."""
+    there; without a pool they are generated here. With the chunk's `stored`
+    sums (a truth) the oracle is left out: an exhaustive chunk has no host work
+    at all, an uploaded one its operands alone."""
 
-    def __init__(self, campaign: Campaign, start: int, length: int, path: str | None, pool: Any) -> None:
+    def __init__(
+        self, campaign: Campaign, start: int, length: int, path: str | None, pool: Any, stored: Sums | None = None
+    ) -> None:
         self.campaign, self.start, self.length, self.path = campaign, start, length, path
+        self.stored = stored
         self.operands: list[U32] = []
         if pool is not None and not campaign.indexed and path is None:
             raise ValueError("an uploaded space computed by a pool needs a buffer file")
         self.capacity = CHUNK if path is not None else length
-        self._pending: AsyncResult[list[tuple[int, int]]] | None = None
+        self._pending: AsyncResult[list[Sums | None]] | None = None
+        self._sums = stored if stored is not None else (0, 0)
         if pool is None:
-            if not campaign.indexed:
-                self.operands = adversarial(campaign, start, length)
+            self._compute_here()
+        elif stored is None or not campaign.indexed:
+            oracle = stored is None
+            pieces = [_Piece(campaign, s, n, path, s - start, self.capacity, oracle) for s, n in _pieces(start, length)]
+            self._pending = pool.map_async(_host_piece, pieces, chunksize=1)
+
+    def _compute_here(self) -> None:
+        campaign, start, length = self.campaign, self.start, self.length
+        if not campaign.indexed:
+            self.operands = adversarial(campaign, start, length)
+            if self.stored is None:
                 k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
                 self._sums = mix_sums(k, oracle_words(campaign, self.operands))
-            else:
-                self._sums = _add_sums(_host_piece((campaign, s, n, None, 0, 0)) for s, n in _pieces(start, length))
-            return
-        tasks = [(campaign, s, n, path, s - start, self.capacity) for s, n in _pieces(start, length)]
-        self._sums = (0, 0)
-        self._pending = pool.map_async(_host_piece, tasks, chunksize=1)
+        elif self.stored is None:
+            self._sums = _add_sums(_host_piece(_Piece(campaign, s, n)) for s, n in _pieces(start, length))
 
-    def sums(self) -> tuple[int, int]:
-        """The oracle's sums (waits for the pieces)."""
+    def sums(self) -> Sums:
+        """The chunk's expected sums, stored or the oracle's (waits for the pieces)."""
         if self._pending is not None:
-            self._sums, self._pending = _add_sums(self._pending.get()), None
+            pieces, self._pending = self._pending.get(), None
+            if self.stored is None:
+                self._sums = _add_sums(pieces)
         return self._sums
 
     def words(self) -> dict[str, np.ndarray]:
@@ -764,24 +841,29 @@ def _device(backend: str) -> str:
     return backend_named(backend).device()
 
 
-def _check(campaign: Campaign, stage: _Stage, backend: str, began: float, device: str = "") -> ChunkResult:
-    """Run the chunk's kernel and compare its sums with the oracle's; on a
-    difference, read the results back and name the mismatching inputs."""
-    start, length = stage.start, stage.length
+def _check(
+    stage: _Stage, backend: str, began: float, kernels: Kernels, device: str = "", truth: Truth | None = None
+) -> ChunkResult:
+    """Run the chunk's kernel and compare its sums with the expected ones; on a
+    difference, read the results back and name the inputs where they differ
+    from the oracle's (whose sums must then be the stored ones: `Truth.check`)."""
+    campaign, start, length = stage.campaign, stage.start, stage.length
     groups = _groups(length)
     want = stage.sums()
     words = stage.words()
-    partial = _run(campaign, backend, campaign_program(campaign), words, groups, 2 * groups)
+    partial = _run(backend, kernels.sums, words, groups, 2 * groups)
     got = (
         int(partial[0::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
         int(partial[1::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
     )
     if got == want:
         return ChunkResult(campaign.name, start, length, 0, [], time.perf_counter() - began, device)
-    results = _run(campaign, backend, campaign_program(campaign, readback=True), words, groups, length)
+    results = _run(backend, kernels.readback, words, groups, length)
     k = np.arange(start, start + length, dtype=np.uint64).astype(np.uint32)
     operands = operands_of(campaign, k) if campaign.indexed else [words[f"in{j}"] for j in range(campaign.arity)]
     expected = oracle_words(campaign, operands)
+    if stage.stored is not None and truth is not None:
+        truth.check(start, length, mix_sums(k, expected))
     bad = np.flatnonzero(results != expected)
     first = [[*(int(o[i]) for o in operands), int(results[i]), int(expected[i])] for i in bad[:8]]
     return ChunkResult(campaign.name, start, length, len(bad), first, time.perf_counter() - began, device)
@@ -792,7 +874,7 @@ def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: A
     began = time.perf_counter()
     device = _device(backend)
     with _buffers(campaign, 1, pool) as (path,):
-        return _check(campaign, _Stage(campaign, start, length, path, pool), backend, began, device)
+        return _check(_Stage(campaign, start, length, path, pool), backend, began, Kernels(campaign), device)
 
 
 def chunks_of(
@@ -835,13 +917,19 @@ def run_campaign(
     jobs: int | None = None,
     progress: Callable[[ChunkResult], None] | None = None,
     pool: Any = None,
+    truth: Truth | None = None,
+    save_truth: Callable[[TruthRecord], None] | None = None,
 ) -> Iterator[ChunkResult]:
     """Run (the shard of) a campaign's chunks not yet in `checkpoint` (those
     that meet `span` when given: `chunks_of`); each chunk's result is appended
-    to the checkpoint as it completes (`run_chunks`)."""
+    to the checkpoint as it completes (`run_chunks`, which also says what
+    `truth` and `save_truth` do)."""
     done = finished_starts(checkpoint, campaign.name)
     todo = chunks_of(campaign, shard=shard, span=span, done=done)
-    yield from run_chunks(campaign, todo, backend, checkpoint=checkpoint, jobs=jobs, progress=progress, pool=pool)
+    yield from run_chunks(
+        campaign, todo, backend, checkpoint=checkpoint, jobs=jobs, progress=progress, pool=pool,
+        truth=truth, save_truth=save_truth,
+    )  # fmt: skip
 
 
 def run_chunks(
@@ -853,6 +941,9 @@ def run_chunks(
     jobs: int | None = None,
     progress: Callable[[ChunkResult], None] | None = None,
     pool: Any = None,
+    truth: Truth | None = None,
+    save_truth: Callable[[TruthRecord], None] | None = None,
+    kernels: Kernels | None = None,
 ) -> Iterator[ChunkResult]:
     """Check `chunks` in order; each chunk's result is appended to `checkpoint`
     (when given) as it completes.
@@ -861,28 +952,40 @@ def run_chunks(
     one between campaigns) the host work (operands, oracle, sums) runs in worker
     processes, piece by piece, and the next chunk's host work proceeds while
     this chunk's kernel runs (uploaded operands go through two buffer files the
-    workers write)."""
+    workers write).
+
+    With a `truth` (`float_truth.load_truth`) a chunk it holds takes its expected
+    sums from it, and no oracle is computed for it (an exhaustive campaign whose
+    chunks are all stored starts no pool); the chunks it lacks are computed by
+    the oracle, and each oracle-computed chunk's sums go to `save_truth` (a
+    `float_truth.TruthWriter`'s `add`). `kernels`: the campaign's prepared
+    kernels, when the caller keeps them between runs."""
     todo = list(chunks)
     jobs = jobs or os.cpu_count() or 1
     if not todo:
         return
-    parallel = pool is not None or jobs > 1
+    stored = [truth.expected(start, length) if truth is not None else None for start, length in todo]
+    host_work = not campaign.indexed or None in stored
+    parallel = pool is not None or (jobs > 1 and host_work)
     device = _device(backend)
     with _NoPool(pool) if pool is not None or not parallel else worker_pool(jobs) as pool:
         with _buffers(campaign, 2, pool) as paths:
 
             def stage(n: int) -> _Stage:
                 start, length = todo[n]
-                return _Stage(campaign, start, length, paths[n % 2], pool)
+                return _Stage(campaign, start, length, paths[n % 2], pool, stored[n])
 
             began = time.perf_counter()
             current = stage(0)
+            kernels = kernels or Kernels(campaign)  # prepared while the pool computes the first chunk
             following: _Stage | None = None
             try:
                 for n in range(len(todo)):
                     following = stage(n + 1) if n + 1 < len(todo) else None
-                    result = _check(campaign, current, backend, began, device)
+                    result = _check(current, backend, began, kernels, device, truth)
                     began = time.perf_counter()
+                    if save_truth is not None and current.stored is None:
+                        save_truth(TruthRecord(campaign.name, result.start, result.length, current.sums()))
                     if checkpoint is not None:
                         append_chunk(checkpoint, result.to_json())
                     if progress is not None:

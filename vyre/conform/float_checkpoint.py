@@ -3,8 +3,9 @@
 `append_chunk` adds a chunk's record the crash-safe way (`files.append_lines`:
 under the file's lock, one write, fsync; a line a kill cut short is cut off
 before the next append, so no record is ever glued onto a torn one).
-`read_chunks` gives the committed records, each checked against
-`schema.FLOAT_CHUNK`: the last line without its newline was never committed
+`read_chunks` gives the committed records (`files.committed_lines`), each
+checked against `schema.FLOAT_CHUNK` (`schema.parse_line`): the last line
+without its newline was never committed
 and is skipped (its chunk runs again on resume, and is counted once); any other
 line that is not a chunk record is corruption, a `FloatCheckpointError`
 naming the file, the line and the problem. A chunk recorded twice (two runs of
@@ -16,10 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from vyre.conform.files import append_lines
-from vyre.conform.schema import FLOAT_CHUNK, first_problem
+from vyre.conform.files import append_lines, committed_lines
+from vyre.conform.schema import FLOAT_CHUNK, parse_line
 
 __all__ = ["FloatCheckpointError", "append_chunk", "finished_starts", "read_chunks"]
 
@@ -40,16 +41,13 @@ def read_chunks(path: Path | str) -> list[dict[str, Any]]:
     if not target.exists():
         return []
     try:
-        text = target.read_text(encoding="utf-8")
+        lines = committed_lines(target)
     except (OSError, UnicodeDecodeError) as error:
         raise FloatCheckpointError(f"{target}: unreadable float-campaign checkpoint ({error})") from None
-    lines = text.split("\n")[:-1]  # the part after the last newline was never committed
     records: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        record = _record(line)
+    for number, line in lines:
+        record = parse_line(line, FLOAT_CHUNK)
         if isinstance(record, str):
             raise FloatCheckpointError(f"{target}:{number}: not a float-campaign chunk record: {record}")
         key = (record["campaign"], record["start"])
@@ -65,14 +63,3 @@ def finished_starts(path: Path | str | None, campaign: str) -> set[int]:
         return set()
     return {record["start"] for record in read_chunks(path) if record["campaign"] == campaign}
 
-
-def _record(line: str) -> dict[str, Any] | str:
-    """The record of a line, or what is wrong with it."""
-    try:
-        value: object = json.loads(line)
-    except json.JSONDecodeError as error:
-        return f"not JSON ({error.msg} at column {error.colno})"
-    problem = first_problem(value, FLOAT_CHUNK)
-    if problem is not None:
-        return problem
-    return cast("dict[str, Any]", value)

@@ -13,6 +13,13 @@ chunk alone, never on the worker that ran it), in another order and with other
 seconds. `floats-summary` reads it the same way, and a rerun of the same command
 resumes from it; an interrupted task's chunks run again.
 
+With a stored truth (`float_truth`) each task carries the part of it its chunks
+need (`Truth.only`: two sums a chunk), so the workers read no file and need no
+file system shared with this process; a worker computes the oracle only for the
+chunks the truth lacks, returns their sums with the records, and this process
+hands them to `save_truth`. The records are those of a one-GPU run, with or
+without a truth.
+
 Host processes per worker (`jobs`): when 0, the host's cores shared among the
 workers of that host; one process (no pool) on a daemonic worker, which may have
 no children (`dask worker` starts daemons unless DASK_DISTRIBUTED__WORKER__DAEMON
@@ -32,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from vyre.conform.cluster import LOCAL, MALLOC_TRIM, dask_client, workers_per_host
-from vyre.conform.float_campaign import Campaign, chunks_of, run_chunk, run_chunks, worker_pool
+from vyre.conform.float_campaign import Campaign, Kernels, chunks_of, run_chunk, run_chunks, worker_pool
 from vyre.conform.float_checkpoint import append_chunk, finished_starts
+from vyre.conform.float_truth import Sums, Truth, TruthRecord
 
 __all__ = ["campaign_client", "describe_workers", "run_campaign_dask", "run_on_cluster", "warm_up"]
 
@@ -54,17 +62,21 @@ def run_campaign_dask(
     shard: tuple[int, int] = (0, 1),
     span: tuple[int, int] | None = None,
     progress: Callable[[Record], None] | None = None,
+    truth: Truth | None = None,
+    save_truth: Callable[[TruthRecord], None] | None = None,
 ) -> list[Record]:
     """Every chunk of `campaign` this run owes (see the module doc), on the
     cluster at `address` ("local": one worker per GPU here, `gpus` workers when
     given; with the interpreter `jobs` workers, default 2); the records of the
-    chunks run, by start."""
+    chunks run, by start. `truth` and `save_truth` as in
+    `float_campaign.run_chunks`."""
     if not chunks_of(campaign, shard=shard, span=span, done=finished_starts(checkpoint, campaign.name)):
         return []  # nothing owed: no cluster to start
     with campaign_client(backend, address, jobs, gpus) as client:
         return run_on_cluster(
-            client, campaign, backend, checkpoint=checkpoint, jobs=jobs, shard=shard, span=span, progress=progress
-        )
+            client, campaign, backend, checkpoint=checkpoint, jobs=jobs, shard=shard, span=span, progress=progress,
+            truth=truth, save_truth=save_truth,
+        )  # fmt: skip
 
 
 def campaign_client(backend: str, address: str = LOCAL, jobs: int = 0, gpus: int | None = None) -> Any:
@@ -85,6 +97,8 @@ def run_on_cluster(
     shard: tuple[int, int] = (0, 1),
     span: tuple[int, int] | None = None,
     progress: Callable[[Record], None] | None = None,
+    truth: Truth | None = None,
+    save_truth: Callable[[TruthRecord], None] | None = None,
 ) -> list[Record]:
     """`run_campaign_dask` on the cluster of `client` (which stays open, for
     the next campaign)."""
@@ -97,13 +111,18 @@ def run_on_cluster(
         return []
     per_host = dict(workers_per_host(client))
     tasks = [
-        client.submit(_run_batch, campaign, batch, backend, jobs, per_host, pure=False)
+        client.submit(
+            _run_batch, campaign, batch, backend, jobs, per_host, truth.only(batch) if truth is not None else None,
+            pure=False,
+        )  # fmt: skip
         for batch in _batches(todo, max(1, len(client.nthreads())))
     ]
     out: list[Record] = []
     for future in distributed.as_completed(tasks):
-        records: list[Record] = future.result()
-        for record in records:
+        results: list[tuple[Record, Sums | None]] = future.result()
+        for record, sums in results:
+            if save_truth is not None and sums is not None:
+                save_truth(TruthRecord(campaign.name, int(record["start"]), int(record["length"]), sums))
             if checkpoint is not None:
                 append_chunk(checkpoint, record)
             if progress is not None:
@@ -142,16 +161,42 @@ def describe_workers(client: Any) -> list[str]:
 _POOL: dict[int, Any] = {}
 """The worker's pool of host processes, by size (one at a time), kept between tasks."""
 
+_KERNELS: dict[Campaign, Kernels] = {}
+"""The worker's prepared kernels, by campaign, kept between tasks."""
+
 
 def _run_batch(
-    campaign: Campaign, chunks: list[tuple[int, int]], backend: str, jobs: int, per_host: Mapping[str, int]
-) -> list[Record]:
+    campaign: Campaign,
+    chunks: list[tuple[int, int]],
+    backend: str,
+    jobs: int,
+    per_host: Mapping[str, int],
+    truth: Truth | None = None,
+) -> list[tuple[Record, Sums | None]]:
+    """The records of the chunks, each with the oracle's sums when this worker
+    computed them (None: the truth gave them)."""
     pool = _host_pool(_host_jobs(backend, jobs, per_host))
-    return [result.to_json() for result in run_chunks(campaign, chunks, backend, jobs=1, pool=pool)]
+    computed: dict[int, Sums] = {}
+
+    def keep(record: TruthRecord) -> None:
+        computed[record.start] = record.sums
+
+    results = run_chunks(
+        campaign, chunks, backend, jobs=1, pool=pool, truth=truth, save_truth=keep, kernels=_kernels(campaign)
+    )
+    return [(result.to_json(), computed.get(result.start)) for result in results]
+
+
+def _kernels(campaign: Campaign) -> Kernels:
+    kernels = _KERNELS.get(campaign)
+    if kernels is None:
+        kernels = _KERNELS[campaign] = Kernels(campaign)
+    return kernels
 
 
 def _warm(campaign: Campaign, backend: str, jobs: int, per_host: Mapping[str, int]) -> None:
     _host_pool(_host_jobs(backend, jobs, per_host))
+    _kernels(campaign)
     run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)
 
 

@@ -2,16 +2,19 @@
 
 The schemas are JSON Schema documents (draft 2020-12 keywords): `CERTIFICATE`,
 `CHECKPOINT_HEADER`, `CHECKPOINT_RECORD`, `CORPUS_ENTRY`, `FLOAT_CHUNK` (a
-line of a float campaign's checkpoint) and `SHARD` (what `merge` reads of a
-shard certificate beyond `CERTIFICATE`). vyre checks them
-with its own validator of the keywords they use (type, required, properties,
-additionalProperties, items, enum, pattern, minimum, maximum, minLength,
-minItems) rather than depend on `jsonschema` at run time; `problems()`
-returns every violation as "<json pointer>: <what>".
+line of a float campaign's checkpoint), `FLOAT_TRUTH_HEADER` and
+`FLOAT_TRUTH_CHUNK` (the lines of a float campaign's truth file) and `SHARD`
+(what `merge` reads of a shard certificate beyond `CERTIFICATE`). vyre checks
+them with its own validator of the keywords they use (type, required,
+properties, additionalProperties, items, enum, pattern, minimum, maximum,
+minLength, minItems, maxItems) rather than depend on `jsonschema` at run time;
+`problems()` returns every violation as "<json pointer>: <what>", and
+`parse_line` reads one JSON line against a schema.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, cast
@@ -19,8 +22,8 @@ from typing import Any, cast
 from vyre.conform.kinds import Level, ObligationStrength, Target
 
 __all__ = [
-    "CERTIFICATE", "CHECKPOINT_HEADER", "CHECKPOINT_RECORD", "CORPUS_ENTRY", "FLOAT_CHUNK", "SHARD",
-    "first_problem", "problems",
+    "CERTIFICATE", "CHECKPOINT_HEADER", "CHECKPOINT_RECORD", "CORPUS_ENTRY", "FLOAT_CHUNK",
+    "FLOAT_TRUTH_CHUNK", "FLOAT_TRUTH_HEADER", "SHARD", "first_problem", "parse_line", "problems",
 ]
 
 Schema = Mapping[str, Any]
@@ -81,6 +84,28 @@ FLOAT_CHUNK: Schema = {
         "mismatches": _COUNT, "first": {"type": "array", "items": _U32_LIST},
         "seconds": {"type": "number", "minimum": 0}, "device": _STR,
     },
+}
+
+FLOAT_TRUTH_HEADER: Schema = {
+    "type": "object",
+    "required": ["truth", "campaign", "scheme", "oracle", "vyre", "commit", "digest"],
+    "properties": {
+        "truth": {"enum": ["vyre-float-truth/1"]}, "campaign": {"type": "string", "minLength": 1},
+        "scheme": {"type": "string", "minLength": 1}, "oracle": _STR, "vyre": _STR, "commit": _STR,
+        "digest": _HEX64,
+    },
+    "additionalProperties": False,
+}
+
+FLOAT_TRUTH_CHUNK: Schema = {
+    "type": "object",
+    "required": ["campaign", "start", "length", "sums", "digest"],
+    "properties": {
+        "campaign": {"type": "string", "minLength": 1}, "start": _COUNT, "length": {"type": "integer", "minimum": 1},
+        "sums": {**_U32_LIST, "minItems": 2, "maxItems": 2},
+        "digest": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+    },
+    "additionalProperties": False,
 }
 
 _FAILURE = {
@@ -215,6 +240,8 @@ def problems(value: object, schema: Schema, where: str = "") -> list[str]:
         items = cast("list[Any]", value)
         if len(items) < int(schema.get("minItems", 0)):
             found.append(f"{here}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(items) > int(schema["maxItems"]):
+            found.append(f"{here}: more than {schema['maxItems']} items")
         if "items" in schema:
             for index, item in enumerate(items):
                 found.extend(problems(item, schema["items"], f"{where}/{index}"))
@@ -224,3 +251,16 @@ def problems(value: object, schema: Schema, where: str = "") -> list[str]:
 def first_problem(value: object, schema: Schema) -> str | None:
     found = problems(value, schema)
     return found[0] + (f" (and {len(found) - 1} more)" if len(found) > 1 else "") if found else None
+
+
+def parse_line(line: str, schema: Schema) -> dict[str, Any] | str:
+    """The JSON object of one line of a JSON-lines file, checked against `schema`,
+    or what is wrong with it."""
+    try:
+        value: object = json.loads(line)
+    except json.JSONDecodeError as error:
+        return f"not JSON ({error.msg} at column {error.colno})"
+    problem = first_problem(value, schema)
+    if problem is not None:
+        return problem
+    return cast("dict[str, Any]", value)
