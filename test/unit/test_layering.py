@@ -8,9 +8,13 @@ counts like any other."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
+
+# One worker runs the checks, so that the sources are parsed once (`_graph`).
+pytestmark = pytest.mark.xdist_group("layering")
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "vyre"
@@ -81,6 +85,7 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[st
     return found
 
 
+@cache  # parsed once per process: every check reads the same sources
 def _graph() -> dict[str, list[tuple[str, int]]]:
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items()}
