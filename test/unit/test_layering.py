@@ -13,9 +13,6 @@ from pathlib import Path
 
 import pytest
 
-# One worker runs the checks, so that the sources are parsed once (`_graph`).
-pytestmark = pytest.mark.xdist_group("layering")
-
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "vyre"
 
