@@ -11,7 +11,8 @@ a thread still running long after the deadline is a hang (a deadlock).
 
 `python test/support/thread_load.py THREADS SECONDS` runs it and exits 1 on any
 wrong result, error or hang; `test/unit/runtime/test_threads.py` runs it for
-about 30 s in a child process, so that a process abort is a failure too.
+5 s (`make test`) and 25 s (`make test-all`) in a child process, so that a
+process abort is a failure too.
 """
 
 from __future__ import annotations

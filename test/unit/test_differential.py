@@ -5,7 +5,9 @@ backends; every read_write buffer must come back byte for byte the same. The
 interpreter also runs each program with its lanes in reverse order: a
 difference there means the generator produced a racy program.
 
-CI runs the first `DEFAULT_N` seeds. For a long run:
+`make test` runs the first `len(COVERAGE_SEEDS)` (100) seeds, which draw every
+construct of the IR (`test_generator_covers_the_ir`); `make test-all` and CI run
+the first `DEFAULT_N` (200), the rest marked slow. For a long run:
 
     VYRE_DIFF_N=5000 [VYRE_DIFF_SEED=10000] pytest -q test/unit/test_differential.py
 
@@ -80,7 +82,13 @@ def reduced(case: RandomCase) -> str:
     return print_ir(reduce_program(case.program, still_fails, max_checks=300))
 
 
-@pytest.mark.parametrize("seed", range(FIRST_SEED, FIRST_SEED + N_CASES))
+SEEDS = [
+    seed if seed - FIRST_SEED < len(COVERAGE_SEEDS) else pytest.param(seed, marks=pytest.mark.slow)
+    for seed in range(FIRST_SEED, FIRST_SEED + N_CASES)
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_wgpu_matches_interpreter(seed: int, gpu_adapter: object) -> None:
     case = case_of(seed)
     expected = interp_execute(case.program, case.words, case.dispatch, lengths=case.lengths)

@@ -8,6 +8,7 @@ counts like any other."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,7 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[st
     return found
 
 
+@cache  # parsed once per process: every check reads the same sources
 def _graph() -> dict[str, list[tuple[str, int]]]:
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items()}

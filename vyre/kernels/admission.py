@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ir import BufferAccess, DataType
+from vyre.ir import BufferAccess, DataType, Program
 from vyre.kernels.samplers import arguments
 from vyre.kernels.spec import KernelSpec, Port
 from vyre.ops import registry
@@ -83,7 +83,12 @@ def _outputs_of(spec: KernelSpec, args: tuple[Any, ...]) -> tuple[np.ndarray, ..
     return first
 
 
-def _gate_plan(spec: KernelSpec, args: tuple[Any, ...], outputs: tuple[np.ndarray, ...]) -> None:
+def _gate_plan(
+    spec: KernelSpec, args: tuple[Any, ...], outputs: tuple[np.ndarray, ...], valid: dict[int, Program]
+) -> None:
+    """Gate 11 for one input size. `valid` holds the step programs already
+    validated (by id; the planners reuse their programs across sizes): each is
+    validated once."""
     sizes, scalars = _sizes(spec, args)
     where = f"for inputs of sizes {sizes}"
     try:
@@ -97,12 +102,14 @@ def _gate_plan(spec: KernelSpec, args: tuple[Any, ...], outputs: tuple[np.ndarra
     known = names | {b.name for b in plan.buffers}
     for step in plan.steps:
         program = step.program
-        findings = KernelChecker.check(program.kernel, _lookup)
-        if findings:
-            raise AdmissionError(
-                spec.id, 11, f"the step program `{program.name}` is invalid: {findings[0]}",
-                "fix the program the planner builds",
-            )
+        if valid.get(id(program)) is not program:
+            findings = KernelChecker.check(program.kernel, _lookup)
+            if findings:
+                raise AdmissionError(
+                    spec.id, 11, f"the step program `{program.name}` is invalid: {findings[0]}",
+                    "fix the program the planner builds",
+                )
+            valid[id(program)] = program
         for decl in program.buffers:
             if decl.access is BufferAccess.WORKGROUP:
                 continue
@@ -142,8 +149,9 @@ def admit_kernel(spec: KernelSpec, *, registered: Iterable[str] | None = None) -
     """Run the kernel gates on `spec`; return it, or raise `AdmissionError`."""
     gate_id(spec, set(registry.known_op_ids() if registered is None else registered))
     _gate_ports(spec)
+    valid: dict[int, Program] = {}
     for n in ADMISSION_LENGTHS:
         args = arguments(spec, n, seed=n)
         outputs = _outputs_of(spec, args)
-        _gate_plan(spec, args, outputs)
+        _gate_plan(spec, args, outputs, valid)
     return spec

@@ -254,18 +254,21 @@ def test_an_append_cut_by_a_kill_loses_no_chunk_and_counts_none_twice(
     assert list(run_campaign(campaign, "wgpu", checkpoint=checkpoint, jobs=1)) == []
 
 
-def test_sigint_then_a_rerun_checks_every_chunk_once(tmp_path: Path, gpu_adapter: object) -> None:
+@pytest.mark.parametrize("shards", [32, pytest.param(8, marks=pytest.mark.slow)])  # 8 or 32 chunks of 2^24
+def test_sigint_then_a_rerun_checks_every_chunk_once(shards: int, tmp_path: Path, gpu_adapter: object) -> None:
     """`vyre-conform floats` interrupted (SIGINT) in the middle of an exhaustive
     campaign exits 130 with a whole checkpoint; the same command again runs the
-    chunks it lacks, and the summary counts every chunk of the shard once."""
+    chunks it lacks, and the summary counts every chunk of the shard once.
+    (Shard 0/32, 8 chunks; make test-all also runs shard 0/8, 32 chunks.)"""
     import signal
     import subprocess
     import sys
     import time
 
+    chunks = 256 // shards
     checkpoint = tmp_path / "floats.jsonl"
     command = [sys.executable, "-m", "vyre.conform.cli", "floats", "--ops", "neg", "--formats", "f32",
-               "--shard", "0/8", "--checkpoint", str(checkpoint), "--jobs", "1", "--quiet"]  # fmt: skip
+               "--shard", f"0/{shards}", "--checkpoint", str(checkpoint), "--jobs", "1", "--quiet"]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and process.poll() is None:
@@ -277,14 +280,14 @@ def test_sigint_then_a_rerun_checks_every_chunk_once(tmp_path: Path, gpu_adapter
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr and "rerun the same command" in stderr
     interrupted = [json.loads(line)["start"] for line in checkpoint.read_text().splitlines()]
-    assert 2 <= len(interrupted) < 32 and checkpoint.read_text().endswith("\n")
+    assert 2 <= len(interrupted) < chunks and checkpoint.read_text().endswith("\n")
     again = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert again.returncode == 0, again.stderr
     starts = [json.loads(line)["start"] for line in checkpoint.read_text().splitlines()]
     assert starts[: len(interrupted)] == interrupted
-    assert sorted(starts) == [n << 24 for n in range(0, 256, 8)]  # shard 0 of 8: every 8th chunk, once
+    assert sorted(starts) == [n << 24 for n in range(0, 256, shards)]  # shard 0 of N: every Nth chunk, once
     totals = summary(checkpoint)["f32.neg.exhaustive"]
-    assert (totals["inputs"], totals["chunks"], totals["mismatches"]) == (32 << 24, 32, 0)
+    assert (totals["inputs"], totals["chunks"], totals["mismatches"]) == (chunks << 24, chunks, 0)
 
 
 def test_a_range_runs_the_whole_chunks_it_meets() -> None:

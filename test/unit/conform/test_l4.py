@@ -120,13 +120,15 @@ def test_a_perf_obligation_fails_only_when_every_repetition_is_under_the_bound()
     assert PerfSummary.from_json(old).to_json() == old
 
 
-def test_the_level_does_not_flip_with_load(gpu_adapter) -> None:
+@pytest.mark.parametrize("busy_loops", [1, pytest.param(3, marks=pytest.mark.slow)])
+def test_the_level_does_not_flip_with_load(busy_loops: int, gpu_adapter) -> None:
     """The same certify gave L4 on an idle machine and L3 with three busy-loop
     processes on two cores (perf ratios 0.26-0.67 from the medians of three
     submissions). Interleaved repetitions, each the fastest of several
     submissions, and failing only when every repetition is under 0.8: L4 under
     that load too, within 280 s; each perf obligation records its spread and
-    the adapter."""
+    the adapter. (One busy loop beside the test run's other work; make
+    test-all also runs the three, which burn about 12 s of CPU.)"""
     import subprocess
     import sys
     import time
@@ -134,7 +136,7 @@ def test_the_level_does_not_flip_with_load(gpu_adapter) -> None:
     from vyre.runtime.wgpu_device import gpu_device
 
     ops = ["primitive.math.clamp", "primitive.math.min", "primitive.math.max"]
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy_loops)]
     try:
         began = time.monotonic()
         cert = conform.certify(backend="wgpu", ops=ops, strength="fast", level="L4")

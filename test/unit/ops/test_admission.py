@@ -62,6 +62,32 @@ def test_every_builtin_op_is_admitted() -> None:
             assert admit(spec, registered=set(ids) - {op_id}) is spec
 
 
+def test_gate11_validates_the_step_programs_of_every_size(registry_guard: None) -> None:
+    """A plan whose last step is invalid only for inputs of 257 elements (the
+    other sizes reuse the builtin's valid programs, which are validated once)."""
+    from vyre.ir import BufferDecl
+    from vyre.ir import Node as N
+    from vyre.kernels.spec import KernelPlan
+
+    base = ops.get("reductions.reduce_sum_u32")
+    assert isinstance(base, ops.KernelSpec)
+    bad = vyre.Program([BufferDecl.read_write("out", 0, U32)], (64, 1, 1), [N.store("out", E.u32(0), E.i32(1))])
+
+    def plan(sizes: dict[str, int], scalars: dict[str, int]) -> KernelPlan:
+        built = base.plan(sizes, scalars)
+        if sizes["x"] != 257:
+            return built
+        last = dataclasses.replace(built.steps[-1], program=bad)
+        return dataclasses.replace(built, steps=(*built.steps[:-1], last))
+
+    spec = dataclasses.replace(base, id="user.test.bad_plan", plan=plan)
+    with pytest.raises(AdmissionError) as caught:
+        ops.register(spec)
+    assert caught.value.gate == 11
+    assert "the step program `main` is invalid: vyre IR validation: store value type `i32`" in str(caught.value)
+    assert "user.test.bad_plan" not in ops.known_op_ids()
+
+
 def test_python_api_example_registers_and_runs(registry_guard: None) -> None:
     spec = _spec()
     ops.register(spec)

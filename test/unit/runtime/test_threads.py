@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SUPPORT = Path(__file__).resolve().parents[2] / "support"
 
 _FIRST_CALLS = r"""
@@ -60,10 +62,12 @@ def test_threads_making_their_first_gpu_call_together_share_one_device(gpu_adapt
         assert done.stdout.strip() == "1 []", done.stdout + done.stderr
 
 
-def test_eight_threads_run_programs_and_ops_with_right_results(gpu_adapter: Any) -> None:
-    """8 threads for 25 s (test/support/thread_load.py): shared, own and newly
-    built programs, F32, device-resident chains, scalar and kernel ops, on wgpu
-    and the interpreter; every result checked, no thread left hanging."""
-    done = _child(str(SUPPORT / "thread_load.py"), "8", "25", timeout=400)
+@pytest.mark.parametrize("seconds", [5, pytest.param(25, marks=pytest.mark.slow)])  # the soak: make test-all
+def test_eight_threads_run_programs_and_ops_with_right_results(seconds: int, gpu_adapter: Any) -> None:
+    """8 threads for 5 s, and 25 s in make test-all (test/support/thread_load.py):
+    shared, own and newly built programs, F32, device-resident chains, scalar
+    and kernel ops, on wgpu and the interpreter; every result checked, no
+    thread left hanging."""
+    done = _child(str(SUPPORT / "thread_load.py"), "8", str(seconds), timeout=400)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert "0 failures, 0 hung" in done.stdout
