@@ -31,6 +31,46 @@ for name in ("HOME", "XDG_RUNTIME_DIR", "CI"):
     if name in os.environ:
         config.environment[name] = os.environ[name]  # noqa: F821
 
+# With VYRE_LIT_FORK_SERVER=1 (test/unit/test_lit.py), `vyre-opt` is a client of a
+# fork server that imported vyre once (test/support/lit_fork_server.py): each call
+# is a fork of it, not a new interpreter importing vyre and xDSL (0.75 s of CPU).
+if os.environ.get("VYRE_LIT_FORK_SERVER") == "1":
+    import atexit
+    import subprocess
+    import tempfile
+
+    installed = shutil.which("vyre-opt", path=config.environment["PATH"])  # noqa: F821
+    if installed is None:
+        raise RuntimeError("lit: no vyre-opt on PATH (make setup installs it)")
+    server_dir = tempfile.mkdtemp(prefix="vyre-lit-")
+    socket_path = os.path.join(server_dir, "vyre-opt.socket")
+    support = os.path.join(repo_root, "test", "support")
+    server = subprocess.Popen(
+        [sys.executable, os.path.join(support, "lit_fork_server.py"), "serve", socket_path, "vyre-opt"],
+        env=config.environment,  # noqa: F821 (what the RUN lines' processes get)
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+    def _stop_server() -> None:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(server_dir, ignore_errors=True)
+
+    atexit.register(_stop_server)
+    if server.stdout is None or server.stdout.readline().strip() != "ready":
+        raise RuntimeError(f"lit: the vyre-opt fork server did not start (exit {server.poll()})")
+    client_path = os.path.join(server_dir, "vyre-opt")
+    with open(client_path, "w") as client_file:
+        client_file.write(
+            f"#!{sys.executable} -S\n"
+            f"import sys\nsys.path.insert(0, {support!r})\n"
+            f"from lit_fork_server import client\nclient({socket_path!r}, {installed!r})\n"
+        )
+    os.chmod(client_path, 0o755)
+    config.environment["PATH"] = os.pathsep.join([server_dir, config.environment["PATH"]])  # noqa: F821
+
 # MLIR's own mlir-opt (Debian's mlir-16-tools), for the round trips of the generic
 # form through MLIR: tests marked `REQUIRES: mlir-opt-16` are unsupported without it.
 if shutil.which("mlir-opt-16", path=config.environment["PATH"]):  # noqa: F821

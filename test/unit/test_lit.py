@@ -1,9 +1,15 @@
-"""The lit/FileCheck suite (test/lit), run once inside pytest: one test per file."""
+"""The lit/FileCheck suite (test/lit), run once inside pytest: one test per file.
+
+Its `vyre-opt` calls go to a fork server that imported vyre once
+(test/support/lit_fork_server.py: each call a fork, 5x less time than a new
+interpreter per call); make test-all also runs the suite with the installed
+script itself, each call a new interpreter, as `make lit` does."""
 
 from __future__ import annotations
 
 import fcntl
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +36,7 @@ def lit_results(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dic
         return _by_file(report) if report.exists() else _run_lit(report)
 
 
-def _run_lit(report: Path) -> dict[str, dict[str, object]]:
+def _run_lit(report: Path, *, fork_server: bool = True) -> dict[str, dict[str, object]]:
     command = [
         sys.executable,
         "-c",
@@ -41,7 +47,8 @@ def _run_lit(report: Path) -> dict[str, dict[str, object]]:
         str(report),
         str(LIT_DIR),
     ]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    env = {**os.environ, "VYRE_LIT_FORK_SERVER": "1" if fork_server else "0"}
+    run = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     if not report.exists():
         pytest.fail(f"lit did not run (exit {run.returncode}):\n{run.stdout}\n{run.stderr}")
     return _by_file(report)
@@ -58,9 +65,17 @@ def test_the_suite_has_tests() -> None:
     assert any(name.startswith("test/lit/tools/") for name in LIT_FILES)
 
 
-@pytest.mark.xdist_group("lit")  # mostly one worker; lit runs once either way (its own 2 processes)
+@pytest.mark.xdist_group("lit")  # (pytest 9.2 drops xdist 3.8's groups; the lock above runs lit once)
 @pytest.mark.parametrize("name", LIT_FILES)
 def test_lit_file_passes(name: str, lit_results: dict[str, dict[str, object]]) -> None:
     result = lit_results.get(name)
     assert result is not None, f"lit did not run {name}; it ran {sorted(lit_results)}"
     assert result["code"] in PASSING_CODES, f"{name}: {result['code']}\n{result.get('output', '')}"
+
+
+@pytest.mark.slow  # the suite a second time, each vyre-opt a new interpreter (about 80 s of CPU): make test-all
+def test_the_suite_passes_with_the_installed_script(tmp_path: Path) -> None:
+    results = _run_lit(tmp_path / "results.json", fork_server=False)
+    assert sorted(results) == LIT_FILES
+    failed = {name: result["code"] for name, result in results.items() if result["code"] not in PASSING_CODES}
+    assert failed == {}, failed
