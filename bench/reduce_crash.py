@@ -30,6 +30,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TextIO
 
 CHILD = r"""
 import sys, wgpu
@@ -84,7 +85,7 @@ def join(lines: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ddmin(lines: list[str], t: Tester, log: object) -> list[str]:
+def ddmin(lines: list[str], t: Tester, log: TextIO) -> list[str]:
     n = 2
     while len(lines) >= 2:
         size = -(-len(lines) // n)
@@ -96,7 +97,7 @@ def ddmin(lines: list[str], t: Tester, log: object) -> list[str]:
         if hit is not None:
             lines = hit
             n = max(n - 1, 2)
-            print(f"ddmin: {len(lines)} lines (n={n}, tried {t.tried})", file=log, flush=True)  # type: ignore[arg-type]
+            print(f"ddmin: {len(lines)} lines (n={n}, tried {t.tried})", file=log, flush=True)
             continue
         if n >= min(len(lines), MAX_CHUNKS):
             break  # finer than this, the one-line edits of `simplify` are cheaper
@@ -133,7 +134,7 @@ def edits(line: str) -> list[str | None]:
     return [e for e in out if e != line]
 
 
-def simplify(lines: list[str], t: Tester, log: object) -> tuple[list[str], bool]:
+def simplify(lines: list[str], t: Tester, log: TextIO) -> tuple[list[str], bool]:
     candidates: list[tuple[int, str | None]] = [(k, e) for k, line in enumerate(lines) for e in edits(line)]
 
     def apply(base: list[str], k: int, e: str | None) -> list[str]:
@@ -154,7 +155,7 @@ def simplify(lines: list[str], t: Tester, log: object) -> tuple[list[str], bool]
         if t.outcome(join(trial)) == "crash":
             current, changed = trial, True
             done.add(k)
-            print(f"simplify: line {k + 1} -> {e!r}: {len(current)} lines (tried {t.tried})", file=log, flush=True)  # type: ignore[arg-type]
+            print(f"simplify: line {k + 1} -> {e!r}: {len(current)} lines (tried {t.tried})", file=log, flush=True)
     return current, changed
 
 
