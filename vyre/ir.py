@@ -79,6 +79,7 @@ class BinOp(str, Enum):
     GE = "ge"
     AND = "and"
     OR = "or"
+    DOT4_I8 = "dot4_i8"
     FADD = "fadd"
     FSUB = "fsub"
     FMUL = "fmul"
@@ -681,6 +682,13 @@ class Expr:
         """Logical or: 1 when either operand is non-zero, else 0 (`BinOp.OR`). `TypeError` when
         an operand is not an `Expr`."""
         return Expr.binop(BinOp.OR, a, b)
+
+    @staticmethod
+    def dot4_i8(a: Expr, b: Expr) -> Expr:
+        """The four signed bytes of `a` times those of `b`, summed, as the 32-bit two's
+        complement of the sum (`BinOp.DOT4_I8`, WGSL `dot4I8Packed`). `TypeError` when an
+        operand is not an `Expr`."""
+        return Expr.binop(BinOp.DOT4_I8, a, b)
 
     @staticmethod
     def negate(a: Expr) -> Expr:

@@ -203,6 +203,9 @@ class BinOpKind(str, Enum):
     GE = "ge"
     AND = "and"
     OR = "or"
+    DOT4_I8 = "dot4_i8"
+    """The four signed bytes of `a` times those of `b`, summed (WGSL
+    `dot4I8Packed`): the 32-bit two's complement of the sum."""
 
 
 class UnOpKind(str, Enum):
@@ -277,6 +280,20 @@ BINOP_FOLDS.add(BinOpKind.GE, lambda a, b: int(a >= b))
 BINOP_FOLDS.add(BinOpKind.AND, lambda a, b: int(a != 0 and b != 0))
 BINOP_FOLDS.add(BinOpKind.OR, lambda a, b: int(a != 0 or b != 0))
 
+
+def _signed_byte(word: int, lane: int) -> int:
+    byte = (word >> (8 * lane)) & 0xFF
+    return byte - 256 if byte & 0x80 else byte
+
+
+def dot4_i8(a: int, b: int) -> int:
+    """The sum of the products of the signed bytes of `a` and `b`, as a u32
+    bit pattern (`BinOpKind.DOT4_I8`)."""
+    return sum(_signed_byte(a, k) * _signed_byte(b, k) for k in range(4)) & U32_MAX
+
+
+BINOP_FOLDS.add(BinOpKind.DOT4_I8, dot4_i8)
+
 UNOP_FOLDS: OpTable[UnOpKind, Callable[[int], int]] = OpTable(
     "constant folds of vyre.unop", lambda: UnOpKind
 )
@@ -303,14 +320,14 @@ def fold_unop(kind: UnOpKind, a: int) -> int:
 # ---------------------------------------------------------------------------
 # U128: an unsigned 128-bit integer held as four u32 lanes, lane 0 the least
 # significant. Its operators are the integer BinOps but the logical AND and OR
-# (two U128 operands, the shift amount too) and the UnOps BIT_NOT, POPCOUNT,
+# and DOT4_I8 (two U128 operands, the shift amount too) and the UnOps BIT_NOT, POPCOUNT,
 # CLZ and CTZ; comparisons, POPCOUNT, CLZ and CTZ give a u32.
 # ---------------------------------------------------------------------------
 
 U128_MAX = (1 << 128) - 1
 
 U128_BINOP_KINDS: tuple[BinOpKind, ...] = tuple(
-    kind for kind in BinOpKind if kind not in (BinOpKind.AND, BinOpKind.OR)
+    kind for kind in BinOpKind if kind not in (BinOpKind.AND, BinOpKind.OR, BinOpKind.DOT4_I8)
 )
 """The binary operators defined on two U128 operands."""
 U128_COMPARISONS = frozenset(

@@ -1193,6 +1193,12 @@ BINOPS.add(BinOpKind.SHL, lambda guards, kind, lhs, rhs: guards.shift(kind, lhs,
 BINOPS.add(BinOpKind.SHR, lambda guards, kind, lhs, rhs: guards.shift(kind, lhs, rhs))
 BINOPS.add(BinOpKind.AND, _logical)
 BINOPS.add(BinOpKind.OR, _logical)
+BINOPS.add(
+    BinOpKind.DOT4_I8,
+    lambda guards, kind, lhs, rhs: Value.derived(
+        f"bitcast<u32>(dot4I8Packed({lhs.operand}, {rhs.operand}))", U32, lhs, rhs, atomic=False
+    ),
+)
 
 
 _UnaryEmitter = Callable[[UnOpKind, Value, DataTypeKind], Value]

@@ -141,7 +141,8 @@ vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 bindin
   %15 = vyre.binop ge %p, %q
   %16 = vyre.binop and %p, %q
   %17 = vyre.binop or %p, %q
-  vyre.store @out[%16] = %17
+  %18 = vyre.binop dot4_i8 %p, %q
+  vyre.store @out[%16] = %18
 }
 
 // CHECK:      vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 binding(0)) {
@@ -165,7 +166,8 @@ vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 bindin
 // CHECK-NEXT:   %15 = vyre.binop ge %p, %q
 // CHECK-NEXT:   %16 = vyre.binop and %p, %q
 // CHECK-NEXT:   %17 = vyre.binop or %p, %q
-// CHECK-NEXT:   vyre.store @out[%16] = %17
+// CHECK-NEXT:   %18 = vyre.binop dot4_i8 %p, %q
+// CHECK-NEXT:   vyre.store @out[%16] = %18
 // CHECK-NEXT: }
 
 // CHECK-GENERIC:          %0 = "vyre.binop"(%p, %q) {kind = "add"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
@@ -186,6 +188,7 @@ vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 bindin
 // CHECK-GENERIC-NEXT:     %15 = "vyre.binop"(%p, %q) {kind = "ge"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 // CHECK-GENERIC-NEXT:     %16 = "vyre.binop"(%p, %q) {kind = "and"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 // CHECK-GENERIC-NEXT:     %17 = "vyre.binop"(%p, %q) {kind = "or"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %18 = "vyre.binop"(%p, %q) {kind = "dot4_i8"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 
 // -----
 

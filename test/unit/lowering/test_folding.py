@@ -5,6 +5,8 @@ lavapipe's JIT is slow on kernels with thousands of stores.)"""
 
 from __future__ import annotations
 
+import struct
+
 import re
 from collections.abc import Callable
 
@@ -35,6 +37,10 @@ BINARY: dict[BinOp, Callable[[int, int], int]] = {
     BinOp.GE: lambda a, b: int(a >= b),
     BinOp.AND: lambda a, b: int(bool(a) and bool(b)),
     BinOp.OR: lambda a, b: int(bool(a) or bool(b)),
+    BinOp.DOT4_I8: lambda a, b: int(
+        sum(x * y for x, y in zip(struct.unpack("<4b", struct.pack("<I", a)), struct.unpack("<4b", struct.pack("<I", b))))
+        % 2**32
+    ),
 }
 
 

@@ -40,6 +40,12 @@ BINARY_ORACLE = {
     BinOp.GE: lambda a, b: int(a >= b),
     BinOp.AND: lambda a, b: int(a != 0 and b != 0),
     BinOp.OR: lambda a, b: int(a != 0 or b != 0),
+    BinOp.DOT4_I8: lambda a, b: sum(
+        int.from_bytes(a.to_bytes(4, "little")[k : k + 1], signed=True)
+        * int.from_bytes(b.to_bytes(4, "little")[k : k + 1], signed=True)
+        for k in range(4)
+    )
+    % 2**32,
 }
 
 

@@ -294,6 +294,23 @@ BINOPS.add(BinOpKind.AND, lambda t, a, b: t.B.truth(t.B.all_([t.B.nonzero(a), t.
 BINOPS.add(BinOpKind.OR, lambda t, a, b: t.B.truth(t.B.any_([t.B.nonzero(a), t.B.nonzero(b)])))
 
 
+def _dot4_i8(t: _Translator, a: Any, b: Any) -> Any:
+    """The sum of the products of the signed bytes (each sign-extended as
+    `(byte ^ 0x80) - 0x80`), wrapping in 32 bits."""
+    B = t.B
+
+    def byte(x: Any, lane: int) -> Any:
+        return B.sub(B.bxor(B.zext(B.extract(x, 8 * lane + 7, 8 * lane), 24), t.c(0x80)), t.c(0x80))
+
+    total = B.mul(byte(a, 0), byte(b, 0))
+    for lane in range(1, 4):
+        total = B.add(total, B.mul(byte(a, lane), byte(b, lane)))
+    return total
+
+
+BINOPS.add(BinOpKind.DOT4_I8, _dot4_i8)
+
+
 _Unary = Callable[[_Translator, Any], Any]
 UNOPS: OpTable[UnOpKind, _Unary] = OpTable("SMT unary operators", lambda: UnOpKind)
 

@@ -116,6 +116,19 @@ BINOPS.add(BinOpKind.AND, lambda a, b: as_bits((a != 0) & (b != 0)))
 BINOPS.add(BinOpKind.OR, lambda a, b: as_bits((a != 0) | (b != 0)))
 
 
+def _dot4_i8(a: Lanes, b: Lanes) -> Lanes:
+    """Per lane: the signed bytes of `a` times those of `b`, summed (wrapping)."""
+    total = np.zeros(np.broadcast_shapes(np.shape(a), np.shape(b)), dtype=np.int64)
+    for lane in range(4):
+        x = ((a >> WORD(8 * lane)) & WORD(0xFF)).astype(np.int64)
+        y = ((b >> WORD(8 * lane)) & WORD(0xFF)).astype(np.int64)
+        total += (x - ((x & 0x80) << 1)) * (y - ((y & 0x80) << 1))
+    return (total & 0xFFFF_FFFF).astype(WORD)
+
+
+BINOPS.add(BinOpKind.DOT4_I8, _dot4_i8)
+
+
 def binop_function(kind: str) -> Callable[[Lanes, Lanes], Lanes]:
     """`lhs <kind> rhs` on the 32-bit patterns of both operands."""
     function = BINOPS.get(BinOpKind(kind)) if kind in _BINOP_SPELLINGS else None
