@@ -24,6 +24,8 @@ from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
 from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
+from vyre.transforms.tensors.matmul_dp4a import K_LIMIT, dp4a_kernels, plan_buffers
+from vyre.transforms.tensors.moduli import N_MAX
 from vyre.transforms.tensors.reduce import Planned
 
 __all__ = ["CHUNK", "Matmul", "matmul_kernels"]
@@ -70,11 +72,16 @@ def _count(b: KernelBuilder, mm: Matmul, rep: Expr) -> Expr:
     return b.let(E.select(E.lt(remaining, E.u32(CHUNK)), remaining, E.u32(CHUNK)), "cnt")
 
 
-def _per_output(b: KernelBuilder, mm: Matmul, body: Callable[[Expr], None]) -> None:
+def _per_output(b: KernelBuilder, mm: Matmul, body: Callable[[Expr], None], only: str | None = None) -> None:
+    """`body(o)` for every output `o`, or, with `only` (a u32 buffer, one word
+    an output), for the outputs whose word is not 0."""
     o = b.let(E.gid_x(), "o")
     with b.block() as guarded:
         body(o)
-    b.emit(Node.if_(E.lt(o, b.param(mm.outputs)), guarded))
+    wanted = E.lt(o, b.param(mm.outputs))
+    if only is not None:
+        wanted = E.and_(wanted, E.ne(E.load(b.buffer(only, DataType.U32), o), E.u32(0)))
+    b.emit(Node.if_(wanted, guarded))
 
 
 def _add_products(b: KernelBuilder, mm: Matmul, row: X.Row, o: Expr, rep: Expr) -> None:
@@ -99,7 +106,7 @@ def _add_products(b: KernelBuilder, mm: Matmul, row: X.Row, o: Expr, rep: Expr) 
     X.flush_flags(b, row, flags)
 
 
-def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
+def _exact_accumulate(name: str, mm: Matmul, state: str, only: str | None) -> Planned:
     b = KernelBuilder(name, WORKGROUP)
     acc = b.workgroup_buffer("acc", WORKGROUP * WORDS)
     rep = b.param(sym("rep"))
@@ -116,11 +123,11 @@ def _exact_accumulate(name: str, mm: Matmul, state: str) -> Planned:
         _add_products(b, mm, row, o, rep)
         X.copy(b, stored, row)
 
-    _per_output(b, mm, body)
+    _per_output(b, mm, body, only)
     return Planned(b, _ceil(mm.outputs, WORKGROUP), _ceil(mm.inner, CHUNK).max(1))
 
 
-def _exact_single(name: str, mm: Matmul, out: str) -> Planned:
+def _exact_single(name: str, mm: Matmul, out: str, only: str | None) -> Planned:
     """The exact matmul in one dispatch when the inner length is a constant of
     at most `CHUNK`: the accumulator never leaves workgroup memory and is
     rounded where it was summed (the same bits as accumulate + round)."""
@@ -135,11 +142,11 @@ def _exact_single(name: str, mm: Matmul, out: str) -> Planned:
         bits = X.round_row(b, row, X.PRODUCT_SCALE, X.FORMATS[DataType.F32])
         b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
 
-    _per_output(b, mm, body)
+    _per_output(b, mm, body, only)
     return Planned(b, _ceil(mm.outputs, WORKGROUP))
 
 
-def _exact_round(name: str, mm: Matmul, state: str, out: str) -> Planned:
+def _exact_round(name: str, mm: Matmul, state: str, out: str, only: str | None) -> Planned:
     b = KernelBuilder(name)
     saved = b.buffer(state, DataType.U32)
     target = b.buffer(out, DataType.F32, write=True)
@@ -151,7 +158,7 @@ def _exact_round(name: str, mm: Matmul, state: str, out: str) -> Planned:
         bits = X.round_to(b, digits, flags, X.PRODUCT_SCALE, X.FORMATS[DataType.F32])
         b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
 
-    _per_output(b, mm, body)
+    _per_output(b, mm, body, only)
     return Planned(b, _ceil(mm.outputs, 256))
 
 
@@ -190,8 +197,28 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
     """The kernels of one matmul; `scratch(dtype, count)` names a new zeroed buffer."""
     if mode == "sequential":
         return [_sequential(name, mm, out)]
+    fast: list[Planned] = []
+    only: str | None = None
+    if dp4a_applies(mm.inner, mm.outputs):
+        d = plan_buffers(mm.a, mm.b, mm.dtype, mm.out_shape, mm.inner, scratch)
+        fast, only = dp4a_kernels(name, d, out), d.flags
     inner = mm.inner.value
     if inner is not None and inner <= CHUNK:
-        return [_exact_single(name, mm, out)]
+        return [*fast, _exact_single(f"{name}_rest" if fast else name, mm, out, only)]
     state = scratch(DataType.U32, mm.outputs * WORDS)
-    return [_exact_accumulate(f"{name}_acc", mm, state), _exact_round(f"{name}_round", mm, state, out)]
+    return [
+        *fast,
+        _exact_accumulate(f"{name}_acc", mm, state, only),
+        _exact_round(f"{name}_round", mm, state, out, only),
+    ]
+
+
+def dp4a_applies(inner: Sym, outputs: Sym) -> bool:
+    """Whether the 8-bit dot-product kernels serve an exact matmul: an inner
+    length that may be within `K_LIMIT` and residue buffers that fit a 2 GiB
+    storage binding when the sizes are known."""
+    k = inner.value
+    if k is not None and k > K_LIMIT:
+        return False
+    count = outputs.value
+    return count is None or count * N_MAX // 4 < 1 << 29

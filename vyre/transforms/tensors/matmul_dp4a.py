@@ -1,0 +1,622 @@
+"""The exact matmul on 8-bit dot products (the Ozaki scheme II): the same
+bits as the per-product kernel of vyre.transforms.tensors.matmul, mostly at
+the GPU's `dot4I8Packed` rate.
+
+Every finite F32/F16/BF16 value is a significand times a power of two. Scaled
+by the power of two of the lowest set bit of its row of `a` (column of `b`),
+each element becomes an integer `A'[i, k]` (`B'[k, j]`) below `2**W` in
+magnitude, `W` the row's width in bits; the product `C' = A' B'` is an exact
+integer with `|C'| < K * 2**(W_a + W_b)`, and `a @ b = C' * 2**(s_i + s_j)`.
+`C'` is computed from its residues modulo `n` small coprime moduli
+(vyre.transforms.tensors.moduli): per modulus, the residues of `A'` and `B'`
+centred in signed bytes, four to a word, and an integer GEMM with exact i32
+sums (`|sum| <= K * 128 * 128 <= 2**30` for `K <= 2**16`). Garner's
+mixed-radix conversion recovers `C'` and one rounding gives the F32 result:
+correctly rounded, so equal to the per-product kernel's bits.
+
+The kernels (no read-back: every decision is data on the device):
+
+1. `stats` (a then b): per row of `a` / column of `b`, one workgroup: the
+   shift of the lowest set bit `s` and the width `W` (all-F32-exact integer
+   facts), or "bad" for a line holding an infinity or NaN;
+2. `plan`: per 128 x 128 output tile, the moduli it needs, from the widest
+   row and column of the tile that are not excluded (bad, or wider than
+   `W_cap` so that `N_MAX` moduli would not do);
+3. `residues` (a then b): every element's residue per modulus, in a panel
+   layout (per 128-line tile and per 64 values of k, `[k/4][line]` words) that
+   the GEMM copies to workgroup memory contiguously;
+4. `gemm`: per tile and modulus (a workgroup of 256 whose modulus the tile
+   does not need does nothing), 128 x 128 outputs, 8 x 8 an invocation, 64 k a
+   step, the next step's words prefetched; each i32 sum reduced to its
+   residue, four outputs' residues to a word;
+5. `reconstruct`: per output, Garner's digits, `C'` in 24-bit digits and the
+   rounding with the output's shift; an output of an excluded row or column,
+   or with `C' = 0` (whose sign depends on the signs of zero products), is
+   flagged instead;
+6. the per-product kernel for the flagged outputs only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vyre.dialects.symbolic import Sym, sym
+from vyre.dialects.tensor_layout import numel
+from vyre.ir import DataType, Expr, Node
+from vyre.ir import Expr as E
+from vyre.transforms.tensors import exact as X
+from vyre.transforms.tensors import moduli as Mo
+from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
+from vyre.transforms.tensors.reduce import Planned
+
+__all__ = ["K_LIMIT", "TILE", "Dp4aMatmul", "dp4a_kernels", "plan_buffers", "round_scaled"]
+
+TILE = 128
+"""Output rows and columns of a GEMM workgroup."""
+KSTEP = 64
+"""Values of k a GEMM step copies to workgroup memory (16 words a line)."""
+WORDS = KSTEP // 4
+K_LIMIT = 1 << 16
+"""The longest inner length (|i32 sum| <= K * 2**14 <= 2**30)."""
+STATS_WIDTH = 64
+DIGITS = (Mo.PREFIX_BITS[Mo.N_MAX] + 2 + 23) // 24
+"""24-bit digits of |C'| (below the product of all the moduli)."""
+NONE = 0xFFFF_FFFF
+
+
+@dataclass(frozen=True)
+class Dp4aMatmul:
+    """One matmul's operands (broadcast to (batch, M, K) and (batch, K, N)),
+    sizes and scratch buffers."""
+
+    a: Rep
+    b: Rep
+    dtype: DataType
+    batch: tuple[Sym, ...]
+    rows: Sym
+    cols: Sym
+    inner: Sym
+    stats_a: str
+    stats_b: str
+    plan: str
+    res_a: str
+    res_b: str
+    res_c: str
+    flags: str
+
+    @property
+    def tiles_m(self) -> Sym:
+        return (self.rows + (TILE - 1)) // TILE
+
+    @property
+    def tiles_n(self) -> Sym:
+        return (self.cols + (TILE - 1)) // TILE
+
+    @property
+    def blocks(self) -> Sym:
+        return (self.inner + (KSTEP - 1)) // KSTEP
+
+    @property
+    def batches(self) -> Sym:
+        return numel(list(self.batch))
+
+    @property
+    def outputs(self) -> Sym:
+        return self.batches * self.rows * self.cols
+
+
+def plan_buffers(
+    a: Rep, b: Rep, dtype: DataType, out_shape: tuple[Sym, ...], inner: Sym, scratch: Callable[[DataType, Sym], str]
+) -> Dp4aMatmul:
+    """The scratch buffers of `a @ b` (`scratch(dtype, count)` names a new zeroed buffer)."""
+    batch = tuple(out_shape[:-2])
+    rows, cols = out_shape[-2], out_shape[-1]
+    bt = numel(list(batch))
+    tm, tn = (rows + (TILE - 1)) // TILE, (cols + (TILE - 1)) // TILE
+    blocks = (inner + (KSTEP - 1)) // KSTEP
+    n = sym(Mo.N_MAX)
+    return Dp4aMatmul(
+        a,
+        b,
+        dtype,
+        batch,
+        rows,
+        cols,
+        inner,
+        scratch(DataType.U32, bt * rows * 2),
+        scratch(DataType.U32, bt * cols * 2),
+        scratch(DataType.U32, bt * tm * tn),
+        scratch(DataType.U32, bt * n * tm * blocks * (WORDS * TILE)),
+        scratch(DataType.U32, bt * n * tn * blocks * (WORDS * TILE)),
+        scratch(DataType.U32, bt * n * tm * tn * (TILE * TILE // 4)),
+        scratch(DataType.U32, bt * rows * cols),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+
+def _min(a: Expr, b: Expr) -> Expr:
+    return E.select(E.lt(a, b), a, b)
+
+
+def _max(a: Expr, b: Expr) -> Expr:
+    return E.select(E.gt(a, b), a, b)
+
+
+def _table(index: Expr, values: list[int]) -> Expr:
+    """`values[index]` as a chain of selects (0 past the end)."""
+    picked: Expr = E.u32(0)
+    for k, value in enumerate(values):
+        picked = E.select(E.eq(index, E.u32(k)), E.u32(value), picked)
+    return picked
+
+
+def _w_cap(b: KernelBuilder, d: Dp4aMatmul) -> tuple[Expr, Expr]:
+    """(the widest line a tile may use, whether K is within `K_LIMIT`)."""
+    k = b.param(d.inner)
+    kbits = b.let(E.sub(E.u32(32), E.clz(k)), "kb")
+    cap = b.let(E.div(E.sub(E.u32(Mo.PREFIX_BITS[Mo.N_MAX] - 2), kbits), E.u32(2)), "cap")
+    return cap, b.let(E.le(k, E.u32(K_LIMIT)), "kok")
+
+
+def _line_value(b: KernelBuilder, d: Dp4aMatmul, side: str, bt: Expr, line: Expr, k: Expr) -> Expr:
+    """Element k of line `line` (a row of a, a column of b) of batch `bt`."""
+    idx = b.unflatten(bt, d.batch) if d.batch else []
+    if side == "a":
+        return emit(b, d.a, [*idx, line, k])
+    return emit(b, d.b, [*idx, k, line])
+
+
+@dataclass(frozen=True)
+class _Bits:
+    """A decoded value as an odd significand times a power of two: `odd *
+    2**(low - 149)`, `top` the shift of its highest bit."""
+
+    sign: Expr
+    odd: Expr
+    low: Expr
+    top: Expr
+    zero: Expr
+    special: Expr
+
+
+def _decode(b: KernelBuilder, value: Expr, dtype: DataType) -> _Bits:
+    term = X.decode(b, value, X.FORMATS[dtype])
+    tz = b.let(E.ctz(term.significand), "tz")
+    odd = b.let(E.shr(term.significand, tz), "odd")
+    low = b.let(E.add(term.shift, tz), "low")
+    top = b.let(E.sub(E.add(term.shift, E.u32(31)), E.clz(term.significand)), "top")
+    special = b.let(E.or_(term.nan, term.inf), "sp")
+    return _Bits(term.sign, odd, low, top, term.zero, special)
+
+
+# ---------------------------------------------------------------------------
+# 1. Line statistics
+# ---------------------------------------------------------------------------
+
+
+def _stats(name: str, d: Dp4aMatmul, side: str) -> Planned:
+    """Per line: word 0 the lowest set bit's shift, word 1 the width in bits
+    (0 for a line of zeros) or `NONE` for a line holding an infinity or NaN."""
+    b = KernelBuilder(name, STATS_WIDTH)
+    lines = d.rows if side == "a" else d.cols
+    out = b.buffer(d.stats_a if side == "a" else d.stats_b, DataType.U32, write=True)
+    lo_w = b.workgroup_buffer("lo", STATS_WIDTH)
+    hi_w = b.workgroup_buffer("hi", STATS_WIDTH)
+    bad_w = b.workgroup_buffer("bad", STATS_WIDTH)
+    g = b.let(E.workgroup_id(0), "g")
+    li = b.let(E.local_id(0), "li")
+    count = b.param(lines)
+    bt = b.let(E.div(g, count), "bt")
+    line = b.let(E.mod(g, count), "ln")
+    lo, hi, bad, c = b.fresh("lo"), b.fresh("hi"), b.fresh("bad"), b.fresh("c")
+    b.emit(Node.let(lo, E.u32(NONE)), Node.let(hi, E.u32(0)), Node.let(bad, E.u32(0)))
+    k_len = b.param(d.inner)
+    with b.block() as step:
+        k = b.let(E.add(E.mul(E.var(c), E.u32(STATS_WIDTH)), li), "k")
+        with b.block() as inside:
+            bits = _decode(b, _line_value(b, d, side, bt, line, k), d.dtype)
+            nonzero = E.and_(E.logical_not(bits.zero), E.logical_not(bits.special))
+            b.emit(
+                Node.if_(nonzero, [
+                    Node.assign(lo, _min(E.var(lo), bits.low)),
+                    Node.assign(hi, _max(E.var(hi), bits.top)),
+                ]),
+                Node.if_(bits.special, [Node.assign(bad, E.u32(1))]),
+            )
+        b.emit(Node.if_(E.lt(k, k_len), inside))
+    steps = E.div(E.add(k_len, E.u32(STATS_WIDTH - 1)), E.u32(STATS_WIDTH))
+    b.emit(
+        Node.loop(c, E.u32(0), steps, step),
+        Node.store(lo_w, li, E.var(lo)),
+        Node.store(hi_w, li, E.var(hi)),
+        Node.store(bad_w, li, E.var(bad)),
+        Node.barrier(),
+    )
+    j = b.fresh("j")
+    with b.block() as first:
+        b.emit(
+            Node.loop(j, E.u32(1), E.u32(STATS_WIDTH), [
+                Node.assign(lo, _min(E.var(lo), E.load(lo_w, E.var(j)))),
+                Node.assign(hi, _max(E.var(hi), E.load(hi_w, E.var(j)))),
+                Node.assign(bad, E.bitor(E.var(bad), E.load(bad_w, E.var(j)))),
+            ])
+        )
+        at = b.let(E.mul(E.add(E.mul(bt, count), line), E.u32(2)), "at")
+        empty = E.eq(E.var(lo), E.u32(NONE))
+        width = E.select(empty, E.u32(0), E.add(E.sub(E.var(hi), E.var(lo)), E.u32(1)))
+        b.emit(
+            Node.store(out, at, E.select(empty, E.u32(0), E.var(lo))),
+            Node.store(out, E.add(at, E.u32(1)), E.select(E.ne(E.var(bad), E.u32(0)), E.u32(NONE), width)),
+        )
+    b.emit(Node.if_(E.eq(li, E.u32(0)), first))
+    return Planned(b, d.batches * lines)
+
+
+# ---------------------------------------------------------------------------
+# 2. Moduli per tile
+# ---------------------------------------------------------------------------
+
+
+def _tile_width(b: KernelBuilder, d: Dp4aMatmul, stats: str, lines: Sym, bt: Expr, tile: Expr, cap: Expr) -> Expr:
+    """The widest line of `tile` that is not excluded (0 if none)."""
+    src = b.buffer(stats, DataType.U32)
+    widest, r = b.fresh("w"), b.fresh("r")
+    count = b.param(lines)
+    b.emit(Node.let(widest, E.u32(0)))
+    with b.block() as step:
+        line = b.let(E.add(E.mul(tile, E.u32(TILE)), E.var(r)), "l")
+        w = b.let(E.load(src, E.add(E.mul(E.add(E.mul(bt, count), line), E.u32(2)), E.u32(1))), "wl")
+        usable = E.and_(E.lt(line, count), E.le(w, cap))
+        b.emit(Node.if_(usable, [Node.assign(widest, _max(E.var(widest), w))]))
+    b.emit(Node.loop(r, E.u32(0), E.u32(TILE), step))
+    return E.var(widest)
+
+
+def _plan(name: str, d: Dp4aMatmul) -> Planned:
+    b = KernelBuilder(name)
+    out = b.buffer(d.plan, DataType.U32, write=True)
+    o = b.let(E.gid_x(), "o")
+    tm, tn = b.param(d.tiles_m), b.param(d.tiles_n)
+    total = b.param(d.batches * d.tiles_m * d.tiles_n)
+    with b.block() as body:
+        jt = b.let(E.mod(o, tn), "J")
+        it = b.let(E.mod(E.div(o, tn), tm), "I")
+        bt = b.let(E.div(E.div(o, tn), tm), "bt")
+        cap, k_ok = _w_cap(b, d)
+        wa = b.let(_tile_width(b, d, d.stats_a, d.rows, bt, it, cap), "wa")
+        wb = b.let(_tile_width(b, d, d.stats_b, d.cols, bt, jt, cap), "wb")
+        kbits = E.sub(E.u32(32), E.clz(b.param(d.inner)))
+        bits = b.let(E.add(E.add(wa, wb), E.add(kbits, E.u32(2))), "bits")
+        need: Expr = E.u32(Mo.N_MAX)
+        for n in range(Mo.N_MAX - 1, 0, -1):
+            need = E.select(E.ge(E.u32(Mo.PREFIX_BITS[n]), bits), E.u32(n), need)
+        used = E.and_(k_ok, E.and_(E.ne(wa, E.u32(0)), E.ne(wb, E.u32(0))))
+        b.emit(Node.store(out, o, E.select(used, need, E.u32(0))))
+    b.emit(Node.if_(E.lt(o, total), body))
+    return Planned(b, (d.batches * d.tiles_m * d.tiles_n + 255) // 256)
+
+
+# ---------------------------------------------------------------------------
+# 3. Residues in the panel layout
+# ---------------------------------------------------------------------------
+
+
+def _residue_byte(b: KernelBuilder, t: int, bits: _Bits, shift: Expr) -> Expr:
+    """The centred residue, as a byte, of `(-1)**sign * odd * 2**shift`
+    modulo `MODULI[t]` (`shift` < 96)."""
+    m = Mo.MODULI[t]
+    v = E.mod(bits.odd, E.u32(m))
+    low = E.mod(E.shl(E.u32(1), E.bitand(shift, E.u32(31))), E.u32(m))
+    high = E.shr(shift, E.u32(5))
+    far = E.select(E.eq(high, E.u32(0)), E.u32(1), E.select(E.eq(high, E.u32(1)), E.u32(Mo.pow2_32k(t, 1)), E.u32(Mo.pow2_32k(t, 2))))
+    power = E.mod(E.mul(low, far), E.u32(m))
+    r = b.let(E.mod(E.mul(v, power), E.u32(m)), "r")
+    u = b.let(E.select(E.and_(E.ne(bits.sign, E.u32(0)), E.ne(r, E.u32(0))), E.sub(E.u32(m), r), r), "u")
+    return E.select(E.ge(u, E.u32((m + 1) // 2)), E.add(u, E.u32(256 - m)), u)
+
+
+def _residues(name: str, d: Dp4aMatmul, side: str) -> Planned:
+    """One invocation per panel word: 4 values of k of one line, its word in
+    every modulus's panel."""
+    b = KernelBuilder(name)
+    lines, tiles = (d.rows, d.tiles_m) if side == "a" else (d.cols, d.tiles_n)
+    stats = b.buffer(d.stats_a if side == "a" else d.stats_b, DataType.U32)
+    out = b.buffer(d.res_a if side == "a" else d.res_b, DataType.U32, write=True)
+    layer = tiles * d.blocks * (WORDS * TILE)
+    o = b.let(E.gid_x(), "o")
+    with b.block() as body:
+        r = b.let(E.bitand(o, E.u32(TILE - 1)), "r")
+        k4 = b.let(E.bitand(E.shr(o, E.u32(7)), E.u32(WORDS - 1)), "k4")
+        rest = b.let(E.shr(o, E.u32(11)), "rest")
+        kb = b.let(E.mod(rest, b.param(d.blocks)), "kb")
+        rest2 = b.let(E.div(rest, b.param(d.blocks)), "rest")
+        tile = b.let(E.mod(rest2, b.param(tiles)), "tl")
+        bt = b.let(E.div(rest2, b.param(tiles)), "bt")
+        line = b.let(E.add(E.mul(tile, E.u32(TILE)), r), "ln")
+        count = b.param(lines)
+        inside = b.let(E.lt(line, count), "in")
+        safe_line = b.let(E.select(inside, line, E.u32(0)), "sl")
+        at = b.let(E.mul(E.add(E.mul(bt, count), safe_line), E.u32(2)), "at")
+        low = b.let(E.load(stats, at), "lw")
+        width = b.let(E.load(stats, E.add(at, E.u32(1))), "wd")
+        cap, _ = _w_cap(b, d)
+        usable = b.let(E.and_(inside, E.le(width, cap)), "ok")
+        k_len = b.param(d.inner)
+        words = [b.fresh("wd") for _ in range(Mo.N_MAX)]
+        b.emit(*(Node.let(w, E.u32(0)) for w in words))
+        for q in range(4):
+            k = b.let(E.add(E.mul(E.add(E.mul(kb, E.u32(WORDS)), k4), E.u32(4)), E.u32(q)), "k")
+            live = b.let(E.and_(usable, E.lt(k, k_len)), "lv")
+            with b.block() as element:
+                bits = _decode(b, _line_value(b, d, side, bt, safe_line, k), d.dtype)
+                shift = b.let(E.sub(bits.low, low), "sh")
+                with b.block() as nonzero:
+                    for t, w in enumerate(words):
+                        byte = _residue_byte(b, t, bits, shift)
+                        b.emit(Node.assign(w, E.bitor(E.var(w), E.shl(byte, E.u32(8 * q)))))
+                b.emit(Node.if_(E.logical_not(E.or_(bits.zero, bits.special)), nonzero))
+            b.emit(Node.if_(live, element))
+        base = b.let(E.sub(o, E.mul(bt, b.param(layer))), "pos")
+        for t, w in enumerate(words):
+            index = E.add(E.mul(E.add(E.mul(bt, E.u32(Mo.N_MAX)), E.u32(t)), b.param(layer)), base)
+            b.emit(Node.store(out, index, E.var(w)))
+    b.emit(Node.if_(E.lt(o, b.param(d.batches * layer)), body))
+    return Planned(b, (d.batches * layer + 255) // 256)
+
+
+# ---------------------------------------------------------------------------
+# 4. The integer GEMM, one modulus a workgroup
+# ---------------------------------------------------------------------------
+
+TM = 8
+PANEL = WORDS * TILE
+"""Words of one step's panel of one operand (2,048)."""
+
+
+def _gemm(name: str, d: Dp4aMatmul) -> Planned:
+    b = KernelBuilder(name, 256)
+    plan = b.buffer(d.plan, DataType.U32)
+    res_a = b.buffer(d.res_a, DataType.U32)
+    res_b = b.buffer(d.res_b, DataType.U32)
+    out = b.buffer(d.res_c, DataType.U32, write=True)
+    sa = b.workgroup_buffer("sa", PANEL)
+    sb = b.workgroup_buffer("sb", PANEL)
+    tm, tn, blocks = b.param(d.tiles_m), b.param(d.tiles_n), b.param(d.blocks)
+    g = b.let(E.workgroup_id(0), "g")
+    jt = b.let(E.mod(g, tn), "J")
+    g1 = b.let(E.div(g, tn), "g")
+    it = b.let(E.mod(g1, tm), "I")
+    g2 = b.let(E.div(g1, tm), "g")
+    t = b.let(E.mod(g2, E.u32(Mo.N_MAX)), "t")
+    bt = b.let(E.div(g2, E.u32(Mo.N_MAX)), "bt")
+    need = b.let(E.load(plan, E.add(E.mul(E.add(E.mul(bt, tm), it), tn), jt)), "need")
+    with b.block() as body:
+        _gemm_body(b, d, (res_a, res_b, out, sa, sb), (tm, tn, blocks), (it, jt, t, bt))
+    b.emit(Node.if_(E.lt(t, need), body))
+    return Planned(b, d.batches * sym(Mo.N_MAX) * d.tiles_m * d.tiles_n)
+
+
+def _gemm_body(
+    b: KernelBuilder,
+    d: Dp4aMatmul,
+    names: tuple[str, str, str, str, str],
+    sizes: tuple[Expr, Expr, Expr],
+    where: tuple[Expr, Expr, Expr, Expr],
+) -> None:
+    res_a, res_b, out, sa, sb = names
+    tm, tn, blocks = sizes
+    it, jt, t, bt = where
+    li = b.let(E.local_id(0), "li")
+    tx = b.let(E.bitand(li, E.u32(15)), "tx")
+    ty = b.let(E.shr(li, E.u32(4)), "ty")
+    layer = b.let(E.add(E.mul(bt, E.u32(Mo.N_MAX)), t), "ly")
+    a_base = b.let(E.mul(E.add(E.mul(layer, tm), it), E.mul(blocks, E.u32(PANEL))), "ab")
+    b_base = b.let(E.mul(E.add(E.mul(layer, tn), jt), E.mul(blocks, E.u32(PANEL))), "bb")
+    acc = [[b.fresh(f"c{r}_{c}_") for c in range(TM)] for r in range(TM)]
+    b.emit(*(Node.let(name, E.u32(0)) for row in acc for name in row))
+    per = PANEL // 256
+    pa = [b.fresh("pa") for _ in range(per)]
+    pb = [b.fresh("pb") for _ in range(per)]
+    for q in range(per):
+        b.emit(
+            Node.let(pa[q], E.load(res_a, E.add(a_base, E.add(E.u32(q * 256), li)))),
+            Node.let(pb[q], E.load(res_b, E.add(b_base, E.add(E.u32(q * 256), li)))),
+        )
+    kb, k4 = b.fresh("kb"), b.fresh("k4")
+    with b.block() as step:
+        b.emit(Node.barrier())
+        for q in range(per):
+            b.emit(
+                Node.store(sa, E.add(E.u32(q * 256), li), E.var(pa[q])),
+                Node.store(sb, E.add(E.u32(q * 256), li), E.var(pb[q])),
+            )
+        b.emit(Node.barrier())
+        with b.block() as fetch:
+            nxt = b.let(E.mul(E.add(E.var(kb), E.u32(1)), E.u32(PANEL)), "nx")
+            for q in range(per):
+                b.emit(
+                    Node.assign(pa[q], E.load(res_a, E.add(E.add(a_base, nxt), E.add(E.u32(q * 256), li)))),
+                    Node.assign(pb[q], E.load(res_b, E.add(E.add(b_base, nxt), E.add(E.u32(q * 256), li)))),
+                )
+        b.emit(Node.if_(E.lt(E.add(E.var(kb), E.u32(1)), blocks), fetch))
+        with b.block() as inner:
+            row0 = b.let(E.add(E.mul(E.var(k4), E.u32(TILE)), E.shl(ty, E.u32(2))), "ra")
+            col0 = b.let(E.add(E.mul(E.var(k4), E.u32(TILE)), E.shl(tx, E.u32(2))), "rb")
+            av = [b.let(E.load(sa, E.bitand(E.add(row0, E.u32((r // 4) * 64 + r % 4)), E.u32(PANEL - 1))), "a") for r in range(TM)]
+            bv = [b.let(E.load(sb, E.bitand(E.add(col0, E.u32((c // 4) * 64 + c % 4)), E.u32(PANEL - 1))), "b") for c in range(TM)]
+            for r in range(TM):
+                for c in range(TM):
+                    b.emit(Node.assign(acc[r][c], E.add(E.var(acc[r][c]), E.dot4_i8(av[r], bv[c]))))
+        b.emit(Node.loop(k4, E.u32(0), E.u32(WORDS), inner))
+    b.emit(Node.loop(kb, E.u32(0), blocks, step))
+    modulus = b.let(_table(t, list(Mo.MODULI)), "m")
+    shift = b.let(_table(t, [Mo.offset(k) for k in range(Mo.N_MAX)]), "off")
+    width = b.let(E.mul(tn, E.u32(TILE // 4)), "nw")
+    for r in range(TM):
+        row = E.add(E.mul(it, E.u32(TILE)), E.add(E.u32((r // 4) * 64 + r % 4), E.shl(ty, E.u32(2))))
+        base = b.let(E.mul(E.add(E.mul(layer, E.mul(tm, E.u32(TILE))), row), width), "cb")
+        for h in range(2):
+            word: Expr = E.u32(0)
+            for q in range(4):
+                residue = E.mod(E.add(E.var(acc[r][h * 4 + q]), shift), modulus)
+                word = E.bitor(word, E.shl(residue, E.u32(8 * q)))
+            col = E.add(E.mul(jt, E.u32(TILE // 4)), E.add(E.u32(h * 16), tx))
+            b.emit(Node.store(out, E.add(base, col), word))
+
+
+# ---------------------------------------------------------------------------
+# 5. Reconstruction and the one rounding
+# ---------------------------------------------------------------------------
+
+
+def _pick(b: KernelBuilder, digits: list[Expr], index: Expr) -> Expr:
+    """digits[index] (0 past the end)."""
+    picked: Expr = E.u32(0)
+    for k, digit in enumerate(digits):
+        picked = E.select(E.eq(index, E.u32(k)), digit, picked)
+    return b.let(picked, "pk")
+
+
+def round_scaled(b: KernelBuilder, mag: list[Expr], negative: Expr, shift: Expr) -> Expr:
+    """The F32 bits of `(-1)**negative * |C| * 2**(shift - 298)`, `|C| > 0`
+    given in 24-bit digits `mag`, rounded once to nearest-even (subnormals
+    exact, overflow to infinity)."""
+    position: Expr = E.u32(0)
+    for k, digit in enumerate(mag):
+        here = E.sub(E.u32(24 * k + 31), E.clz(digit))
+        position = b.let(E.select(E.ne(digit, E.u32(0)), here, position), "pos")
+    top = b.let(E.add(position, shift), "P")  # the leading bit, units of 2**-298
+    normal = b.let(E.ge(top, E.u32(298 - 126)), "nrm")
+    lsb = b.let(E.select(normal, E.sub(top, E.u32(23)), E.u32(298 - 149)), "L")
+    # |C| < 2**24 when lsb < shift: nothing is rounded off
+    exact = b.let(E.lt(lsb, shift), "ex")
+    local = b.let(E.select(exact, E.u32(0), E.sub(lsb, shift)), "l")
+    at = b.let(E.div(local, E.u32(24)), "a")
+    sh = b.let(E.mod(local, E.u32(24)), "s")
+    first, second = _pick(b, mag, at), _pick(b, mag, E.add(at, E.u32(1)))
+    kept = E.bitand(E.bitor(E.shr(first, sh), E.shl(second, E.sub(E.u32(24), sh))), E.u32(0xFF_FFFF))
+    round_at = b.let(E.sub(local, E.u32(1)), "R")
+    ra = b.let(E.div(round_at, E.u32(24)), "ra")
+    rb = b.let(E.mod(round_at, E.u32(24)), "rb")
+    word = _pick(b, mag, ra)
+    round_bit = E.bitand(E.shr(word, rb), E.u32(1))
+    sticky: Expr = E.ne(E.bitand(word, E.sub(E.shl(E.u32(1), rb), E.u32(1))), E.u32(0))
+    for k, digit in enumerate(mag):
+        sticky = E.or_(sticky, E.and_(E.lt(E.u32(k), ra), E.ne(digit, E.u32(0))))
+    sticky = b.let(sticky, "st")
+    significand = b.let(E.select(exact, E.shl(mag[0], E.sub(shift, lsb)), kept), "m")
+    has_round = E.and_(E.logical_not(exact), E.ne(local, E.u32(0)))
+    up = E.and_(E.and_(has_round, E.ne(round_bit, E.u32(0))), E.or_(sticky, E.ne(E.bitand(significand, E.u32(1)), E.u32(0))))
+    rounded = b.let(E.add(significand, E.select(up, E.u32(1), E.u32(0))), "mr")
+    exponent_part = E.shl(E.sub(top, E.u32(298 - 126)), E.u32(23))
+    bits = b.let(E.select(normal, E.add(exponent_part, rounded), rounded), "bits")
+    overflow = E.or_(E.gt(top, E.u32(298 + 127)), E.ge(bits, E.u32(0x7F80_0000)))
+    finite = E.select(overflow, E.u32(0x7F80_0000), bits)
+    return b.let(E.bitor(finite, E.select(negative, E.u32(0x8000_0000), E.u32(0))), "res")
+
+
+def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Expr], Expr]:
+    """(|C| in 24-bit digits, whether C < 0) from its residues modulo the
+    first `need` moduli (vyre.transforms.tensors.moduli.reconstruct)."""
+    digits = [b.fresh("v") for _ in range(Mo.N_MAX)]
+    b.emit(*(Node.let(v, E.u32(0)) for v in digits))
+    for t in range(Mo.N_MAX):
+        m = Mo.MODULI[t]
+        with b.block() as column:
+            u: Expr = residues[t]
+            for s in range(t):
+                lifted = E.sub(E.add(u, E.u32(m * -(-256 // m))), E.var(digits[s]))
+                u = b.let(E.mod(E.mul(lifted, E.u32(Mo.garner_inverse(s, t))), E.u32(m)), "u")
+            b.emit(Node.assign(digits[t], u))
+        b.emit(Node.if_(E.lt(E.u32(t), need), column))
+    top_digit = _table_expr(need, [E.var(v) for v in digits])
+    top_modulus = _table(E.sub(need, E.u32(1)), list(Mo.MODULI))
+    negative = b.let(E.and_(E.ne(need, E.u32(0)), E.ge(E.mul(top_digit, E.u32(2)), top_modulus)), "neg")
+    mag: list[Expr] = [E.u32(0)] * DIGITS
+    for t in range(Mo.N_MAX - 1, -1, -1):
+        m = Mo.MODULI[t]
+        v = E.var(digits[t])
+        w = E.select(E.lt(E.u32(t), need), E.select(negative, E.sub(E.u32(m - 1), v), v), E.u32(0))
+        carry: Expr = b.let(w, "w")
+        for k in range(DIGITS):
+            if t == Mo.N_MAX - 1 and k > 0:
+                break
+            p = b.let(E.add(E.mul(mag[k], E.u32(m)), carry), "p")
+            mag[k] = b.let(E.bitand(p, E.u32(0xFF_FFFF)), "y")
+            carry = E.shr(p, E.u32(24))
+    carry = E.select(negative, E.u32(1), E.u32(0))
+    for k in range(DIGITS):
+        p = b.let(E.add(mag[k], carry), "p")
+        mag[k] = b.let(E.bitand(p, E.u32(0xFF_FFFF)), "y")
+        carry = E.shr(p, E.u32(24))
+    return mag, negative
+
+
+def _table_expr(need: Expr, values: list[Expr]) -> Expr:
+    """`values[need - 1]` (0 when need is 0)."""
+    picked: Expr = E.u32(0)
+    for k, value in enumerate(values):
+        picked = E.select(E.eq(need, E.u32(k + 1)), value, picked)
+    return picked
+
+
+def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
+    b = KernelBuilder(name)
+    stats_a, stats_b = b.buffer(d.stats_a, DataType.U32), b.buffer(d.stats_b, DataType.U32)
+    plan, res_c = b.buffer(d.plan, DataType.U32), b.buffer(d.res_c, DataType.U32)
+    target = b.buffer(out, DataType.F32, write=True)
+    flags = b.buffer(d.flags, DataType.U32, write=True)
+    o = b.let(E.gid_x(), "o")
+    with b.block() as body:
+        rows, cols = b.param(d.rows), b.param(d.cols)
+        j = b.let(E.mod(o, cols), "j")
+        i = b.let(E.mod(E.div(o, cols), rows), "i")
+        bt = b.let(E.div(E.div(o, cols), rows), "bt")
+        at_a = b.let(E.mul(E.add(E.mul(bt, rows), i), E.u32(2)), "sa")
+        at_b = b.let(E.mul(E.add(E.mul(bt, cols), j), E.u32(2)), "sb")
+        cap, k_ok = _w_cap(b, d)
+        wa, wb = E.load(stats_a, E.add(at_a, E.u32(1))), E.load(stats_b, E.add(at_b, E.u32(1)))
+        usable = b.let(E.and_(k_ok, E.and_(E.le(wa, cap), E.le(wb, cap))), "ok")
+        tm, tn = b.param(d.tiles_m), b.param(d.tiles_n)
+        tile = E.add(E.mul(E.add(E.mul(bt, tm), E.div(i, E.u32(TILE))), tn), E.div(j, E.u32(TILE)))
+        need = b.let(E.select(usable, E.load(plan, tile), E.u32(0)), "need")
+        width = b.let(E.mul(tn, E.u32(TILE // 4)), "nw")
+        rows_pad = b.let(E.mul(tm, E.u32(TILE)), "mp")
+        lane = b.let(E.mul(E.bitand(j, E.u32(3)), E.u32(8)), "q")
+        col = b.let(E.shr(j, E.u32(2)), "c4")
+        residues: list[Expr] = []
+        for t in range(Mo.N_MAX):
+            layer = E.add(E.mul(bt, E.u32(Mo.N_MAX)), E.u32(t))
+            word = E.load(res_c, E.add(E.mul(E.add(E.mul(layer, rows_pad), i), width), col))
+            byte = E.bitand(E.shr(word, lane), E.u32(0xFF))
+            residues.append(b.let(E.select(E.lt(E.u32(t), need), byte, E.u32(0)), "x"))
+        mag, negative = _garner(b, residues, need)
+        nonzero: Expr = E.u32(0)
+        for digit in mag:
+            nonzero = E.bitor(nonzero, digit)
+        shift = b.let(E.add(E.load(stats_a, at_a), E.load(stats_b, at_b)), "S")
+        with b.block() as done:
+            bits = round_scaled(b, mag, negative, shift)
+            b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
+        b.emit(Node.if_(E.ne(nonzero, E.u32(0)), done, [Node.store(flags, o, E.u32(1))]))
+    b.emit(Node.if_(E.lt(o, b.param(d.outputs)), body))
+    return Planned(b, (d.outputs + 255) // 256)
+
+
+def dp4a_kernels(name: str, d: Dp4aMatmul, out: str) -> list[Planned]:
+    """Kernels 1-5 (the caller adds the per-product kernel for the flagged
+    outputs)."""
+    return [
+        _stats(f"{name}_stats_a", d, "a"),
+        _stats(f"{name}_stats_b", d, "b"),
+        _plan(f"{name}_plan", d),
+        _residues(f"{name}_res_a", d, "a"),
+        _residues(f"{name}_res_b", d, "b"),
+        _gemm(f"{name}_gemm", d),
+        _reconstruct(f"{name}_crt", d, out),
+    ]
