@@ -101,7 +101,10 @@ def test_the_schedule_vyre_opt_prints_runs_like_vt_run(tmp_path: Path) -> None:
 def test_every_kernel_is_a_valid_vyre_program() -> None:
     programs = vt.kernels(_graph())
     assert [p.name for p in programs] == [
-        "demo_0_matmul_exact",  # a constant inner length within one chunk: one kernel
+        # the 8-bit dot-product kernels, then the per-product kernel for the
+        # outputs they flag (a constant inner length within one chunk: one kernel)
+        *(f"demo_0_matmul_exact_{k}" for k in ("stats_a", "stats_b", "plan", "res_a", "res_b", "gemm", "crt")),
+        "demo_0_matmul_exact_rest",
         "demo_1_map",
         "demo_2_sum_tree_push",
         "demo_2_sum_tree_finish",

@@ -1,0 +1,179 @@
+"""The exact matmul on 8-bit dot products (vyre.transforms.tensors.matmul_dp4a).
+
+Oracles: exact integer products of the values' significands (Python ints
+through numpy object arrays) rounded once by `tensor_oracles.round_rational`;
+Python's own Chinese remainder theorem for the moduli. Nothing from vyre.
+
+With the per-product kernel removed from the schedule, an output the dp4a
+kernels do not compute stays 0: so the tests also show which outputs they
+compute (every output but those of excluded rows/columns and exact zeros)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import gcd, prod
+
+import numpy as np
+import pytest
+import tensor_oracles as O
+from tensor_oracles import user_array
+
+from vyre import tensor as vt
+from vyre.ir import DataType
+from vyre.transforms.tensors import lower as L
+from vyre.transforms.tensors import matmul as MM
+from vyre.transforms.tensors import moduli as Mo
+
+FORMATS = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
+
+
+def _scaled(bits: np.ndarray, fmt: str) -> np.ndarray:
+    """Each finite value times 2**149 (F32) or 2**24 (F16) or 2**133 (BF16): an exact integer."""
+    scale = {"f32": 149, "f16": 24, "bf16": 133}[fmt]
+    flat = [O.to_fraction(int(v), fmt) * 2**scale for v in bits.ravel()]
+    assert all(q.denominator == 1 for q in flat)
+    return np.array([q.numerator for q in flat], dtype=object).reshape(bits.shape)
+
+
+def exact_matmul(a_bits: np.ndarray, b_bits: np.ndarray, fmt: str) -> np.ndarray:
+    """F32 bits of the correctly rounded products of finite operands whose
+    exact sums are not zero."""
+    scale = {"f32": 149, "f16": 24, "bf16": 133}[fmt]
+    c = _scaled(a_bits, fmt) @ _scaled(b_bits, fmt)
+    out = np.zeros(c.shape, dtype=np.int64)
+    for index in np.ndindex(*c.shape):
+        out[index] = O.round_rational(Fraction(int(c[index]), 2 ** (2 * scale)), "f32")
+    return out
+
+
+def _graph(a_shape: tuple[int | str, ...], b_shape: tuple[int | str, ...], fmt: str) -> vt.Graph:
+    g = vt.Graph("dp4a")
+    g.output("c", vt.matmul(g.input("a", FORMATS[fmt], a_shape), g.input("b", FORMATS[fmt], b_shape)))
+    return g
+
+
+@pytest.fixture
+def dp4a_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schedule without the per-product kernel for the flagged outputs."""
+    full = MM.matmul_kernels
+
+    def without_rest(*args, **kwargs):  # type: ignore[no-untyped-def]
+        kernels = full(*args, **kwargs)
+        assert [k.builder.name for k in kernels][5].endswith("_gemm")
+        return kernels[:7]
+
+    monkeypatch.setattr(L, "matmul_kernels", without_rest)
+
+
+def _normal(rng: np.random.Generator, shape: tuple[int, ...], fmt: str) -> np.ndarray:
+    x = rng.standard_normal(shape)
+    if fmt == "f32":
+        return x.astype(np.float32).view(np.uint32)
+    if fmt == "f16":
+        return x.astype(np.float16).view(np.uint16)
+    return (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+@pytest.mark.parametrize(
+    ("backend", "m", "k", "n"),
+    [("interp", 9, 70, 5), ("interp", 1, 1, 1), ("wgpu", 130, 70, 131), ("wgpu", 3, 200, 257)],
+)
+def test_dp4a_kernels_alone_give_the_correctly_rounded_products(
+    backend: str, m: int, k: int, n: int, dp4a_only: None, request: pytest.FixtureRequest
+) -> None:
+    """Several 128-tiles and 64-value k steps, lengths that are not multiples
+    of either; exponents spread over 2**-10 .. 2**10 within a row; row 0 of a
+    holds one value 2**-100 below the others (wider than any tile may use:
+    excluded, so its outputs are left to the per-product kernel)."""
+    if backend == "wgpu":
+        request.getfixturevalue("gpu_adapter")
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    A = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-10, 10, (m, k))).astype(np.float32)
+    B = rng.standard_normal((k, n)).astype(np.float32)
+    if m > 1:
+        A[0, 0] = np.float32(A[0, 0] * 2.0**-100)
+    got = vt.run(_graph((m, k), (k, n), "f32"), {"a": A, "b": B}, backend=backend)["c"].view(np.uint32)
+    want = exact_matmul(A.view(np.uint32), B.view(np.uint32), "f32")
+    if m > 1:
+        assert not got[0].any()  # excluded: not computed here
+        want[0] = 0
+    assert got.astype(np.int64).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("fmt", ["f16", "bf16"])
+def test_half_formats_on_the_gpu_equal_the_interpreter_and_the_oracle(fmt: str, gpu_adapter: object) -> None:
+    rng = np.random.default_rng(5)
+    A, B = _normal(rng, (2, 40, 33), fmt), _normal(rng, (33, 140), fmt)
+    g = _graph((2, 40, "k"), ("k", 140), fmt)
+    inputs = {"a": user_array(A, fmt), "b": user_array(B, fmt)}
+    gpu = vt.run(g, inputs, backend="wgpu")["c"].view(np.uint32)
+    want = np.stack([exact_matmul(A[z], B, fmt) for z in range(2)])
+    assert gpu.astype(np.int64).tolist() == want.tolist()
+    small = {"a": user_array(A[:, :5], fmt), "b": user_array(B[:, :7], fmt)}
+    g_small = _graph((2, 5, "k"), ("k", 7), fmt)
+    interp = vt.run(g_small, small, backend="interp")["c"].view(np.uint32)
+    assert interp.astype(np.int64).tolist() == want[:, :5, :7].tolist()
+
+
+def test_results_at_the_edges_of_f32_and_exact_zeros(gpu_adapter: object) -> None:
+    """Rows scaled to give subnormal results, results that underflow to zero
+    after rounding, overflow to infinity, the largest finite; sums that cancel
+    to exactly 0 (+0.0) and all-(-0.0) products (-0.0) come from the
+    per-product kernel, NaN and infinities too. Everything against the oracle."""
+    rng = np.random.default_rng(9)
+    k, n = 24, 6
+    A = rng.standard_normal((8, k)).astype(np.float32)
+    B = rng.standard_normal((k, n)).astype(np.float32)
+    A[0] *= np.float32(2.0**-70)  # products near 2**-140 .. 2**-150: subnormal results
+    A[1] *= np.float32(2.0**-80)  # below half the smallest subnormal: +-0 after rounding or 2**-149
+    A[2] *= np.float32(2.0**126)  # products near 2**126 .. 2**130: infinities
+    A[3] = np.float32(2.0**127)
+    A[3, 1:] = 0.0
+    B[0, 0] = np.float32(1.9999999)  # the largest finite 
+    A[4] = 1.0
+    B[:, 1] = 0.0
+    B[0, 1], B[1, 1] = 3.0, -3.0  # exact cancellation: +0.0
+    A[5] = -0.0
+    B[:, 2] = np.abs(B[:, 2])  # -0 * +x for every k: -0.0
+    A[6, 3], B[5, 4], A[7, 2] = np.inf, np.nan, -np.inf
+    g = _graph((8, k), (k, n), "f32")
+    got = vt.run(g, {"a": A, "b": B}, backend="wgpu")["c"].view(np.uint32)
+    interp = vt.run(g, {"a": A, "b": B}, backend="interp")["c"].view(np.uint32)
+    want = MM_oracle(A, B)
+    assert got.astype(np.int64).tolist() == want.tolist()
+    assert np.array_equal(got, interp)
+    assert got[3, 0] == 0x7F7F_FFFF and got[4, 1] == 0 and got[5, 2] == 0x8000_0000
+
+
+def MM_oracle(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    rows = [[int(v) for v in r] for r in A.view(np.uint32)]
+    cols = [[int(v) for v in c] for c in B.view(np.uint32).T]
+    return np.array([[O.exact_dot(r, c, "f32") for c in cols] for r in rows], dtype=np.int64)
+
+
+def test_the_moduli() -> None:
+    assert len(Mo.MODULI) == Mo.N_MAX and all(m <= 256 for m in Mo.MODULI)
+    assert all(gcd(x, y) == 1 for i, x in enumerate(Mo.MODULI) for y in Mo.MODULI[i + 1 :])
+    for n in range(Mo.N_MAX + 1):
+        assert 2 ** Mo.PREFIX_BITS[n] <= prod(Mo.MODULI[:n]) < 2 ** (Mo.PREFIX_BITS[n] + 1)
+    assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX] - 2) == Mo.N_MAX
+    assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX] - 1) is None
+    for t in range(Mo.N_MAX):
+        assert Mo.offset(t) % Mo.MODULI[t] == 0 and 2**30 <= Mo.offset(t) < 2**30 + Mo.MODULI[t]
+        assert Mo.offset(t) + 2**30 < 2**32
+        assert all(Mo.garner_inverse(s, t) * Mo.MODULI[s] % Mo.MODULI[t] == 1 for s in range(t))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, Mo.N_MAX])
+def test_garner_reconstruction_equals_the_crt(n: int) -> None:
+    rng = np.random.default_rng(n)
+    total = prod(Mo.MODULI[:n])
+    limit = total // 4
+    values = [0, 1, -1, limit - 1, -(limit - 1)] + [int(x) for x in rng.integers(-(2**62), 2**62, 200)]
+    for c in values:
+        c = c % limit if c >= 0 else -((-c) % limit)
+        residues = [c % m for m in Mo.MODULI[:n]]
+        # Python's CRT: the unique value in [0, total) with those residues
+        crt = sum(r * (total // m) * pow(total // m, -1, m) for r, m in zip(residues, Mo.MODULI[:n])) % total
+        assert (crt if crt < total // 2 else crt - total) == c
+        assert Mo.reconstruct(residues) == c
