@@ -83,6 +83,25 @@ def vyre_time(graph: vt.Graph, inputs: dict[str, np.ndarray], reps: int, trials:
     return seconds, staged.results()
 
 
+def kernel_times(graph: vt.Graph, inputs: dict[str, np.ndarray]) -> str:
+    """ms of each dispatch of `graph` run alone (after one full run), by kernel."""
+    from vyre.runtime import wgpu_backend
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    staged = runner.stage(graph, inputs)
+    probe = Resident.allocate(gpu_device(), 1)
+    wgpu_backend.run_steps(staged.encoded, clear=staged.clear)
+    parts: list[str] = []
+    for step in staged.encoded:
+        def once(steps: list[Any] = [step]) -> float:
+            submitted = wgpu_backend.run_steps(steps, repeat=3)
+            probe.read()
+            return (time.perf_counter() - submitted) / 3
+
+        parts.append(f"{step[0].name.split('_matmul_')[-1]} {_median_time(once, 3) * 1e3:.3f}")
+    return ", ".join(parts)
+
+
 def torch_time(make: Callable[..., Callable[[], object]], arrays: Sequence[np.ndarray], reps: int, trials: int) -> float | None:
     torch = _torch()
     if torch is None:
@@ -202,6 +221,8 @@ def matmul_rows(args: argparse.Namespace) -> list[list[object]]:
         g = vt.Graph(f"mm_{fmt}_{mode}")
         g.output("c", vt.matmul(g.input("a", dtype, (n, n)), g.input("b", dtype, (n, n)), mode))
         seconds, out = vyre_time(g, {"a": a, "b": b}, args.mm_reps, args.trials)
+        if mode == "exact":
+            print(f"matmul {mode} {fmt} {n}^3, each kernel alone: {kernel_times(g, {'a': a, 'b': b})}", flush=True)
         check = _check_matmul(a, b, out["c"].view(np.float32).reshape(n, n), fmt, mode, rng)
         theirs = None
         if torch is not None:

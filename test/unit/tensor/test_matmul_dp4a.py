@@ -156,8 +156,14 @@ def test_the_moduli() -> None:
     assert all(gcd(x, y) == 1 for i, x in enumerate(Mo.MODULI) for y in Mo.MODULI[i + 1 :])
     for n in range(Mo.N_MAX + 1):
         assert 2 ** Mo.PREFIX_BITS[n] <= prod(Mo.MODULI[:n]) < 2 ** (Mo.PREFIX_BITS[n] + 1)
-    assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX] - 2) == Mo.N_MAX
-    assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX] - 1) is None
+    assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX] - 1) == Mo.N_MAX
+    assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX]) is None
+    for n in range(1, Mo.N_MAX + 1):  # the digits of prod / 2
+        digits = Mo.HALF_DIGITS[:n]
+        value = 0
+        for t in range(n - 1, -1, -1):
+            value = value * Mo.MODULI[t] + digits[t]
+        assert value == prod(Mo.MODULI[:n]) // 2
     for t in range(Mo.N_MAX):
         assert Mo.offset(t) % Mo.MODULI[t] == 0 and 2**30 <= Mo.offset(t) < 2**30 + Mo.MODULI[t]
         assert Mo.offset(t) + 2**30 < 2**32
@@ -168,12 +174,15 @@ def test_the_moduli() -> None:
 def test_garner_reconstruction_equals_the_crt(n: int) -> None:
     rng = np.random.default_rng(n)
     total = prod(Mo.MODULI[:n])
-    limit = total // 4
-    values = [0, 1, -1, limit - 1, -(limit - 1)] + [int(x) for x in rng.integers(-(2**62), 2**62, 200)]
+    limit = total // 2
+    values = [0, 1, -1, limit - 1, -limit] + [int(x) for x in rng.integers(-(2**62), 2**62, 200)]
     for c in values:
-        c = c % limit if c >= 0 else -((-c) % limit)
+        c = c % limit if c >= 0 else -((-c) % (limit + 1))
         residues = [c % m for m in Mo.MODULI[:n]]
         # Python's CRT: the unique value in [0, total) with those residues
         crt = sum(r * (total // m) * pow(total // m, -1, m) for r, m in zip(residues, Mo.MODULI[:n])) % total
         assert (crt if crt < total // 2 else crt - total) == c
-        assert Mo.reconstruct(residues) == c
+        # the kernels' offset: total / 2 added to the residue modulo 256 alone
+        offset = [(r + (128 if t == 0 else 0)) % m for t, (r, m) in enumerate(zip(residues, Mo.MODULI))]
+        assert offset == [(c + total // 2) % m for m in Mo.MODULI[:n]]
+        assert Mo.reconstruct(offset) == c

@@ -63,6 +63,10 @@ STATS_WIDTH = 64
 DIGITS = (Mo.PREFIX_BITS[Mo.N_MAX] + 2 + 23) // 24
 """24-bit digits of |C'| (below the product of all the moduli)."""
 NONE = 0xFFFF_FFFF
+STAT_WORDS = 3
+"""Per line: the lowest set bit's shift, the width, the doubled norm width."""
+F = 15
+"""Fraction bits of the squared-norm bound (`Q`, module doc of `_stats`)."""
 
 
 @dataclass(frozen=True)
@@ -124,8 +128,8 @@ def plan_buffers(
         rows,
         cols,
         inner,
-        scratch(DataType.U32, bt * rows * 2),
-        scratch(DataType.U32, bt * cols * 2),
+        scratch(DataType.U32, bt * rows * STAT_WORDS),
+        scratch(DataType.U32, bt * cols * STAT_WORDS),
         scratch(DataType.U32, bt * tm * tn),
         scratch(DataType.U32, bt * n * tm * blocks * (WORDS * TILE)),
         scratch(DataType.U32, bt * n * tn * blocks * (WORDS * TILE)),
@@ -155,12 +159,17 @@ def _table(index: Expr, values: list[int]) -> Expr:
     return picked
 
 
+def _k_bits(b: KernelBuilder, d: Dp4aMatmul) -> Expr:
+    """ceil(log2(K)): K <= 2**k_bits."""
+    return b.let(E.sub(E.u32(32), E.clz(E.sub(b.param(d.inner), E.u32(1)))), "kbits")
+
+
 def _w_cap(b: KernelBuilder, d: Dp4aMatmul) -> tuple[Expr, Expr]:
-    """(the widest line a tile may use, whether K is within `K_LIMIT`)."""
-    k = b.param(d.inner)
-    kbits = b.let(E.sub(E.u32(32), E.clz(k)), "kb")
-    cap = b.let(E.div(E.sub(E.u32(Mo.PREFIX_BITS[Mo.N_MAX] - 2), kbits), E.u32(2)), "cap")
-    return cap, b.let(E.le(k, E.u32(K_LIMIT)), "kok")
+    """(the widest line a tile may use, whether K is within `K_LIMIT`): two
+    lines of that width and K products fit `N_MAX` moduli."""
+    kbits = _k_bits(b, d)
+    cap = b.let(E.div(E.sub(E.u32(Mo.PREFIX_BITS[Mo.N_MAX] - 1), kbits), E.u32(2)), "cap")
+    return cap, b.let(E.le(b.param(d.inner), E.u32(K_LIMIT)), "kok")
 
 
 def _line_value(b: KernelBuilder, d: Dp4aMatmul, side: str, bt: Expr, line: Expr, k: Expr) -> Expr:
@@ -200,8 +209,13 @@ def _decode(b: KernelBuilder, value: Expr, dtype: DataType) -> _Bits:
 
 
 def _stats(name: str, d: Dp4aMatmul, side: str) -> Planned:
-    """Per line: word 0 the lowest set bit's shift, word 1 the width in bits
-    (0 for a line of zeros) or `NONE` for a line holding an infinity or NaN."""
+    """Per line, three words: the lowest set bit's shift `s`; the width `W`
+    (`|x| * 2**-s < 2**W` for every element; 0 for a line of zeros, `NONE`
+    for a line holding an infinity or NaN); and `D = 2 W + bitlen(Q)` with
+    `Q = sum over non-zero elements of ceil(2**(F - 2 (T - top)))`, `T` the
+    line's highest bit and `top` the element's: `sum x**2 * 4**-s < 4**W * Q
+    * 2**-F`, so the line's 2-norm (scaled) is below `2**((D - F) / 2)`
+    (Cauchy-Schwarz then bounds a dot product by both lines' norms)."""
     b = KernelBuilder(name, STATS_WIDTH)
     lines = d.rows if side == "a" else d.cols
     out = b.buffer(d.stats_a if side == "a" else d.stats_b, DataType.U32, write=True)
@@ -213,45 +227,68 @@ def _stats(name: str, d: Dp4aMatmul, side: str) -> Planned:
     count = b.param(lines)
     bt = b.let(E.div(g, count), "bt")
     line = b.let(E.mod(g, count), "ln")
-    lo, hi, bad, c = b.fresh("lo"), b.fresh("hi"), b.fresh("bad"), b.fresh("c")
-    b.emit(Node.let(lo, E.u32(NONE)), Node.let(hi, E.u32(0)), Node.let(bad, E.u32(0)))
-    k_len = b.param(d.inner)
-    with b.block() as step:
-        k = b.let(E.add(E.mul(E.var(c), E.u32(STATS_WIDTH)), li), "k")
-        with b.block() as inside:
-            bits = _decode(b, _line_value(b, d, side, bt, line, k), d.dtype)
-            nonzero = E.and_(E.logical_not(bits.zero), E.logical_not(bits.special))
-            b.emit(
-                Node.if_(nonzero, [
-                    Node.assign(lo, _min(E.var(lo), bits.low)),
-                    Node.assign(hi, _max(E.var(hi), bits.top)),
-                ]),
-                Node.if_(bits.special, [Node.assign(bad, E.u32(1))]),
-            )
-        b.emit(Node.if_(E.lt(k, k_len), inside))
-    steps = E.div(E.add(k_len, E.u32(STATS_WIDTH - 1)), E.u32(STATS_WIDTH))
+    lo, hi, bad, q = b.fresh("lo"), b.fresh("hi"), b.fresh("bad"), b.fresh("q")
+    b.emit(Node.let(lo, E.u32(NONE)), Node.let(hi, E.u32(0)), Node.let(bad, E.u32(0)), Node.let(q, E.u32(0)))
+
+    def over_line(visit: Callable[[_Bits], list[Node]]) -> None:
+        c = b.fresh("c")
+        k_len = b.param(d.inner)
+        with b.block() as step:
+            k = b.let(E.add(E.mul(E.var(c), E.u32(STATS_WIDTH)), li), "k")
+            with b.block() as inside:
+                bits = _decode(b, _line_value(b, d, side, bt, line, k), d.dtype)
+                b.emit(*visit(bits))
+            b.emit(Node.if_(E.lt(k, k_len), inside))
+        steps = E.div(E.add(k_len, E.u32(STATS_WIDTH - 1)), E.u32(STATS_WIDTH))
+        b.emit(Node.loop(c, E.u32(0), steps, step))
+
+    def nonzero(bits: _Bits) -> Expr:
+        return E.and_(E.logical_not(bits.zero), E.logical_not(bits.special))
+
+    over_line(lambda bits: [
+        Node.if_(nonzero(bits), [
+            Node.assign(lo, _min(E.var(lo), bits.low)),
+            Node.assign(hi, _max(E.var(hi), bits.top)),
+        ]),
+        Node.if_(bits.special, [Node.assign(bad, E.u32(1))]),
+    ])
     b.emit(
-        Node.loop(c, E.u32(0), steps, step),
         Node.store(lo_w, li, E.var(lo)),
         Node.store(hi_w, li, E.var(hi)),
         Node.store(bad_w, li, E.var(bad)),
         Node.barrier(),
     )
     j = b.fresh("j")
+    b.emit(
+        Node.loop(j, E.u32(0), E.u32(STATS_WIDTH), [
+            Node.assign(lo, _min(E.var(lo), E.load(lo_w, E.var(j)))),
+            Node.assign(hi, _max(E.var(hi), E.load(hi_w, E.var(j)))),
+            Node.assign(bad, E.bitor(E.var(bad), E.load(bad_w, E.var(j)))),
+        ]),
+        Node.barrier(),
+    )
+
+    def square_bound(bits: _Bits) -> list[Node]:
+        gap = b.let(E.shl(E.sub(E.var(hi), bits.top), E.u32(1)), "gap")
+        term = E.select(E.ge(gap, E.u32(F)), E.u32(1), E.shl(E.u32(1), E.sub(E.u32(F), gap)))
+        return [Node.if_(nonzero(bits), [Node.assign(q, E.add(E.var(q), term))])]
+
+    over_line(square_bound)
+    b.emit(Node.store(lo_w, li, E.var(q)), Node.barrier())
     with b.block() as first:
+        total, j2 = b.fresh("Q"), b.fresh("j")
         b.emit(
-            Node.loop(j, E.u32(1), E.u32(STATS_WIDTH), [
-                Node.assign(lo, _min(E.var(lo), E.load(lo_w, E.var(j)))),
-                Node.assign(hi, _max(E.var(hi), E.load(hi_w, E.var(j)))),
-                Node.assign(bad, E.bitor(E.var(bad), E.load(bad_w, E.var(j)))),
-            ])
+            Node.let(total, E.u32(0)),
+            Node.loop(j2, E.u32(0), E.u32(STATS_WIDTH), [Node.assign(total, E.add(E.var(total), E.load(lo_w, E.var(j2))))]),
         )
-        at = b.let(E.mul(E.add(E.mul(bt, count), line), E.u32(2)), "at")
-        empty = E.eq(E.var(lo), E.u32(NONE))
-        width = E.select(empty, E.u32(0), E.add(E.sub(E.var(hi), E.var(lo)), E.u32(1)))
+        at = b.let(E.mul(E.add(E.mul(bt, count), line), E.u32(STAT_WORDS)), "at")
+        empty = b.let(E.eq(E.var(lo), E.u32(NONE)), "empty")
+        width = b.let(E.select(empty, E.u32(0), E.add(E.sub(E.var(hi), E.var(lo)), E.u32(1))), "W")
+        doubled = E.add(E.shl(width, E.u32(1)), E.sub(E.u32(32), E.clz(E.var(total))))
         b.emit(
             Node.store(out, at, E.select(empty, E.u32(0), E.var(lo))),
             Node.store(out, E.add(at, E.u32(1)), E.select(E.ne(E.var(bad), E.u32(0)), E.u32(NONE), width)),
+            Node.store(out, E.add(at, E.u32(2)), doubled),
         )
     b.emit(Node.if_(E.eq(li, E.u32(0)), first))
     return Planned(b, d.batches * lines)
@@ -262,22 +299,35 @@ def _stats(name: str, d: Dp4aMatmul, side: str) -> Planned:
 # ---------------------------------------------------------------------------
 
 
-def _tile_width(b: KernelBuilder, d: Dp4aMatmul, stats: str, lines: Sym, bt: Expr, tile: Expr, cap: Expr) -> Expr:
-    """The widest line of `tile` that is not excluded (0 if none)."""
+def _tile_width(
+    b: KernelBuilder, stats: str, lines: Sym, bt: Expr, tile: Expr, cap: Expr
+) -> tuple[Expr, Expr]:
+    """(the largest width, the largest doubled norm width) of the lines of
+    `tile` that are not excluded (0, 0 if none)."""
     src = b.buffer(stats, DataType.U32)
-    widest, r = b.fresh("w"), b.fresh("r")
+    widest, norm, r = b.fresh("w"), b.fresh("d"), b.fresh("r")
     count = b.param(lines)
-    b.emit(Node.let(widest, E.u32(0)))
+    b.emit(Node.let(widest, E.u32(0)), Node.let(norm, E.u32(0)))
     with b.block() as step:
         line = b.let(E.add(E.mul(tile, E.u32(TILE)), E.var(r)), "l")
-        w = b.let(E.load(src, E.add(E.mul(E.add(E.mul(bt, count), line), E.u32(2)), E.u32(1))), "wl")
+        at = b.let(E.mul(E.add(E.mul(bt, count), line), E.u32(STAT_WORDS)), "at")
+        w = b.let(E.load(src, E.add(at, E.u32(1))), "wl")
         usable = E.and_(E.lt(line, count), E.le(w, cap))
-        b.emit(Node.if_(usable, [Node.assign(widest, _max(E.var(widest), w))]))
+        b.emit(Node.if_(usable, [
+            Node.assign(widest, _max(E.var(widest), w)),
+            Node.assign(norm, _max(E.var(norm), E.load(src, E.add(at, E.u32(2))))),
+        ]))
     b.emit(Node.loop(r, E.u32(0), E.u32(TILE), step))
-    return E.var(widest)
+    return E.var(widest), E.var(norm)
 
 
 def _plan(name: str, d: Dp4aMatmul) -> Planned:
+    """Per output tile: the moduli its products need. A bound on `|C'|` over
+    the tile: the smaller of `K * 2**(W_a + W_b)` and the product of the
+    norms `2**((D_a + D_b) / 2 - F)` (each line's width and norm bound from
+    `_stats`, maxima over the tile's lines that are not excluded); the fewest
+    moduli whose product exceeds twice the bound (0 when a side has no
+    non-zero line or K is too long: then every output is flagged)."""
     b = KernelBuilder(name)
     out = b.buffer(d.plan, DataType.U32, write=True)
     o = b.let(E.gid_x(), "o")
@@ -288,10 +338,12 @@ def _plan(name: str, d: Dp4aMatmul) -> Planned:
         it = b.let(E.mod(E.div(o, tn), tm), "I")
         bt = b.let(E.div(E.div(o, tn), tm), "bt")
         cap, k_ok = _w_cap(b, d)
-        wa = b.let(_tile_width(b, d, d.stats_a, d.rows, bt, it, cap), "wa")
-        wb = b.let(_tile_width(b, d, d.stats_b, d.cols, bt, jt, cap), "wb")
-        kbits = E.sub(E.u32(32), E.clz(b.param(d.inner)))
-        bits = b.let(E.add(E.add(wa, wb), E.add(kbits, E.u32(2))), "bits")
+        wa, da = _tile_width(b, d.stats_a, d.rows, bt, it, cap)
+        wb, db = _tile_width(b, d.stats_b, d.cols, bt, jt, cap)
+        by_width = b.let(E.add(E.add(wa, wb), _k_bits(b, d)), "bw")
+        half = b.let(E.div(E.add(E.add(da, db), E.u32(2)), E.u32(2)), "hn")  # ceil((da + db + 1) / 2)
+        by_norm = b.let(E.select(E.gt(half, E.u32(F)), E.sub(half, E.u32(F)), E.u32(0)), "bn")
+        bits = b.let(E.add(_min(by_width, by_norm), E.u32(1)), "bits")
         need: Expr = E.u32(Mo.N_MAX)
         for n in range(Mo.N_MAX - 1, 0, -1):
             need = E.select(E.ge(E.u32(Mo.PREFIX_BITS[n]), bits), E.u32(n), need)
@@ -341,7 +393,7 @@ def _residues(name: str, d: Dp4aMatmul, side: str) -> Planned:
         count = b.param(lines)
         inside = b.let(E.lt(line, count), "in")
         safe_line = b.let(E.select(inside, line, E.u32(0)), "sl")
-        at = b.let(E.mul(E.add(E.mul(bt, count), safe_line), E.u32(2)), "at")
+        at = b.let(E.mul(E.add(E.mul(bt, count), safe_line), E.u32(STAT_WORDS)), "at")
         low = b.let(E.load(stats, at), "lw")
         width = b.let(E.load(stats, E.add(at, E.u32(1))), "wd")
         cap, _ = _w_cap(b, d)
@@ -455,7 +507,8 @@ def _gemm_body(
         b.emit(Node.loop(k4, E.u32(0), E.u32(WORDS), inner))
     b.emit(Node.loop(kb, E.u32(0), blocks, step))
     modulus = b.let(_table(t, list(Mo.MODULI)), "m")
-    shift = b.let(_table(t, [Mo.offset(k) for k in range(Mo.N_MAX)]), "off")
+    # the residues of C' + M/2: M/2 is 128 modulo 256 and 0 modulo the others (moduli.py)
+    shift = b.let(_table(t, [Mo.offset(k) + (128 if k == 0 else 0) for k in range(Mo.N_MAX)]), "off")
     width = b.let(E.mul(tn, E.u32(TILE // 4)), "nw")
     for r in range(TM):
         row = E.add(E.mul(it, E.u32(TILE)), E.add(E.u32((r // 4) * 64 + r % 4), E.shl(ty, E.u32(2))))
@@ -521,8 +574,8 @@ def round_scaled(b: KernelBuilder, mag: list[Expr], negative: Expr, shift: Expr)
 
 
 def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Expr], Expr]:
-    """(|C| in 24-bit digits, whether C < 0) from its residues modulo the
-    first `need` moduli (vyre.transforms.tensors.moduli.reconstruct)."""
+    """(|C| in 24-bit digits, whether C < 0) from the residues of `C + M/2`
+    modulo the first `need` moduli (vyre.transforms.tensors.moduli.reconstruct)."""
     digits = [b.fresh("v") for _ in range(Mo.N_MAX)]
     b.emit(*(Node.let(v, E.u32(0)) for v in digits))
     for t in range(Mo.N_MAX):
@@ -534,35 +587,36 @@ def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Ex
                 u = b.let(E.mod(E.mul(lifted, E.u32(Mo.garner_inverse(s, t))), E.u32(m)), "u")
             b.emit(Node.assign(digits[t], u))
         b.emit(Node.if_(E.lt(E.u32(t), need), column))
-    top_digit = _table_expr(need, [E.var(v) for v in digits])
-    top_modulus = _table(E.sub(need, E.u32(1)), list(Mo.MODULI))
-    negative = b.let(E.and_(E.ne(need, E.u32(0)), E.ge(E.mul(top_digit, E.u32(2)), top_modulus)), "neg")
+    # X = C + M/2 against M/2 (digits HALF_DIGITS), most significant digit last
+    at_least_half: Expr = E.u32(1)
+    for t in range(Mo.N_MAX):
+        v, h = E.var(digits[t]), E.u32(Mo.HALF_DIGITS[t])
+        differs = E.and_(E.lt(E.u32(t), need), E.ne(v, h))
+        at_least_half = b.let(E.select(differs, E.gt(v, h), at_least_half), "ge")
+    negative = b.let(E.logical_not(at_least_half), "neg")
+    # |C| = |X - M/2|, digit by digit with borrows, then Horner's rule
+    parts: list[Expr] = []
+    borrow: Expr = E.u32(0)
+    for t in range(Mo.N_MAX):
+        m = Mo.MODULI[t]
+        v, h = E.var(digits[t]), E.u32(Mo.HALF_DIGITS[t])
+        x, y = E.select(at_least_half, v, h), E.select(at_least_half, h, v)
+        lifted = b.let(E.sub(E.sub(E.add(x, E.u32(m)), y), borrow), "df")
+        below = b.let(E.lt(lifted, E.u32(m)), "bw")
+        part = E.select(below, lifted, E.sub(lifted, E.u32(m)))
+        parts.append(b.let(E.select(E.lt(E.u32(t), need), part, E.u32(0)), "e"))
+        borrow = below
     mag: list[Expr] = [E.u32(0)] * DIGITS
     for t in range(Mo.N_MAX - 1, -1, -1):
         m = Mo.MODULI[t]
-        v = E.var(digits[t])
-        w = E.select(E.lt(E.u32(t), need), E.select(negative, E.sub(E.u32(m - 1), v), v), E.u32(0))
-        carry: Expr = b.let(w, "w")
+        carry: Expr = parts[t]
         for k in range(DIGITS):
             if t == Mo.N_MAX - 1 and k > 0:
                 break
             p = b.let(E.add(E.mul(mag[k], E.u32(m)), carry), "p")
             mag[k] = b.let(E.bitand(p, E.u32(0xFF_FFFF)), "y")
             carry = E.shr(p, E.u32(24))
-    carry = E.select(negative, E.u32(1), E.u32(0))
-    for k in range(DIGITS):
-        p = b.let(E.add(mag[k], carry), "p")
-        mag[k] = b.let(E.bitand(p, E.u32(0xFF_FFFF)), "y")
-        carry = E.shr(p, E.u32(24))
     return mag, negative
-
-
-def _table_expr(need: Expr, values: list[Expr]) -> Expr:
-    """`values[need - 1]` (0 when need is 0)."""
-    picked: Expr = E.u32(0)
-    for k, value in enumerate(values):
-        picked = E.select(E.eq(need, E.u32(k + 1)), value, picked)
-    return picked
 
 
 def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
@@ -577,8 +631,8 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
         j = b.let(E.mod(o, cols), "j")
         i = b.let(E.mod(E.div(o, cols), rows), "i")
         bt = b.let(E.div(E.div(o, cols), rows), "bt")
-        at_a = b.let(E.mul(E.add(E.mul(bt, rows), i), E.u32(2)), "sa")
-        at_b = b.let(E.mul(E.add(E.mul(bt, cols), j), E.u32(2)), "sb")
+        at_a = b.let(E.mul(E.add(E.mul(bt, rows), i), E.u32(STAT_WORDS)), "sa")
+        at_b = b.let(E.mul(E.add(E.mul(bt, cols), j), E.u32(STAT_WORDS)), "sb")
         cap, k_ok = _w_cap(b, d)
         wa, wb = E.load(stats_a, E.add(at_a, E.u32(1))), E.load(stats_b, E.add(at_b, E.u32(1)))
         usable = b.let(E.and_(k_ok, E.and_(E.le(wa, cap), E.le(wb, cap))), "ok")
@@ -602,7 +656,7 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
         shift = b.let(E.add(E.load(stats_a, at_a), E.load(stats_b, at_b)), "S")
         with b.block() as done:
             bits = round_scaled(b, mag, negative, shift)
-            b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
+            b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)), Node.store(flags, o, E.u32(0)))
         b.emit(Node.if_(E.ne(nonzero, E.u32(0)), done, [Node.store(flags, o, E.u32(1))]))
     b.emit(Node.if_(E.lt(o, b.param(d.outputs)), body))
     return Planned(b, (d.outputs + 255) // 256)

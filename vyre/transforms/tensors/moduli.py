@@ -3,10 +3,15 @@ them that its kernels use (all Python ints, computed once at import).
 
 `MODULI` are pairwise coprime, at most 256 (a residue centred on zero fits a
 signed byte: [-128, 127] for 256, [-(m-1)/2, (m-1)/2] for odd m), taken
-greedily from 256 down so each adds nearly eight bits. An integer `C` with
-`|C| < prod(MODULI[:n]) / 4` is determined by its residues modulo the first
-`n` moduli (Chinese remainder theorem); the factor 4 leaves room to read the
-sign from the top mixed-radix digit (`sign_from_top_digit`).
+greedily from 256 down so each adds nearly eight bits; 256 is the first.
+An integer `C` with `|C| < M / 2`, `M = prod(MODULI[:n])`, is determined by
+its residues modulo the first `n` moduli (Chinese remainder theorem). The
+kernels recover `X = C + M / 2` in [0, M): `M / 2 = 128 * (the odd moduli)`
+is 128 modulo 256 and 0 modulo each other modulus whatever `n` is, so the
+offset is added to the residue modulo 256 alone; `X`'s mixed-radix digits
+(Garner) are compared with those of `M / 2`, `(128, (m_1 - 1) / 2, ...,
+(m_{n-1} - 1) / 2)`, and the smaller subtracted from the larger, digit by
+digit, to give `|C|` and its sign.
 """
 
 from __future__ import annotations
@@ -42,14 +47,17 @@ MODULI: tuple[int, ...] = _greedy(N_MAX)
 
 PREFIX_BITS: tuple[int, ...] = tuple(prod(MODULI[:n]).bit_length() - 1 for n in range(N_MAX + 1))
 """`PREFIX_BITS[n] = floor(log2(prod(MODULI[:n])))`: with `n` moduli every
-integer below `2**(PREFIX_BITS[n] - 2)` in magnitude is recovered, sign included."""
+integer below `2**(PREFIX_BITS[n] - 1)` in magnitude is recovered, sign included."""
+
+HALF_DIGITS: tuple[int, ...] = (128, *((m - 1) // 2 for m in MODULI[1:]))
+"""The mixed-radix digits of `prod(MODULI[:n]) / 2` (its first `n`, for every n >= 1)."""
 
 
 def moduli_needed(bits: int) -> int | None:
     """The fewest moduli that recover every integer of magnitude below
     `2**bits` (None when `N_MAX` are not enough)."""
     for n in range(N_MAX + 1):
-        if PREFIX_BITS[n] >= bits + 2:
+        if PREFIX_BITS[n] >= bits + 1:
             return n
     return None
 
@@ -73,13 +81,10 @@ def pow2_32k(t: int, k: int) -> int:
 
 
 def reconstruct(residues: list[int]) -> int:
-    """The integer `C`, `|C| < prod(MODULI[:n]) / 4`, with residues `residues`
-    (each in [0, m)) modulo the first n moduli: Garner's mixed-radix digits, the
-    sign read from the top digit, exactly as the reconstruction kernel does it
-    (a host model of the kernel, checked against Python's CRT in the tests)."""
-    n = len(residues)
-    if n == 0:
-        return 0
+    """The integer `C`, `|C| < prod(MODULI[:n]) / 2`, from the residues
+    (each in [0, m)) of `C + prod(MODULI[:n]) / 2` modulo the first n moduli,
+    step by step as the reconstruction kernel does it (a host model of the
+    kernel, checked against Python's CRT in the tests)."""
     digits: list[int] = []
     for t, x in enumerate(residues):
         u = x
@@ -87,9 +92,17 @@ def reconstruct(residues: list[int]) -> int:
         for s, v in enumerate(digits):
             u = (u + m * -(-256 // m) - v) * garner_inverse(s, t) % m
         digits.append(u)
-    negative = 2 * digits[-1] >= MODULI[n - 1]
-    value = 0
-    for t in range(n - 1, -1, -1):
-        w = MODULI[t] - 1 - digits[t] if negative else digits[t]
-        value = value * MODULI[t] + w
-    return -(value + 1) if negative else value
+    at_least_half = True
+    for t, v in enumerate(digits):
+        if v != HALF_DIGITS[t]:
+            at_least_half = v > HALF_DIGITS[t]
+    value, borrow = 0, 0
+    parts: list[int] = []
+    for t, v in enumerate(digits):
+        x, y = (v, HALF_DIGITS[t]) if at_least_half else (HALF_DIGITS[t], v)
+        lifted = x + MODULI[t] - y - borrow
+        parts.append(lifted - MODULI[t] if lifted >= MODULI[t] else lifted)
+        borrow = int(lifted < MODULI[t])
+    for t in range(len(parts) - 1, -1, -1):
+        value = value * MODULI[t] + parts[t]
+    return value if at_least_half else -value
