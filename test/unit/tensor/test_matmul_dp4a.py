@@ -186,3 +186,26 @@ def test_garner_reconstruction_equals_the_crt(n: int) -> None:
         offset = [(r + (128 if t == 0 else 0)) % m for t, (r, m) in enumerate(zip(residues, Mo.MODULI))]
         assert offset == [(c + total // 2) % m for m in Mo.MODULI[:n]]
         assert Mo.reconstruct(offset) == c
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+def test_many_listed_outputs_are_walked_by_a_small_grid(backend: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Every row excluded (an infinity, a NaN or a value 2**-120 below the
+    rest) or all zero: every output goes to the per-product kernel, whose one
+    workgroup (LIST_GROUPS = 1) strides over the list several times; a second
+    run of the same schedule gives the same bits (the list's counter is reset)."""
+    if backend == "wgpu":
+        request.getfixturevalue("gpu_adapter")
+    monkeypatch.setattr(MM, "LIST_GROUPS", 1)
+    rng = np.random.default_rng(12)
+    A = rng.standard_normal((19, 9)).astype(np.float32)
+    B = rng.standard_normal((9, 23)).astype(np.float32)
+    A[0::4, 1] = np.inf
+    A[1::4, 2] = np.nan
+    A[2::4, 3] *= np.float32(2.0**-120)
+    A[3::4] = -0.0
+    g = _graph((19, 9), (9, 23), "f32")
+    first = vt.run(g, {"a": A, "b": B}, backend=backend)["c"].view(np.uint32)
+    again = vt.run(g, {"a": A, "b": B}, backend=backend)["c"].view(np.uint32)
+    assert first.astype(np.int64).tolist() == MM_oracle(A, B).tolist()
+    assert np.array_equal(first, again)

@@ -72,16 +72,37 @@ def _count(b: KernelBuilder, mm: Matmul, rep: Expr) -> Expr:
     return b.let(E.select(E.lt(remaining, E.u32(CHUNK)), remaining, E.u32(CHUNK)), "cnt")
 
 
-def _per_output(b: KernelBuilder, mm: Matmul, body: Callable[[Expr], None], only: str | None = None) -> None:
-    """`body(o)` for every output `o`, or, with `only` (a u32 buffer, one word
-    an output), for the outputs whose word is not 0."""
+Only = tuple[str, str] | None
+"""(list, count): the outputs to compute, `count[0]` of them; None: all."""
+LIST_GROUPS = 1024
+"""Workgroups that walk a list of outputs."""
+
+
+def _groups(mm: Matmul, width: int, only: Only) -> Sym:
+    """Workgroups of a kernel of one invocation per output (a list: at most `LIST_GROUPS`)."""
+    groups = _ceil(mm.outputs, width)
+    return groups if only is None else groups.min(LIST_GROUPS)
+
+
+def _per_output(b: KernelBuilder, mm: Matmul, body: Callable[[Expr], None], only: Only = None) -> None:
+    """`body(o)` for every output `o` (one invocation each), or, with `only`,
+    for each listed output (the invocations stride over the list)."""
     o = b.let(E.gid_x(), "o")
-    with b.block() as guarded:
-        body(o)
-    wanted = E.lt(o, b.param(mm.outputs))
-    if only is not None:
-        wanted = E.and_(wanted, E.ne(E.load(b.buffer(only, DataType.U32), o), E.u32(0)))
-    b.emit(Node.if_(wanted, guarded))
+    if only is None:
+        with b.block() as guarded:
+            body(o)
+        b.emit(Node.if_(E.lt(o, b.param(mm.outputs)), guarded))
+        return
+    listed, counter = b.buffer(only[0], DataType.U32), b.buffer(only[1], DataType.U32)
+    count = b.let(E.load(counter, E.u32(0)), "n")
+    stride = b.param(_groups(mm, b.workgroup, only) * b.workgroup)
+    c = b.fresh("c")
+    with b.block() as step:
+        at = b.let(E.add(E.mul(E.var(c), stride), o), "at")
+        with b.block() as guarded:
+            body(b.let(E.load(listed, at), "o"))
+        b.emit(Node.if_(E.lt(at, count), guarded))
+    b.emit(Node.loop(c, E.u32(0), E.div(E.add(count, E.sub(stride, E.u32(1))), stride), step))
 
 
 def _add_products(b: KernelBuilder, mm: Matmul, row: X.Row, o: Expr, rep: Expr) -> None:
@@ -106,7 +127,7 @@ def _add_products(b: KernelBuilder, mm: Matmul, row: X.Row, o: Expr, rep: Expr) 
     X.flush_flags(b, row, flags)
 
 
-def _exact_accumulate(name: str, mm: Matmul, state: str, only: str | None) -> Planned:
+def _exact_accumulate(name: str, mm: Matmul, state: str, only: Only) -> Planned:
     b = KernelBuilder(name, WORKGROUP)
     acc = b.workgroup_buffer("acc", WORKGROUP * WORDS)
     rep = b.param(sym("rep"))
@@ -124,10 +145,10 @@ def _exact_accumulate(name: str, mm: Matmul, state: str, only: str | None) -> Pl
         X.copy(b, stored, row)
 
     _per_output(b, mm, body, only)
-    return Planned(b, _ceil(mm.outputs, WORKGROUP), _ceil(mm.inner, CHUNK).max(1))
+    return Planned(b, _groups(mm, WORKGROUP, only), _ceil(mm.inner, CHUNK).max(1))
 
 
-def _exact_single(name: str, mm: Matmul, out: str, only: str | None) -> Planned:
+def _exact_single(name: str, mm: Matmul, out: str, only: Only) -> Planned:
     """The exact matmul in one dispatch when the inner length is a constant of
     at most `CHUNK`: the accumulator never leaves workgroup memory and is
     rounded where it was summed (the same bits as accumulate + round)."""
@@ -143,10 +164,10 @@ def _exact_single(name: str, mm: Matmul, out: str, only: str | None) -> Planned:
         b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
 
     _per_output(b, mm, body, only)
-    return Planned(b, _ceil(mm.outputs, WORKGROUP))
+    return Planned(b, _groups(mm, WORKGROUP, only))
 
 
-def _exact_round(name: str, mm: Matmul, state: str, out: str, only: str | None) -> Planned:
+def _exact_round(name: str, mm: Matmul, state: str, out: str, only: Only) -> Planned:
     b = KernelBuilder(name)
     saved = b.buffer(state, DataType.U32)
     target = b.buffer(out, DataType.F32, write=True)
@@ -159,7 +180,7 @@ def _exact_round(name: str, mm: Matmul, state: str, out: str, only: str | None) 
         b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
 
     _per_output(b, mm, body, only)
-    return Planned(b, _ceil(mm.outputs, 256))
+    return Planned(b, _groups(mm, 256, only))
 
 
 def _to_f32(value: Expr, dtype: DataType) -> Expr:
@@ -198,10 +219,10 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
     if mode == "sequential":
         return [_sequential(name, mm, out)]
     fast: list[Planned] = []
-    only: str | None = None
+    only: Only = None
     if dp4a_applies(mm.inner, mm.outputs):
         d = plan_buffers(mm.a, mm.b, mm.dtype, mm.out_shape, mm.inner, scratch)
-        fast, only = dp4a_kernels(name, d, out), d.flags
+        fast, only = dp4a_kernels(name, d, out), (d.flagged, d.count)
     inner = mm.inner.value
     if inner is not None and inner <= CHUNK:
         return [*fast, _exact_single(f"{name}_rest" if fast else name, mm, out, only)]

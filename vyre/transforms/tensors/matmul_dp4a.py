@@ -32,8 +32,9 @@ The kernels (no read-back: every decision is data on the device):
 5. `reconstruct`: per output, Garner's digits, `C'` in 24-bit digits and the
    rounding with the output's shift; an output of an excluded row or column,
    or with `C' = 0` (whose sign depends on the signs of zero products), is
-   flagged instead;
-6. the per-product kernel for the flagged outputs only.
+   appended to a list instead (an atomic counter, reset by `plan`);
+6. the per-product kernel for the listed outputs only, a bounded grid
+   walking the list.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 
 from vyre.dialects.symbolic import Sym, sym
 from vyre.dialects.tensor_layout import numel
-from vyre.ir import DataType, Expr, Node
+from vyre.ir import AtomicOp, DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
 from vyre.transforms.tensors import moduli as Mo
@@ -87,7 +88,10 @@ class Dp4aMatmul:
     res_a: str
     res_b: str
     res_c: str
-    flags: str
+    flagged: str
+    """The outputs left to the per-product kernel, `count[0]` of them (in no
+    particular order: each output is computed alone)."""
+    count: str
 
     @property
     def tiles_m(self) -> Sym:
@@ -135,6 +139,7 @@ def plan_buffers(
         scratch(DataType.U32, bt * n * tn * blocks * (WORDS * TILE)),
         scratch(DataType.U32, bt * n * tm * tn * (TILE * TILE // 4)),
         scratch(DataType.U32, bt * rows * cols),
+        scratch(DataType.U32, sym(1)),
     )
 
 
@@ -330,7 +335,9 @@ def _plan(name: str, d: Dp4aMatmul) -> Planned:
     non-zero line or K is too long: then every output is flagged)."""
     b = KernelBuilder(name)
     out = b.buffer(d.plan, DataType.U32, write=True)
+    counter = b.buffer(d.count, DataType.U32, write=True)
     o = b.let(E.gid_x(), "o")
+    b.emit(Node.if_(E.eq(o, E.u32(0)), [Node.store(counter, E.u32(0), E.u32(0))]))
     tm, tn = b.param(d.tiles_m), b.param(d.tiles_n)
     total = b.param(d.batches * d.tiles_m * d.tiles_n)
     with b.block() as body:
@@ -624,7 +631,8 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
     stats_a, stats_b = b.buffer(d.stats_a, DataType.U32), b.buffer(d.stats_b, DataType.U32)
     plan, res_c = b.buffer(d.plan, DataType.U32), b.buffer(d.res_c, DataType.U32)
     target = b.buffer(out, DataType.F32, write=True)
-    flags = b.buffer(d.flags, DataType.U32, write=True)
+    flagged = b.buffer(d.flagged, DataType.U32, write=True)
+    counter = b.buffer(d.count, DataType.U32, write=True)
     o = b.let(E.gid_x(), "o")
     with b.block() as body:
         rows, cols = b.param(d.rows), b.param(d.cols)
@@ -656,8 +664,11 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
         shift = b.let(E.add(E.load(stats_a, at_a), E.load(stats_b, at_b)), "S")
         with b.block() as done:
             bits = round_scaled(b, mag, negative, shift)
-            b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)), Node.store(flags, o, E.u32(0)))
-        b.emit(Node.if_(E.ne(nonzero, E.u32(0)), done, [Node.store(flags, o, E.u32(1))]))
+            b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
+        with b.block() as left:
+            slot = b.let(E.atomic(AtomicOp.ADD, counter, E.u32(0), E.u32(1)), "slot")
+            b.emit(Node.store(flagged, slot, o))
+        b.emit(Node.if_(E.ne(nonzero, E.u32(0)), done, left))
     b.emit(Node.if_(E.lt(o, b.param(d.outputs)), body))
     return Planned(b, (d.outputs + 255) // 256)
 
