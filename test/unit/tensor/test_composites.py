@@ -15,6 +15,7 @@ import pytest
 from tensor_oracles import random_bits, user_array
 
 from vyre import tensor as vt
+from vyre.transforms.tensors import lower
 from vyre.conform import tensor_reference as R
 from vyre.ir import DataType
 
@@ -155,15 +156,28 @@ def _heads(qkv: vt.Tensor, part: int, heads: int, width: int) -> vt.Tensor:
     return vt.transpose(vt.reshape(one, (b, tokens, heads, width // heads)), (0, 2, 1, 3))
 
 
+DP4A = ("stats_a", "stats_b", "plan", "res_a", "res_b", "gemm", "crt", "rest")
+
+
+@pytest.mark.parametrize("composed", [True, False])
 @pytest.mark.parametrize("causal", [False, True])
-def test_attention_over_heads_viewed_from_one_projection(causal: bool) -> None:
+def test_attention_over_heads_viewed_from_one_projection(causal: bool, composed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both forms give the reference's bits: op by op (the two matmuls on
+    8-bit dot products, the scale and mask where the softmax reads), and the
+    one-kernel form used when the dp4a matmul does not apply."""
+    if not composed:
+        monkeypatch.setattr(lower, "dp4a_applies", lambda inner, outputs: False)
     rng = np.random.default_rng(4 + causal)
     heads, width, tokens = 2, 8, 5
     g = vt.Graph("att")
     qkv = g.input("qkv", F32, (2, tokens, 3 * width))
     q, k, v = (_heads(qkv, p, heads, width) for p in range(3))
     g.output("o", vt.attention(q, k, v, causal=causal))
-    assert [p.name for p in vt.kernels(g)] == ["att_0_attention"]
+    assert [p.name for p in vt.kernels(g)] == (
+        [*(f"att_0_attention_scores_{k}" for k in DP4A), "att_1_attention_softmax", *(f"att_2_attention_values_{k}" for k in DP4A)]
+        if composed
+        else ["att_0_attention"]
+    )
     QKV = _normal(rng, (2, tokens, 3 * width), 2.0)
     parts = [
         np.ascontiguousarray(QKV[:, :, p * width : (p + 1) * width].reshape(2, tokens, heads, width // heads).transpose(0, 2, 1, 3))

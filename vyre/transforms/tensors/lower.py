@@ -41,11 +41,11 @@ from vyre.dialects.tensor_layout import (
     template,
     transpose_layout,
 )
-from vyre.ir import DataType, Node
+from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors.attention import Attention, attention_kernel
 from vyre.transforms.tensors.kernel import Fused, KernelBuilder, Leaf, Rep, apply_view, coalesce, emit, rep_shape
-from vyre.transforms.tensors.matmul import Matmul, matmul_kernels
+from vyre.transforms.tensors.matmul import Matmul, dp4a_applies, matmul_kernels
 from vyre.transforms.tensors.reduce import Planned, Reduction, reduction_kernels
 from vyre.transforms.tensors.rows import layer_norm_kernel, softmax_kernel
 from vyre.transforms.tensors.schedule import (
@@ -369,9 +369,42 @@ def _attention(lowering: _Lowering, op: t.AttentionOp) -> Rep:
         op.is_causal,
     )
     out = lowering.new_buffer(DataType.F32, numel(out_shape))
+    scores_shape = (*batch, queries, keys)
+    if dp4a_applies(depth, numel(scores_shape)) and dp4a_applies(keys, numel(out_shape)):
+        _attention_composed(lowering, att, t.tensor_type(op.query).dtype, out)
+        return Leaf(out, DataType.F32, Layout.contiguous(out_shape))
     name = lowering.kernel_name("attention")
     lowering.add([attention_kernel(name, att, out, lowering.new_buffer)])
     return Leaf(out, DataType.F32, Layout.contiguous(out_shape))
+
+
+def _attention_composed(lowering: _Lowering, att: Attention, dtype: DataType, out: str) -> None:
+    """Attention as its definition, op by op: the scores matmul and the values
+    matmul on 8-bit dot products (vyre.transforms.tensors.matmul_dp4a), the
+    scale and the causal mask applied where the softmax kernel reads the
+    scores. The same operations as the one-kernel form (attention.py), so
+    the same bits; chosen when both matmuls fit the dp4a kernels."""
+    queries, keys, depth = att.queries, att.keys, att.depth
+    rank = len(att.batch) + 2
+    scores_shape = (*att.batch, queries, keys)
+    key_t = apply_view(att.k, lambda layout: transpose_layout(layout, [*range(rank - 2), rank - 1, rank - 2]))
+    scores = lowering.new_buffer(DataType.F32, numel(scores_shape))
+    mm = Matmul(att.q, key_t, dtype, scores_shape, depth)
+    lowering.add(matmul_kernels(lowering.kernel_name("attention_scores"), "exact", mm, scores, lowering.new_buffer))
+
+    def scale_and_mask(b: KernelBuilder, score: Expr, index: list[Expr]) -> Expr:
+        scale = E.fdiv(E.f32(1.0), E.fsqrt(E.cast(DataType.F32, b.param(depth))))
+        scaled = E.fmul(score, scale)
+        if not att.causal:
+            return scaled
+        return E.select(E.gt(index[-1], index[-2]), E.float_bits(DataType.F32, 0xFF80_0000), scaled)
+
+    probs = lowering.new_buffer(DataType.F32, numel(scores_shape))
+    source = Leaf(scores, DataType.F32, Layout.contiguous(scores_shape))
+    name = lowering.kernel_name("attention_softmax")
+    lowering.add([softmax_kernel(name, source, scores_shape, rank - 1, probs, scale_and_mask)])
+    values = Matmul(Leaf(probs, DataType.F32, Layout.contiguous(scores_shape)), att.v, DataType.F32, (*att.batch, queries, att.columns), keys)
+    lowering.add(matmul_kernels(lowering.kernel_name("attention_values"), "exact", values, out, lowering.new_buffer))
 
 
 def lower_graph(graph: t.GraphOp) -> Schedule:

@@ -133,16 +133,27 @@ class RowKernel:
         return Planned(self.b, self.grid)
 
 
-def softmax_kernel(name: str, source: Rep, shape: Shape, axis: int, out: str) -> Planned:
+def softmax_kernel(
+    name: str,
+    source: Rep,
+    shape: Shape,
+    axis: int,
+    out: str,
+    prepare: Callable[[KernelBuilder, Expr, list[Expr]], Expr] | None = None,
+) -> Planned:
     """`softmax(source, axis)` into buffer `out` (contiguous F32): the row and
-    its max, then `e = exp(x - m)` in place and its exact sum `s`, then `e / s`."""
+    its max, then `e = exp(x - m)` in place and its exact sum `s`, then `e / s`.
+    `prepare(builder, x, index)` (when given) replaces each element `x` first
+    (attention's scale and causal mask)."""
     rows = RowKernel(name, shape, axis, row_width(shape[axis]))
     b = rows.b
     acc = b.workgroup_buffer("acc", rows.width * SUM_WORDS)
     target = b.buffer(out, DataType.F32, write=True)
 
     def element(k: Expr) -> Expr:
-        value = b.let(emit(b, source, rows.index(k)), "x")
+        index = rows.index(k)
+        loaded = emit(b, source, index)
+        value = b.let(loaded if prepare is None else prepare(b, b.let(loaded, "s"), list(index)), "x")
         b.emit(Node.store(target, rows.flat(k), value))
         return value
 
