@@ -166,7 +166,7 @@ def test_attention_over_heads_viewed_from_one_projection(causal: bool, composed:
     8-bit dot products, the scale and mask where the softmax reads), and the
     one-kernel form used when the dp4a matmul does not apply."""
     if not composed:
-        monkeypatch.setattr(lower, "dp4a_applies", lambda inner, outputs: False)
+        monkeypatch.setattr(lower, "dp4a_applies", lambda shape, inner: False)
     rng = np.random.default_rng(4 + causal)
     heads, width, tokens = 2, 8, 5
     g = vt.Graph("att")

@@ -209,3 +209,33 @@ def test_many_listed_outputs_are_walked_by_a_small_grid(backend: str, monkeypatc
     again = vt.run(g, {"a": A, "b": B}, backend=backend)["c"].view(np.uint32)
     assert first.astype(np.int64).tolist() == MM_oracle(A, B).tolist()
     assert np.array_equal(first, again)
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+def test_batches_split_into_chunks_give_the_same_bits(backend: str, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """With a scratch limit of one batch and a half (in words), five batches run
+    as five chunks (kernels `_c1`.. `_c4` beside the first's) sharing the
+    scratch buffers and one list; a row excluded in chunk 3 is listed there."""
+    if backend == "wgpu":
+        request.getfixturevalue("gpu_adapter")
+    from vyre.transforms.tensors import matmul_dp4a as D
+
+    per = D.chunk_words(vt_sym(3), vt_sym(4), vt_sym(6)).value
+    assert per is not None
+    monkeypatch.setattr(MM, "chunk_limit_words", lambda: per + per // 2)
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((5, 3, 6)).astype(np.float32)
+    B = rng.standard_normal((5, 6, 4)).astype(np.float32)
+    A[3, 1, 2] = np.inf
+    g = _graph((5, 3, 6), (5, 6, 4), "f32")
+    names = [p.name for p in vt.kernels(g)]
+    assert "dp4a_0_matmul_exact_gemm_c4" in names and "dp4a_0_matmul_exact_gemm_c5" not in names
+    got = vt.run(g, {"a": A, "b": B}, backend=backend)["c"].view(np.uint32)
+    want = np.stack([MM_oracle(A[z], B[z]) for z in range(5)])
+    assert got.astype(np.int64).tolist() == want.tolist()
+
+
+def vt_sym(value: int):  # type: ignore[no-untyped-def]
+    from vyre.dialects.symbolic import sym
+
+    return sym(value)

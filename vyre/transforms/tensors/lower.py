@@ -370,7 +370,7 @@ def _attention(lowering: _Lowering, op: t.AttentionOp) -> Rep:
     )
     out = lowering.new_buffer(DataType.F32, numel(out_shape))
     scores_shape = (*batch, queries, keys)
-    if dp4a_applies(depth, numel(scores_shape)) and dp4a_applies(keys, numel(out_shape)):
+    if dp4a_applies(scores_shape, depth) and dp4a_applies(tuple(out_shape), keys):
         _attention_composed(lowering, att, t.tensor_type(op.query).dtype, out)
         return Leaf(out, DataType.F32, Layout.contiguous(out_shape))
     name = lowering.kernel_name("attention")

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from vyre.dialects.symbolic import Sym, sym
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
 from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
-from vyre.transforms.tensors.matmul_dp4a import K_LIMIT, dp4a_kernels, plan_buffers
-from vyre.transforms.tensors.moduli import N_MAX
+from vyre.dialects.tensor_layout import numel
+from vyre.transforms.tensors.matmul_dp4a import K_LIMIT, chunk_limit_words, chunk_words, dp4a_kernels, plan_buffers
 from vyre.transforms.tensors.reduce import Planned
 
 __all__ = ["CHUNK", "Matmul", "matmul_kernels"]
@@ -220,9 +221,11 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
         return [_sequential(name, mm, out)]
     fast: list[Planned] = []
     only: Only = None
-    if dp4a_applies(mm.inner, mm.outputs):
-        d = plan_buffers(mm.a, mm.b, mm.dtype, mm.out_shape, mm.inner, scratch)
-        fast, only = dp4a_kernels(name, d, out), (d.flagged, d.count)
+    chunks = dp4a_chunks(mm.out_shape, mm.inner)
+    if chunks is not False:
+        parts = plan_buffers(mm.a, mm.b, mm.dtype, mm.out_shape, mm.inner, scratch, chunks)
+        fast = [k for d in parts for k in dp4a_kernels(name, d, out)]
+        only = (parts[0].flagged, parts[0].count)
     inner = mm.inner.value
     if inner is not None and inner <= CHUNK:
         return [*fast, _exact_single(f"{name}_rest" if fast else name, mm, out, only)]
@@ -234,12 +237,28 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
     ]
 
 
-def dp4a_applies(inner: Sym, outputs: Sym) -> bool:
-    """Whether the 8-bit dot-product kernels serve an exact matmul: an inner
-    length that may be within `K_LIMIT` and residue buffers that fit a 2 GiB
-    storage binding when the sizes are known."""
+def dp4a_chunks(out_shape: tuple[Sym, ...], inner: Sym) -> list[tuple[int, Sym]] | None | Literal[False]:
+    """Whether the 8-bit dot-product kernels serve an exact matmul (False:
+    no), and over which chunks of batches `(first, count)` (None: all at
+    once). They need an inner length that may be within `K_LIMIT` and
+    residue buffers that fit a 2 GiB storage binding: with constant sizes,
+    the batches are split into chunks that do; a single batch too big is
+    False. With sizes known only at run time: all at once."""
     k = inner.value
     if k is not None and k > K_LIMIT:
         return False
-    count = outputs.value
-    return count is None or count * N_MAX // 4 < 1 << 29
+    per = chunk_words(out_shape[-2], out_shape[-1], inner).value
+    batches = numel(list(out_shape[:-2])).value
+    if per is None or batches is None:
+        return None
+    if per > chunk_limit_words():
+        return False
+    step = max(1, chunk_limit_words() // max(per, 1))
+    if batches <= step:
+        return None
+    return [(first, sym(min(step, batches - first))) for first in range(0, batches, step)]
+
+
+def dp4a_applies(out_shape: tuple[Sym, ...], inner: Sym) -> bool:
+    """Whether the 8-bit dot-product kernels serve `a @ b` of this shape."""
+    return dp4a_chunks(out_shape, inner) is not False

@@ -40,7 +40,7 @@ The kernels (no read-back: every decision is data on the device):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vyre.dialects.symbolic import Sym, sym
 from vyre.dialects.tensor_layout import numel
@@ -51,7 +51,16 @@ from vyre.transforms.tensors import moduli as Mo
 from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
 from vyre.transforms.tensors.reduce import Planned
 
-__all__ = ["K_LIMIT", "TILE", "Dp4aMatmul", "dp4a_kernels", "plan_buffers", "round_scaled"]
+__all__ = [
+    "K_LIMIT",
+    "TILE",
+    "Dp4aMatmul",
+    "chunk_limit_words",
+    "chunk_words",
+    "dp4a_kernels",
+    "plan_buffers",
+    "round_scaled",
+]
 
 TILE = 128
 """Output rows and columns of a GEMM workgroup."""
@@ -92,6 +101,10 @@ class Dp4aMatmul:
     """The outputs left to the per-product kernel, `count[0]` of them (in no
     particular order: each output is computed alone)."""
     count: str
+    first: int = 0
+    """The first batch of this chunk (the scratch buffers hold one chunk)."""
+    chunk: Sym | None = None
+    """Batches in this chunk (None: all of them)."""
 
     @property
     def tiles_m(self) -> Sym:
@@ -107,24 +120,46 @@ class Dp4aMatmul:
 
     @property
     def batches(self) -> Sym:
-        return numel(list(self.batch))
+        return numel(list(self.batch)) if self.chunk is None else self.chunk
 
     @property
     def outputs(self) -> Sym:
         return self.batches * self.rows * self.cols
 
 
+def chunk_limit_words() -> int:
+    """The most words a scratch buffer of one chunk may hold (a 2 GiB binding)."""
+    return 1 << 29
+
+
+def chunk_words(rows: Sym, cols: Sym, inner: Sym) -> Sym:
+    """Words of the largest scratch buffer per batch (residues of a, b or c)."""
+    tm, tn = (rows + (TILE - 1)) // TILE, (cols + (TILE - 1)) // TILE
+    blocks = (inner + (KSTEP - 1)) // KSTEP
+    n = Mo.N_MAX
+    return (tm * blocks * (n * WORDS * TILE)).max(tn * blocks * (n * WORDS * TILE)).max(tm * tn * (n * TILE * TILE // 4))
+
+
 def plan_buffers(
-    a: Rep, b: Rep, dtype: DataType, out_shape: tuple[Sym, ...], inner: Sym, scratch: Callable[[DataType, Sym], str]
-) -> Dp4aMatmul:
-    """The scratch buffers of `a @ b` (`scratch(dtype, count)` names a new zeroed buffer)."""
+    a: Rep,
+    b: Rep,
+    dtype: DataType,
+    out_shape: tuple[Sym, ...],
+    inner: Sym,
+    scratch: Callable[[DataType, Sym], str],
+    chunks: list[tuple[int, Sym]] | None = None,
+) -> list[Dp4aMatmul]:
+    """`a @ b`'s dp4a kernels' inputs, one per chunk of batches `(first,
+    count)` (None: one chunk of all), sharing scratch buffers sized for the
+    largest chunk (`scratch(dtype, count)` names a new zeroed buffer)."""
     batch = tuple(out_shape[:-2])
     rows, cols = out_shape[-2], out_shape[-1]
-    bt = numel(list(batch))
+    total = numel(list(batch))
+    bt = total if chunks is None else chunks[0][1]
     tm, tn = (rows + (TILE - 1)) // TILE, (cols + (TILE - 1)) // TILE
     blocks = (inner + (KSTEP - 1)) // KSTEP
     n = sym(Mo.N_MAX)
-    return Dp4aMatmul(
+    shared = Dp4aMatmul(
         a,
         b,
         dtype,
@@ -138,9 +173,12 @@ def plan_buffers(
         scratch(DataType.U32, bt * n * tm * blocks * (WORDS * TILE)),
         scratch(DataType.U32, bt * n * tn * blocks * (WORDS * TILE)),
         scratch(DataType.U32, bt * n * tm * tn * (TILE * TILE // 4)),
-        scratch(DataType.U32, bt * rows * cols),
+        scratch(DataType.U32, total * rows * cols),
         scratch(DataType.U32, sym(1)),
     )
+    if chunks is None:
+        return [shared]
+    return [replace(shared, first=first, chunk=count) for first, count in chunks]
 
 
 # ---------------------------------------------------------------------------
@@ -179,7 +217,8 @@ def _w_cap(b: KernelBuilder, d: Dp4aMatmul) -> tuple[Expr, Expr]:
 
 def _line_value(b: KernelBuilder, d: Dp4aMatmul, side: str, bt: Expr, line: Expr, k: Expr) -> Expr:
     """Element k of line `line` (a row of a, a column of b) of batch `bt`."""
-    idx = b.unflatten(bt, d.batch) if d.batch else []
+    whole = bt if d.first == 0 else E.add(bt, E.u32(d.first))
+    idx = b.unflatten(whole, d.batch) if d.batch else []
     if side == "a":
         return emit(b, d.a, [*idx, line, k])
     return emit(b, d.b, [*idx, k, line])
@@ -337,7 +376,8 @@ def _plan(name: str, d: Dp4aMatmul) -> Planned:
     out = b.buffer(d.plan, DataType.U32, write=True)
     counter = b.buffer(d.count, DataType.U32, write=True)
     o = b.let(E.gid_x(), "o")
-    b.emit(Node.if_(E.eq(o, E.u32(0)), [Node.store(counter, E.u32(0), E.u32(0))]))
+    if d.first == 0:  # the list is shared by the chunks: reset before the first
+        b.emit(Node.if_(E.eq(o, E.u32(0)), [Node.store(counter, E.u32(0), E.u32(0))]))
     tm, tn = b.param(d.tiles_m), b.param(d.tiles_n)
     total = b.param(d.batches * d.tiles_m * d.tiles_n)
     with b.block() as body:
@@ -662,26 +702,29 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
         for digit in mag:
             nonzero = E.bitor(nonzero, digit)
         shift = b.let(E.add(E.load(stats_a, at_a), E.load(stats_b, at_b)), "S")
+        whole = o if d.first == 0 else b.let(E.add(o, b.param(sym(d.first) * d.rows * d.cols)), "ow")
         with b.block() as done:
             bits = round_scaled(b, mag, negative, shift)
-            b.emit(Node.store(target, o, E.bitcast(DataType.F32, bits)))
+            b.emit(Node.store(target, whole, E.bitcast(DataType.F32, bits)))
         with b.block() as left:
             slot = b.let(E.atomic(AtomicOp.ADD, counter, E.u32(0), E.u32(1)), "slot")
-            b.emit(Node.store(flagged, slot, o))
+            b.emit(Node.store(flagged, slot, whole))
         b.emit(Node.if_(E.ne(nonzero, E.u32(0)), done, left))
     b.emit(Node.if_(E.lt(o, b.param(d.outputs)), body))
     return Planned(b, (d.outputs + 255) // 256)
 
 
 def dp4a_kernels(name: str, d: Dp4aMatmul, out: str) -> list[Planned]:
-    """Kernels 1-5 (the caller adds the per-product kernel for the flagged
-    outputs)."""
+    """Kernels 1-5 of one chunk (the caller adds the per-product kernel for
+    the listed outputs); a chunk after the first has its own kernels, named
+    `_c<first batch>`."""
+    tag = "" if d.first == 0 else f"_c{d.first}"
     return [
-        _stats(f"{name}_stats_a", d, "a"),
-        _stats(f"{name}_stats_b", d, "b"),
-        _plan(f"{name}_plan", d),
-        _residues(f"{name}_res_a", d, "a"),
-        _residues(f"{name}_res_b", d, "b"),
-        _gemm(f"{name}_gemm", d),
-        _reconstruct(f"{name}_crt", d, out),
+        _stats(f"{name}_stats_a{tag}", d, "a"),
+        _stats(f"{name}_stats_b{tag}", d, "b"),
+        _plan(f"{name}_plan{tag}", d),
+        _residues(f"{name}_res_a{tag}", d, "a"),
+        _residues(f"{name}_res_b{tag}", d, "b"),
+        _gemm(f"{name}_gemm{tag}", d),
+        _reconstruct(f"{name}_crt{tag}", d, out),
     ]
