@@ -41,10 +41,10 @@ from vyre.dialects.tensor_layout import (
     template,
     transpose_layout,
 )
-from vyre.ir import DataType, Node
-from vyre.ir import Expr as E
+from vyre.ir import DataType
 from vyre.transforms.tensors.attention import Attention, attention_kernel
-from vyre.transforms.tensors.kernel import Fused, KernelBuilder, Leaf, Rep, apply_view, coalesce, emit, rep_shape
+from vyre.transforms.tensors.elementwise import elementwise_kernel
+from vyre.transforms.tensors.kernel import Fused, Leaf, Rep, apply_view, rep_shape
 from vyre.transforms.tensors.matmul import Matmul, matmul_kernels
 from vyre.transforms.tensors.reduce import Planned, Reduction, reduction_kernels
 from vyre.transforms.tensors.rows import layer_norm_kernel, softmax_kernel
@@ -60,7 +60,6 @@ __all__ = ["FUSE_LIMIT", "lower_graph"]
 
 FUSE_LIMIT = 64
 """A fused expression of more ops than this is materialised first."""
-WORKGROUP = 256
 
 
 def api_name(op: t.TensorOp) -> str:
@@ -138,15 +137,8 @@ class _Lowering:
         shape = rep_shape(rep)
         count = numel(shape)
         target = self.new_buffer(rep.dtype, count)
-        b = KernelBuilder(self.kernel_name("map" if isinstance(rep, Fused) else "copy"))
-        flat = coalesce(rep)
-        f = b.let(E.gid_x(), "f")
-        outer, b.body = b.body, []
-        idx = b.unflatten(f, rep_shape(flat))
-        value = emit(b, flat, idx)
-        b.body.append(b.store(b.buffer(target, rep.dtype, write=True), rep.dtype, f, value))
-        b.body = outer + [Node.if_(E.lt(f, b.param(count)), b.body)]
-        self.add([Planned(b, (count + (WORKGROUP - 1)) // WORKGROUP)])
+        name = self.kernel_name("map" if isinstance(rep, Fused) else "copy")
+        self.add([elementwise_kernel(name, rep, target)])
         return Leaf(target, rep.dtype, Layout.contiguous(shape))
 
     def operand(self, value: SSAValue, fuse: bool = True) -> Rep:
