@@ -84,7 +84,8 @@ def _unit(size: Sym) -> bool:
 
 
 def _across(leaf: Leaf, axis: int) -> bool:
-    """`leaf` steps by ±1 along `axis` and otherwise along the last axis."""
+    """`leaf` (of one-word elements) steps by ±1 along `axis` and by more (or
+    by a dynamic stride) along the last axis."""
     strides = leaf.layout.strides
     last = strides[-1].value
     return leaf.dtype in _STAGED_TYPES and _unit(strides[axis]) and (last is None or abs(last) > 1)

@@ -7,7 +7,9 @@ is the same data seen through another layout (no kernel); an elementwise op is
 between two materialised values are one kernel. A value is written to a
 buffer (materialised) when a kernel must read it many times (a matmul
 operand), when it is used more than once, when its expression grows past
-`FUSE_LIMIT` ops, when a reshape cannot view it, and when it is a result.
+`FUSE_LIMIT` ops, when a reshape cannot view it, and when it is a result;
+one kernel of vyre.transforms.tensors.elementwise writes it (flat, or tiled
+for a transpose).
 
 Every question about a dynamic dim (do these shapes broadcast? is this index
 in range? is the axis of a max empty?) and every strided read (inside its
