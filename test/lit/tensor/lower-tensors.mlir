@@ -12,7 +12,7 @@ vtensor.graph @chain(%x : !vtensor.tensor<f32[n, 8]>, %b : !vtensor.tensor<f32[n
   vtensor.output "y" = %y
 }
 
-// CHECK-LABEL: vyre.kernel @chain_0_map workgroup_size(256, 1, 1) buffers(@in0 : read_only f32 binding(0), @in1 : read_only f32 binding(1), @out2 : read_write f32 binding(2), @dims : uniform u32[2] binding(3))
+// CHECK-LABEL: vyre.kernel @chain_0_map workgroup_size(256, 1, 1) buffers(@in0 : read_only f32 binding(0), @in1 : read_only f32 binding(1), @out2 : read_write f32 binding(2), @dims : uniform u32[1] binding(3))
 // CHECK:         %[[Q:.*]] = vyre.var "_q2" : u32
 // CHECK-NEXT:    %[[TWO:.*]] = vyre.lit_u32 2
 // CHECK-NEXT:    %[[ROW:.*]] = vyre.binop mul %[[Q]], %[[TWO]]
@@ -31,12 +31,42 @@ vtensor.graph @chain(%x : !vtensor.tensor<f32[n, 8]>, %b : !vtensor.tensor<f32[n
 // CHECK-NEXT:    vtensor.input "x" : !vtensor.tensor<f32[n, 8]>
 // CHECK-NEXT:    vtensor.input "b" : !vtensor.tensor<f32[n]>
 // CHECK-NEXT:    vtensor.buffer "#0" f32 ["4*n"]
-// CHECK-NEXT:    vtensor.dispatch @chain_0_map grid ["((4*n + 255) // 256)", "1", "1"] repeat ["1"] params ["n", "4*n"] bind("in0" = "x", "in1" = "b", "out2" = "#0")
+// CHECK-NEXT:    vtensor.dispatch @chain_0_map grid ["((4*n + 255) // 256)", "1", "1"] repeat ["1"] params ["n"] bind("in0" = "x", "in1" = "b", "out2" = "#0")
 // CHECK-NEXT:    vtensor.result "y" = "#0" : !vtensor.tensor<f32[4, n]>
 // CHECK-NEXT:  }
 
 // WGSL: fn main(
 // WGSL-NOT: f32
+
+// -----
+
+// A transpose is tiled: a workgroup reads a 32 x 32 tile of x along x's rows
+// into workgroup memory (consecutive invocations, consecutive addresses), then
+// writes the output tile along the output's rows, x's words read back
+// crosswise; b, stride 0 along the output's rows, is read where it is used.
+vtensor.graph @tiled(%x : !vtensor.tensor<f32[n, 40]>, %b : !vtensor.tensor<f32[40, 1]>) {
+  %t = vtensor.transpose %x [1, 0] : !vtensor.tensor<f32[40, n] strides[1, 40]>
+  %y = vtensor.add %t, %b : !vtensor.tensor<f32[40, n]>
+  vtensor.output "y" = %y
+}
+
+// CHECK-LABEL: vyre.kernel @tiled_0_map workgroup_size(256, 1, 1) buffers(@in0 : read_only f32 binding(0), @in1 : read_only f32 binding(1), @out2 : read_write f32 binding(2), @tile0 : workgroup u32[1024], @dims : uniform u32[1] binding(3))
+// CHECK:         vyre.if
+// CHECK:           %[[X:.*]] = vyre.load @in0[%{{.*}}] : f32
+// CHECK-NEXT:      %[[BITS:.*]] = vyre.bitcast %[[X]] to u32
+// CHECK-NEXT:      vyre.store @tile0[%{{.*}}] = %[[BITS]]
+// CHECK:         vyre.barrier
+// CHECK:         vyre.if
+// CHECK-NEXT:      %[[OUT:.*]] = vyre.var "_s{{[0-9]+}}" : u32
+// CHECK-NEXT:      %[[W:.*]] = vyre.var "_ww{{[0-9]+}}" : u32
+// CHECK-NEXT:      %[[T:.*]] = vyre.load @tile0[%[[W]]] : u32
+// CHECK-NEXT:      %[[V:.*]] = vyre.bitcast %[[T]] to f32
+// CHECK-NEXT:      %[[AT:.*]] = vyre.var "_s{{[0-9]+}}" : u32
+// CHECK-NEXT:      %[[B:.*]] = vyre.load @in1[%[[AT]]] : f32
+// CHECK-NEXT:      %[[S:.*]] = vyre.fadd %[[V]], %[[B]]
+// CHECK-NEXT:      vyre.store @out2[%[[OUT]]] = %[[S]]
+// CHECK:       vtensor.schedule @tiled {
+// CHECK:         vtensor.dispatch @tiled_0_map grid ["2*((n + 31) // 32)", "1", "1"] repeat ["1"] params ["n"] bind("in0" = "x", "in1" = "b", "out2" = "#0")
 
 // -----
 

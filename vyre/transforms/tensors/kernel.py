@@ -24,7 +24,7 @@ operators take u32); I32 buffers are bitcast on load and store.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -225,9 +225,15 @@ class KernelBuilder:
 
     def load(self, leaf: Leaf, idx: Sequence[Expr]) -> Expr:
         """Element `idx` of `leaf` (an integer as u32)."""
+        return self.load_at(leaf, self.index(leaf.layout, idx))
+
+    def load_at(self, leaf: Leaf, at: Expr) -> Expr:
+        """The element of `leaf` at buffer position `at` (an integer as u32),
+        an element of the layout: the read is recorded for the host's bounds
+        check of the whole layout."""
         local = self.buffer(leaf.buffer, leaf.dtype)
         self.accesses.append((leaf.buffer, leaf.layout))
-        raw = E.load(local, self.index(leaf.layout, idx))
+        raw = E.load(local, at)
         return E.bitcast(DataType.U32, raw) if leaf.dtype is DataType.I32 else raw
 
     def store(self, local: str, dtype: DataType, at: Expr, value: Expr) -> Node:
@@ -354,11 +360,14 @@ def _map(context: tuple[KernelBuilder, DataType], op: t.MapOp, args: Sequence[Ex
     return E.bitcast(DataType.U32, result) if dtype is DataType.I32 else result
 
 
-def emit(builder: KernelBuilder, rep: Rep, idx: Sequence[Expr]) -> Expr:
-    """The value of `rep` at multi-index `idx` (integers as u32)."""
+def emit(builder: KernelBuilder, rep: Rep, idx: Sequence[Expr], given: Mapping[Leaf, Expr] | None = None) -> Expr:
+    """The value of `rep` at multi-index `idx` (integers as u32); a leaf in
+    `given` is that value instead of a load at `idx` (a kernel that has read
+    it already, or knows a cheaper index)."""
     if isinstance(rep, Leaf):
-        return builder.load(rep, idx)
-    args = [emit(builder, o, idx) for o in rep.operands]
+        value = None if given is None else given.get(rep)
+        return builder.load(rep, idx) if value is None else value
+    args = [emit(builder, o, idx, given) for o in rep.operands]
     if rep.dtype in (DataType.I32,) and isinstance(rep.op, (t.MaximumOp, t.MinimumOp)):
         return _int_max(args[0], args[1], signed=True, maximum=isinstance(rep.op, t.MaximumOp))
     operand_dtype = rep.operands[0].dtype if rep.operands else rep.dtype

@@ -7,7 +7,9 @@ is the same data seen through another layout (no kernel); an elementwise op is
 between two materialised values are one kernel. A value is written to a
 buffer (materialised) when a kernel must read it many times (a matmul
 operand), when it is used more than once, when its expression grows past
-`FUSE_LIMIT` ops, when a reshape cannot view it, and when it is a result.
+`FUSE_LIMIT` ops, when a reshape cannot view it, and when it is a result;
+one kernel of vyre.transforms.tensors.elementwise writes it (flat, or tiled
+for a transpose).
 
 Every question about a dynamic dim (do these shapes broadcast? is this index
 in range? is the axis of a max empty?) and every strided read (inside its
@@ -41,10 +43,11 @@ from vyre.dialects.tensor_layout import (
     template,
     transpose_layout,
 )
-from vyre.ir import DataType, Expr, Node
+from vyre.ir import DataType, Expr
 from vyre.ir import Expr as E
 from vyre.transforms.tensors.attention import Attention, attention_kernel
-from vyre.transforms.tensors.kernel import Fused, KernelBuilder, Leaf, Rep, apply_view, coalesce, emit, rep_shape
+from vyre.transforms.tensors.elementwise import elementwise_kernel
+from vyre.transforms.tensors.kernel import Fused, KernelBuilder, Leaf, Rep, apply_view, rep_shape
 from vyre.transforms.tensors.matmul import Matmul, dp4a_applies, matmul_kernels
 from vyre.transforms.tensors.reduce import Planned, Reduction, reduction_kernels
 from vyre.transforms.tensors.rows import layer_norm_kernel, softmax_kernel
@@ -60,7 +63,6 @@ __all__ = ["FUSE_LIMIT", "lower_graph"]
 
 FUSE_LIMIT = 64
 """A fused expression of more ops than this is materialised first."""
-WORKGROUP = 256
 
 
 def api_name(op: t.TensorOp) -> str:
@@ -138,15 +140,8 @@ class _Lowering:
         shape = rep_shape(rep)
         count = numel(shape)
         target = self.new_buffer(rep.dtype, count)
-        b = KernelBuilder(self.kernel_name("map" if isinstance(rep, Fused) else "copy"))
-        flat = coalesce(rep)
-        f = b.let(E.gid_x(), "f")
-        outer, b.body = b.body, []
-        idx = b.unflatten(f, rep_shape(flat))
-        value = emit(b, flat, idx)
-        b.body.append(b.store(b.buffer(target, rep.dtype, write=True), rep.dtype, f, value))
-        b.body = outer + [Node.if_(E.lt(f, b.param(count)), b.body)]
-        self.add([Planned(b, (count + (WORKGROUP - 1)) // WORKGROUP)])
+        name = self.kernel_name("map" if isinstance(rep, Fused) else "copy")
+        self.add([elementwise_kernel(name, rep, target)])
         return Leaf(target, rep.dtype, Layout.contiguous(shape))
 
     def operand(self, value: SSAValue, fuse: bool = True) -> Rep:
