@@ -2,8 +2,11 @@
 // RUN: VYRE_GENERIC_ROUNDTRIP
 // RUN: vyre-opt %s -p lower-tensors | filecheck %s --check-prefix=LOWER
 
-// The correctly rounded functions and the composites: each composite is one
-// kernel (one workgroup per row); gelu is elementwise and fuses into its reader.
+// The correctly rounded functions and the composites: softmax and layer norm
+// are one kernel each (one workgroup per row); attention is its definition op
+// by op (the scores and values matmuls on 8-bit dot products, the scale and
+// the causal mask where its softmax kernel reads the scores); gelu is
+// elementwise and fuses into its reader.
 vtensor.graph @block(%x : !vtensor.tensor<f32[t, 8]>, %w : !vtensor.tensor<f32[8]>, %qkv : !vtensor.tensor<f32[2, t, 12]>) {
   %e = vtensor.exp %x : !vtensor.tensor<f32[t, 8]>
   %l = vtensor.log %e : !vtensor.tensor<f32[t, 8]>
@@ -38,10 +41,19 @@ vtensor.graph @block(%x : !vtensor.tensor<f32[t, 8]>, %w : !vtensor.tensor<f32[8
 
 // LOWER:       vyre.kernel @block_0_softmax workgroup_size(32, 1, 1)
 // LOWER:       vyre.kernel @block_1_layer_norm workgroup_size(32, 1, 1)
-// LOWER:       vyre.kernel @block_2_attention workgroup_size(64, 1, 1)
-// LOWER:       vyre.kernel @block_3_attention workgroup_size(64, 1, 1)
+// LOWER:       vyre.kernel @block_2_attention_scores_stats_a workgroup_size(64, 1, 1)
+// LOWER:       vyre.kernel @block_2_attention_scores_gemm workgroup_size(256, 1, 1)
+// LOWER:       vyre.kernel @block_2_attention_scores_crt workgroup_size(256, 1, 1)
+// LOWER:       vyre.kernel @block_2_attention_scores_rest workgroup_size(64, 1, 1)
+// LOWER:       vyre.kernel @block_3_attention_softmax workgroup_size(256, 1, 1)
+// LOWER:       vyre.kernel @block_4_attention_values_gemm workgroup_size(256, 1, 1)
+// LOWER:       vyre.kernel @block_4_attention_values_acc workgroup_size(64, 1, 1)
+// LOWER:       vyre.kernel @block_4_attention_values_round workgroup_size(256, 1, 1)
+// LOWER:       vyre.kernel @block_5_attention_scores_stats_a workgroup_size(64, 1, 1)
 // LOWER:       vtensor.schedule @block {
 // LOWER:         vtensor.check "(0 != t)" "vt.attention: axis 1 of k's shape (2, {0}, 4) is empty" ["t"]
 // LOWER:         vtensor.dispatch @block_0_softmax grid ["t", "1", "1"]
 // LOWER:         vtensor.dispatch @block_1_layer_norm grid ["t", "1", "1"]
-// LOWER:         vtensor.dispatch @block_2_attention grid ["2*t", "1", "1"]
+// LOWER:         vtensor.dispatch @block_2_attention_scores_stats_a grid ["2*t", "1", "1"]
+// LOWER:         vtensor.dispatch @block_2_attention_scores_gemm grid ["36*((t + 127) // 128)*((t + 127) // 128)", "1", "1"]
+// LOWER:         vtensor.dispatch @block_3_attention_softmax grid ["2*t", "1", "1"]

@@ -83,8 +83,10 @@ vtensor.graph @dynamic(%a : !vtensor.tensor<u32[n]>, %b : !vtensor.tensor<u32[m]
 // -----
 
 // Reductions and matmul: several kernels and scratch buffers; the ordered
-// sums repeat a dispatch over chunks of the axis (`rep`); a matmul whose inner
-// length is a constant within one chunk adds and rounds in one kernel.
+// sums repeat a dispatch over chunks of the axis (`rep`); an exact matmul is
+// the 8-bit dot-product kernels (statistics, plan, residues, GEMM, CRT), then
+// the per-product kernel for the outputs they list (with a constant inner
+// length within one chunk it adds and rounds in one kernel).
 vtensor.graph @reduce(%x : !vtensor.tensor<f32[r, 3]>, %w : !vtensor.tensor<f32[3, 2]>) {
   %e = vtensor.sum %x axis 0 order exact : !vtensor.tensor<f32[3]>
   %q = vtensor.sum %x axis 0 order sequential : !vtensor.tensor<f32[3]>
@@ -98,7 +100,10 @@ vtensor.graph @reduce(%x : !vtensor.tensor<f32[r, 3]>, %w : !vtensor.tensor<f32[
 // CHECK:       vyre.kernel @reduce_1_sum_sequential
 // CHECK:       vyre.kernel @reduce_2_sum_tree_push
 // CHECK:       vyre.kernel @reduce_2_sum_tree_finish
-// CHECK:       vyre.kernel @reduce_3_matmul_exact
+// CHECK:       vyre.kernel @reduce_3_matmul_exact_stats_a
+// CHECK:       vyre.kernel @reduce_3_matmul_exact_gemm
+// CHECK:       vyre.kernel @reduce_3_matmul_exact_crt
+// CHECK:       vyre.kernel @reduce_3_matmul_exact_rest
 // CHECK-NOT:   vyre.kernel @reduce_3_matmul_exact_round
 // CHECK:       vtensor.schedule @reduce {
 // CHECK:         vtensor.dispatch @reduce_0_sum_exact_tiles grid ["3*((r + 16383) // 16384)", "1", "1"] repeat ["1"]
@@ -106,4 +111,6 @@ vtensor.graph @reduce(%x : !vtensor.tensor<f32[r, 3]>, %w : !vtensor.tensor<f32[
 // CHECK-NEXT:    vtensor.dispatch @reduce_1_sum_sequential grid ["1", "1", "1"] repeat ["max(((r + 8190) // 8192), 1)"] params ["rep", "r"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_2_sum_tree_push grid ["((r + 255) // 256)", "1", "1"] repeat ["1"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_2_sum_tree_finish
-// CHECK-NEXT:    vtensor.dispatch @reduce_3_matmul_exact grid ["((2*r + 63) // 64)", "1", "1"] repeat ["1"]
+// CHECK-NEXT:    vtensor.dispatch @reduce_3_matmul_exact_stats_a grid ["r", "1", "1"] repeat ["1"]
+// CHECK:         vtensor.dispatch @reduce_3_matmul_exact_gemm grid ["18*((r + 127) // 128)", "1", "1"] repeat ["1"]
+// CHECK:         vtensor.dispatch @reduce_3_matmul_exact_rest grid ["min(((2*r + 63) // 64), 1024)", "1", "1"] repeat ["1"]
