@@ -16,6 +16,7 @@ from tensor_oracles import UINT, random_bits, user_array
 
 from vyre import tensor as vt
 from vyre.ir import DataType
+from vyre.transforms.tensors import exact_sum as ES
 from vyre.transforms.tensors import reduce as R
 
 FORMATS = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
@@ -85,6 +86,7 @@ def test_the_tiled_paths_give_the_same_bits(fmt: str, monkeypatch: pytest.Monkey
     """Axes longer than one tile: several workgroups per output, merged; and
     the ordered sums over several repeated dispatches."""
     monkeypatch.setattr(R, "ROW_LIMIT", 0)
+    monkeypatch.setattr(ES, "ROW_LIMIT", 0)
     monkeypatch.setattr(R, "TILE", 64)
     monkeypatch.setattr(R, "PER_THREAD", 1)
     monkeypatch.setattr(R, "WORKGROUP", 64)

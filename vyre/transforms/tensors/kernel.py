@@ -14,7 +14,9 @@ A value is a `Rep`:
 `KernelBuilder` collects one kernel: its statements, the schedule buffers it
 reads and writes (bound to kernel-local names), its workgroup buffers and the
 symbolic values its `dims` uniform carries (a size that is a constant is a
-literal instead). Index arithmetic is u32 and wraps, so a negative stride is
+literal instead); `Planned` is a built kernel with its grid and repeat count,
+`Reduction` one reduction along an axis (what the kernels of
+vyre.transforms.tensors.reduce and .exact_sum read). Index arithmetic is u32 and wraps, so a negative stride is
 its two's complement: the host has checked that every index is in bounds.
 
 Integer elements travel as u32 values inside a kernel (vyre's integer
@@ -40,6 +42,8 @@ __all__ = [
     "Fused",
     "KernelBuilder",
     "Leaf",
+    "Planned",
+    "Reduction",
     "Rep",
     "apply_view",
     "coalesce",
@@ -256,6 +260,38 @@ class KernelBuilder:
             out[k] = self.let(E.mod(rest, size), "i")
             rest = self.let(E.div(rest, size), "q")
         return out
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A kernel and how to dispatch it."""
+
+    builder: KernelBuilder
+    grid: Sym
+    repeat: Sym = sym(1)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """One reduction to lower: input `source` (shape with the axis), axis,
+    output buffer and element types."""
+
+    source: Rep
+    shape: tuple[Sym, ...]
+    axis: int
+    dtype: DataType
+    out_shape: tuple[Sym, ...]
+
+    @property
+    def length(self) -> Sym:
+        return self.shape[self.axis]
+
+    @property
+    def outputs(self) -> Sym:
+        total = sym(1)
+        for d in self.out_shape:
+            total = total * d
+        return total
 
 
 # ---------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """The kernels of `vtensor.sum`, `vtensor.max` and `vtensor.min` along one axis.
 
-Order-free reductions (the exact float sum, the wrapping integer sum, max and
-min) are a `Monoid`: an accumulator of a few u32 words per invocation (a row of
-workgroup memory), how to add one element, how to merge two accumulators and
-how to read the result. Because any grouping gives the same result, they run
-in parallel:
+The exact sum of a float axis has kernels of its own, built to be bound by
+memory (vyre.transforms.tensors.exact_sum). The other order-free reductions
+(the wrapping integer sum, max and min) are a `Monoid`: an accumulator of a
+few u32 words per invocation (a row of workgroup memory), how to add one
+element, how to merge two accumulators and how to read the result (`exact_sum`
+is the exact float sum as a Monoid, for the row kernels of softmax, layer_norm
+and attention). Because any grouping gives the same result, they run in
+parallel:
 
 - a short static axis (at most `ROW_LIMIT` elements): one invocation per
   output runs the whole axis and writes the result (one dispatch);
@@ -37,7 +40,8 @@ from vyre.dialects.symbolic import Sym, sym
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
-from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
+from vyre.transforms.tensors.exact_sum import exact_sum_kernels
+from vyre.transforms.tensors.kernel import KernelBuilder, Planned, Reduction, emit
 
 __all__ = [
     "CHUNK",
@@ -61,29 +65,6 @@ ROW_LIMIT = 4096
 CHUNK = 8192
 """Elements of an ordered sum per invocation and dispatch."""
 NORMALIZE_EVERY = 64
-
-
-@dataclass(frozen=True)
-class Reduction:
-    """One reduction to lower: input `source` (shape with the axis), axis,
-    output buffer and element types."""
-
-    source: Rep
-    shape: tuple[Sym, ...]
-    axis: int
-    dtype: DataType
-    out_shape: tuple[Sym, ...]
-
-    @property
-    def length(self) -> Sym:
-        return self.shape[self.axis]
-
-    @property
-    def outputs(self) -> Sym:
-        total = sym(1)
-        for d in self.out_shape:
-            total = total * d
-        return total
 
 
 def _ceil(a: Sym, b: int) -> Sym:
@@ -187,15 +168,6 @@ def extreme(dtype: DataType, maximum: bool) -> Monoid:
 # ---------------------------------------------------------------------------
 # Kernels
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Planned:
-    """A kernel and how to dispatch it."""
-
-    builder: KernelBuilder
-    grid: Sym
-    repeat: Sym = sym(1)
 
 
 def _element(b: KernelBuilder, red: Reduction, out_idx: Sequence[Expr], at: Expr) -> Expr:
@@ -442,7 +414,7 @@ def reduction_kernels(
     if not dtype.is_float:
         return order_free(name, red, integer_sum(), out, scratch)
     if kind == "exact":
-        return order_free(name, red, exact_sum(dtype), out, scratch)
+        return exact_sum_kernels(name, red, out, scratch)
     if kind == "sequential":
         return sequential(name, red, out)
     return tree(name, red, out, scratch)
