@@ -45,7 +45,7 @@ vtensor.graph @block(%x : !vtensor.tensor<f32[t, 8]>, %w : !vtensor.tensor<f32[8
 // LOWER:       vyre.kernel @block_2_attention_scores_gemm workgroup_size(256, 1, 1)
 // LOWER:       vyre.kernel @block_2_attention_scores_crt workgroup_size(256, 1, 1)
 // LOWER:       vyre.kernel @block_2_attention_scores_rest workgroup_size(64, 1, 1)
-// LOWER:       vyre.kernel @block_3_attention_softmax workgroup_size(256, 1, 1)
+// LOWER:       vyre.kernel @block_3_attention_softmax workgroup_size(64, 1, 1)
 // LOWER:       vyre.kernel @block_4_attention_values_gemm workgroup_size(256, 1, 1)
 // LOWER:       vyre.kernel @block_4_attention_values_acc workgroup_size(64, 1, 1)
 // LOWER:       vyre.kernel @block_4_attention_values_round workgroup_size(256, 1, 1)
