@@ -98,7 +98,7 @@ def kernel_times(graph: vt.Graph, inputs: dict[str, np.ndarray]) -> str:
             probe.read()
             return (time.perf_counter() - submitted) / 3
 
-        parts.append(f"{step[0].name.split('_matmul_')[-1]} {_median_time(once, 3) * 1e3:.3f}")
+        parts.append(f"{step[0].name.split('_matmul_')[-1]} {_median_time(once, 3) * 1e3:.3f}")  # ms
     return ", ".join(parts)
 
 
@@ -165,6 +165,8 @@ def sum_rows(args: argparse.Namespace) -> list[list[object]]:
         g = vt.Graph(f"sum_{order}")
         g.output("s", vt.sum(g.input("x", DataType.F32, ("n",)), 0, order))
         seconds, out = vyre_time(g, {"x": x}, args.reps, args.trials)
+        if order == "exact":
+            print(f"sum exact {n}, each kernel alone: {kernel_times(g, {'x': x})}", flush=True)
         got = int(out["s"][0])
         if order == "exact":
             check = "ok" if got == exact_sum_f32(x) else "MISMATCH"

@@ -106,7 +106,7 @@ vtensor.graph @reduce(%x : !vtensor.tensor<f32[r, 3]>, %w : !vtensor.tensor<f32[
 // CHECK:       vyre.kernel @reduce_3_matmul_exact_rest
 // CHECK-NOT:   vyre.kernel @reduce_3_matmul_exact_round
 // CHECK:       vtensor.schedule @reduce {
-// CHECK:         vtensor.dispatch @reduce_0_sum_exact_tiles grid ["3*((r + 32768*max(((r + 268435455) // 268435456), 1) - 1) // (32768*max(((r + 268435455) // 268435456), 1)))", "1", "1"] repeat ["1"]
+// CHECK:         vtensor.dispatch @reduce_0_sum_exact_tiles grid ["3*((r + 32768*max(((r + 67108863) // 67108864), 1) - 1) // (32768*max(((r + 67108863) // 67108864), 1)))", "1", "1"] repeat ["1"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_0_sum_exact_merge grid ["3", "1", "1"] repeat ["1"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_1_sum_sequential grid ["1", "1", "1"] repeat ["max(((r + 8190) // 8192), 1)"] params ["rep", "r"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_2_sum_tree_push grid ["((r + 255) // 256)", "1", "1"] repeat ["1"]

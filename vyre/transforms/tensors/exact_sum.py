@@ -84,11 +84,12 @@ ROUNDS = 16
 """Rounds between two carry passes: 128 elements per invocation."""
 BLOCK = WORKGROUP * RUN * RUNS * ROUNDS
 """Elements of the axis one workgroup adds between two carry passes."""
-GROUPS = 8192
-"""Most workgroups per output of the two-kernel form: many short-lived
-workgroups, so that the last wave of a dispatch is a small part of it (2**28
-elements: 8,192 workgroups of one block). The merge adds at most
-`GROUPS / WORKGROUP` = 32 partial sums per invocation (at most 255 keep its
+GROUPS = 2048
+"""Most workgroups per output of the two-kernel form (2**28 elements: 2,048
+workgroups of four blocks each). Measured on the H200 at 2**28 F32 elements:
+2,048 workgroups 1.22 ms (880 GB/s), 8,192 1.40 ms; 4 rounds between carry
+passes instead of 16: 3.5-3.7 ms. The merge adds at most
+`GROUPS / WORKGROUP` = 8 partial sums per invocation (at most 255 keep its
 digits below 2**32)."""
 ROW_LIMIT = 4096
 """Static axes up to this length are summed and rounded in one kernel."""
