@@ -33,19 +33,23 @@ A workgroup owns one tile of TILE = 2,048 keys (256 invocations x 8):
 
 Ranks come from prefix sums (no atomics in the scatter), so the result is
 deterministic on every device. The plan depends on n only: every pass runs (no
-data-dependent skipping), buffers ping-pong between `ka`/`kb` (and `va`/`vb`),
+data-dependent skipping: a pass whose digit is the same for every key could
+only be skipped by a decision on the host, a read-back, or on the device, where
+a branch around the scatter's barriers must not depend on a storage value), buffers ping-pong between `ka`/`kb` (and `va`/`vb`),
 the fourth pass writes `ka`. Per invocation: straight-line code over 8 keys, no
 loop (lavapipe's loop cap). Every storage write of the count and the scatter
 comes after their last barrier, so no barrier keeps the storage fence
 (`vyre/lowering/fences.py`): a loop over several tiles per workgroup would
 write inside the barriers' loop and fence all twelve.
 
-Traffic per pass: keys read twice and written once (+ values read and written
-once), plus the hist (256 words per tile: 0.5 B per key written, read three
-times), about 4 x 14 = 56 bytes per key for sort.u32 (8 passes x 12 = 96 with
-4-bit digits). Per tile: 12 barriers (two rounds of three-barrier scans, plus
-the stores between them), against 3 per 1,024 keys and 4 bits before
-(bench/notes-h100-speed.md).
+Traffic per pass and key: the key read twice and written once (12 B), the
+hist (256 words per tile, 0.5 B per key) written by the count, read by the
+block sums, read and written by the tile scan, read by the scatter (2.5 B):
+about 4 x 14.5 = 58 B per key for sort.u32, against 8 x 12.3 = 98 B with 4-bit
+digits; key_value adds the value read and written (8 B) and the key read again
+from the tile just loaded (a cache hit) per pass. Per tile: 12 barriers (two
+rounds of three-barrier scans and the stores between them, the heads),
+against 3 per 1,024 keys and 4 bits before (bench/notes-h100-speed.md).
 """
 
 from __future__ import annotations
