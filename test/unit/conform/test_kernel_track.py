@@ -27,11 +27,11 @@ FAST: dict[str, Any] = {"strength": "fast", "corpus": None, "track": "kernel"}
 SLOW_ON_THE_INTERPRETER = (
     "sort.",
     "hash.fnv1a32", "hash.murmur3_32", "hash.xxhash32", "hash.md5", "hash.sha1", "hash.sha256",
-    "collection.",  # unique_u32 / contains_u32 run the sort's 40 dispatches
+    "collection.",  # unique_u32 / contains_u32 run the sort's 20 dispatches
     "compression.", "decode.inflate_stored",  # one invocation decodes a 20 KB stream (~0.3 ms a byte there)
 )
 """Kernel ops whose pipelines take the interpreter about a second per
-evaluation (a sort: 40 dispatches; a sequential hash: one invocation walking a
+evaluation (a sort: 20 dispatches; a sequential hash: one invocation walking a
 20 KB case): certified on the GPU machine, and in CI on lavapipe without the
 interpreter (their test files; the lavapipe certificate's parity check runs
 every case on the interpreter too, batched)."""

@@ -2,7 +2,7 @@
 numpy (`sorted(set(x))`, `q in set(s)`; never the op's reference nor vyre
 code), on wgpu at every boundary length and on adversarial data (all equal,
 all 0xFFFFFFFF, sorted, reversed, few distinct values, queries next to the
-members), on the interpreter on a few cases (each runs the 40 dispatches of
+members), on the interpreter on a few cases (each runs the 20 dispatches of
 the radix sort), large inputs on wgpu, the laws, errors."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def queries(keys: np.ndarray, seed: int) -> np.ndarray:
 
 
 def test_unique_on_wgpu() -> None:
-    # each case runs the 40 dispatches of the sort: the head flags and the
+    # each case runs the 20 dispatches of the sort: the head flags and the
     # compaction (what unique adds) see every length, the other patterns some
     cases: list[np.ndarray] = []
     for n in BOUNDARY_LENGTHS:
@@ -53,6 +53,23 @@ def test_unique_on_wgpu() -> None:
     got = ops.evaluate_many("collection.unique_u32", [[x] for x in cases])
     for x, out in zip(cases, got):
         assert out.dtype == np.uint32 and out.tolist() == sorted(set(x.tolist())), len(x)
+
+
+@pytest.mark.parametrize("n", [2047, 2048, 2049, 4097, 16385])
+def test_unique_at_radix_tile_boundaries(n: int) -> None:
+    # the sort's tiles are 2,048 keys, its hist-scan blocks 8 tiles; np.unique is the oracle here
+    rng = np.random.default_rng(n)
+    byte = rng.integers(0, 256, n).astype(np.uint32)
+    cases = [
+        rng.integers(0, max(1, n // 3), n).astype(np.uint32),  # duplicates across tiles
+        (byte << np.uint32(24)) | np.uint32(7),  # only the top byte differs
+        byte | np.uint32(0xFFFF_FF00),  # only the bottom byte differs, next to 0xFFFFFFFF
+        rng.choice(np.array([0, MAX], dtype=np.uint32), n),
+        np.full(n, 0x8000_0000, dtype=np.uint32),
+    ]
+    got = ops.evaluate_many("collection.unique_u32", [[x] for x in cases])
+    for x, out in zip(cases, got):
+        assert np.array_equal(out, np.unique(x)), n
 
 
 def test_contains_on_wgpu() -> None:

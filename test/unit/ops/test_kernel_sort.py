@@ -31,7 +31,7 @@ def _data(n: int, seed: int) -> dict[str, np.ndarray]:
 
 SIZES = [0, 1, 2, 3, 5, 255, 256, 257, 1023, 1024, 1025, 4097]
 INTERP_SIZES = [0, 1, 5, 257, 1025]
-"""The interpreter runs the 40 dispatches of a sort slowly (~1 s): fewer sizes
+"""The interpreter runs the 20 dispatches of a sort slowly (~1 s): fewer sizes
 and patterns there; every size and pattern on wgpu."""
 
 
@@ -99,7 +99,7 @@ def test_boundaries_are_the_standard_ones() -> None:
 @pytest.mark.slow  # a certification campaign: make test-all
 def test_certificate_on_wgpu() -> None:
     """Laws, reference and determinism on lavapipe. Parity with the interpreter
-    (which runs a sort's 40 dispatches in about a second) is left to the
+    (which runs a sort's 20 dispatches in about a second) is left to the
     certificates made on the GPU machine (bench/RESULTS.md); the interpreter is
     compared with numpy directly above."""
     cert = conform.certify(
@@ -110,3 +110,57 @@ def test_certificate_on_wgpu() -> None:
     assert cert.level == "none"  # L1k needs parity, which was not run
     assert all(r["verdict"] == "verified" for r in cert.data["law_results"])
     assert {c for op in cert.data["checks"].values() for c in op} == {"reference", "determinism"}
+
+
+# -- the 8-bit radix passes: lengths around the invocation (8 keys), tile
+# (2,048 keys) and hist-scan block (8 tiles) boundaries, digit patterns per pass
+
+EDGE_SIZES = [2, 7, 8, 9, 2047, 2048, 2049, 4095, 4096, 4097, 16383, 16384, 16385, 20000]
+
+
+def _digit_patterns(n: int, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    byte = rng.integers(0, 256, n).astype(np.uint32)
+    return {
+        "random": rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32),
+        "all equal": np.full(n, 0x0102_0304, dtype=np.uint32),
+        "only the top byte differs": (byte << np.uint32(24)) | np.uint32(0x00AB_CDEF),
+        "only the bottom byte differs": byte | np.uint32(0x1234_5600),
+        "0 and 0xFFFFFFFF": rng.choice(np.array([0, MAX], dtype=np.uint32), n),
+        "few keys, duplicates across tiles": rng.integers(0, 3, n).astype(np.uint32) * np.uint32(0x0101_0101),
+        "descending": np.arange(n, 0, -1, dtype=np.uint32) * np.uint32(2_654_435_761),
+    }
+
+
+@pytest.mark.parametrize("n", EDGE_SIZES)
+def test_sort_and_key_value_at_tile_boundaries(n: int) -> None:
+    for label, keys in _digit_patterns(n, 7 * n).items():
+        assert (ops.evaluate("sort.u32", [keys]) == np.sort(keys)).all(), label
+        values = np.arange(n, dtype=np.uint32) ^ np.uint32(0x5555_5555)
+        order = np.argsort(keys, kind="stable")
+        raw = ops.evaluate_raw("sort.key_value_u32", [keys, values])
+        assert (raw["values_out"] == values[order]).all(), label
+        assert (raw["keys_out"] == keys[order]).all(), label
+
+
+@pytest.mark.parametrize("n", [1, 9, 2049])
+def test_interpreter_at_tile_boundaries(n: int) -> None:
+    patterns = _digit_patterns(n, n)
+    for label in ("random", "only the top byte differs", "few keys, duplicates across tiles"):
+        keys = patterns[label]
+        assert (ops.evaluate("sort.u32", [keys], backend="interp") == np.sort(keys)).all(), label
+        values = np.arange(n, dtype=np.uint32)
+        got = ops.evaluate("sort.key_value_u32", [keys, values], backend="interp")
+        assert (got == np.argsort(keys, kind="stable")).all(), label
+
+
+def test_the_plan_is_four_passes_of_five_dispatches() -> None:
+    from vyre.kernels.families import sort
+
+    for op, with_values in (("sort.u32", False), ("sort.key_value_u32", True)):
+        spec = ops.get(op)
+        sizes = {"keys": 5000, "values": 5000} if with_values else {"keys": 5000}
+        plan = spec.plan(sizes, {})  # type: ignore[union-attr]
+        assert len(plan.steps) == sort.PASSES * 5 == 20
+        tiles = -(-5000 // sort.TILE)
+        assert [s.dispatch[0] for s in plan.steps if s.program.name.startswith("radix")] == [tiles] * 8

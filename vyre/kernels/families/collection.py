@@ -2,7 +2,7 @@
 
 - `collection.unique_u32(x)` (U32[] -> U32[], U32 count): the sorted distinct
   values (`np.unique`). The radix sort of `sort.u32` (its plan, reused as it
-  is: 8 passes of 4-bit digits, 40 dispatches), then the head flags
+  is: 4 passes of 8-bit digits, 20 dispatches), then the head flags
   `s[p] != s[p - 1]` (p = 0 always a head) of the sorted keys, then stream
   compaction (`compaction`: bitset, tile counts, scan, ranked scatter) of the
   heads. The output's length is `count` (`Port.length_from`).

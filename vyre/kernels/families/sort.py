@@ -1,38 +1,55 @@
 """sort.u32 and sort.key_value_u32: stable LSD radix sort of U32 keys
 (python-api.md; oplib.md §7).
 
-Eight passes of 4-bit digits (least significant first); each pass is five
+Four passes of 8-bit digits (least significant first); each pass is five
 dispatches in the reduce-then-scan form (Satish, Harris & Garland 2009; C3: no
-inter-workgroup communication inside a dispatch, so no onesweep look-back):
+inter-workgroup communication inside a dispatch, so no onesweep look-back).
+A workgroup owns one tile of TILE = 2,048 keys (256 invocations x 8):
 
-1. `radix_count`: each workgroup counts the digits of its tile of TILE = 1,024
-   keys into 16 bins with workgroup atomics (integer adds: deterministic) and
-   writes the digit-major table `hist[digit * blocks + block]`.
+1. `radix_count`: the tile's digits counted into 256 bins with workgroup
+   atomics (integer adds: deterministic), written digit-major to
+   `hist[digit * tiles + tile]`.
 2.-4. the exclusive prefix sum of `hist` (the three programs of
-   `vyre/kernels/families/scan.py` with blocks of one tile, HIST_SUBTILES, bound to
-   this pipeline's buffers): `offs[digit * blocks + block]` is where the
-   block's keys of that digit start.
-5. `radix_scatter`: invocation l takes keys 4l .. 4l + 3 of its tile (tile
-   order is input order; one vec4 load), packs the counts of their digits into
-   8 words of two 16-bit counters, whose exclusive `common.multi_scan` over the
-   workgroup counts the same-digit keys in earlier invocations;
-   plus the same-digit keys before it among its own four, that is each key's
-   rank among the tile's keys of its digit, and the key (and its value, one
-   vec4 load of the four) goes to `offs[digit, block] + rank`. Equal digits
-   keep their order, so every pass is stable and so is the sort.
+   `vyre/kernels/families/scan.py` with blocks of one scan tile, HIST_SUBTILES,
+   bound to this pipeline's buffers): `offs[digit * tiles + tile]` is where the
+   tile's keys of that digit start.
+5. `radix_scatter`: the tile is sorted by its digit in workgroup memory, as
+   two stable rounds of 4 bits (low nibble, then high nibble; LSD within the
+   tile). A round: invocation l holds 8 consecutive keys of the tile's current
+   order (keys past n are 0xFFFFFFFF, digit 255: they sort last); it counts
+   its nibbles in 4-bit fields of two words (each key's count of the same
+   nibble among its own earlier keys), spreads them into 8 words of two 16-bit
+   counters, whose exclusive `common.multi_scan` over the workgroup counts the
+   same nibbles in earlier invocations; plus the start of each nibble in the
+   tile (a scan of the 16 totals), that is each key's new position. The keys
+   (for key_value, the key's tile position and digit, one word) are stored at
+   those positions. After the second round, the invocation at sorted position
+   p = l + 256 m (m = 0..7) finds the runs of equal digits (p is a head when
+   the digit before it differs), a head stores `offs[digit, tile] - p` as its
+   digit's delta, and every key goes to `delta[digit] + p`: equal digits are
+   written to consecutive addresses (key_value: the key and value read from the
+   input tile at the stored position). Equal digits keep their order in both
+   rounds, so every pass is stable and so is the sort.
 
 Ranks come from prefix sums (no atomics in the scatter), so the result is
-deterministic on every device. The plan depends on n only: every pass runs (no data-dependent skipping),
-buffers ping-pong between `ka`/`kb` (and `va`/`vb`), the eighth pass writes `ka`.
-Per invocation: straight-line code over 4 keys, no loop (lavapipe's loop cap).
+deterministic on every device. The plan depends on n only: every pass runs (no
+data-dependent skipping: a pass whose digit is the same for every key could
+only be skipped by a decision on the host, a read-back, or on the device, where
+a branch around the scatter's barriers must not depend on a storage value), buffers ping-pong between `ka`/`kb` (and `va`/`vb`),
+the fourth pass writes `ka`. Per invocation: straight-line code over 8 keys, no
+loop (lavapipe's loop cap). Every storage write of the count and the scatter
+comes after their last barrier, so no barrier keeps the storage fence
+(`vyre/lowering/fences.py`): a loop over several tiles per workgroup would
+write inside the barriers' loop and fence all twelve.
 
-Traffic per pass: keys read twice and written once (+ values read and written
-once), about 8 x 12 = 96 bytes per key for sort.u32. The multi-word scan keeps
-all 256 invocations busy in each of its phases; with `workgroup_scan` (16 serial
-scanners over 8 arrays) the scatter took 416 us per pass at 16 Mi keys on the
-H100, with `multi_scan` 220 us. Per pass now (H100, 16 Mi keys, the count
-measured with atomics before): count 95, hist scan 14 + 30 + 15, scatter 220 us;
-the ranking's three barriers per tile are the main cost (bench/notes-h100-speed.md).
+Traffic per pass and key: the key read twice and written once (12 B), the
+hist (256 words per tile, 0.5 B per key) written by the count, read by the
+block sums, read and written by the tile scan, read by the scatter (2.5 B):
+about 4 x 14.5 = 58 B per key for sort.u32, against 8 x 12.3 = 98 B with 4-bit
+digits; key_value adds the value read and written (8 B) and the key read again
+from the tile just loaded (a cache hit) per pass. Per tile: 12 barriers (two
+rounds of three-barrier scans and the stores between them, the heads),
+against 3 per 1,024 keys and 4 bits before (bench/notes-h100-speed.md).
 """
 
 from __future__ import annotations
@@ -59,98 +76,125 @@ from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, S
 
 __all__ = ["DIGIT_BITS", "KERNELS", "PASSES", "TILE"]
 
-ITEMS = 4
+ITEMS = 8
 TILE = WORKGROUP * ITEMS
-DIGIT_BITS = 4
+DIGIT_BITS = 8
 BINS = 1 << DIGIT_BITS
 PASSES = 32 // DIGIT_BITS
-WORDS = BINS // 2
-"""Packed counter words per invocation: two 16-bit counters each (a tile holds
-at most 1,024 keys, so no counter overflows)."""
-INVALID = BINS
-"""The digit of a position past n: it matches no bin."""
+ROUND_BITS = 4
+"""Bits of the digit ranked per round of the in-tile sort (two rounds a digit)."""
+WORDS = (1 << ROUND_BITS) // 2
+"""Packed counter words per invocation and round: two 16-bit counters each (a
+tile holds 2,048 keys, so no counter and no position overflows 16 bits)."""
+SLOTS = multi_scan_words(WORDS)
+"""Words of the `work` array: the round's `multi_scan` rows, then the tile in its
+new order at `_slot` positions (2,303 at most)."""
+PAD = 0xFFFF_FFFF
+"""The key of a position past n: digit 255 in every pass, after every real key."""
 HIST_SUBTILES = 1
-"""Tiles of 2,048 entries per block of the hist scan: 128 workgroups for the
-262,144 entries at 16 Mi keys (16 with the scan op's blocks of 16,384, whose
-8 serial tiles per workgroup made the three scan steps latency-bound: 165 us
-per pass on the H100)."""
+"""Tiles of 2,048 entries per block of the hist scan: 1,024 workgroups for the
+2 Mi entries at 16 Mi keys (the scan op's blocks of 16,384 give too few
+workgroups: 8 serial tiles each made the three scan steps latency-bound)."""
 
 
-def _packed(digits: Sequence[Expr]) -> list[Expr]:
-    """The WORDS packed counter words of a list of digits (INVALID counts nowhere)."""
-    words: list[Expr] = []
-    for w in range(WORDS):
-        total: Expr = E.u32(0)
-        for d in digits:
-            total = E.add(total, E.select(E.eq(d, E.u32(2 * w)), E.u32(1), E.u32(0)))
-            total = E.add(total, E.select(E.eq(d, E.u32(2 * w + 1)), E.u32(1 << 16), E.u32(0)))
-        words.append(total)
-    return words
+def _slot(p: Expr) -> Expr:
+    """Where position p of the tile lives in `work`: a pad word every 8, so an
+    invocation's 8 consecutive positions and the warp's 8l + j fall in distinct
+    memory banks."""
+    return E.add(p, E.shr(p, E.u32(3)))
 
 
-def _ranked_digits(prefix: str) -> list[Node]:
-    """Invocation l's keys 4l .. 4l + 3 of the workgroup's tile (tile order is
-    input order; one vec4 load: the lowering combines the loads at `q + j`,
-    combine.py), their digits `d{j}`, their packed counter words and the
-    workgroup's exclusive scan of those (`multi_scan`): `{prefix}ex{w}` counts
-    the same digits in the earlier invocations, `{prefix}tot{w}` in the tile."""
-    local = E.local_id(0)
-    body: list[Node] = [Node.let("q", E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), E.mul(local, E.u32(ITEMS))))]
-    digits: list[Expr] = []
-    for j in range(ITEMS):
-        index = E.add(E.var("q"), E.u32(j)) if j else E.var("q")
-        body.append(Node.let(f"i{j}", index))
-        body.append(Node.let(f"k{j}", E.load("keys", E.var(f"i{j}"))))
-        body.append(Node.let(f"d{j}", _digit(E.var(f"k{j}"), E.var(f"i{j}"))))
-        digits.append(E.var(f"d{j}"))
-    for w, word in enumerate(_packed(digits)):
-        body.append(Node.let(f"p{w}", word))
-    body += multi_scan([f"p{w}" for w in range(WORDS)], "scan", "sums", "pre", "totals", prefix)
+def _nibble_counts(nibbles: Sequence[Expr], prefix: str) -> list[Node]:
+    """The invocation's own counts of its 8 nibbles: `{prefix}o{j}` is how many
+    of keys 0..j-1 have key j's nibble, `{prefix}a8`/`{prefix}b8` the counts of
+    nibbles 0-7/8-15 in 4-bit fields (at most 8 each)."""
+    body: list[Node] = [Node.let(f"{prefix}a0", E.u32(0)), Node.let(f"{prefix}b0", E.u32(0))]
+    for j, nibble in enumerate(nibbles):
+        a, b = E.var(f"{prefix}a{j}"), E.var(f"{prefix}b{j}")
+        low, at = f"{prefix}l{j}", f"{prefix}f{j}"
+        body += [
+            Node.let(f"{prefix}n{j}", nibble),
+            Node.let(low, E.lt(E.var(f"{prefix}n{j}"), E.u32(8))),
+            Node.let(at, E.shl(E.bitand(E.var(f"{prefix}n{j}"), E.u32(7)), E.u32(2))),
+            Node.let(f"{prefix}o{j}", E.bitand(E.shr(E.select(E.var(low), a, b), E.var(at)), E.u32(15))),
+            Node.let(f"{prefix}i{j}", E.shl(E.u32(1), E.var(at))),
+            Node.let(f"{prefix}a{j + 1}", E.add(a, E.select(E.var(low), E.var(f"{prefix}i{j}"), E.u32(0)))),
+            Node.let(f"{prefix}b{j + 1}", E.add(b, E.select(E.var(low), E.u32(0), E.var(f"{prefix}i{j}")))),
+        ]
     return body
 
 
-def _scan_buffers() -> list[BufferDecl]:
-    return [
-        BufferDecl.workgroup("scan", multi_scan_words(WORDS), DataType.U32),
-        BufferDecl.workgroup("sums", MULTI_SCAN_PRE_WORDS, DataType.U32),
-        BufferDecl.workgroup("pre", MULTI_SCAN_PRE_WORDS, DataType.U32),
-        BufferDecl.workgroup("totals", WORDS, DataType.U32),
-    ]
+def _packed_words(prefix: str) -> list[Node]:
+    """`{prefix}p{w}` = the counts of nibbles 2w and 2w + 1 as two 16-bit counters."""
+    body: list[Node] = []
+    for half, source in enumerate((f"{prefix}a{ITEMS}", f"{prefix}b{ITEMS}")):
+        even = E.bitand(E.var(source), E.u32(0x0F0F_0F0F))
+        odd = E.bitand(E.shr(E.var(source), E.u32(4)), E.u32(0x0F0F_0F0F))
+        body += [Node.let(f"{prefix}e{half}", even), Node.let(f"{prefix}d{half}", odd)]
+        for byte in range(4):
+            lo = E.bitand(E.shr(E.var(f"{prefix}e{half}"), E.u32(8 * byte)), E.u32(0xFF))
+            hi = E.bitand(E.shr(E.var(f"{prefix}d{half}"), E.u32(8 * byte)), E.u32(0xFF))
+            body.append(Node.let(f"{prefix}p{4 * half + byte}", E.bitor(lo, E.shl(hi, E.u32(16)))))
+    return body
 
 
-def _counter(words: Sequence[Expr], digit: Expr) -> Expr:
-    """The 16-bit counter of `digit` in packed `words`."""
-    word: Expr = words[0]
-    for w in range(1, WORDS):
-        word = E.select(E.eq(E.shr(digit, E.u32(1)), E.u32(w)), words[w], word)
-    return E.bitand(E.shr(word, E.mul(E.bitand(digit, E.u32(1)), E.u32(16))), E.u32(0xFFFF))
+def _packed_counter(words: Sequence[Expr], nibble: Expr) -> Expr:
+    """The 16-bit counter of `nibble` in 8 packed words (a select tree)."""
+    level: list[Expr] = list(words)
+    for bit in (2, 4, 8):
+        taken = E.ne(E.bitand(nibble, E.u32(bit)), E.u32(0))
+        level = [E.select(taken, level[k + 1], level[k]) for k in range(0, len(level), 2)]
+    return E.bitand(E.shr(level[0], E.shl(E.bitand(nibble, E.u32(1)), E.u32(4))), E.u32(0xFFFF))
 
 
-def _digit(key: Expr, index: Expr) -> Expr:
-    """The pass's digit of `key`, INVALID at positions past n (params = [n, blocks, shift])."""
-    value = E.bitand(E.shr(key, param(2)), E.u32(BINS - 1))
-    return E.select(E.lt(index, param(0)), value, E.u32(INVALID))
+def _rank_round(nibbles: Sequence[Expr], prefix: str) -> list[Node]:
+    """`{prefix}r{j}`: the new tile position of the invocation's key j in a
+    stable sort of the tile (in its current order, key j of invocation l at
+    8l + j) by `nibbles[j]` (0..15): the start of its nibble in the tile + the
+    same nibbles in earlier invocations (`multi_scan`) + in its own earlier keys."""
+    body = _nibble_counts(nibbles, prefix)
+    body += _packed_words(prefix)
+    body += multi_scan([f"{prefix}p{w}" for w in range(WORDS)], "work", "sums", "pre", "totals", prefix)
+    # the nibbles' starts in the tile, packed like the counters: s(2w) | s(2w + 1) << 16
+    body.append(Node.let(f"{prefix}c0", E.u32(0)))
+    for w in range(WORDS):
+        total, start = E.var(f"{prefix}tot{w}"), E.var(f"{prefix}c{w}")
+        middle = E.add(start, E.bitand(total, E.u32(0xFFFF)))
+        body.append(Node.let(f"{prefix}base{w}", E.add(E.var(f"{prefix}ex{w}"), E.bitor(start, E.shl(middle, E.u32(16))))))
+        body.append(Node.let(f"{prefix}c{w + 1}", E.add(middle, E.shr(total, E.u32(16)))))
+    bases = [E.var(f"{prefix}base{w}") for w in range(WORDS)]
+    for j in range(ITEMS):
+        nibble = E.var(f"{prefix}n{j}")
+        body.append(Node.let(f"{prefix}r{j}", E.add(_packed_counter(bases, nibble), E.var(f"{prefix}o{j}"))))
+    return body
+
+
+def _digit(key: Expr) -> Expr:
+    """The pass's digit of `key` (`shift` = params[2]; params = [n, tiles, shift])."""
+    return E.bitand(E.shr(key, E.var("shift")), E.u32(BINS - 1))
 
 
 @cache
 def count_program() -> Program:
-    """The tile's digit counts with workgroup atomics (16 bins; docs/kernels.md),
-    written digit-major to `hist`. (Counting through the packed-counter
-    `multi_scan` instead, as the scatter ranks, took 176 us per pass at 16 Mi
-    keys on the H100 against 95 us for these atomics.)"""
+    """The tile's digit counts with workgroup atomics (256 bins; docs/kernels.md),
+    written digit-major to `hist`. Invocation l counts keys 8l .. 8l + 7 of the
+    tile (two vec4 loads); a key past n counts in bin 256, past the bins: the
+    lowering's guard runs no atomic there."""
     local = E.local_id(0)
-    base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), local)
-    body: list[Node] = []
+    body: list[Node] = [
+        Node.let("n", param(0)),
+        Node.let("shift", param(2)),
+        Node.let("q", E.add(E.mul(E.workgroup_id(0), E.u32(TILE)), E.mul(local, E.u32(ITEMS)))),
+    ]
     for k in range(ITEMS):
-        index = E.add(base, E.u32(k * WORKGROUP))
-        body.append(Node.let(f"d{k}", _digit(E.load("keys", index), index)))
-        # INVALID (16) is past the 16 bins: the guarded atomic does nothing there
-        body.append(Node.let(f"_o{k}", E.atomic(AtomicOp.ADD, "bins", E.var(f"d{k}"), E.u32(1))))
+        index = E.add(E.var("q"), E.u32(k)) if k else E.var("q")
+        body.append(Node.let(f"i{k}", index))
+        body.append(Node.let(f"k{k}", E.load("keys", E.var(f"i{k}"))))
+        digit = E.select(E.lt(E.var(f"i{k}"), E.var("n")), _digit(E.var(f"k{k}")), E.u32(BINS))
+        body.append(Node.let(f"_o{k}", E.atomic(AtomicOp.ADD, "bins", digit, E.u32(1))))
     body.append(Node.barrier())
     at = E.add(E.mul(local, param(1)), E.workgroup_id(0))
-    body.append(
-        Node.if_(E.lt(local, E.u32(BINS)), [Node.store("hist", at, E.atomic(AtomicOp.ADD, "bins", local, E.u32(0)))])
-    )
+    body.append(Node.store("hist", at, E.atomic(AtomicOp.ADD, "bins", local, E.u32(0))))
     return Program(
         buffers=[
             BufferDecl.read("keys", 0, DataType.U32),
@@ -164,27 +208,94 @@ def count_program() -> Program:
     )
 
 
+def _entry_digit(with_values: bool) -> Callable[[Expr], Expr]:
+    """The digit of a `work` entry: the key itself (sort.u32) or the key's tile
+    position << 8 | its digit (key_value)."""
+    if with_values:
+        return lambda entry: E.bitand(entry, E.u32(BINS - 1))
+    return _digit
+
+
+def _load_tile(with_values: bool) -> list[Node]:
+    """Invocation l's keys 8l .. 8l + 7 of the tile (two vec4 loads; PAD past n),
+    their digits `d{j}` and `work` entries `e{j}`."""
+    local = E.local_id(0)
+    body: list[Node] = [
+        Node.let("n", param(0)),
+        Node.let("shift", param(2)),
+        Node.let("tb", E.mul(E.workgroup_id(0), E.u32(TILE))),
+        Node.let("q", E.add(E.var("tb"), E.mul(local, E.u32(ITEMS)))),
+    ]
+    for j in range(ITEMS):
+        body.append(Node.let(f"i{j}", E.add(E.var("q"), E.u32(j)) if j else E.var("q")))
+        body.append(Node.let(f"x{j}", E.load("keys", E.var(f"i{j}"))))
+        body.append(Node.let(f"k{j}", E.select(E.lt(E.var(f"i{j}"), E.var("n")), E.var(f"x{j}"), E.u32(PAD))))
+        body.append(Node.let(f"d{j}", _digit(E.var(f"k{j}"))))
+        if with_values:
+            position = E.add(E.mul(local, E.u32(ITEMS)), E.u32(j))
+            body.append(Node.let(f"e{j}", E.bitor(E.shl(position, E.u32(DIGIT_BITS)), E.var(f"d{j}"))))
+        else:
+            body.append(Node.let(f"e{j}", E.var(f"k{j}")))
+    return body
+
+
+def _local_sort(with_values: bool) -> list[Node]:
+    """The tile sorted by digit in `work` (at `_slot` positions): round 1 by the
+    low nibble from registers, round 2 by the high nibble over round 1's order."""
+    local = E.local_id(0)
+    digit = _entry_digit(with_values)
+    body = _rank_round([E.bitand(E.var(f"d{j}"), E.u32(15)) for j in range(ITEMS)], "_r")
+    body.append(Node.barrier())  # every read of the scan rows is done
+    body += [Node.store("work", _slot(E.var(f"_rr{j}")), E.var(f"e{j}")) for j in range(ITEMS)]
+    body.append(Node.barrier())
+    for j in range(ITEMS):
+        body.append(Node.let(f"f{j}", E.load("work", _slot(E.add(E.mul(local, E.u32(ITEMS)), E.u32(j))))))
+    body.append(Node.barrier())  # every read of round 1's order is done
+    body += _rank_round([E.shr(digit(E.var(f"f{j}")), E.u32(ROUND_BITS)) for j in range(ITEMS)], "_s")
+    body.append(Node.barrier())
+    body += [Node.store("work", _slot(E.var(f"_sr{j}")), E.var(f"f{j}")) for j in range(ITEMS)]
+    body.append(Node.barrier())
+    return body
+
+
+def _write_runs(with_values: bool) -> list[Node]:
+    """Sorted position p = l + 256 m of the tile: a head of a run of equal
+    digits stores `offs[digit, tile] - p` as the digit's delta; after a barrier
+    every key (and value) goes to delta[digit] + p."""
+    local = E.local_id(0)
+    digit = _entry_digit(with_values)
+    body: list[Node] = []
+    for m in range(ITEMS):
+        p = f"p{m}"
+        body.append(Node.let(p, E.add(local, E.u32(m * WORKGROUP)) if m else local))
+        body.append(Node.let(f"y{m}", E.load("work", _slot(E.var(p)))))
+        body.append(Node.let(f"g{m}", digit(E.var(f"y{m}"))))
+        before = digit(E.load("work", _slot(E.sub(E.var(p), E.u32(1)))))
+        head = E.ne(before, E.var(f"g{m}"))
+        if m == 0:
+            head = E.or_(E.eq(E.var(p), E.u32(0)), head)
+        start = E.load("offs", E.add(E.mul(E.var(f"g{m}"), param(1)), E.workgroup_id(0)))
+        body.append(Node.if_(head, [Node.store("delta", E.var(f"g{m}"), E.sub(start, E.var(p)))]))
+    body.append(Node.barrier())
+    for m in range(ITEMS):
+        to = f"to{m}"
+        writes: list[Node] = [Node.let(to, E.add(E.load("delta", E.var(f"g{m}")), E.var(f"p{m}")))]
+        if with_values:
+            source = E.add(E.var("tb"), E.shr(E.var(f"y{m}"), E.u32(DIGIT_BITS)))
+            writes.append(Node.store("keys_out", E.var(to), E.load("keys", source)))
+            writes.append(Node.store("values_out", E.var(to), E.load("values", source)))
+        else:
+            writes.append(Node.store("keys_out", E.var(to), E.var(f"y{m}")))
+        body.append(Node.if_(E.lt(E.add(E.var("tb"), E.var(f"p{m}")), E.var("n")), writes))
+    return body
+
+
 @cache
 def scatter_program(with_values: bool) -> Program:
-    """Each key to `offs[digit, block]` + its rank among the tile's keys of the
-    same digit before it (the earlier invocations' count from the packed scan,
-    plus the same digits before it among the invocation's own four); its value
-    goes to the same place."""
-    body = _ranked_digits("_p")
-    if with_values:
-        # the values of the invocation's four keys (one vec4 load)
-        body += [Node.let(f"v{j}", E.load("values", E.var(f"i{j}"))) for j in range(ITEMS)]
-    earlier = [E.var(f"_pex{w}") for w in range(WORDS)]
-    for j in range(ITEMS):
-        d = E.var(f"d{j}")
-        rank: Expr = _counter(earlier, d)
-        for before in range(j):
-            rank = E.add(rank, E.select(E.eq(E.var(f"d{before}"), d), E.u32(1), E.u32(0)))
-        start = E.load("offs", E.add(E.mul(d, param(1)), E.workgroup_id(0)))
-        writes = [Node.let(f"to{j}", E.add(start, rank)), Node.store("keys_out", E.var(f"to{j}"), E.var(f"k{j}"))]
-        if with_values:
-            writes.append(Node.store("values_out", E.var(f"to{j}"), E.var(f"v{j}")))
-        body.append(Node.if_(E.lt(d, E.u32(INVALID)), writes))
+    """The tile sorted by digit in workgroup memory (two stable 4-bit rounds),
+    then each run of equal digits written to consecutive addresses from
+    `offs[digit, tile]`; the values travel with their keys."""
+    body = [*_load_tile(with_values), *_local_sort(with_values), *_write_runs(with_values)]
     buffers = [
         BufferDecl.read("keys", 0, DataType.U32),
         BufferDecl.read("offs", 1, DataType.U32),
@@ -197,7 +308,14 @@ def scatter_program(with_values: bool) -> Program:
             BufferDecl.read_write("values_out", 5, DataType.U32),
         ]
     return Program(
-        buffers=[*buffers, *_scan_buffers()],
+        buffers=[
+            *buffers,
+            BufferDecl.workgroup("work", SLOTS, DataType.U32),
+            BufferDecl.workgroup("sums", MULTI_SCAN_PRE_WORDS, DataType.U32),
+            BufferDecl.workgroup("pre", MULTI_SCAN_PRE_WORDS, DataType.U32),
+            BufferDecl.workgroup("totals", WORDS, DataType.U32),
+            BufferDecl.workgroup("delta", BINS, DataType.U32),
+        ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
         name=f"radix_scatter{'_kv' if with_values else ''}",
@@ -212,8 +330,8 @@ def _radix_plan(with_values: bool) -> Callable[[Any, Any], KernelPlan]:
         outputs = (keys_out, values_out) if with_values else (keys_out,)
         if n == 0:
             return KernelPlan(outputs, (), _output_names(with_values))
-        blocks = -(-n // TILE)
-        entries = BINS * blocks
+        tiles = -(-n // TILE)
+        entries = BINS * tiles
         scan_blocks = -(-entries // (SCAN_TILE * HIST_SUBTILES))
         buffers = [
             *outputs,
@@ -227,27 +345,32 @@ def _radix_plan(with_values: bool) -> Callable[[Any, Any], KernelPlan]:
             buffers.append(Buffer("vb", DataType.U32, n))
         steps: list[Step] = []
         for p in range(PASSES):
-            buffers.append(params_buffer(f"params{p}", [n, blocks, DIGIT_BITS * p]))
-            source = "keys" if p == 0 else ("ka" if p % 2 == 0 else "kb")
-            target = "kb" if p % 2 == 0 else "ka"
-            steps.append(Step(count_program(), (blocks, 1, 1), {"keys": source, "params": f"params{p}"}))
-            steps.append(Step(block_sums_program(HIST_SUBTILES), (scan_blocks, 1, 1), {"x": "hist", "sums": "hsums"}))
-            steps.append(Step(scan_sums_program(), (1, 1, 1), {"sums": "hsums", "params": "hparams"}))
-            steps.append(
-                Step(
-                    scan_tiles_program(True, HIST_SUBTILES),
-                    (scan_blocks, 1, 1),
-                    {"x": "hist", "offsets": "hsums", "out": "offs"},
-                )
-            )
-            bind = {"keys": source, "keys_out": target, "params": f"params{p}"}
-            if with_values:
-                bind["values"] = "values" if p == 0 else ("va" if p % 2 == 0 else "vb")
-                bind["values_out"] = "vb" if p % 2 == 0 else "va"
-            steps.append(Step(scatter_program(with_values), (blocks, 1, 1), bind))
+            buffers.append(params_buffer(f"params{p}", [n, tiles, DIGIT_BITS * p]))
+            steps += _pass_steps(p, tiles, scan_blocks, with_values)
         return KernelPlan(tuple(buffers), tuple(steps), _output_names(with_values))
 
     return plan
+
+
+def _pass_steps(p: int, tiles: int, scan_blocks: int, with_values: bool) -> list[Step]:
+    """Pass p's five dispatches: count, the hist scan's three, scatter."""
+    source = "keys" if p == 0 else ("ka" if p % 2 == 0 else "kb")
+    target = "kb" if p % 2 == 0 else "ka"
+    bind = {"keys": source, "keys_out": target, "params": f"params{p}"}
+    if with_values:
+        bind["values"] = "values" if p == 0 else ("va" if p % 2 == 0 else "vb")
+        bind["values_out"] = "vb" if p % 2 == 0 else "va"
+    return [
+        Step(count_program(), (tiles, 1, 1), {"keys": source, "params": f"params{p}"}),
+        Step(block_sums_program(HIST_SUBTILES), (scan_blocks, 1, 1), {"x": "hist", "sums": "hsums"}),
+        Step(scan_sums_program(), (1, 1, 1), {"sums": "hsums", "params": "hparams"}),
+        Step(
+            scan_tiles_program(True, HIST_SUBTILES),
+            (scan_blocks, 1, 1),
+            {"x": "hist", "offsets": "hsums", "out": "offs"},
+        ),
+        Step(scatter_program(with_values), (tiles, 1, 1), bind),
+    ]
 
 
 def _output_names(with_values: bool) -> dict[str, str]:
@@ -346,7 +469,7 @@ KERNELS = (
         kind="scan-based",
         reference=_sort_reference,
         plan=_radix_plan(False),
-        summary="ascending (np.sort); stable LSD radix sort, 8 passes of 4-bit digits",
+        summary="ascending (np.sort); stable LSD radix sort, 4 passes of 8-bit digits",
         laws=(Ordered(), Idempotent()),
     ),
     KernelSpec(
