@@ -8,9 +8,14 @@ associative, so the result does not depend on the schedule, C4). The output
 starts as the identity, which is also the result for empty input (C5).
 
 argmin/argmax keep (value, index) pairs, which no 32-bit atomic merges, so they
-take two passes: one (value, index) partial per workgroup, then one workgroup
-reduces the partials. Ties go to the smaller index (the first occurrence, as
-`np.argmin`); empty input gives NONE.
+take two dispatches. Pass 1 is the same grid-stride pass: each invocation keeps
+its best value and where it was in registers over rounds of UNROLL loads issued
+before any is used (it meets its elements in index order, so "strictly better"
+is its whole test, two selects and no branch per element), the workgroup
+reduces its 256 pairs in a tree, and one pair per workgroup goes to memory.
+Pass 2, one workgroup, reduces those partials. Both read their sizes from the
+lengths of their buffers (no parameter block to copy). Ties go to the smaller
+index (the first occurrence, as `np.argmin`); empty input gives NONE.
 """
 
 from __future__ import annotations
@@ -138,98 +143,174 @@ def _atomic_plan(kind: str, output: DataType) -> Callable[[Any, Any], KernelPlan
 
 
 # ---------------------------------------------------------------------------
-# argmin / argmax: (value, index) partials, then one workgroup
+# argmin / argmax: one (value, index) per workgroup, then one workgroup
 # ---------------------------------------------------------------------------
 
+_STRICTLY: dict[str, Callable[[Expr, Expr], Expr]] = {"argmin": E.lt, "argmax": E.gt}
+_ARG_START = {"argmin": NONE, "argmax": 0}
+"""The value no element beats strictly: every invocation's best starts there."""
 
-def _better(kind: str) -> Callable[[Expr, Expr, Expr, Expr], Expr]:
-    """Whether pair (v2, i2) replaces (v1, i1): i1 empty, or i2 present and
-    strictly better, or equal with a smaller index."""
-    strictly = E.lt if kind == "argmin" else E.gt
-
-    def better(v1: Expr, i1: Expr, v2: Expr, i2: Expr) -> Expr:
-        present = E.ne(i2, E.u32(NONE))
-        wins = E.or_(strictly(v2, v1), E.and_(E.eq(v2, v1), E.lt(i2, i1)))
-        return E.or_(E.eq(i1, E.u32(NONE)), E.and_(present, wins))
-
-    return better
+ARG_UNROLL = UNROLL
+"""Loads in flight per round of both argmin/argmax passes (all issued before
+the first is used, as in the one-pass reductions)."""
 
 
-ARG_UNROLL = 4
-"""Loads in flight per round of the argmin/argmax pass (its candidates are then
-taken in index order, so ties still go to the first occurrence)."""
+def _beats(kind: str) -> Callable[[Expr, Expr, Expr, Expr], Expr]:
+    """Whether pair (v2, i2) beats (v1, i1): a strictly better value, or the
+    same value at a smaller index. The op's answer is the index of the least
+    pair in this total order, so any tree of merges finds it."""
+    strictly = _STRICTLY[kind]
+
+    def beats(v1: Expr, i1: Expr, v2: Expr, i2: Expr) -> Expr:
+        return E.or_(strictly(v2, v1), E.and_(E.eq(v2, v1), E.lt(i2, i1)))
+
+    return beats
 
 
-@cache
-def arg_program(kind: str, final: bool) -> Program:
-    """Pass 1 (`final=False`): (value, index) of the best element of each
-    workgroup's strided elements of `x` into `pv[wid]`, `pi[wid]`. Pass 2: one
-    workgroup over the partials `pv`, `pi` into `out[0]` (the index).
-    params = [n, stride, rounds]: each round ARG_UNROLL strided elements per
-    invocation, loaded first, then taken in increasing index order."""
-    better = _better(kind)
-    local = E.local_id(0)
-    stride = E.var("stride")
-    loads: list[Node] = []
+def _take(take: Expr, value: Expr, where: Expr) -> list[Node]:
+    """(bv, bi) becomes (value, where) where `take` (a test of the old bv)
+    holds: two selects, no branch; bi first, while bv is still the old one."""
+    return [
+        Node.assign("bi", E.select(take, where, E.var("bi"))),
+        Node.assign("bv", E.select(take, value, E.var("bv"))),
+    ]
+
+
+def _partials_round(kind: str, prefix: str, round_: Expr, guarded: bool) -> list[Node]:
+    """Round `round_` of pass 1: this invocation's ARG_UNROLL elements of
+    ordinals j = round_ x ARG_UNROLL + u (index base + j x stride), every load
+    issued first, then taken in index order.
+
+    An invocation meets its elements in increasing index order, so a strictly
+    better value is the whole test (an equal value later never replaces the
+    first). `bi` holds the best element's ordinal until the rounds end, so no
+    index stays live while the loads are in flight. `guarded`: positions at or
+    past n (whose loads read 0) are skipped."""
+    strictly = _STRICTLY[kind]
+    j = E.var(f"{prefix}j")
+    loads: list[Node] = [Node.let(f"{prefix}j", E.mul(round_, E.u32(ARG_UNROLL)))]
     takes: list[Node] = []
     for u in range(ARG_UNROLL):
-        i = E.var(f"i{u}")
-        loads.append(Node.let(f"i{u}", E.add(E.var("base"), E.mul(E.add(E.mul(E.var("k"), E.u32(ARG_UNROLL)), E.u32(u)), stride))))
-        if final:
-            loads += [Node.let(f"cv{u}", E.load("pv", i)), Node.let(f"ci{u}", E.load("pi", i))]
-        else:
-            loads += [Node.let(f"cv{u}", E.load("x", i)), Node.let(f"ci{u}", i)]
-        # a position past n (its load read 0) is never taken
-        take = E.and_(E.lt(i, E.var("n")), better(E.var("bv"), E.var("bi"), E.var(f"cv{u}"), E.var(f"ci{u}")))
-        takes.append(Node.if_(take, [Node.assign("bv", E.var(f"cv{u}")), Node.assign("bi", E.var(f"ci{u}"))]))
+        index, value = E.var(f"{prefix}i{u}"), E.var(f"{prefix}v{u}")
+        previous = E.add(E.var("base"), E.mul(j, E.var("stride"))) if u == 0 else E.var(f"{prefix}i{u - 1}")
+        at = previous if u == 0 else E.add(previous, E.var("stride"))
+        loads += [Node.let(f"{prefix}i{u}", at), Node.let(f"{prefix}v{u}", E.load("x", index))]
+        take = strictly(value, E.var("bv"))
+        if guarded:
+            take = E.and_(E.lt(index, E.var("n")), take)
+        takes += _take(take, value, j if u == 0 else E.add(j, E.u32(u)))
+    return [*loads, *takes]
+
+
+def _pair_tree(kind: str) -> list[Node]:
+    """Each invocation's (bv, bi) into (shv, shi), then the workgroup tree: the
+    workgroup's least pair in element 0."""
+    beats = _beats(kind)
 
     def combine(a: list[Expr], b: list[Expr]) -> list[Expr]:
-        wins = better(a[0], a[1], b[0], b[1])
+        wins = beats(a[0], a[1], b[0], b[1])
         return [E.select(wins, b[0], a[0]), E.select(wins, b[1], a[1])]
 
-    body = [
-        Node.let("bv", E.u32(0)),
-        Node.let("bi", E.u32(NONE)),
-        Node.let("base", E.add(E.mul(E.workgroup_id(0), E.u32(WORKGROUP)), local)),
-        Node.let("n", param(0)),
-        Node.let("stride", param(1)),
-        Node.loop("k", E.u32(0), param(2), [*loads, *takes]),
+    local = E.local_id(0)
+    return [
         Node.store("shv", local, E.var("bv")),
         Node.store("shi", local, E.var("bi")),
         *tree_reduce(["shv", "shi"], combine),
     ]
-    if final:
-        buffers = [
-            BufferDecl.read("pv", 0, DataType.U32),
-            BufferDecl.read("pi", 1, DataType.U32),
-            BufferDecl.read_write("out", 2, DataType.U32),
-        ]
-        body.append(Node.if_(E.eq(local, E.u32(0)), [Node.store("out", E.u32(0), E.load("shi", E.u32(0)))]))
-    else:
-        buffers = [
+
+
+_PAIR_ARRAYS = [
+    BufferDecl.workgroup("shv", WORKGROUP, DataType.U32),
+    BufferDecl.workgroup("shi", WORKGROUP, DataType.U32),
+]
+
+
+@cache
+def arg_partials_program(kind: str) -> Program:
+    """Pass 1: the least (value, index) pair of each workgroup's strided
+    elements of `x` into `pv[wid]`, `pi[wid]`. Dispatched over len(pv)
+    workgroups, so the grid-stride pass needs no parameters: n = len(x), stride
+    = len(pv) x WORKGROUP.
+
+    Each invocation keeps its best value and the ordinal of its element in
+    registers, starting at (the value no element beats, ordinal 0): an
+    invocation whose elements all hold that value keeps its first, and one with
+    no element at all keeps its index `base` >= n, which every real pair beats.
+    Full rounds (every position < n) are unguarded; one guarded round takes the
+    rest (< ARG_UNROLL elements per invocation). Positions stay below
+    n + ARG_UNROLL x stride (n + 2^22), far from wrapping for any bindable
+    array of u32 words."""
+    local = E.local_id(0)
+    span = E.mul(E.var("stride"), E.u32(ARG_UNROLL))
+    body: list[Node] = [
+        Node.let("base", E.add(E.mul(E.workgroup_id(0), E.u32(WORKGROUP)), local)),
+        Node.let("n", E.buf_len("x")),
+        Node.let("stride", E.mul(E.buf_len("pv"), E.u32(WORKGROUP))),
+        Node.let("full", E.div(E.var("n"), span)),
+        Node.let("bv", E.u32(_ARG_START[kind])),
+        Node.let("bi", E.u32(0)),
+        Node.loop("k", E.u32(0), E.var("full"), _partials_round(kind, "m", E.var("k"), False)),
+        *_partials_round(kind, "r", E.var("full"), True),
+        Node.assign("bi", E.add(E.var("base"), E.mul(E.var("bi"), E.var("stride")))),
+        *_pair_tree(kind),
+        Node.if_(
+            E.eq(local, E.u32(0)),
+            [
+                Node.store("pv", E.workgroup_id(0), E.load("shv", E.u32(0))),
+                Node.store("pi", E.workgroup_id(0), E.load("shi", E.u32(0))),
+            ],
+        ),
+    ]
+    return Program(
+        buffers=[
             BufferDecl.read("x", 0, DataType.U32),
             BufferDecl.read_write("pv", 1, DataType.U32),
             BufferDecl.read_write("pi", 2, DataType.U32),
-        ]
-        body.append(
-            Node.if_(
-                E.eq(local, E.u32(0)),
-                [
-                    Node.store("pv", E.workgroup_id(0), E.load("shv", E.u32(0))),
-                    Node.store("pi", E.workgroup_id(0), E.load("shi", E.u32(0))),
-                ],
-            )
-        )
-    buffers += [
-        BufferDecl.uniform("params", 3, DataType.U32),
-        BufferDecl.workgroup("shv", WORKGROUP, DataType.U32),
-        BufferDecl.workgroup("shi", WORKGROUP, DataType.U32),
-    ]
-    return Program(
-        buffers=buffers,
+            *_PAIR_ARRAYS,
+        ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
-        name=f"{kind}_u32_{'final' if final else 'partials'}",
+        name=f"{kind}_u32_partials",
+    )
+
+
+@cache
+def arg_final_program(kind: str) -> Program:
+    """Pass 2, one workgroup: the least of the len(pv) pairs (`pv`, `pi`) and
+    its index into `out[0]`. Rounds of ARG_UNROLL pairs per invocation (one
+    round for the at most MAX_GROUPS = ARG_UNROLL x WORKGROUP partials), each
+    compared in full (the partials are not in index order)."""
+    beats = _beats(kind)
+    local = E.local_id(0)
+    per_round = WORKGROUP * ARG_UNROLL
+    loads: list[Node] = []
+    takes: list[Node] = []
+    for u in range(ARG_UNROLL):
+        at, value, index = E.var(f"p{u}"), E.var(f"cv{u}"), E.var(f"ci{u}")
+        position = E.add(E.mul(E.var("k"), E.u32(per_round)), E.add(local, E.u32(u * WORKGROUP)))
+        loads += [Node.let(f"p{u}", position)]
+        loads += [Node.let(f"cv{u}", E.load("pv", at)), Node.let(f"ci{u}", E.load("pi", at))]
+        take = E.and_(E.lt(at, E.var("count")), beats(E.var("bv"), E.var("bi"), value, index))
+        takes += _take(take, value, index)
+    body: list[Node] = [
+        Node.let("count", E.buf_len("pv")),
+        Node.let("bv", E.u32(_ARG_START[kind])),
+        Node.let("bi", E.u32(NONE)),
+        Node.let("rounds", E.div(E.add(E.var("count"), E.u32(per_round - 1)), E.u32(per_round))),
+        Node.loop("k", E.u32(0), E.var("rounds"), [*loads, *takes]),
+        *_pair_tree(kind),
+        Node.if_(E.eq(local, E.u32(0)), [Node.store("out", E.u32(0), E.load("shi", E.u32(0)))]),
+    ]
+    return Program(
+        buffers=[
+            BufferDecl.read("pv", 0, DataType.U32),
+            BufferDecl.read("pi", 1, DataType.U32),
+            BufferDecl.read_write("out", 2, DataType.U32),
+            *_PAIR_ARRAYS,
+        ],
+        workgroup_size=(WORKGROUP, 1, 1),
+        entry=body,
+        name=f"{kind}_u32_final",
     )
 
 
@@ -240,19 +321,10 @@ def _arg_plan(kind: str) -> Callable[[Any, Any], KernelPlan]:
         if n == 0:
             return KernelPlan((out,), ())
         g = grid(n)
-        last = grid(g.groups, max_groups=1)
+        # pass 1 runs one workgroup per partial: its stride is len(pv) x WORKGROUP
         return KernelPlan(
-            (
-                out,
-                Buffer("pv", DataType.U32, g.groups),
-                Buffer("pi", DataType.U32, g.groups),
-                params_buffer("p1", [n, g.stride, -(-g.iterations // ARG_UNROLL)]),
-                params_buffer("p2", [g.groups, last.stride, -(-last.iterations // ARG_UNROLL)]),
-            ),
-            (
-                Step(arg_program(kind, False), g.dispatch, {"params": "p1"}),
-                Step(arg_program(kind, True), last.dispatch, {"params": "p2"}),
-            ),
+            (out, Buffer("pv", DataType.U32, g.groups), Buffer("pi", DataType.U32, g.groups)),
+            (Step(arg_partials_program(kind), g.dispatch), Step(arg_final_program(kind), (1, 1, 1))),
         )
 
     return plan
