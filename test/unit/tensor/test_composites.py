@@ -15,7 +15,7 @@ import pytest
 from tensor_oracles import random_bits, user_array
 
 from vyre import tensor as vt
-from vyre.transforms.tensors import lower
+from vyre.transforms.tensors import lower, matmul
 from vyre.conform import tensor_reference as R
 from vyre.ir import DataType
 
@@ -165,7 +165,9 @@ def test_attention_over_heads_viewed_from_one_projection(causal: bool, composed:
     """Both forms give the reference's bits: op by op (the two matmuls on
     8-bit dot products, the scale and mask where the softmax reads), and the
     one-kernel form used when the dp4a matmul does not apply."""
-    if not composed:
+    if composed:  # small: the dp4a path only when told
+        monkeypatch.setattr(matmul, "DP4A_MIN_PRODUCTS", 0)
+    else:
         monkeypatch.setattr(lower, "dp4a_applies", lambda shape, inner: False)
     rng = np.random.default_rng(4 + causal)
     heads, width, tokens = 2, 8, 5

@@ -237,15 +237,25 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
     ]
 
 
+DP4A_MIN_PRODUCTS = 1 << 20
+"""Below this many products (sizes known), the per-product kernel alone: the
+dp4a path's seven dispatches cost more than it saves (a 1 Mi-product matmul is
+~10^8 integer operations on the per-product kernel, microseconds on a GPU)."""
+
+
 def dp4a_chunks(out_shape: tuple[Sym, ...], inner: Sym) -> list[tuple[int, Sym]] | None | Literal[False]:
     """Whether the 8-bit dot-product kernels serve an exact matmul (False:
     no), and over which chunks of batches `(first, count)` (None: all at
     once). They need an inner length that may be within `K_LIMIT` and
     residue buffers that fit a 2 GiB storage binding: with constant sizes,
     the batches are split into chunks that do; a single batch too big is
-    False. With sizes known only at run time: all at once."""
+    False, and so is a matmul of fewer than `DP4A_MIN_PRODUCTS` products.
+    With sizes known only at run time: all at once."""
     k = inner.value
     if k is not None and k > K_LIMIT:
+        return False
+    products = (numel(list(out_shape)) * inner).value
+    if products is not None and products < DP4A_MIN_PRODUCTS:
         return False
     per = chunk_words(out_shape[-2], out_shape[-1], inner).value
     batches = numel(list(out_shape[:-2])).value
