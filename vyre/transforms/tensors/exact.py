@@ -42,6 +42,7 @@ __all__ = [
     "Term",
     "decode",
     "normalize",
+    "pick",
     "product",
     "round_row",
     "round_to",
@@ -280,7 +281,7 @@ def product(b: KernelBuilder, row: Row, x: Term, y: Term, flags_local: str | Non
 # ---------------------------------------------------------------------------
 
 
-def _pick(b: KernelBuilder, digits: Sequence[Expr], index: Expr, hint: str) -> Expr:
+def pick(b: KernelBuilder, digits: Sequence[Expr], index: Expr, hint: str) -> Expr:
     """digits[index] (0 past the end)."""
     picked: Expr = E.u32(0)
     for k, digit in enumerate(digits):
@@ -340,14 +341,14 @@ def round_to(b: KernelBuilder, digits: Sequence[Expr], flags: Expr, scale: int, 
     lsb = b.let(E.select(normal, E.sub(position, E.u32(p - 1)), E.u32(low_bound)), "L")
     at = b.let(E.div(lsb, E.u32(DIGIT)), "a")
     shift = b.let(E.mod(lsb, E.u32(DIGIT)), "b")
-    first = _pick(b, mag, at, "d")
-    second = _pick(b, mag, E.add(at, E.u32(1)), "d")
+    first = pick(b, mag, at, "d")
+    second = pick(b, mag, E.add(at, E.u32(1)), "d")
     kept = E.bitor(E.shr(first, shift), E.shl(second, E.sub(E.u32(DIGIT), shift)))
     significand = b.let(E.bitand(kept, E.u32((1 << p) - 1)), "m")
     round_at = b.let(E.sub(lsb, E.u32(1)), "R")
     r_digit = b.let(E.div(round_at, E.u32(DIGIT)), "ra")
     r_shift = b.let(E.mod(round_at, E.u32(DIGIT)), "rb")
-    r_word = _pick(b, mag, r_digit, "rd")
+    r_word = pick(b, mag, r_digit, "rd")
     round_bit = E.bitand(E.shr(r_word, r_shift), E.u32(1))
     sticky_here = E.bitand(r_word, E.sub(E.shl(E.u32(1), r_shift), E.u32(1)))
     sticky = E.or_(_nz(sticky_here), _nz(_below(b, mag, r_digit)))

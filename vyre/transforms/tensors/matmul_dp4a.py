@@ -574,14 +574,6 @@ def _gemm_body(
 # ---------------------------------------------------------------------------
 
 
-def _pick(b: KernelBuilder, digits: list[Expr], index: Expr) -> Expr:
-    """digits[index] (0 past the end)."""
-    picked: Expr = E.u32(0)
-    for k, digit in enumerate(digits):
-        picked = E.select(E.eq(index, E.u32(k)), digit, picked)
-    return b.let(picked, "pk")
-
-
 def round_scaled(b: KernelBuilder, mag: list[Expr], negative: Expr, shift: Expr) -> Expr:
     """The F32 bits of `(-1)**negative * |C| * 2**(shift - 298)`, `|C| > 0`
     given in 24-bit digits `mag`, rounded once to nearest-even (subnormals
@@ -598,12 +590,12 @@ def round_scaled(b: KernelBuilder, mag: list[Expr], negative: Expr, shift: Expr)
     local = b.let(E.select(exact, E.u32(0), E.sub(lsb, shift)), "l")
     at = b.let(E.div(local, E.u32(24)), "a")
     sh = b.let(E.mod(local, E.u32(24)), "s")
-    first, second = _pick(b, mag, at), _pick(b, mag, E.add(at, E.u32(1)))
+    first, second = X.pick(b, mag, at, "pk"), X.pick(b, mag, E.add(at, E.u32(1)), "pk")
     kept = E.bitand(E.bitor(E.shr(first, sh), E.shl(second, E.sub(E.u32(24), sh))), E.u32(0xFF_FFFF))
     round_at = b.let(E.sub(local, E.u32(1)), "R")
     ra = b.let(E.div(round_at, E.u32(24)), "ra")
     rb = b.let(E.mod(round_at, E.u32(24)), "rb")
-    word = _pick(b, mag, ra)
+    word = X.pick(b, mag, ra, "pk")
     round_bit = E.bitand(E.shr(word, rb), E.u32(1))
     sticky: Expr = E.ne(E.bitand(word, E.sub(E.shl(E.u32(1), rb), E.u32(1))), E.u32(0))
     for k, digit in enumerate(mag):
