@@ -256,7 +256,7 @@ def rows(n: int, sort_n: int, reps: int, trials: int, only: Sequence[str] = ()) 
         torch_time(lambda t: (lambda: t.max()), small.view(np.int32), reps), ">= 0.8 of copy")
     add("reductions.argmin_u32 / torch.argmin", "reductions.argmin_u32", [x],
         lambda g: int(first(g)[0]) == int(np.argmin(x)), 4 * n,
-        torch_time(lambda t: (lambda: t.argmin()), small.view(np.int32), reps), ">= 0.8 of copy")
+        torch_time(lambda t: (lambda: t.argmin()), small.view(np.int32), reps), ">= 0.8 of torch.argmin")
     fx = rng.standard_normal(n).astype(np.float32)
     add("reductions.f32_sum_tree / torch.sum(f32)", "reductions.f32_sum_tree", [fx],
         lambda g: bool(np.isfinite(first(g)[0])), 4 * n,
@@ -264,7 +264,7 @@ def rows(n: int, sort_n: int, reps: int, trials: int, only: Sequence[str] = ()) 
     expect_scan = np.cumsum(small, dtype=np.uint32)
     add("scan.prefix_sum_inclusive_u32 / torch.cumsum", "scan.prefix_sum_inclusive_u32", [small],
         lambda g: bool((first(g) == expect_scan).all()), 8 * n,
-        torch_time(lambda t: (lambda: t.cumsum(0, dtype=t.dtype)), small.view(np.int32), reps), ">= 0.8 of copy")
+        torch_time(lambda t: (lambda: t.cumsum(0, dtype=t.dtype)), small.view(np.int32), reps), ">= 0.8 of torch.cumsum")
     data = rng.integers(0, 256, 4 * n, dtype=np.uint8)
     add("stats.byte_histogram / torch.bincount", "stats.byte_histogram", [data],
         lambda g: bool((first(g) == np.bincount(data, minlength=256)).all()), 4 * n,
