@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vyre.cli.pipes import quiet_on_closed_pipe
+from vyre.conform.interrupt import interrupted, watching
 from vyre.cli.suggest import ArgumentParser
 from vyre.conform.cluster import LOCAL
 from vyre.progress import report_to
@@ -300,6 +301,8 @@ def _certify(args: argparse.Namespace) -> int:
     # the checkpoint stays until the certificate is on disk: a failed write
     # leaves the run to --resume
     cert = certify_with(dataclasses.replace(options, keep_checkpoint=True), started)
+    if interrupted():  # an interrupt some code turned into an exception: not a finding
+        raise KeyboardInterrupt
     if args.out is not None:
         cert.write(args.out)
     if checkpoint is not None:
@@ -537,7 +540,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     }[args.command]
     previous = report_to(sys.stderr)  # long compiles say what they are doing
     try:
-        return handler(args)
+        with watching():
+            return handler(args)
     except KeyboardInterrupt:
         again = (
             "rerun the same command to continue (it skips them)"

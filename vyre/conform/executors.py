@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vyre.conform.cluster import dask_client
+from vyre.conform.interrupt import interrupted
 from vyre.conform.kinds import Track
 from vyre.conform.plan import Plan, Unit
 from vyre.conform.results import UnitError, UnitRecord
@@ -69,10 +70,13 @@ class EngineRecipe:
 
 
 def run_one(engine: Any, unit: Unit) -> list[UnitRecord]:
-    """A unit's results; an exception becomes a `UnitError` (a finding: "execution")."""
+    """A unit's results; an exception becomes a `UnitError` (a finding: "execution"),
+    but after a SIGINT (`vyre.conform.interrupt`) it is the interrupt, re-raised."""
     try:
         return engine.run_unit(unit)
     except Exception as error:  # noqa: BLE001 - a unit that cannot run is a finding
+        if interrupted():
+            raise KeyboardInterrupt from error
         message = str(error).strip().splitlines()
         text = f"{type(error).__name__}: {message[0] if message else ''}"
         return [UnitError(text[:500])]

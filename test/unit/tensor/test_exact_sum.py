@@ -2,8 +2,9 @@
 the elements in units of 2**-149, rounded once by rationals, with the
 contract's NaN, infinity and signed-zero rules), on inputs that stress the
 accumulator: every exponent (subnormals included), both signs, huge
-cancellation, zeros of both signs, words driven to their largest digits, and
-sparse NaN and infinities; at sizes around every split of the kernels (the
+cancellation, zeros of both signs, words driven to their largest digits,
+sparse NaN and infinities, and the register window's cases (normal data,
+rising exponents, bands around a window, full lanes); at sizes around every split of the kernels (the
 invocations of an output in the one-kernel form, the carry pass, the round,
 the block, a workgroup's several blocks, the guarded last block, several
 partial sums per invocation of the merge), through views and fused operands,
@@ -124,6 +125,38 @@ def stress(rng: np.random.Generator, shape: tuple[int, ...], fmt: str, kind: str
 KINDS = ["finite", "cancel", "zeros", "negzero", "full", "nan", "inf", "infs"]
 
 
+def windowed(rng: np.random.Generator, n: int, fmt: str, kind: str) -> np.ndarray:
+    """Patterns for the register window of the two-kernel form: "normal"
+    (standard normal values rounded to the format: most in a few binades, a
+    tail below), "rising" (exponent fields growing along the axis, so every
+    invocation moves its window again and again), "band" (fields in a band of
+    40, so elements fall just inside, above and below any window), "packed"
+    (one sign, all-ones significands, fields in a band of 16: the lanes at
+    their largest)."""
+    width, ebits, fbits, _ = BITS[fmt]
+    top = (1 << ebits) - 2
+    sign = rng.integers(0, 2, n) << (width - 1)
+    fraction = rng.integers(0, 1 << fbits, n)
+    if kind == "normal":
+        values = rng.standard_normal(n).astype(np.float32)
+        if fmt == "f16":
+            return values.astype(np.float16).view(np.uint16)
+        word = values.view(np.uint32)
+        return word if fmt == "f32" else (word >> 16).astype(np.uint16)
+    if kind == "rising":
+        e = 1 + np.arange(n) * top // max(n, 1)
+    elif kind == "band":
+        low = top // 2 - 20
+        e = rng.integers(low, low + 40, n)
+    else:
+        e = rng.integers(top // 2, top // 2 + 16, n)
+        sign, fraction = np.zeros(n, np.int64) | (rng.integers(0, 2) << (width - 1)), (1 << fbits) - 1
+    return ((sign | (e << fbits) | fraction) & ((1 << width) - 1)).astype(UINT[fmt])
+
+
+WINDOWED = ["normal", "rising", "band", "packed"]
+
+
 def check(
     fmt: str,
     bits: np.ndarray,
@@ -216,6 +249,19 @@ def test_default_blocks(kind: str) -> None:
     check("f32", stress(rng, (ES.BLOCK + 4099,), "f32", kind), (ES.BLOCK + 4099,), 0)
 
 
+@pytest.mark.parametrize("fmt", sorted(DTYPES))
+@pytest.mark.parametrize("kind", WINDOWED)
+def test_register_window(fmt: str, kind: str) -> None:
+    """Elements in, above and below the invocations' windows, the windows
+    moved many times, the lanes at their largest: over blocks of one round
+    and of the shipped size."""
+    rng = np.random.default_rng(WINDOWED.index(kind))
+    with small_blocks():
+        check(fmt, windowed(rng, 6145, fmt, kind), ("n",), 0)
+    if fmt == "f32":
+        check(fmt, windowed(rng, ES.BLOCK + 4099, fmt, kind), ("n",), 0)
+
+
 def test_several_partial_sums_per_merge_invocation() -> None:
     """More workgroups per output than the merge has invocations."""
     rng = np.random.default_rng(5)
@@ -269,4 +315,7 @@ def test_on_the_gpu(fmt: str) -> None:
         for length, kind in ((2048, "finite"), (4097, "cancel"), (6145, "full"), (10_000, "infs")):
             check(fmt, stress(rng, (length,), fmt, kind), ("n",), 0, backend="wgpu")
         check(fmt, stress(rng, (3000, 3), fmt, "finite"), ("n", 3), 0, backend="wgpu")
+        for kind in WINDOWED:
+            check(fmt, windowed(rng, 6145, fmt, kind), ("n",), 0, backend="wgpu")
     check(fmt, stress(rng, (ES.BLOCK + 4099,), fmt, "cancel"), ("n",), 0, backend="wgpu")
+    check(fmt, windowed(rng, ES.BLOCK + 4099, fmt, "normal"), ("n",), 0, backend="wgpu")

@@ -1,58 +1,87 @@
 """The kernels of `vtensor.sum(order="exact")` over a float axis, built to be
 bound by memory: each element is read once and costs a few dozen integer
-operations, and two dispatches at most do the whole sum.
+operations at most (about ten in the two-kernel form's common case), and two
+dispatches at most do the whole sum. Both forms add the elements exactly in
+integer digits in units of 2**-149 (the fixed point of
+vyre.transforms.tensors.exact) and round once, so the bits are those of one
+rounding of the exact sum, whatever the split.
 
-The accumulator of an invocation is one column of the workgroup memory `acc`
-(`ROWS` rows of `WORKGROUP` words: row k of invocation l is word
-`k * WORKGROUP + l`, so the invocations of a warp touch distinct banks whatever
-rows they pick). Rows 0..12 hold the positive elements, rows 13..25 the
-negative ones, as 24-bit digits in u32 words in units of 2**-149 (the fixed
-point of vyre.transforms.tensors.exact); row 26 is the invocation's flags word.
+The flags are two maxima kept in registers, over `key` (the element's bits at
+the top of the word: `b` for F32, `b << 16` for F16/BF16): `u1 = max(key)`,
+`u2 = max(key ^ 2**31)`. With `K` the key of -inf, `u1 > K` or `u2 > K` is a
+NaN, `u2 >= K` a +inf (or +NaN), `u1 >= K` a -inf (or -NaN), and `u2 == 0`
+means every element was -0.0; they become a flags word of
+vyre.transforms.tensors.exact (`NONEMPTY` comes from the axis length). A NaN or
+an infinity adds what its bits give to the digits: the flags decide the result
+then.
 
-Adding an element with bits `b`: its exponent field `e`, its significand
-`m` (the hidden bit when `e != 0`), its shift `sh = max(e, 1) + base` in units
-of 2**-149 (`FloatFormat.shift_base`) and `q, r = divmod(sh, 24)`; then
-`(m << r) & MASK` is added to digit `q` and `m >> (24 - r)` to digit `q + 1` of
-the rows of its sign (positive rows for a clear sign bit). Both parts are
-non-negative and below 2**24, so a word holds 255 of them on top of a
-normalised digit: the invocation moves its carries up (`normalize`: digits
-0..11 back in [0, 2**24)) after every `ROUNDS * RUN * RUNS` = 128 of its
-elements. A NaN or an infinity adds what its bits give: the flags decide the
-result then. The flags are two maxima kept in registers, over `key` (the
-element's bits at the top of the word: `b` for F32, `b << 16` for F16/BF16):
-`u1 = max(key)`, `u2 = max(key ^ 2**31)`. With `K` the key of -inf, `u1 > K` or
-`u2 > K` is a NaN, `u2 >= K` a +inf (or +NaN), `u1 >= K` a -inf (or -NaN), and
-`u2 == 0` means every element was -0.0; they become a flags word of
-vyre.transforms.tensors.exact (`NONEMPTY` comes from the axis length).
+**The one-kernel form** (a static axis of at most `ROW_LIMIT` elements). An
+output takes `lanes` invocations (a power of two giving each at most 64
+elements, every round of each invocation two runs of 4 consecutive elements),
+a workgroup takes `WORKGROUP / lanes` outputs. The accumulator of an
+invocation is one column of the workgroup memory `acc` (`ROWS` rows of
+`WORKGROUP` words: row k of invocation l is word `k * WORKGROUP + l`, so the
+invocations of a warp touch distinct banks whatever rows they pick). Rows
+0..12 hold the positive elements, rows 13..25 the negative ones, as 24-bit
+digits in u32 words; row 26 is the invocation's flags word. Adding an element
+with bits `b`: its exponent field `e`, its significand `m` (the hidden bit
+when `e != 0`), its shift `sh = max(e, 1) + base` in units of 2**-149
+(`FloatFormat.shift_base`) and `q, r = divmod(sh, 24)`; then `(m << r) & MASK`
+is added to digit `q` and `m >> (24 - r)` to digit `q + 1` of the rows of its
+sign. Both parts are below 2**24, so a word holds 255 of them on top of a
+normalised digit (`normalize` moves the carries up past 256 elements). The
+columns of an output are merged digit by digit, in parallel
+(`_merge_groups`: two levels, 16 columns then the rest; normalised digits
+summed over at most 256 columns stay below 2**32, the flags rows OR-ed); the
+first invocations move the carries up, subtract the negative digits from the
+positive ones and round once (`exact.round_to`).
 
-The accumulators of a workgroup are merged digit by digit, in parallel
-(`_merge_groups`): `lanes` neighbouring invocations that share an output sum
-their columns in two levels (16 words then the rest; a row of normalised digits
-summed over at most 256 columns stays below 2**32), the flags rows OR-ed. The
-first invocations then read one merged column per output, move the carries up,
-subtract the negative digits from the positive ones and either round once
-(`exact.round_to`) or write the 14 signed digits and the flags word.
+**The two-kernel form** (a dynamic axis, or one longer than `ROW_LIMIT`).
+`_tiles`: `groups` workgroups per output, each taking `blocks` consecutive
+blocks of `BLOCK` elements of the axis (`blocks` grows with the axis so that
+`groups` stays at most `GROUPS`), each invocation 128 elements of a block (16
+rounds of two runs of 4, the runs of a round strided by the workgroup:
+coalesced, and a run is one 16-byte load where the layout allows); the last
+block of an axis is guarded. `_merge`: one workgroup per output adds its
+`groups` partial sums (14 signed 24-bit digits and a flags word each, in
+registers), merges them in workgroup memory and rounds once.
 
-The kernels:
+The tiles kernel keeps little workgroup memory, because it decides how many
+workgroups an SM holds and so how many loads are in flight (measured on the
+H200: a reading loop at 0.87 of torch.sum falls to 0.31 with 27 words of
+workgroup memory per invocation, and stays at 0.84 with 7). So an
+invocation adds most elements in registers (`_Window`): a window of `WINDOW`
+= 16 exponent fields, `base .. base + 15`, and two lanes. An element whose
+field `e` lies in the window (a finite, normal element) adds its significand
+shifted by `t = e - base`: the low `LOW_BITS` = 16 bits of `m << t` to `low`,
+`m >> (16 - t)` to `high`, both negated for a set sign bit (u32 words, two's
+complement). Any other element updates the maxima and, if it is finite and
+above the window (or the first normal one), moves the window: the lanes
+spilled, `base` set to `e - 12` (at least 1, at most the largest field minus
+16, so the window never holds inf/NaN), the element added to the lanes.
+Otherwise (below the window, subnormal, zero, inf, NaN) it goes to the
+shared columns. An element of the lanes always follows one that set the
+maxima, so the flags stay exact without work in the window.
 
-- a static axis of at most `ROW_LIMIT` elements: one kernel. An output takes
-  `lanes` invocations (a power of two giving each at most 64 elements, every
-  round of each invocation two runs of 4 consecutive elements), a workgroup
-  takes `WORKGROUP / lanes` outputs and rounds them;
-- otherwise two kernels. `_tiles`: `groups` workgroups per output, each
-  taking `blocks` consecutive blocks of `BLOCK` elements of the axis (`blocks`
-  grows with the axis so that `groups` stays at most `GROUPS`), each
-  invocation 128 elements of a block (16 rounds of two runs of 4, the runs of a
-  round strided by the workgroup: coalesced, and a run is one 16-byte load
-  where the layout allows); the last block of an axis is guarded. The
-  workgroup's accumulators merged, invocation 0 writes them (14 digits and the
-  flags, digit-major in the scratch buffer). `_merge`: one workgroup per output
-  adds its `groups` partial sums (each invocation at most `GROUPS / WORKGROUP`
-  of them, in registers), merges them in workgroup memory and rounds once.
+The shared columns: `COLUMNS` = 32 columns of `PIECES` = 20 rows of 16-bit
+digits (signed u32 words), `SHARE` = 8 invocations per column, added to with
+workgroup atomics (2.5 KB in all). An element goes in as three 16-bit
+pieces of `m << (sh % 16)` at rows `sh / 16` .. `sh / 16 + 2`, a lane `v` at
+bit `p` as `v & 0xFFFF` and `v >> 16` (arithmetic), each shifted by `p % 16`,
+in pieces at rows `p / 16` .. `p / 16 + 2`; every piece is below 2**17 in
+magnitude. After each block every invocation spills its lanes, and after a
+barrier the first 32 invocations move the carries of a column up (digits in
+[0, 2**16), the top one signed). Bounds: `high` gets parts below 2**23 and
+`low` below 2**16, at most 128 between two spills, so neither lane wraps; the
+window only rises, by 4 fields at least (but once, at the cap), so an
+invocation moves it at most 62 times; between two carry passes a word gets
+at most 8 * (128 + 2 * 62 + 4) pieces, below 2**28 in magnitude. At the
+end the maxima are merged with atomics, the first 20 invocations sum one row
+of every column (below 2**21), and invocation 0 moves the carries up and
+regroups three 16-bit digits into two 24-bit ones.
 
 Every loop runs at most a few thousand iterations per invocation (lavapipe
-stops a shader loop after 65,535), and the bits are those of one rounding of
-the exact sum, whatever the split.
+stops a shader loop after 65,535).
 """
 
 from __future__ import annotations
@@ -61,7 +90,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vyre.dialects.symbolic import Sym
-from vyre.ir import DataType, Expr, Node
+from vyre.ir import AtomicOp, DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
 from vyre.transforms.tensors.kernel import KernelBuilder, Leaf, Planned, Reduction, emit
@@ -93,6 +122,22 @@ passes instead of 16: 3.5-3.7 ms. The merge adds at most
 digits below 2**32)."""
 ROW_LIMIT = 4096
 """Static axes up to this length are summed and rounded in one kernel."""
+WINDOW = 16
+"""Exponent fields of an invocation's register window (the two-kernel form)."""
+HEADROOM = 4
+"""Fields a moved window keeps above the element that moved it."""
+LOW_BITS = 16
+"""Bits of a windowed significand that go to the low lane."""
+SHARE = 8
+"""Invocations of the two-kernel form that share one column of `PIECES` rows."""
+COLUMNS = WORKGROUP // SHARE
+PIECE = 16
+"""Bits of a digit of the shared columns."""
+PIECES = 20
+"""Rows of a shared column: 16-bit digits from 2**-149 (320 bits: 2**32
+elements below 2**128, and the sign)."""
+SHARED_WORDS = PIECES * COLUMNS + 2
+"""The shared columns, then the two maxima of the workgroup."""
 ROW_ELEMENTS = 64
 """Most elements per invocation in the one-kernel form (no carry pass inside)."""
 UNCARRIED = 256
@@ -125,6 +170,10 @@ class _Acc:
 
     def store(self, row: Expr | int, value: Expr, column: Expr | None = None) -> Node:
         return Node.store(self.name, self.at(row, column), value)
+
+
+def _u(value: int) -> Expr:
+    return E.u32(value & 0xFFFF_FFFF)
 
 
 def _max(a: Expr, b: Expr) -> Expr:
@@ -215,6 +264,216 @@ def _flags_word(fmt: X.FloatFormat, u1: Expr, u2: Expr) -> Expr:
         E.bitor(bit(nan, X.NAN), bit(E.ge(u2, limit), X.PINF)),
         E.bitor(bit(E.ge(u1, limit), X.NINF), bit(E.ne(u2, E.u32(0)), X.NOT_NEGZERO)),
     )
+
+
+# ---------------------------------------------------------------------------
+# The two-kernel form's accumulator: a register window and shared columns
+# ---------------------------------------------------------------------------
+
+
+def _sar(x: Expr, k: int) -> Expr:
+    """`x >> k`, arithmetic: `x` (a local) a u32 holding a signed value."""
+    top = (0xFFFF_FFFF << (32 - k)) & 0xFFFF_FFFF
+    return E.bitor(E.shr(x, E.u32(k)), E.select(E.ne(E.shr(x, E.u32(31)), E.u32(0)), E.u32(top), E.u32(0)))
+
+
+@dataclass(frozen=True)
+class _Window:
+    """Adds elements of format `fmt` for the two-kernel form (see the module
+    doc): the register window (`base`, lanes `low` and `high`, u32 words
+    holding signed sums), the maxima `u1`, `u2`, and the shared columns of
+    `acc` (word `row * COLUMNS + column`; invocation `l` adds to column
+    `l / SHARE` with workgroup atomics)."""
+
+    b: KernelBuilder
+    acc: str
+    local: Expr
+    column: Expr
+    fmt: X.FloatFormat
+    u1: str
+    u2: str
+    base: str
+    low: str
+    high: str
+
+    @staticmethod
+    def start(b: KernelBuilder, fmt: X.FloatFormat) -> _Window:
+        """The shared words cleared (wgpu-native does not zero workgroup
+        memory), a barrier, the locals declared (the window unset)."""
+        acc = b.workgroup_buffer("acc", SHARED_WORDS)
+        local = b.let(E.local_id(0), "l")
+        k = b.fresh("k")
+        with b.block() as clear:
+            at = b.let(E.add(E.mul(E.var(k), E.u32(WORKGROUP)), local), "at")
+            b.emit(Node.if_(E.lt(at, E.u32(SHARED_WORDS)), [Node.store(acc, at, E.u32(0))]))
+        b.emit(Node.loop(k, E.u32(0), E.u32(-(-SHARED_WORDS // WORKGROUP)), clear), Node.barrier())
+        window = _Window(
+            b, acc, local, b.let(E.div(local, E.u32(SHARE)), "col"), fmt,
+            b.fresh("u1"), b.fresh("u2"), b.fresh("wb"), b.fresh("lo"), b.fresh("hi"),
+        )
+        b.emit(
+            Node.let(window.u1, E.u32(0)),
+            Node.let(window.u2, E.u32(0)),
+            Node.let(window.base, E.u32(fmt.exp_mask + 1)),
+            Node.let(window.low, E.u32(0)),
+            Node.let(window.high, E.u32(0)),
+        )
+        return window
+
+    def _add_to(self, row: Expr, value: Expr, column: Expr | None = None) -> None:
+        at = E.add(E.mul(row, E.u32(COLUMNS)), self.column if column is None else column)
+        self.b.emit(Node.let(self.b.fresh("old"), E.atomic(AtomicOp.ADD, self.acc, at, value)))
+
+    def add(self, bits: Expr) -> None:
+        """Add the element whose bits (u32; a 16-bit format in the low half)
+        are the local `bits`."""
+        b, fmt = self.b, self.fmt
+        e = b.let(E.bitand(E.shr(bits, E.u32(fmt.frac_bits)), E.u32(fmt.exp_mask)), "e")
+        t = b.let(E.sub(e, E.var(self.base)), "t")
+        with b.block() as fast:
+            self._lanes(bits, t)
+        with b.block() as slow:
+            key = bits if fmt.width == 32 else b.let(E.shl(bits, E.u32(16)), "key")
+            b.emit(
+                Node.assign(self.u1, _max(E.var(self.u1), key)),
+                Node.assign(self.u2, _max(E.var(self.u2), E.bitxor(key, E.u32(SIGN)))),
+            )
+            cap = fmt.exp_mask - WINDOW
+            finite = E.and_(E.ne(e, E.u32(0)), E.lt(e, E.u32(fmt.exp_mask)))
+            above = E.or_(E.ge(e, E.add(E.var(self.base), E.u32(WINDOW))), E.gt(E.var(self.base), E.u32(fmt.exp_mask)))
+            with b.block() as move:
+                self.spill()
+                lifted = b.let(E.select(E.gt(e, E.u32(WINDOW - HEADROOM)), E.sub(e, E.u32(WINDOW - HEADROOM)), E.u32(1)), "nb")
+                b.emit(Node.assign(self.base, E.select(E.lt(lifted, E.u32(cap)), lifted, E.u32(cap))))
+                self._lanes(bits, b.let(E.sub(e, E.var(self.base)), "t"))
+            with b.block() as pieces:
+                self._pieces(bits, e)
+            b.emit(Node.if_(E.and_(finite, above), move, pieces))
+        b.emit(Node.if_(E.lt(t, E.u32(WINDOW)), fast, slow))
+
+    def _lanes(self, bits: Expr, t: Expr) -> None:
+        """A finite element of exponent field `base + t` (t < WINDOW) added to
+        the lanes: its significand shifted by `t`, the low `LOW_BITS` bits to
+        `low`, the rest to `high`, each negated for a set sign bit."""
+        b, fmt = self.b, self.fmt
+        m = b.let(E.bitor(E.bitand(bits, E.u32((1 << fmt.frac_bits) - 1)), E.u32(1 << fmt.frac_bits)), "m")
+        neg = b.let(E.sub(E.u32(0), E.shr(bits, E.u32(fmt.width - 1))), "x")
+        low = E.bitand(E.shl(m, t), E.u32((1 << LOW_BITS) - 1))
+        high = E.shr(m, E.sub(E.u32(LOW_BITS), t))
+        b.emit(
+            Node.assign(self.low, E.add(E.var(self.low), E.sub(E.bitxor(low, neg), neg))),
+            Node.assign(self.high, E.add(E.var(self.high), E.sub(E.bitxor(high, neg), neg))),
+        )
+
+    def _pieces(self, bits: Expr, e: Expr) -> None:
+        """The element (exponent field `e`) added to the invocation's shared
+        column: its significand at bit `sh` as three 16-bit pieces at rows
+        `sh / 16` and the two above, negated for a set sign bit (nothing for a
+        zero)."""
+        b, fmt = self.b, self.fmt
+        hidden = b.let(E.select(E.ne(e, E.u32(0)), E.u32(1), E.u32(0)), "h")
+        m = b.let(E.bitor(E.bitand(bits, E.u32((1 << fmt.frac_bits) - 1)), E.shl(hidden, E.u32(fmt.frac_bits))), "m")
+        with b.block() as add:
+            sh = b.let(E.add(E.sub(e, hidden), _u(fmt.shift_base + 1)), "sh")
+            row = b.let(E.shr(sh, E.u32(4)), "row")
+            c = b.let(E.bitand(sh, E.u32(PIECE - 1)), "c")
+            neg = b.let(E.sub(E.u32(0), E.shr(bits, E.u32(fmt.width - 1))), "x")
+            up = E.sub(E.u32(PIECE), c)
+            parts = [
+                E.bitand(E.shl(m, c), E.u32(0xFFFF)),
+                E.bitand(E.shr(m, up), E.u32(0xFFFF)),
+                E.shr(E.shr(m, E.u32(PIECE)), up),
+            ]
+            for k, part in enumerate(parts):
+                self._add_to(row if k == 0 else E.add(row, E.u32(k)), E.sub(E.bitxor(part, neg), neg))
+        b.emit(Node.if_(E.ne(m, E.u32(0)), add))
+
+    def spill(self) -> None:
+        """The lanes added to the invocation's shared column and cleared
+        (nothing while the window is unset): a lane `v` at bit `p` as
+        `v & 0xFFFF` and `v >> 16` (arithmetic) each shifted by `p % 16`, in
+        16-bit pieces at rows `p / 16` .. `p / 16 + 2`."""
+        b = self.b
+        with b.block() as body:
+            for lane, offset in ((self.low, 0), (self.high, LOW_BITS)):
+                v = b.let(E.var(lane), "v")
+                p = b.let(E.add(E.var(self.base), _u(self.fmt.shift_base + offset)), "p")
+                row = b.let(E.shr(p, E.u32(4)), "row")
+                c = b.let(E.bitand(p, E.u32(PIECE - 1)), "c")
+                low = b.let(E.shl(E.bitand(v, E.u32(0xFFFF)), c), "q")
+                high = b.let(E.shl(_sar(v, PIECE), c), "s")
+                self._add_to(row, E.bitand(low, E.u32(0xFFFF)))
+                self._add_to(E.add(row, E.u32(1)), E.add(E.shr(low, E.u32(PIECE)), E.bitand(high, E.u32(0xFFFF))))
+                self._add_to(E.add(row, E.u32(2)), _sar(high, PIECE))
+            b.emit(Node.assign(self.low, E.u32(0)), Node.assign(self.high, E.u32(0)))
+        b.emit(Node.if_(E.le(E.var(self.base), E.u32(self.fmt.exp_mask - WINDOW)), body))
+
+    def normalize(self) -> None:
+        """Every invocation's lanes spilled; a barrier; the first `COLUMNS`
+        invocations move the carries of one column each up (digits 0..18 in
+        [0, 2**16), the top one signed); a barrier."""
+        b = self.b
+        self.spill()
+        b.emit(Node.barrier())
+        with b.block() as carry_pass:
+            carry, k = b.fresh("cy"), b.fresh("k")
+            with b.block() as body:
+                at = b.let(E.add(E.mul(E.var(k), E.u32(COLUMNS)), self.local), "at")
+                v = b.let(E.add(E.load(self.acc, at), E.var(carry)), "v")
+                b.emit(Node.store(self.acc, at, E.bitand(v, E.u32(0xFFFF))), Node.assign(carry, _sar(v, PIECE)))
+            top = E.add(E.u32((PIECES - 1) * COLUMNS), self.local)
+            b.emit(
+                Node.let(carry, E.u32(0)),
+                Node.loop(k, E.u32(0), E.u32(PIECES - 1), body),
+                Node.store(self.acc, top, E.add(E.load(self.acc, top), E.var(carry))),
+            )
+        b.emit(Node.if_(E.lt(self.local, E.u32(COLUMNS)), carry_pass), Node.barrier())
+
+    def finish(self, target: str, count: Expr, group: Expr) -> None:
+        """The workgroup's sum written as `DIGITS` signed 24-bit digits and the
+        flags word at `target[k * count + group]` (after `normalize`): the
+        maxima merged with atomics; the first `PIECES` invocations sum one row
+        of every column each (below 2**21) into its first column; invocation
+        0 moves the carries up and regroups the 16-bit digits into 24-bit ones."""
+        b = self.b
+        for word, local in ((PIECES * COLUMNS, self.u1), (PIECES * COLUMNS + 1, self.u2)):
+            b.emit(Node.let(b.fresh("old"), E.atomic(AtomicOp.MAX, self.acc, E.u32(word), E.var(local))))
+        b.emit(Node.barrier())
+        with b.block() as rows:
+            total, k = b.fresh("sum"), b.fresh("k")
+            first = b.let(E.mul(self.local, E.u32(COLUMNS)), "at")
+            b.emit(
+                Node.let(total, E.u32(0)),
+                Node.loop(k, E.u32(0), E.u32(COLUMNS), [Node.assign(total, E.add(E.var(total), E.load(self.acc, E.add(first, E.var(k)))))]),
+                Node.store(self.acc, first, E.var(total)),
+            )
+        b.emit(Node.if_(E.lt(self.local, E.u32(PIECES)), rows), Node.barrier())
+        with b.block() as write:
+            digits: list[Expr] = []
+            carry: Expr = E.u32(0)
+            for k in range(PIECES):
+                v = b.let(E.add(E.load(self.acc, E.u32(k * COLUMNS)), carry), "v")
+                if k == PIECES - 1:
+                    digits.append(v)
+                    break
+                digits.append(b.let(E.bitand(v, E.u32(0xFFFF)), "d"))
+                carry = b.let(_sar(v, PIECE), "cy")
+            words: list[Expr] = []
+            for i in range(PIECES // 3):
+                d0, d1, d2 = digits[3 * i : 3 * i + 3]
+                words.append(E.bitor(d0, E.shl(E.bitand(d1, E.u32(0xFF)), E.u32(16))))
+                words.append(E.bitor(E.shr(d1, E.u32(8)), E.shl(d2, E.u32(8))))
+            last, top = digits[PIECES - 2], digits[PIECES - 1]
+            words.append(E.bitor(last, E.shl(E.bitand(top, E.u32(0xFF)), E.u32(16))))
+            words.append(_sar(top, 8))
+            flags = _flags_word(
+                self.fmt,
+                E.load(self.acc, E.u32(PIECES * COLUMNS)),
+                E.load(self.acc, E.u32(PIECES * COLUMNS + 1)),
+            )
+            for k, word in enumerate([*words, flags]):
+                b.emit(Node.store(target, E.add(E.mul(E.u32(k), count), group), word))
+        b.emit(Node.if_(E.eq(self.local, E.u32(0)), write))
 
 
 # ---------------------------------------------------------------------------
@@ -337,7 +596,7 @@ def _run(b: KernelBuilder, red: Reduction, out_idx: Sequence[Expr], start: Expr)
 
 def _round_of(
     b: KernelBuilder,
-    adder: _Adder,
+    adder: _Adder | _Window,
     red: Reduction,
     out_idx: Sequence[Expr],
     runs: Sequence[tuple[Expr, Expr]],
@@ -435,12 +694,12 @@ class _Split:
 
 def _tiles_kernel(name: str, red: Reduction, split: _Split, partials: str) -> Planned:
     """Workgroup w adds its blocks of output w // groups: the full blocks,
-    then the guarded rest of the axis (in the last workgroup); merged, carried,
-    written as 14 digits and the flags word at `partials[k * count + w]`."""
+    then the guarded rest of the axis (in the last workgroup), each block
+    closed by a carry pass of the shared columns; written as 14 digits and
+    the flags word at `partials[k * count + w]`."""
     fmt = X.FORMATS[red.dtype]
     b = KernelBuilder(name, WORKGROUP)
-    local = b.let(E.local_id(0), "l")
-    acc = _Acc(b.workgroup_buffer("acc", ROWS * WORKGROUP), local)
+    adder = _Window.start(b, fmt)
     group = b.let(E.workgroup_id(0), "g")
     groups, blocks, length = b.param(split.groups), b.param(split.blocks), b.param(red.length)
     o = b.let(E.div(group, groups), "o")
@@ -448,8 +707,7 @@ def _tiles_kernel(name: str, red: Reduction, split: _Split, partials: str) -> Pl
     left = b.let(E.sub(length, first), "left")
     full = b.let(E.select(E.lt(E.div(left, E.u32(BLOCK)), blocks), E.div(left, E.u32(BLOCK)), blocks), "full")
     out_idx = b.unflatten(o, red.out_shape)
-    adder = _Adder.start(b, acc, fmt)
-    lane = b.let(E.mul(local, E.u32(RUN)), "lane")
+    lane = b.let(E.mul(adder.local, E.u32(RUN)), "lane")
 
     def block(start: Expr, rounds: Expr, rest: Expr | None) -> None:
         rnd = b.fresh("rnd")
@@ -475,15 +733,8 @@ def _tiles_kernel(name: str, red: Reduction, split: _Split, partials: str) -> Pl
         block(start, E.div(E.add(rest, E.u32(step - 1)), E.u32(step)), rest)
     has_tail = E.and_(E.lt(full, blocks), E.lt(E.mul(full, E.u32(BLOCK)), left))
     b.emit(Node.if_(has_tail, tail))
-    adder.flush()
-    _merge_groups(b, acc, ROWS, WORKGROUP)
     target = b.buffer(partials, DataType.U32, write=True)
-    count = b.param(red.outputs * split.groups)
-    with b.block() as write:
-        digits, flags = _column_digits(b, acc, E.u32(0))
-        for k, word in enumerate([*digits, flags]):
-            b.emit(Node.store(target, E.add(E.mul(E.u32(k), count), group), word))
-    b.emit(Node.if_(E.eq(local, E.u32(0)), write))
+    adder.finish(target, b.param(red.outputs * split.groups), group)
     return Planned(b, red.outputs * split.groups)
 
 
