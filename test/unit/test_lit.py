@@ -78,13 +78,11 @@ def _through_the_script() -> list[str]:
     """The files run again with the installed script: every file of
     test/lit/tools (the command line itself: options, exit codes, messages)
     and the first of every other folder (each of its substitutions)."""
-    chosen: dict[str, str] = {}
+    first: dict[str, str] = {}
     for name in LIT_FILES:
-        folder = name.rsplit("/", 1)[0]
-        if folder.endswith("/tools") or folder not in chosen:
-            chosen.setdefault(folder, name)
-    tools = [name for name in LIT_FILES if name.rsplit("/", 1)[0].endswith("/tools")]
-    return sorted({*chosen.values(), *tools})
+        first.setdefault(name.rsplit("/", 1)[0], name)
+    tools = [name for name in LIT_FILES if name.startswith("test/lit/tools/")]
+    return sorted({*first.values(), *tools})
 
 
 @pytest.mark.slow  # lit a second time, each vyre-opt a new interpreter (a fifth of a second a call): make test-all

@@ -46,6 +46,8 @@ __all__ = [
     "product",
     "round_row",
     "round_to",
+    "signed_shr",
+    "word",
     "SUM_DIGITS",
     "PRODUCT_DIGITS",
 ]
@@ -94,7 +96,8 @@ FORMATS = {
 }
 
 
-def _u(value: int) -> Expr:
+def word(value: int) -> Expr:
+    """The u32 literal of `value` modulo 2**32 (a negative shift base, say)."""
     return E.u32(value & 0xFFFF_FFFF)
 
 
@@ -128,7 +131,7 @@ def decode(b: KernelBuilder, value: Expr, fmt: FloatFormat) -> Term:
         E.select(special, E.u32(0), E.select(_nz(exponent), normal, fraction)), "m"
     )
     biased = E.select(_nz(exponent), exponent, E.u32(1))
-    shift = b.let(E.add(biased, _u(fmt.shift_base)), "sh")
+    shift = b.let(E.add(biased, word(fmt.shift_base)), "sh")
     nan = b.let(E.and_(special, _nz(fraction)), "nan")
     inf = b.let(E.and_(special, E.eq(fraction, E.u32(0))), "inf")
     zero = b.let(E.and_(E.logical_not(special), E.eq(significand, E.u32(0))), "z")
@@ -177,9 +180,10 @@ def clear(b: KernelBuilder, row: Row) -> None:
     b.emit(Node.loop(k, E.u32(0), E.u32(row.digits + 1), [row.store(E.var(k), E.u32(0))]))
 
 
-def _carry(x: Expr) -> Expr:
-    """floor(x / 2**24) of a two's complement word, as a two's complement word."""
-    return E.sub(E.shr(E.add(x, E.u32(0x8000_0000)), E.u32(DIGIT)), E.u32(128))
+def signed_shr(x: Expr, k: int) -> Expr:
+    """floor(x / 2**k) of a two's complement word, as a two's complement word
+    (an arithmetic shift: biased by 2**31, shifted, the bias taken off)."""
+    return E.sub(E.shr(E.add(x, E.u32(0x8000_0000)), E.u32(k)), E.u32(0x8000_0000 >> k))
 
 
 def normalize(b: KernelBuilder, row: Row) -> None:
@@ -189,7 +193,7 @@ def normalize(b: KernelBuilder, row: Row) -> None:
     step = [
         Node.let(x, E.add(row.load(E.var(k)), E.var(carry))),
         row.store(E.var(k), E.bitand(E.var(x), E.u32(MASK))),
-        Node.assign(carry, _carry(E.var(x))),
+        Node.assign(carry, signed_shr(E.var(x), DIGIT)),
     ]
     b.emit(
         Node.let(carry, E.u32(0)),
@@ -301,7 +305,7 @@ def _magnitude(b: KernelBuilder, digits: Sequence[Expr], negative: Expr) -> list
             out.append(x)
             break
         out.append(b.let(E.bitand(x, E.u32(MASK)), "g"))
-        carry = b.let(_carry(x), "c")
+        carry = b.let(signed_shr(x, DIGIT), "c")
     return out
 
 
@@ -370,7 +374,7 @@ def _magnitude_in_place(b: KernelBuilder, row: Row, negative: Expr) -> None:
     step = [
         Node.let(x, E.add(E.select(_nz(negative), E.negate(digit), digit), E.var(carry))),
         row.store(E.var(k), E.select(E.eq(E.var(k), top), E.var(x), E.bitand(E.var(x), E.u32(MASK)))),
-        Node.assign(carry, _carry(E.var(x))),
+        Node.assign(carry, signed_shr(E.var(x), DIGIT)),
     ]
     b.emit(Node.let(carry, E.u32(0)), Node.loop(k, E.u32(0), E.u32(row.digits), step))
 
@@ -441,7 +445,7 @@ def _finish_bits(
     """The rounded significand assembled with its exponent and sign, overflow,
     the zero's sign and the special values of the flags."""
     p = fmt.precision
-    exponent_part = E.shl(E.add(position, _u(fmt.bias - 1 - scale)), E.u32(p - 1))
+    exponent_part = E.shl(E.add(position, word(fmt.bias - 1 - scale)), E.u32(p - 1))
     bits = b.let(E.select(normal, E.add(exponent_part, rounded), rounded), "bits")
     overflow = E.or_(E.gt(position, E.u32(scale + fmt.bias)), E.ge(bits, E.u32(fmt.inf_bits)))
     finite = b.let(E.select(overflow, E.u32(fmt.inf_bits), bits), "fin")

@@ -172,12 +172,31 @@ class _Acc:
         return Node.store(self.name, self.at(row, column), value)
 
 
-def _u(value: int) -> Expr:
-    return E.u32(value & 0xFFFF_FFFF)
-
-
 def _max(a: Expr, b: Expr) -> Expr:
     return E.select(E.gt(a, b), a, b)
+
+
+def _exponent(fmt: X.FloatFormat, bits: Expr) -> Expr:
+    """The exponent field of an element's bits."""
+    return E.bitand(E.shr(bits, E.u32(fmt.frac_bits)), E.u32(fmt.exp_mask))
+
+
+def _placed(b: KernelBuilder, fmt: X.FloatFormat, bits: Expr, e: Expr) -> tuple[Expr, Expr]:
+    """An element's significand `m` (the hidden bit when its exponent field
+    `e` is not 0) and its shift `sh = max(e, 1) + shift_base` in units of
+    2**-149, as locals."""
+    hidden = b.let(E.select(E.ne(e, E.u32(0)), E.u32(1), E.u32(0)), "h")
+    m = b.let(E.bitor(E.bitand(bits, E.u32((1 << fmt.frac_bits) - 1)), E.shl(hidden, E.u32(fmt.frac_bits))), "m")
+    base = fmt.shift_base + 1
+    return m, b.let(E.sub(e, hidden) if base == 0 else E.add(E.sub(e, hidden), X.word(base)), "sh")
+
+
+def _maxima(b: KernelBuilder, fmt: X.FloatFormat, bits: Expr, u1: str, u2: str) -> Expr:
+    """The two flag maxima `u1`, `u2` (see the module doc) updated with an
+    element; its key (its bits at the top of the word)."""
+    key = bits if fmt.width == 32 else b.let(E.shl(bits, E.u32(16)), "key")
+    b.emit(Node.assign(u1, _max(E.var(u1), key)), Node.assign(u2, _max(E.var(u2), E.bitxor(key, E.u32(SIGN)))))
+    return key
 
 
 # ---------------------------------------------------------------------------
@@ -210,12 +229,9 @@ class _Adder:
         """Add the element whose bits (u32; a 16-bit format in the low half)
         are the local `bits`."""
         b, fmt = self.b, self.fmt
-        key = bits if fmt.width == 32 else b.let(E.shl(bits, E.u32(16)), "key")
-        e = b.let(E.bitand(E.shr(bits, E.u32(fmt.frac_bits)), E.u32(fmt.exp_mask)), "e")
-        hidden = b.let(E.select(E.ne(e, E.u32(0)), E.u32(1), E.u32(0)), "h")
-        m = b.let(E.bitor(E.bitand(bits, E.u32((1 << fmt.frac_bits) - 1)), E.shl(hidden, E.u32(fmt.frac_bits))), "m")
-        base = fmt.shift_base + 1
-        sh = b.let(E.sub(e, hidden) if base == 0 else E.add(E.sub(e, hidden), E.u32(base)), "sh")
+        key = _maxima(b, fmt, bits, self.u1, self.u2)
+        e = b.let(_exponent(fmt, bits), "e")
+        m, sh = _placed(b, fmt, bits, e)
         q = b.let(E.div(sh, E.u32(X.DIGIT)), "q")
         r = b.let(E.mod(sh, E.u32(X.DIGIT)), "r")
         row = E.add(q, E.mul(E.shr(key, E.u32(31)), E.u32(NEGATIVE)))
@@ -226,8 +242,6 @@ class _Adder:
         b.emit(
             Node.store(self.acc.name, at, E.add(E.load(self.acc.name, at), low)),
             Node.store(self.acc.name, high_at, E.add(E.load(self.acc.name, high_at), high)),
-            Node.assign(self.u1, _max(E.var(self.u1), key)),
-            Node.assign(self.u2, _max(E.var(self.u2), E.bitxor(key, E.u32(SIGN)))),
         )
 
     def normalize(self) -> None:
@@ -269,12 +283,6 @@ def _flags_word(fmt: X.FloatFormat, u1: Expr, u2: Expr) -> Expr:
 # ---------------------------------------------------------------------------
 # The two-kernel form's accumulator: a register window and shared columns
 # ---------------------------------------------------------------------------
-
-
-def _sar(x: Expr, k: int) -> Expr:
-    """`x >> k`, arithmetic: `x` (a local) a u32 holding a signed value."""
-    top = (0xFFFF_FFFF << (32 - k)) & 0xFFFF_FFFF
-    return E.bitor(E.shr(x, E.u32(k)), E.select(E.ne(E.shr(x, E.u32(31)), E.u32(0)), E.u32(top), E.u32(0)))
 
 
 @dataclass(frozen=True)
@@ -320,24 +328,20 @@ class _Window:
         )
         return window
 
-    def _add_to(self, row: Expr, value: Expr, column: Expr | None = None) -> None:
-        at = E.add(E.mul(row, E.u32(COLUMNS)), self.column if column is None else column)
+    def _add_to(self, row: Expr, value: Expr) -> None:
+        at = E.add(E.mul(row, E.u32(COLUMNS)), self.column)
         self.b.emit(Node.let(self.b.fresh("old"), E.atomic(AtomicOp.ADD, self.acc, at, value)))
 
     def add(self, bits: Expr) -> None:
         """Add the element whose bits (u32; a 16-bit format in the low half)
         are the local `bits`."""
         b, fmt = self.b, self.fmt
-        e = b.let(E.bitand(E.shr(bits, E.u32(fmt.frac_bits)), E.u32(fmt.exp_mask)), "e")
+        e = b.let(_exponent(fmt, bits), "e")
         t = b.let(E.sub(e, E.var(self.base)), "t")
         with b.block() as fast:
             self._lanes(bits, t)
         with b.block() as slow:
-            key = bits if fmt.width == 32 else b.let(E.shl(bits, E.u32(16)), "key")
-            b.emit(
-                Node.assign(self.u1, _max(E.var(self.u1), key)),
-                Node.assign(self.u2, _max(E.var(self.u2), E.bitxor(key, E.u32(SIGN)))),
-            )
+            _maxima(b, fmt, bits, self.u1, self.u2)
             cap = fmt.exp_mask - WINDOW
             finite = E.and_(E.ne(e, E.u32(0)), E.lt(e, E.u32(fmt.exp_mask)))
             above = E.or_(E.ge(e, E.add(E.var(self.base), E.u32(WINDOW))), E.gt(E.var(self.base), E.u32(fmt.exp_mask)))
@@ -371,10 +375,8 @@ class _Window:
         `sh / 16` and the two above, negated for a set sign bit (nothing for a
         zero)."""
         b, fmt = self.b, self.fmt
-        hidden = b.let(E.select(E.ne(e, E.u32(0)), E.u32(1), E.u32(0)), "h")
-        m = b.let(E.bitor(E.bitand(bits, E.u32((1 << fmt.frac_bits) - 1)), E.shl(hidden, E.u32(fmt.frac_bits))), "m")
+        m, sh = _placed(b, fmt, bits, e)
         with b.block() as add:
-            sh = b.let(E.add(E.sub(e, hidden), _u(fmt.shift_base + 1)), "sh")
             row = b.let(E.shr(sh, E.u32(4)), "row")
             c = b.let(E.bitand(sh, E.u32(PIECE - 1)), "c")
             neg = b.let(E.sub(E.u32(0), E.shr(bits, E.u32(fmt.width - 1))), "x")
@@ -397,14 +399,14 @@ class _Window:
         with b.block() as body:
             for lane, offset in ((self.low, 0), (self.high, LOW_BITS)):
                 v = b.let(E.var(lane), "v")
-                p = b.let(E.add(E.var(self.base), _u(self.fmt.shift_base + offset)), "p")
+                p = b.let(E.add(E.var(self.base), X.word(self.fmt.shift_base + offset)), "p")
                 row = b.let(E.shr(p, E.u32(4)), "row")
                 c = b.let(E.bitand(p, E.u32(PIECE - 1)), "c")
                 low = b.let(E.shl(E.bitand(v, E.u32(0xFFFF)), c), "q")
-                high = b.let(E.shl(_sar(v, PIECE), c), "s")
+                high = b.let(E.shl(X.signed_shr(v, PIECE), c), "s")
                 self._add_to(row, E.bitand(low, E.u32(0xFFFF)))
                 self._add_to(E.add(row, E.u32(1)), E.add(E.shr(low, E.u32(PIECE)), E.bitand(high, E.u32(0xFFFF))))
-                self._add_to(E.add(row, E.u32(2)), _sar(high, PIECE))
+                self._add_to(E.add(row, E.u32(2)), X.signed_shr(high, PIECE))
             b.emit(Node.assign(self.low, E.u32(0)), Node.assign(self.high, E.u32(0)))
         b.emit(Node.if_(E.le(E.var(self.base), E.u32(self.fmt.exp_mask - WINDOW)), body))
 
@@ -420,7 +422,7 @@ class _Window:
             with b.block() as body:
                 at = b.let(E.add(E.mul(E.var(k), E.u32(COLUMNS)), self.local), "at")
                 v = b.let(E.add(E.load(self.acc, at), E.var(carry)), "v")
-                b.emit(Node.store(self.acc, at, E.bitand(v, E.u32(0xFFFF))), Node.assign(carry, _sar(v, PIECE)))
+                b.emit(Node.store(self.acc, at, E.bitand(v, E.u32(0xFFFF))), Node.assign(carry, X.signed_shr(v, PIECE)))
             top = E.add(E.u32((PIECES - 1) * COLUMNS), self.local)
             b.emit(
                 Node.let(carry, E.u32(0)),
@@ -457,7 +459,7 @@ class _Window:
                     digits.append(v)
                     break
                 digits.append(b.let(E.bitand(v, E.u32(0xFFFF)), "d"))
-                carry = b.let(_sar(v, PIECE), "cy")
+                carry = b.let(X.signed_shr(v, PIECE), "cy")
             words: list[Expr] = []
             for i in range(PIECES // 3):
                 d0, d1, d2 = digits[3 * i : 3 * i + 3]
@@ -465,7 +467,7 @@ class _Window:
                 words.append(E.bitor(E.shr(d1, E.u32(8)), E.shl(d2, E.u32(8))))
             last, top = digits[PIECES - 2], digits[PIECES - 1]
             words.append(E.bitor(last, E.shl(E.bitand(top, E.u32(0xFF)), E.u32(16))))
-            words.append(_sar(top, 8))
+            words.append(X.signed_shr(top, 8))
             flags = _flags_word(
                 self.fmt,
                 E.load(self.acc, E.u32(PIECES * COLUMNS)),
@@ -543,7 +545,7 @@ def _difference(b: KernelBuilder, positive: Sequence[Expr], negative: Sequence[E
     for p, n in zip(positive, negative):
         x = b.let(E.add(E.sub(p, n), carry), "x")
         out.append(b.let(E.bitand(x, E.u32(X.MASK)), "d"))
-        carry = b.let(E.sub(E.shr(E.add(x, E.u32(SIGN)), E.u32(X.DIGIT)), E.u32(SIGN >> X.DIGIT)), "c")
+        carry = b.let(X.signed_shr(x, X.DIGIT), "c")
     out.append(carry)
     return out + [E.u32(0)] * (DIGITS - len(out))
 
