@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd, prod
+from typing import Any
 
 import numpy as np
 import pytest
@@ -245,3 +246,56 @@ def vt_sym(value: int):  # type: ignore[no-untyped-def]
     from vyre.dialects.symbolic import sym
 
     return sym(value)
+
+
+def _matmul_of(a_layout: Any, b_layout: Any, out_shape: tuple[int, ...], k: int) -> MM.Matmul:
+    from vyre.dialects.symbolic import sym
+    from vyre.transforms.tensors.kernel import Leaf
+
+    return MM.Matmul(Leaf("a", DataType.F32, a_layout), Leaf("b", DataType.F32, b_layout), DataType.F32, tuple(sym(d) for d in out_shape), sym(k))
+
+
+def test_a_weight_shared_by_every_batch_is_stacked_into_one_matmul() -> None:
+    """(2, 3, 5, 9) @ (9, 7), b broadcast: one (30, 9) @ (9, 7) matmul; a
+    size-1 batch dim is stepped over. Not stacked: a b that differs per batch,
+    an a whose batch and row dims do not step as one (a transposed view)."""
+    from vyre.dialects.symbolic import sym
+    from vyre.dialects.tensor_layout import Layout, broadcast_layout
+
+    def dims(*values: int) -> tuple:  # type: ignore[type-arg]
+        return tuple(sym(v) for v in values)
+
+    shared = broadcast_layout(Layout.contiguous(dims(9, 7)), dims(2, 3, 9, 7), "t")
+    mm = MM.stacked(_matmul_of(Layout.contiguous(dims(2, 3, 5, 9)), shared, (2, 3, 5, 7), 9))
+    assert [d.value for d in mm.out_shape] == [30, 7]
+    assert isinstance(mm.a, L.Leaf) and isinstance(mm.b, L.Leaf)
+    assert [s.value for s in mm.a.layout.strides] == [9, 1] and [d.value for d in mm.b.layout.shape] == [9, 7]
+    one = broadcast_layout(Layout.contiguous(dims(9, 7)), dims(2, 1, 9, 7), "t")
+    assert [d.value for d in MM.stacked(_matmul_of(Layout.contiguous(dims(2, 1, 5, 9)), one, (2, 1, 5, 7), 9)).out_shape] == [10, 7]
+    own = _matmul_of(Layout.contiguous(dims(2, 3, 5, 9)), Layout.contiguous(dims(2, 3, 9, 7)), (2, 3, 5, 7), 9)
+    assert MM.stacked(own) is own
+    base = Layout.contiguous(dims(2, 5, 3, 9))  # a = transpose(base, (0, 2, 1, 3)): (2, 3, 5, 9)
+    swapped = Layout(dims(2, 3, 5, 9), (base.strides[0], base.strides[2], base.strides[1], base.strides[3]), base.offset)
+    apart = _matmul_of(swapped, shared, (2, 3, 5, 7), 9)
+    assert MM.stacked(apart) is apart
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+def test_stacked_batches_give_the_correctly_rounded_products(backend: str, request: pytest.FixtureRequest) -> None:
+    """A weight shared by the batches (stacked) and a transposed `a` (not
+    stacked) against the oracle, one row excluded (an infinity) in the second batch."""
+    if backend == "wgpu":
+        request.getfixturevalue("gpu_adapter")
+    rng = np.random.default_rng(21)
+    A = (rng.standard_normal((2, 3, 5, 9)) * 2.0 ** rng.integers(-8, 8, (2, 3, 5, 9))).astype(np.float32)
+    B = rng.standard_normal((9, 7)).astype(np.float32)
+    A[1, 2, 3, 4] = np.inf
+    g = _graph((2, 3, 5, 9), (9, 7), "f32")
+    got = vt.run(g, {"a": A, "b": B}, backend=backend)["c"].view(np.uint32)
+    want = np.stack([np.stack([MM_oracle(A[z, y], B) for y in range(3)]) for z in range(2)])
+    assert got.astype(np.int64).tolist() == want.tolist()
+    t = vt.Graph("dp4a_t")
+    t.output("c", vt.matmul(vt.transpose(t.input("a", DataType.F32, (2, 5, 3, 9)), (0, 2, 1, 3)), t.input("b", DataType.F32, (9, 7))))
+    At = np.ascontiguousarray(A.transpose(0, 2, 1, 3))
+    got_t = vt.run(t, {"a": At, "b": B}, backend=backend)["c"].view(np.uint32)
+    assert got_t.astype(np.int64).tolist() == want.tolist()

@@ -24,12 +24,12 @@ from vyre.dialects.symbolic import Sym, sym
 from vyre.ir import DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
-from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
-from vyre.dialects.tensor_layout import numel
+from vyre.transforms.tensors.kernel import KernelBuilder, Leaf, Rep, emit
+from vyre.dialects.tensor_layout import Layout, numel
 from vyre.transforms.tensors.matmul_dp4a import K_LIMIT, chunk_limit_words, chunk_words, dp4a_kernels, plan_buffers
 from vyre.transforms.tensors.reduce import Planned
 
-__all__ = ["CHUNK", "Matmul", "matmul_kernels"]
+__all__ = ["CHUNK", "Matmul", "matmul_kernels", "stacked"]
 
 WORKGROUP = 64
 """Invocations of an exact-accumulation workgroup (each holds 27 words of
@@ -215,10 +215,38 @@ def _sequential(name: str, mm: Matmul, out: str) -> Planned:
     return Planned(b, _ceil(mm.outputs, 256), _ceil(mm.inner, CHUNK).max(1))
 
 
+def stacked(mm: Matmul) -> Matmul:
+    """`mm` as one matmul of the stacked rows when `b` is the same matrix for
+    every batch (a weight: batch strides 0) and `a`'s batch and row dims step
+    as one: (batch, M, K) @ (K, N) is (batch * M, K) @ (K, N), the output's
+    memory unchanged (it is contiguous). Otherwise `mm` itself.
+
+    Each product and each sum is the same, so are the bits; what changes is
+    the work that depends on `b` alone (its line statistics and residues in
+    the 8-bit path), done once instead of once per batch."""
+    a, b = mm.a, mm.b
+    batch = len(mm.out_shape) - 2
+    if batch == 0 or not isinstance(a, Leaf) or not isinstance(b, Leaf):
+        return mm
+    if any(stride.value != 0 for stride in b.layout.strides[:batch]):
+        return mm
+    shape, strides = a.layout.shape, a.layout.strides
+    kept = [k for k in range(batch + 1) if shape[k].value != 1]
+    if not kept or any(strides[k] != strides[k2] * shape[k2] for k, k2 in zip(kept, kept[1:])):
+        return mm
+    rows = numel(shape[: batch + 1])
+    a2 = Leaf(a.buffer, a.dtype, Layout((rows, shape[-1]), (strides[kept[-1]], strides[-1]), a.layout.offset))
+    b2 = Leaf(b.buffer, b.dtype, Layout(b.layout.shape[batch:], b.layout.strides[batch:], b.layout.offset))
+    return Matmul(a2, b2, mm.dtype, (rows, mm.out_shape[-1]), mm.inner)
+
+
 def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable[[DataType, Sym], str]) -> list[Planned]:
     """The kernels of one matmul; `scratch(dtype, count)` names a new zeroed buffer."""
     if mode == "sequential":
         return [_sequential(name, mm, out)]
+    flat = stacked(mm)
+    if flat is not mm and dp4a_applies(flat.out_shape, flat.inner):
+        mm = flat
     fast: list[Planned] = []
     only: Only = None
     chunks = dp4a_chunks(mm.out_shape, mm.inner)

@@ -19,9 +19,10 @@ The kernels (no read-back: every decision is data on the device):
 1. `stats` (a then b): per row of `a` / column of `b`, one workgroup: the
    shift of the lowest set bit `s` and the width `W` (all-F32-exact integer
    facts), or "bad" for a line holding an infinity or NaN;
-2. `plan`: per 128 x 128 output tile, the moduli it needs, from the widest
-   row and column of the tile that are not excluded (bad, or wider than
-   `W_cap` so that `N_MAX` moduli would not do);
+2. `plan`: per 128 x 128 output tile (a workgroup, an invocation per row
+   and column), the moduli it needs, from the widest row and column of the
+   tile that are not excluded (bad, or wider than `W_cap` so that `N_MAX`
+   moduli would not do);
 3. `residues` (a then b): every element's residue per modulus, in a panel
    layout (per 128-line tile and per 64 values of k, `[k/4][line]` words) that
    the GEMM copies to workgroup memory contiguously;
@@ -344,49 +345,52 @@ def _stats(name: str, d: Dp4aMatmul, side: str) -> Planned:
 
 
 def _tile_width(
-    b: KernelBuilder, stats: str, lines: Sym, bt: Expr, tile: Expr, cap: Expr
-) -> tuple[Expr, Expr]:
-    """(the largest width, the largest doubled norm width) of the lines of
-    `tile` that are not excluded (0, 0 if none)."""
+    b: KernelBuilder, stats: str, lines: Sym, bt: Expr, tile: Expr, cap: Expr, shared: str, slot: int
+) -> None:
+    """Invocation `r` of a tile's workgroup: line `r` of `tile`, if it is one
+    and not excluded, raises `shared[slot]` to its width and `shared[slot + 1]`
+    to its doubled norm width (workgroup atomics; the words start at 0)."""
     src = b.buffer(stats, DataType.U32)
-    widest, norm, r = b.fresh("w"), b.fresh("d"), b.fresh("r")
     count = b.param(lines)
-    b.emit(Node.let(widest, E.u32(0)), Node.let(norm, E.u32(0)))
-    with b.block() as step:
-        line = b.let(E.add(E.mul(tile, E.u32(TILE)), E.var(r)), "l")
+    line = b.let(E.add(E.mul(tile, E.u32(TILE)), E.local_id(0)), "l")
+    with b.block() as inside:
         at = b.let(E.mul(E.add(E.mul(bt, count), line), E.u32(STAT_WORDS)), "at")
         w = b.let(E.load(src, E.add(at, E.u32(1))), "wl")
-        usable = E.and_(E.lt(line, count), E.le(w, cap))
-        b.emit(Node.if_(usable, [
-            Node.assign(widest, _max(E.var(widest), w)),
-            Node.assign(norm, _max(E.var(norm), E.load(src, E.add(at, E.u32(2))))),
-        ]))
-    b.emit(Node.loop(r, E.u32(0), E.u32(TILE), step))
-    return E.var(widest), E.var(norm)
+        with b.block() as usable:
+            b.emit(
+                Node.let(b.fresh("old"), E.atomic(AtomicOp.MAX, shared, E.u32(slot), w)),
+                Node.let(b.fresh("old"), E.atomic(AtomicOp.MAX, shared, E.u32(slot + 1), E.load(src, E.add(at, E.u32(2))))),
+            )
+        b.emit(Node.if_(E.le(w, cap), usable))
+    b.emit(Node.if_(E.lt(line, count), inside))
 
 
 def _plan(name: str, d: Dp4aMatmul) -> Planned:
-    """Per output tile: the moduli its products need. A bound on `|C'|` over
-    the tile: the smaller of `K * 2**(W_a + W_b)` and the product of the
-    norms `2**((D_a + D_b) / 2 - F)` (each line's width and norm bound from
+    """Per output tile (one workgroup of `TILE`, an invocation per line of
+    each side): the moduli its products need. A bound on `|C'|` over the
+    tile: the smaller of `K * 2**(W_a + W_b)` and the product of the norms
+    `2**((D_a + D_b) / 2 - F)` (each line's width and norm bound from
     `_stats`, maxima over the tile's lines that are not excluded); the fewest
     moduli whose product exceeds twice the bound (0 when a side has no
     non-zero line or K is too long: then every output is flagged)."""
-    b = KernelBuilder(name)
+    b = KernelBuilder(name, TILE)
     out = b.buffer(d.plan, DataType.U32, write=True)
     counter = b.buffer(d.count, DataType.U32, write=True)
-    o = b.let(E.gid_x(), "o")
+    shared = b.workgroup_buffer("tile", 4)
+    o = b.let(E.workgroup_id(0), "o")
+    first = b.let(E.eq(E.local_id(0), E.u32(0)), "first")
     if d.first == 0:  # the list is shared by the chunks: reset before the first
-        b.emit(Node.if_(E.eq(o, E.u32(0)), [Node.store(counter, E.u32(0), E.u32(0))]))
+        b.emit(Node.if_(E.and_(first, E.eq(o, E.u32(0))), [Node.store(counter, E.u32(0), E.u32(0))]))
     tm, tn = b.param(d.tiles_m), b.param(d.tiles_n)
-    total = b.param(d.batches * d.tiles_m * d.tiles_n)
-    with b.block() as body:
-        jt = b.let(E.mod(o, tn), "J")
-        it = b.let(E.mod(E.div(o, tn), tm), "I")
-        bt = b.let(E.div(E.div(o, tn), tm), "bt")
-        cap, k_ok = _w_cap(b, d)
-        wa, da = _tile_width(b, d.stats_a, d.rows, bt, it, cap)
-        wb, db = _tile_width(b, d.stats_b, d.cols, bt, jt, cap)
+    jt = b.let(E.mod(o, tn), "J")
+    it = b.let(E.mod(E.div(o, tn), tm), "I")
+    bt = b.let(E.div(E.div(o, tn), tm), "bt")
+    cap, k_ok = _w_cap(b, d)
+    _tile_width(b, d.stats_a, d.rows, bt, it, cap, shared, 0)
+    _tile_width(b, d.stats_b, d.cols, bt, jt, cap, shared, 2)
+    b.emit(Node.barrier())
+    with b.block() as decide:
+        wa, da, wb, db = (b.let(E.load(shared, E.u32(k)), name) for k, name in enumerate(("wa", "da", "wb", "db")))
         by_width = b.let(E.add(E.add(wa, wb), _k_bits(b, d)), "bw")
         half = b.let(E.div(E.add(E.add(da, db), E.u32(2)), E.u32(2)), "hn")  # ceil((da + db + 1) / 2)
         by_norm = b.let(E.select(E.gt(half, E.u32(F)), E.sub(half, E.u32(F)), E.u32(0)), "bn")
@@ -396,8 +400,8 @@ def _plan(name: str, d: Dp4aMatmul) -> Planned:
             need = E.select(E.ge(E.u32(Mo.PREFIX_BITS[n]), bits), E.u32(n), need)
         used = E.and_(k_ok, E.and_(E.ne(wa, E.u32(0)), E.ne(wb, E.u32(0))))
         b.emit(Node.store(out, o, E.select(used, need, E.u32(0))))
-    b.emit(Node.if_(E.lt(o, total), body))
-    return Planned(b, (d.batches * d.tiles_m * d.tiles_n + 255) // 256)
+    b.emit(Node.if_(first, decide))
+    return Planned(b, d.batches * d.tiles_m * d.tiles_n)
 
 
 # ---------------------------------------------------------------------------
@@ -405,15 +409,29 @@ def _plan(name: str, d: Dp4aMatmul) -> Planned:
 # ---------------------------------------------------------------------------
 
 
-def _residue_byte(b: KernelBuilder, t: int, bits: _Bits, shift: Expr) -> Expr:
+SHIFTS = 96
+"""Shifts a residue may need (an element's place in its line: below the widest
+line width a tile may use, `W_cap` < 70)."""
+POWERS = tuple(
+    sum(pow(2, shift, Mo.MODULI[t]) << (8 * (t % 4)) for t in range(4 * w, min(4 * w + 4, Mo.N_MAX)))
+    for shift in range(SHIFTS)
+    for w in range((Mo.N_MAX + 3) // 4)
+)
+"""`2**shift mod MODULI[t]` as byte `t % 4` of word `shift * 5 + t // 4`."""
+
+
+def _powers(b: KernelBuilder, shift: Expr) -> list[Expr]:
+    """The words of `POWERS` for `shift` (< `SHIFTS`)."""
+    per = (Mo.N_MAX + 3) // 4
+    return [b.let(E.lookup(POWERS, E.add(E.mul(shift, E.u32(per)), E.u32(w))), "pw") for w in range(per)]
+
+
+def _residue_byte(b: KernelBuilder, t: int, bits: _Bits, powers: list[Expr]) -> Expr:
     """The centred residue, as a byte, of `(-1)**sign * odd * 2**shift`
-    modulo `MODULI[t]` (`shift` < 96)."""
+    modulo `MODULI[t]`, `powers` the words of `POWERS` for `shift`."""
     m = Mo.MODULI[t]
     v = E.mod(bits.odd, E.u32(m))
-    low = E.mod(E.shl(E.u32(1), E.bitand(shift, E.u32(31))), E.u32(m))
-    high = E.shr(shift, E.u32(5))
-    far = E.select(E.eq(high, E.u32(0)), E.u32(1), E.select(E.eq(high, E.u32(1)), E.u32(Mo.pow2_32k(t, 1)), E.u32(Mo.pow2_32k(t, 2))))
-    power = E.mod(E.mul(low, far), E.u32(m))
+    power = E.bitand(E.shr(powers[t // 4], E.u32(8 * (t % 4))), E.u32(0xFF))
     r = b.let(E.mod(E.mul(v, power), E.u32(m)), "r")
     u = b.let(E.select(E.and_(E.ne(bits.sign, E.u32(0)), E.ne(r, E.u32(0))), E.sub(E.u32(m), r), r), "u")
     return E.select(E.ge(u, E.u32((m + 1) // 2)), E.add(u, E.u32(256 - m)), u)
@@ -455,8 +473,9 @@ def _residues(name: str, d: Dp4aMatmul, side: str) -> Planned:
                 bits = _decode(b, _line_value(b, d, side, bt, safe_line, k), d.dtype)
                 shift = b.let(E.sub(bits.low, low), "sh")
                 with b.block() as nonzero:
+                    powers = _powers(b, shift)
                     for t, w in enumerate(words):
-                        byte = _residue_byte(b, t, bits, shift)
+                        byte = _residue_byte(b, t, bits, powers)
                         b.emit(Node.assign(w, E.bitor(E.var(w), E.shl(byte, E.u32(8 * q)))))
                 b.emit(Node.if_(E.logical_not(E.or_(bits.zero, bits.special)), nonzero))
             b.emit(Node.if_(live, element))
@@ -620,11 +639,11 @@ def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Ex
     for t in range(Mo.N_MAX):
         m = Mo.MODULI[t]
         with b.block() as column:
-            u: Expr = residues[t]
+            below: Expr = E.u32(0)  # < 17 * 255 * 255: one remainder at the end
             for s in range(t):
-                lifted = E.sub(E.add(u, E.u32(m * -(-256 // m))), E.var(digits[s]))
-                u = b.let(E.mod(E.mul(lifted, E.u32(Mo.garner_inverse(s, t))), E.u32(m)), "u")
-            b.emit(Node.assign(digits[t], u))
+                below = b.let(E.add(below, E.mul(E.var(digits[s]), E.u32(Mo.prefix_mod(s, t)))), "w")
+            lifted = E.sub(E.add(residues[t], E.u32(m)), E.mod(below, E.u32(m)))
+            b.emit(Node.assign(digits[t], E.mod(E.mul(lifted, E.u32(Mo.prefix_inverse(t))), E.u32(m))))
         b.emit(Node.if_(E.lt(E.u32(t), need), column))
     # X = C + M/2 against M/2 (digits HALF_DIGITS), most significant digit last
     at_least_half: Expr = E.u32(1)
@@ -649,9 +668,7 @@ def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Ex
     for t in range(Mo.N_MAX - 1, -1, -1):
         m = Mo.MODULI[t]
         carry: Expr = parts[t]
-        for k in range(DIGITS):
-            if t == Mo.N_MAX - 1 and k > 0:
-                break
+        for k in range(Mo.horner_digits(t)):  # the digits a value below prod(MODULI[t:]) has
             p = b.let(E.add(E.mul(mag[k], E.u32(m)), carry), "p")
             mag[k] = b.let(E.bitand(p, E.u32(0xFF_FFFF)), "y")
             carry = E.shr(p, E.u32(24))

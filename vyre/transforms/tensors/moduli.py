@@ -9,7 +9,9 @@ its residues modulo the first `n` moduli (Chinese remainder theorem). The
 kernels recover `X = C + M / 2` in [0, M): `M / 2 = 128 * (the odd moduli)`
 is 128 modulo 256 and 0 modulo each other modulus whatever `n` is, so the
 offset is added to the residue modulo 256 alone; `X`'s mixed-radix digits
-(Garner) are compared with those of `M / 2`, `(128, (m_1 - 1) / 2, ...,
+(Garner's: digit `t` is `(x_t - sum_{s<t} v_s prod(MODULI[:s])) *
+prod(MODULI[:t])**-1 mod m_t`, the sum taken with each weight reduced
+modulo `m_t` first, so one remainder per digit) are compared with those of `M / 2`, `(128, (m_1 - 1) / 2, ...,
 (m_{n-1} - 1) / 2)`, and the smaller subtracted from the larger, digit by
 digit, to give `|C|` and its sign.
 """
@@ -23,9 +25,11 @@ __all__ = [
     "N_MAX",
     "PREFIX_BITS",
     "garner_inverse",
+    "horner_digits",
     "moduli_needed",
     "offset",
-    "pow2_32k",
+    "prefix_inverse",
+    "prefix_mod",
     "reconstruct",
 ]
 
@@ -68,16 +72,28 @@ def garner_inverse(s: int, t: int) -> int:
     return pow(MODULI[s], -1, MODULI[t])
 
 
+def prefix_mod(s: int, t: int) -> int:
+    """`prod(MODULI[:s]) mod MODULI[t]` (s < t): the weight of mixed-radix
+    digit `s` modulo `MODULI[t]`."""
+    return prod(MODULI[:s]) % MODULI[t]
+
+
+def prefix_inverse(t: int) -> int:
+    """`prod(MODULI[:t])`'s inverse modulo `MODULI[t]`."""
+    return pow(prod(MODULI[:t]), -1, MODULI[t])
+
+
+def horner_digits(t: int, width: int = 24) -> int:
+    """`width`-bit digits of every value below `prod(MODULI[t:])`: what
+    Horner's rule, run from the last modulus down, holds after step `t`."""
+    return -(-(prod(MODULI[t:]) - 1).bit_length() // width)
+
+
 def offset(t: int, bound: int = 1 << 30) -> int:
     """The least multiple of `MODULI[t]` at or above `bound`: `acc + offset(t)`
     is a non-negative u32 with the residue of `acc` for any `|acc| <= bound`."""
     m = MODULI[t]
     return -(-bound // m) * m
-
-
-def pow2_32k(t: int, k: int) -> int:
-    """`2**(32 k) mod MODULI[t]`."""
-    return pow(2, 32 * k, MODULI[t])
 
 
 def reconstruct(residues: list[int]) -> int:
@@ -87,11 +103,9 @@ def reconstruct(residues: list[int]) -> int:
     kernel, checked against Python's CRT in the tests)."""
     digits: list[int] = []
     for t, x in enumerate(residues):
-        u = x
         m = MODULI[t]
-        for s, v in enumerate(digits):
-            u = (u + m * -(-256 // m) - v) * garner_inverse(s, t) % m
-        digits.append(u)
+        below = sum(v * prefix_mod(s, t) for s, v in enumerate(digits))
+        digits.append((x + m - below % m) * prefix_inverse(t) % m)
     at_least_half = True
     for t, v in enumerate(digits):
         if v != HALF_DIGITS[t]:
