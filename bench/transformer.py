@@ -15,7 +15,8 @@ small one. For each size:
   whose first run takes over a second is timed one run at a time, median of
   at most two), dispatches
   and distinct kernels per block, and the time of each kind of kernel (each
-  dispatch of the block run alone, `--reps` times in one submission, summed by
+  dispatch of the block run alone: 1 and 9 runs of it in one submission each,
+  the difference per run (the submission's fixed cost cancels), summed by
   kind: layer_norm, matmul_exact (matmul_exact_acc and
   matmul_exact_round where the inner length passes one chunk), map, attention, copy);
 - torch fp32 (TF32 off: `torch.backends.cuda.matmul.allow_tf32 = False`, and
@@ -57,6 +58,8 @@ SIZES: dict[str, tuple[int, int, int, int]] = {
     "large": (8, 1024, 1024, 16),
 }
 SEED = 0
+KIND_REPS = 8
+"""Extra runs of a dispatch timed alone (see `vyre_block`)."""
 SLOW_BLOCK_S = 1.0
 """A block whose first run takes longer than this is timed one run at a time."""
 
@@ -69,8 +72,14 @@ def _torch() -> Any | None:
     return torch if torch.cuda.is_available() else None
 
 
-def _median(once: Callable[[], float], trials: int) -> float:
-    once()  # warm up
+def _median(once: Callable[[], float], trials: int, warm: float = 0.5) -> float:
+    """The median of `trials` calls of `once`, after calls for at least half a
+    second, `warm` (an idle H200 sits at 345 MHz: a block timed cold on its
+    own read 61 ms where warm it takes 23)."""
+    start = time.perf_counter()
+    once()
+    while time.perf_counter() - start < warm:
+        once()
     return float(np.median([once() for _ in range(trials)]))
 
 
@@ -97,19 +106,24 @@ def vyre_block(graph: vt.Graph, values: dict[str, np.ndarray], reps: int, trials
     if time.perf_counter() - started > SLOW_BLOCK_S:  # a slow block: one run per timing, fewer trials
         reps, trials = 1, min(trials, 2)
 
-    def timed(steps: list[Any]) -> Callable[[], float]:
+    def timed(steps: list[Any], repeat: int) -> Callable[[], float]:
         def once() -> float:
-            submitted = wgpu_backend.run_steps(steps, repeat=reps)
+            submitted = wgpu_backend.run_steps(steps, repeat=repeat)
             probe.read()
-            return (time.perf_counter() - submitted) / reps
+            return (time.perf_counter() - submitted) / repeat
 
         return once
 
-    seconds = _median(timed(staged.encoded), trials)
+    seconds = _median(timed(staged.encoded, reps), trials)
     kinds: dict[str, float] = {}
     for step in staged.encoded:
         kind = _kind(step[0].name)
-        kinds[kind] = kinds.get(kind, 0.0) + _median(timed([step]), 1)
+        # One submission's fixed cost (~0.2 ms: submit, wait, a small read-back)
+        # would dominate a small dispatch timed alone: time 1 and 1 + KIND_REPS
+        # runs of it in one submission each and keep the difference per run.
+        one = _median(timed([step], 1), 3, warm=0.0)
+        many = _median(timed([step], 1 + KIND_REPS), 3, warm=0.0) * (1 + KIND_REPS)
+        kinds[kind] = kinds.get(kind, 0.0) + max(many - one, 0.0) / KIND_REPS
     return {
         "ms": seconds * 1e3,
         "dispatches": len(staged.encoded),
