@@ -189,6 +189,30 @@ def test_attention_over_heads_viewed_from_one_projection(causal: bool, composed:
     assert _bits(got) == _bits(R.attention(*parts, causal=causal))
 
 
+@pytest.mark.usefixtures("gpu_adapter")
+def test_causal_attention_skips_work_above_the_diagonal_on_the_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three 128-token tiles each way: the scores' tiles above the diagonal
+    and the values' keys past each tile's last query are skipped, the bits
+    stay the reference's. An infinity in `v` at a late key still turns every
+    earlier query's output in its column into NaN (0 * inf: that column is
+    excluded from the 8-bit path, whose outputs the per-product kernel
+    computes over every key), and a NaN query makes its row NaN."""
+    monkeypatch.setattr(matmul, "DP4A_MIN_PRODUCTS", 0)
+    rng = np.random.default_rng(31)
+    tokens, depth = 300, 4
+    g = vt.Graph("causal")
+    q, k, v = (g.input(name, F32, (1, tokens, depth)) for name in "qkv")
+    g.output("o", vt.attention(q, k, v, causal=True))
+    assert "causal_0_attention_scores_gemm" in [p.name for p in vt.kernels(g)]
+    Q, K, V = (_normal(rng, (1, tokens, depth), 2.0) for _ in range(3))
+    V[0, 290, 1] = np.inf
+    Q[0, 7, 2] = np.nan
+    got = vt.run(g, {"q": Q, "k": K, "v": V}, backend="wgpu")["o"]
+    want = R.attention(Q, K, V, causal=True)
+    assert np.isnan(want[0, :290, 1]).all() and np.isnan(want[0, 7]).all()
+    assert _bits(got) == _bits(want)
+
+
 def test_attention_broadcasts_batches_and_keeps_special_values() -> None:
     rng = np.random.default_rng(6)
     g = vt.Graph("bc")

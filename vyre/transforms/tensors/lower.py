@@ -384,7 +384,7 @@ def _attention_composed(lowering: _Lowering, att: Attention, dtype: DataType, ou
     scores_shape = (*att.batch, queries, keys)
     key_t = apply_view(att.k, lambda layout: transpose_layout(layout, [*range(rank - 2), rank - 1, rank - 2]))
     scores = lowering.new_buffer(DataType.F32, numel(scores_shape))
-    mm = Matmul(att.q, key_t, dtype, scores_shape, depth)
+    mm = Matmul(att.q, key_t, dtype, scores_shape, depth, "outputs" if att.causal else None)
     lowering.add(matmul_kernels(lowering.kernel_name("attention_scores"), "exact", mm, scores, lowering.new_buffer))
 
     def scale_and_mask(b: KernelBuilder, score: Expr, index: list[Expr]) -> Expr:
@@ -398,7 +398,8 @@ def _attention_composed(lowering: _Lowering, att: Attention, dtype: DataType, ou
     source = Leaf(scores, DataType.F32, Layout.contiguous(scores_shape))
     name = lowering.kernel_name("attention_softmax")
     lowering.add([softmax_kernel(name, source, scores_shape, rank - 1, probs, scale_and_mask)])
-    values = Matmul(Leaf(probs, DataType.F32, Layout.contiguous(scores_shape)), att.v, DataType.F32, (*att.batch, queries, att.columns), keys)
+    probs_leaf = Leaf(probs, DataType.F32, Layout.contiguous(scores_shape))
+    values = Matmul(probs_leaf, att.v, DataType.F32, (*att.batch, queries, att.columns), keys, "inner" if att.causal else None)
     lowering.add(matmul_kernels(lowering.kernel_name("attention_values"), "exact", values, out, lowering.new_buffer))
 
 

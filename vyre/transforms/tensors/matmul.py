@@ -26,7 +26,7 @@ from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
 from vyre.transforms.tensors.kernel import KernelBuilder, Leaf, Rep, emit
 from vyre.dialects.tensor_layout import Layout, numel
-from vyre.transforms.tensors.matmul_dp4a import K_LIMIT, chunk_limit_words, chunk_words, dp4a_kernels, plan_buffers
+from vyre.transforms.tensors.matmul_dp4a import K_LIMIT, Causal, chunk_limit_words, chunk_words, dp4a_kernels, plan_buffers
 from vyre.transforms.tensors.reduce import Planned
 
 __all__ = ["CHUNK", "Matmul", "matmul_kernels", "stacked"]
@@ -49,6 +49,8 @@ class Matmul:
     dtype: DataType
     out_shape: tuple[Sym, ...]
     inner: Sym
+    causal: Causal = None
+    """What a causal attention lets the 8-bit path skip (matmul_dp4a.Causal)."""
 
     @property
     def outputs(self) -> Sym:
@@ -226,7 +228,7 @@ def stacked(mm: Matmul) -> Matmul:
     the 8-bit path), done once instead of once per batch."""
     a, b = mm.a, mm.b
     batch = len(mm.out_shape) - 2
-    if batch == 0 or not isinstance(a, Leaf) or not isinstance(b, Leaf):
+    if batch == 0 or mm.causal is not None or not isinstance(a, Leaf) or not isinstance(b, Leaf):
         return mm
     if any(stride.value != 0 for stride in b.layout.strides[:batch]):
         return mm
@@ -237,7 +239,7 @@ def stacked(mm: Matmul) -> Matmul:
     rows = numel(shape[: batch + 1])
     a2 = Leaf(a.buffer, a.dtype, Layout((rows, shape[-1]), (strides[kept[-1]], strides[-1]), a.layout.offset))
     b2 = Leaf(b.buffer, b.dtype, Layout(b.layout.shape[batch:], b.layout.strides[batch:], b.layout.offset))
-    return Matmul(a2, b2, mm.dtype, (rows, mm.out_shape[-1]), mm.inner)
+    return Matmul(a2, b2, mm.dtype, (rows, mm.out_shape[-1]), mm.inner, mm.causal)
 
 
 def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable[[DataType, Sym], str]) -> list[Planned]:
@@ -251,7 +253,7 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
     only: Only = None
     chunks = dp4a_chunks(mm.out_shape, mm.inner)
     if chunks is not False:
-        parts = plan_buffers(mm.a, mm.b, mm.dtype, mm.out_shape, mm.inner, scratch, chunks)
+        parts = plan_buffers(mm.a, mm.b, mm.dtype, mm.out_shape, mm.inner, scratch, chunks, mm.causal)
         fast = [k for d in parts for k in dp4a_kernels(name, d, out)]
         only = (parts[0].flagged, parts[0].count)
     inner = mm.inner.value

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from vyre.dialects.symbolic import Sym, sym
 from vyre.dialects.tensor_layout import numel
@@ -80,6 +81,19 @@ F = 15
 """Fraction bits of the squared-norm bound (`Q`, module doc of `_stats`)."""
 
 
+Causal = Literal["outputs", "inner"] | None
+"""What a causal attention lets the kernels skip (None: nothing):
+`"outputs"`: the outputs above the diagonal (column > row) are not wanted
+(the scores, which the softmax masks): tiles wholly above it are not
+computed and the reconstruction leaves those outputs as they are;
+`"inner"`: `a` is zero above the diagonal (`a[i, k] = 0` for `k > i`: the
+probabilities), so a tile of rows stops at the last step of k its rows
+reach (those residues are 0: the sums are the same), and the residues of `a`
+past that step are not computed (nothing reads them). A row of `a` holding a
+NaN or an infinity is excluded as always: its outputs are computed over
+every k by the per-product kernel."""
+
+
 @dataclass(frozen=True)
 class Dp4aMatmul:
     """One matmul's operands (broadcast to (batch, M, K) and (batch, K, N)),
@@ -106,6 +120,7 @@ class Dp4aMatmul:
     """The first batch of this chunk (the scratch buffers hold one chunk)."""
     chunk: Sym | None = None
     """Batches in this chunk (None: all of them)."""
+    causal: Causal = None
 
     @property
     def tiles_m(self) -> Sym:
@@ -149,6 +164,7 @@ def plan_buffers(
     inner: Sym,
     scratch: Callable[[DataType, Sym], str],
     chunks: list[tuple[int, Sym]] | None = None,
+    causal: Causal = None,
 ) -> list[Dp4aMatmul]:
     """`a @ b`'s dp4a kernels' inputs, one per chunk of batches `(first,
     count)` (None: one chunk of all), sharing scratch buffers sized for the
@@ -176,6 +192,7 @@ def plan_buffers(
         scratch(DataType.U32, bt * n * tm * tn * (TILE * TILE // 4)),
         scratch(DataType.U32, total * rows * cols),
         scratch(DataType.U32, sym(1)),
+        causal=causal,
     )
     if chunks is None:
         return [shared]
@@ -399,7 +416,10 @@ def _plan(name: str, d: Dp4aMatmul) -> Planned:
         for n in range(Mo.N_MAX - 1, 0, -1):
             need = E.select(E.ge(E.u32(Mo.PREFIX_BITS[n]), bits), E.u32(n), need)
         used = E.and_(k_ok, E.and_(E.ne(wa, E.u32(0)), E.ne(wb, E.u32(0))))
-        b.emit(Node.store(out, o, E.select(used, need, E.u32(0))))
+        wanted = E.select(used, need, E.u32(0))
+        if d.causal == "outputs":  # a tile wholly above the diagonal: not computed
+            wanted = E.select(E.gt(jt, it), E.u32(0), wanted)
+        b.emit(Node.store(out, o, wanted))
     b.emit(Node.if_(first, decide))
     return Planned(b, d.batches * d.tiles_m * d.tiles_n)
 
@@ -483,7 +503,12 @@ def _residues(name: str, d: Dp4aMatmul, side: str) -> Planned:
         for t, w in enumerate(words):
             index = E.add(E.mul(E.add(E.mul(bt, E.u32(Mo.N_MAX)), E.u32(t)), b.param(layer)), base)
             b.emit(Node.store(out, index, E.var(w)))
-    b.emit(Node.if_(E.lt(o, b.param(d.batches * layer)), body))
+    wanted = E.lt(o, b.param(d.batches * layer))
+    if side == "a" and d.causal == "inner":  # steps of k past the tile's reach: the GEMM never reads them
+        step = E.mod(E.shr(o, E.u32(11)), b.param(d.blocks))
+        tile_of = E.mod(E.div(E.shr(o, E.u32(11)), b.param(d.blocks)), b.param(tiles))
+        wanted = E.and_(wanted, E.lt(step, E.mul(E.add(tile_of, E.u32(1)), E.u32(TILE // KSTEP))))
+    b.emit(Node.if_(wanted, body))
     return Planned(b, (d.batches * layer + 255) // 256)
 
 
@@ -546,6 +571,9 @@ def _gemm_body(
             Node.let(pb[q], E.load(res_b, E.add(b_base, E.add(E.u32(q * 256), li)))),
         )
     kb, k4 = b.fresh("kb"), b.fresh("k4")
+    if d.causal == "inner":  # the tile's rows reach k <= (it + 1) * TILE - 1
+        reach = E.mul(E.add(it, E.u32(1)), E.u32(TILE // KSTEP))
+        blocks = b.let(E.select(E.lt(reach, blocks), reach, blocks), "kbs")
     with b.block() as step:
         b.emit(Node.barrier())
         for q in range(per):
@@ -719,7 +747,11 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
             slot = b.let(E.atomic(AtomicOp.ADD, counter, E.u32(0), E.u32(1)), "slot")
             b.emit(Node.store(flagged, slot, whole))
         b.emit(Node.if_(E.ne(nonzero, E.u32(0)), done, left))
-    b.emit(Node.if_(E.lt(o, b.param(d.outputs)), body))
+    wanted = E.lt(o, b.param(d.outputs))
+    if d.causal == "outputs":  # see `Causal`
+        j_of, i_of = E.mod(o, b.param(d.cols)), E.mod(E.div(o, b.param(d.cols)), b.param(d.rows))
+        wanted = E.and_(wanted, E.le(j_of, i_of))
+    b.emit(Node.if_(wanted, body))
     return Planned(b, (d.outputs + 255) // 256)
 
 

@@ -163,18 +163,32 @@ def softmax_kernel(
         return value
 
     top = rows.reduce(extreme(DataType.F32, maximum=True), acc, element)
+    top_bits = b.let(E.bitcast(DataType.U32, top), "tb")
+    # x = -inf gives exp(x - top) = +0 unless top is -inf or NaN (then NaN):
+    # a masked element skips the exponential, and its +0 the division (0 / s
+    # is +0 for a positive finite s); the bits are the same.
+    ordinary = b.let(E.and_(E.ne(top_bits, E.u32(0xFF80_0000)), E.le(E.bitand(top_bits, E.u32(0x7FFF_FFFF)), E.u32(0x7F80_0000))), "tok")
 
     def exponential(k: Expr) -> Expr:
         at = rows.flat(k)
-        e = b.let(E.fexp(E.fsub(E.load(target, at), top)), "e")
-        b.emit(Node.store(target, at, e))
-        return e
+        x = b.let(E.load(target, at), "x")
+        e = b.fresh("e")
+        b.emit(Node.let(e, E.f32(0.0)))
+        with b.block() as compute:
+            b.emit(Node.assign(e, E.fexp(E.fsub(x, top))), Node.store(target, at, E.var(e)))
+        masked = E.and_(ordinary, E.eq(E.bitcast(DataType.U32, x), E.u32(0xFF80_0000)))
+        b.emit(Node.if_(masked, [Node.store(target, at, E.f32(0.0))], compute))
+        return E.var(e)
 
     total = rows.reduce(exact_sum(DataType.F32, compact=True), acc, exponential)
+    total_bits = b.let(E.bitcast(DataType.U32, total), "sb")
+    positive = b.let(E.and_(E.ne(total_bits, E.u32(0)), E.lt(total_bits, E.u32(0x7F80_0000))), "spos")
 
     def divide(k: Expr) -> None:
         at = rows.flat(k)
-        b.emit(Node.store(target, at, E.fdiv(E.load(target, at), total)))
+        e = b.let(E.load(target, at), "ev")
+        keep = E.and_(positive, E.eq(E.bitcast(DataType.U32, e), E.u32(0)))
+        b.emit(Node.if_(E.logical_not(keep), [Node.store(target, at, E.fdiv(e, total))]))
 
     rows.each(divide)
     return rows.planned()
