@@ -154,7 +154,7 @@ def test_one_kernel_and_two_kernels_give_the_same_bits(backend: str, request: py
         b = g.input("b", DataType.F32, (inner, 6))
         g.output("c", vt.matmul(a, b))
         names = [p.name for p in vt.kernels(g) if "matmul" in p.name]
-        fast = [f"one_or_two_0_matmul_exact_{k}" for k in ("stats_a", "stats_b", "plan", "res_a", "res_b", "gemm", "crt")]
+        fast = [f"one_or_two_0_matmul_exact_{k}" for k in ("stats_a", "stats_b", "order_a", "order_b", "plan", "res_a", "res_b", "gemm", "crt")]
         # 1,200 products, a constant K: the per-product kernel alone; a dynamic K:
         # the dp4a kernels, then the accumulation and rounding of the listed outputs
         assert names == (["one_or_two_0_matmul_exact"] if inner == 40 else
