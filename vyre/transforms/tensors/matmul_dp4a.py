@@ -19,6 +19,10 @@ The kernels (no read-back: every decision is data on the device):
 1. `stats` (a then b): per row of `a` / column of `b`, one workgroup: the
    shift of the lowest set bit `s` and the width `W` (all-F32-exact integer
    facts), or "bad" for a line holding an infinity or NaN;
+   `order` (a then b, unless a causal mask decides the tiles): per batch,
+   the lines sorted by width (a counting sort), so that the tiles below
+   are cut from lines of like width; the tiles' positions map to lines
+   through it;
 2. `plan`: per 128 x 128 output tile (a workgroup, an invocation per row
    and column), the moduli it needs, from the widest row and column of the
    tile that are not excluded (bad, or wider than `W_cap` so that `N_MAX`
