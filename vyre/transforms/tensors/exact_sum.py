@@ -39,7 +39,7 @@ positive ones and round once (`exact.round_to`).
 **The two-kernel form** (a dynamic axis, or one longer than `ROW_LIMIT`).
 `_tiles`: `groups` workgroups per output, each taking `blocks` consecutive
 blocks of `BLOCK` elements of the axis (`blocks` grows with the axis so that
-`groups` stays at most `GROUPS`), each invocation 128 elements of a block (16
+`groups` stays at most `GROUPS`), each invocation 256 elements of a block (32
 rounds of two runs of 4, the runs of a round strided by the workgroup:
 coalesced, and a run is one 16-byte load where the layout allows); the last
 block of an axis is guarded. `_merge`: one workgroup per output adds its
@@ -72,10 +72,11 @@ in pieces at rows `p / 16` .. `p / 16 + 2`; every piece is below 2**17 in
 magnitude. After each block every invocation spills its lanes, and after a
 barrier the first 32 invocations move the carries of a column up (digits in
 [0, 2**16), the top one signed). Bounds: `high` gets parts below 2**23 and
-`low` below 2**16, at most 128 between two spills, so neither lane wraps; the
-window only rises, by 4 fields at least (but once, at the cap), so an
-invocation moves it at most 62 times; between two carry passes a word gets
-at most 8 * (128 + 2 * 62 + 4) pieces, below 2**28 in magnitude. At the
+`low` below 2**16, at most 256 between two spills (256 * (2**23 - 1) < 2**31),
+so neither lane wraps; the window only rises, by 4 fields at least (but
+once, at the cap), so an invocation moves it at most 62 times; between two
+carry passes a word gets at most 8 * (256 + 2 * 62 + 4) pieces, below 2**29
+in magnitude. At the
 end the maxima are merged with atomics, the first 20 invocations sum one row
 of every column (below 2**21), and invocation 0 moves the carries up and
 regroups three 16-bit digits into two 24-bit ones.
@@ -109,13 +110,15 @@ RUN = 4
 """Consecutive elements an invocation reads together (one 16-byte load)."""
 RUNS = 2
 """Runs per invocation per round (all loaded before any is added)."""
-ROUNDS = 16
-"""Rounds between two carry passes: 128 elements per invocation."""
+ROUNDS = 32
+"""Rounds between two carry passes: 256 elements per invocation (16 measured
+4 % slower on the H200: 0.430 against 0.411 ms at 2**28 F32 elements)."""
 BLOCK = WORKGROUP * RUN * RUNS * ROUNDS
 """Elements of the axis one workgroup adds between two carry passes."""
 GROUPS = 2048
 """Most workgroups per output of the two-kernel form (2**28 elements: 2,048
-workgroups of four blocks each). Measured on the H200 at 2**28 F32 elements:
+workgroups of two blocks each; 1,024, 1,056, 4,096 measured no faster with
+the register window). Measured on the H200 at 2**28 F32 elements, before it:
 2,048 workgroups 1.22 ms (880 GB/s), 8,192 1.40 ms; 4 rounds between carry
 passes instead of 16: 3.5-3.7 ms. The merge adds at most
 `GROUPS / WORKGROUP` = 8 partial sums per invocation (at most 255 keep its
