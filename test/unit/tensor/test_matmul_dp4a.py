@@ -23,6 +23,7 @@ from vyre import tensor as vt
 from vyre.ir import DataType
 from vyre.transforms.tensors import lower as L
 from vyre.transforms.tensors import matmul as MM
+from vyre.transforms.tensors import matmul_dp4a as D
 from vyre.transforms.tensors import moduli as Mo
 
 FORMATS = {"f32": DataType.F32, "f16": DataType.F16, "bf16": DataType.BF16}
@@ -165,16 +166,15 @@ def test_the_moduli() -> None:
         assert 2 ** Mo.PREFIX_BITS[n] <= prod(Mo.MODULI[:n]) < 2 ** (Mo.PREFIX_BITS[n] + 1)
     assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX] - 1) == Mo.N_MAX
     assert Mo.moduli_needed(Mo.PREFIX_BITS[Mo.N_MAX]) is None
-    for n in range(1, Mo.N_MAX + 1):  # the digits of prod / 2
-        digits = Mo.HALF_DIGITS[:n]
-        value = 0
-        for t in range(n - 1, -1, -1):
-            value = value * Mo.MODULI[t] + digits[t]
-        assert value == prod(Mo.MODULI[:n]) // 2
+    for n in range(Mo.N_MAX + 1):  # prod / 2, and the kernels' table of its 24-bit digits
+        assert 2 * Mo.half(n) == prod(Mo.MODULI[:n]) or n == 0
+        words = D.HALVES[n * D.DIGITS : (n + 1) * D.DIGITS]
+        assert sum(w << (24 * k) for k, w in enumerate(words)) == prod(Mo.MODULI[:n]) // 2
     for t in range(Mo.N_MAX):
         assert Mo.offset(t) % Mo.MODULI[t] == 0 and 2**30 <= Mo.offset(t) < 2**30 + Mo.MODULI[t]
         assert Mo.offset(t) + 2**30 < 2**32
-        assert all(Mo.garner_inverse(s, t) * Mo.MODULI[s] % Mo.MODULI[t] == 1 for s in range(t))
+        assert Mo.prefix_inverse(t) * prod(Mo.MODULI[:t]) % Mo.MODULI[t] == 1
+        assert all(Mo.prefix_mod(s, t) == prod(Mo.MODULI[:s]) % Mo.MODULI[t] for s in range(t))
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, Mo.N_MAX])

@@ -79,6 +79,8 @@ STATS_WIDTH = 64
 DIGITS = (Mo.PREFIX_BITS[Mo.N_MAX] + 2 + 23) // 24
 """24-bit digits of |C'| (below the product of all the moduli)."""
 NONE = 0xFFFF_FFFF
+HALVES = tuple((Mo.half(n) >> (24 * k)) & 0xFF_FFFF for n in range(Mo.N_MAX + 1) for k in range(DIGITS))
+"""`prod(MODULI[:n]) / 2` in 24-bit digits, `DIGITS` words for each n."""
 STAT_WORDS = 3
 """Per line: the lowest set bit's shift, the width, the doubled norm width."""
 F = 15
@@ -749,9 +751,9 @@ def round_scaled(b: KernelBuilder, mag: list[Expr], negative: Expr, shift: Expr)
 def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Expr], Expr]:
     """(|C| in 24-bit digits, whether C < 0) from the residues of `C + M/2`
     modulo the first `need` moduli (vyre.transforms.tensors.moduli.reconstruct).
-    The subtraction and Horner's rule run over every modulus, the digits past
-    `need` being 0 (skipping them behind branches on `need` measured slower on
-    the H200: 1.23 -> 1.47 ms for the medium block's linears)."""
+    Horner's rule runs over every modulus, the digits past `need` being 0
+    (skipping them behind branches on `need` measured slower on the H200:
+    1.23 -> 1.47 ms for the medium block's linears)."""
     digits = [b.fresh("v") for _ in range(Mo.N_MAX)]
     b.emit(*(Node.let(v, E.u32(0)) for v in digits))
     for t in range(Mo.N_MAX):
@@ -763,34 +765,31 @@ def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Ex
             lifted = E.sub(E.add(residues[t], E.u32(m)), E.mod(below, E.u32(m)))
             b.emit(Node.assign(digits[t], E.mod(E.mul(lifted, E.u32(Mo.prefix_inverse(t))), E.u32(m))))
         b.emit(Node.if_(E.lt(E.u32(t), need), column))
-    # X = C + M/2 against M/2 (digits HALF_DIGITS), most significant digit last
-    at_least_half: Expr = E.u32(1)
-    for t in range(Mo.N_MAX):
-        v, h = E.var(digits[t]), E.u32(Mo.HALF_DIGITS[t])
-        differs = E.and_(E.lt(E.u32(t), need), E.ne(v, h))
-        at_least_half = b.let(E.select(differs, E.gt(v, h), at_least_half), "ge")
-    negative = b.let(E.logical_not(at_least_half), "neg")
-    # |C| = |X - M/2|, digit by digit with borrows, then Horner's rule
-    parts: list[Expr] = []
-    borrow: Expr = E.u32(0)
-    for t in range(Mo.N_MAX):
-        m = Mo.MODULI[t]
-        v, h = E.var(digits[t]), E.u32(Mo.HALF_DIGITS[t])
-        x, y = E.select(at_least_half, v, h), E.select(at_least_half, h, v)
-        lifted = b.let(E.sub(E.sub(E.add(x, E.u32(m)), y), borrow), "df")
-        below = b.let(E.lt(lifted, E.u32(m)), "bw")
-        part = E.select(below, lifted, E.sub(lifted, E.u32(m)))
-        parts.append(b.let(E.select(E.lt(E.u32(t), need), part, E.u32(0)), "e"))
-        borrow = below
+    # X = C + M/2 in binary (Horner's rule; the digits past `need` are 0),
+    # then C = X - M/2: its sign the borrow, |C| the other difference
     mag: list[Expr] = [E.u32(0)] * DIGITS
     for t in range(Mo.N_MAX - 1, -1, -1):
         m = Mo.MODULI[t]
-        carry: Expr = parts[t]
+        carry: Expr = E.var(digits[t])
         for k in range(Mo.horner_digits(t)):  # the digits a value below prod(MODULI[t:]) has
             p = b.let(E.add(E.mul(mag[k], E.u32(m)), carry), "p")
             mag[k] = b.let(E.bitand(p, E.u32(0xFF_FFFF)), "y")
             carry = E.shr(p, E.u32(24))
-    return mag, negative
+    half = [b.let(E.lookup(HALVES, E.add(E.mul(need, E.u32(DIGITS)), E.u32(k))), "h") for k in range(DIGITS)]
+
+    def minus(x: list[Expr], y: list[Expr]) -> tuple[list[Expr], Expr]:
+        out: list[Expr] = []
+        borrow: Expr = E.u32(0)
+        for xk, yk in zip(x, y):
+            d = b.let(E.sub(E.sub(E.add(xk, E.u32(1 << 24)), yk), borrow), "d")
+            out.append(E.bitand(d, E.u32(0xFF_FFFF)))
+            borrow = b.let(E.sub(E.u32(1), E.shr(d, E.u32(24))), "br")
+        return out, borrow
+
+    over, under = minus(mag, half)
+    short, _ = minus(half, mag)
+    negative = b.let(E.ne(under, E.u32(0)), "neg")
+    return [b.let(E.select(negative, lo, hi), "c") for hi, lo in zip(over, short)], negative
 
 
 def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:

@@ -11,9 +11,8 @@ is 128 modulo 256 and 0 modulo each other modulus whatever `n` is, so the
 offset is added to the residue modulo 256 alone; `X`'s mixed-radix digits
 (Garner's: digit `t` is `(x_t - sum_{s<t} v_s prod(MODULI[:s])) *
 prod(MODULI[:t])**-1 mod m_t`, the sum taken with each weight reduced
-modulo `m_t` first, so one remainder per digit) are compared with those of `M / 2`, `(128, (m_1 - 1) / 2, ...,
-(m_{n-1} - 1) / 2)`, and the smaller subtracted from the larger, digit by
-digit, to give `|C|` and its sign.
+modulo `m_t` first, so one remainder per digit) give `X` in binary by
+Horner's rule, and `C = X - M / 2` (its sign the borrow).
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ __all__ = [
     "MODULI",
     "N_MAX",
     "PREFIX_BITS",
-    "garner_inverse",
+    "half",
     "horner_digits",
     "moduli_needed",
     "offset",
@@ -53,10 +52,6 @@ PREFIX_BITS: tuple[int, ...] = tuple(prod(MODULI[:n]).bit_length() - 1 for n in 
 """`PREFIX_BITS[n] = floor(log2(prod(MODULI[:n])))`: with `n` moduli every
 integer below `2**(PREFIX_BITS[n] - 1)` in magnitude is recovered, sign included."""
 
-HALF_DIGITS: tuple[int, ...] = (128, *((m - 1) // 2 for m in MODULI[1:]))
-"""The mixed-radix digits of `prod(MODULI[:n]) / 2` (its first `n`, for every n >= 1)."""
-
-
 def moduli_needed(bits: int) -> int | None:
     """The fewest moduli that recover every integer of magnitude below
     `2**bits` (None when `N_MAX` are not enough)."""
@@ -66,10 +61,10 @@ def moduli_needed(bits: int) -> int | None:
     return None
 
 
-def garner_inverse(s: int, t: int) -> int:
-    """`MODULI[s]`'s inverse modulo `MODULI[t]` (s < t), the step of Garner's
-    mixed-radix conversion."""
-    return pow(MODULI[s], -1, MODULI[t])
+def half(n: int) -> int:
+    """`prod(MODULI[:n]) / 2` (exact: 256 is the first modulus), the offset
+    the kernels add: they recover `X = C + M/2` in [0, M)."""
+    return prod(MODULI[:n]) // 2
 
 
 def prefix_mod(s: int, t: int) -> int:
@@ -106,17 +101,7 @@ def reconstruct(residues: list[int]) -> int:
         m = MODULI[t]
         below = sum(v * prefix_mod(s, t) for s, v in enumerate(digits))
         digits.append((x + m - below % m) * prefix_inverse(t) % m)
-    at_least_half = True
-    for t, v in enumerate(digits):
-        if v != HALF_DIGITS[t]:
-            at_least_half = v > HALF_DIGITS[t]
-    value, borrow = 0, 0
-    parts: list[int] = []
-    for t, v in enumerate(digits):
-        x, y = (v, HALF_DIGITS[t]) if at_least_half else (HALF_DIGITS[t], v)
-        lifted = x + MODULI[t] - y - borrow
-        parts.append(lifted - MODULI[t] if lifted >= MODULI[t] else lifted)
-        borrow = int(lifted < MODULI[t])
-    for t in range(len(parts) - 1, -1, -1):
-        value = value * MODULI[t] + parts[t]
-    return value if at_least_half else -value
+    value = 0
+    for t in range(len(digits) - 1, -1, -1):
+        value = value * MODULI[t] + digits[t]
+    return value - half(len(digits))
