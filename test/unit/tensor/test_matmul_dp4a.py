@@ -174,6 +174,9 @@ def test_the_moduli() -> None:
         assert Mo.offset(t) % Mo.MODULI[t] == 0 and 2**30 <= Mo.offset(t) < 2**30 + Mo.MODULI[t]
         assert Mo.offset(t) + 2**30 < 2**32
         assert Mo.prefix_inverse(t) * prod(Mo.MODULI[:t]) % Mo.MODULI[t] == 1
+        top = sum((Mo.MODULI[s] - 1) * (prod(Mo.MODULI[:s]) % Mo.MODULI[t]) for s in range(t))
+        assert Mo.garner_lift(t) % Mo.MODULI[t] == 0 and top <= Mo.garner_lift(t) < top + Mo.MODULI[t]
+        assert (Mo.garner_lift(t) + 255) * Mo.prefix_inverse(t) < 2**32  # the kernel's one remainder
         assert all(Mo.prefix_mod(s, t) == prod(Mo.MODULI[:s]) % Mo.MODULI[t] for s in range(t))
 
 

@@ -537,9 +537,8 @@ def _residue_byte(b: KernelBuilder, t: int, bits: _Bits, powers: list[Expr]) -> 
     """The centred residue, as a byte, of `(-1)**sign * odd * 2**shift`
     modulo `MODULI[t]`, `powers` the words of `POWERS` for `shift`."""
     m = Mo.MODULI[t]
-    v = E.mod(bits.odd, E.u32(m))
     power = E.bitand(E.shr(powers[t // 4], E.u32(8 * (t % 4))), E.u32(0xFF))
-    r = b.let(E.mod(E.mul(v, power), E.u32(m)), "r")
+    r = b.let(E.mod(E.mul(bits.odd, power), E.u32(m)), "r")  # odd < 2**24, power < 2**8: one remainder
     u = b.let(E.select(E.and_(E.ne(bits.sign, E.u32(0)), E.ne(r, E.u32(0))), E.sub(E.u32(m), r), r), "u")
     return E.select(E.ge(u, E.u32((m + 1) // 2)), E.add(u, E.u32(256 - m)), u)
 
@@ -759,10 +758,10 @@ def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Ex
     for t in range(Mo.N_MAX):
         m = Mo.MODULI[t]
         with b.block() as column:
-            below: Expr = E.u32(0)  # < 17 * 255 * 255: one remainder at the end
+            below: Expr = E.u32(0)  # at most garner_lift(t) < 2**21
             for s in range(t):
                 below = b.let(E.add(below, E.mul(E.var(digits[s]), E.u32(Mo.prefix_mod(s, t)))), "w")
-            lifted = E.sub(E.add(residues[t], E.u32(m)), E.mod(below, E.u32(m)))
+            lifted = E.sub(E.add(residues[t], E.u32(Mo.garner_lift(t))), below)  # < 2**21, times < 2**8: one remainder
             b.emit(Node.assign(digits[t], E.mod(E.mul(lifted, E.u32(Mo.prefix_inverse(t))), E.u32(m))))
         b.emit(Node.if_(E.lt(E.u32(t), need), column))
     # X = C + M/2 in binary (Horner's rule; the digits past `need` are 0),

@@ -11,7 +11,8 @@ is 128 modulo 256 and 0 modulo each other modulus whatever `n` is, so the
 offset is added to the residue modulo 256 alone; `X`'s mixed-radix digits
 (Garner's: digit `t` is `(x_t - sum_{s<t} v_s prod(MODULI[:s])) *
 prod(MODULI[:t])**-1 mod m_t`, the sum taken with each weight reduced
-modulo `m_t` first, so one remainder per digit) give `X` in binary by
+modulo `m_t` first and lifted by a multiple of `m_t`, so one remainder per
+digit) give `X` in binary by
 Horner's rule, and `C = X - M / 2` (its sign the borrow).
 """
 
@@ -23,6 +24,7 @@ __all__ = [
     "MODULI",
     "N_MAX",
     "PREFIX_BITS",
+    "garner_lift",
     "half",
     "horner_digits",
     "moduli_needed",
@@ -78,6 +80,15 @@ def prefix_inverse(t: int) -> int:
     return pow(prod(MODULI[:t]), -1, MODULI[t])
 
 
+def garner_lift(t: int) -> int:
+    """The least multiple of `MODULI[t]` at or above the largest weighted sum
+    of the digits before `t` (`sum_{s<t} v_s * prefix_mod(s, t)`, each `v_s <
+    MODULI[s]`): `x + garner_lift(t) - sum` is never negative, below 2**21."""
+    m = MODULI[t]
+    top = sum((MODULI[s] - 1) * prefix_mod(s, t) for s in range(t))
+    return -(-top // m) * m
+
+
 def horner_digits(t: int, width: int = 24) -> int:
     """`width`-bit digits of every value below `prod(MODULI[t:])`: what
     Horner's rule, run from the last modulus down, holds after step `t`."""
@@ -100,7 +111,7 @@ def reconstruct(residues: list[int]) -> int:
     for t, x in enumerate(residues):
         m = MODULI[t]
         below = sum(v * prefix_mod(s, t) for s, v in enumerate(digits))
-        digits.append((x + m - below % m) * prefix_inverse(t) % m)
+        digits.append((x + garner_lift(t) - below) * prefix_inverse(t) % m)
     value = 0
     for t in range(len(digits) - 1, -1, -1):
         value = value * MODULI[t] + digits[t]
