@@ -84,7 +84,7 @@ vtensor.graph @dynamic(%a : !vtensor.tensor<u32[n]>, %b : !vtensor.tensor<u32[m]
 
 // Reductions and matmul: several kernels and scratch buffers; the ordered
 // sums repeat a dispatch over chunks of the axis (`rep`); an exact matmul is
-// the 8-bit dot-product kernels (statistics, plan, residues, GEMM, CRT), then
+// the 8-bit dot-product kernels (statistics, order, plan, residues, GEMM, CRT), then
 // the per-product kernel for the outputs they list (with a constant inner
 // length within one chunk it adds and rounds in one kernel).
 vtensor.graph @reduce(%x : !vtensor.tensor<f32[r, 3]>, %w : !vtensor.tensor<f32[3, 2]>) {
@@ -106,7 +106,7 @@ vtensor.graph @reduce(%x : !vtensor.tensor<f32[r, 3]>, %w : !vtensor.tensor<f32[
 // CHECK:       vyre.kernel @reduce_3_matmul_exact_rest
 // CHECK-NOT:   vyre.kernel @reduce_3_matmul_exact_round
 // CHECK:       vtensor.schedule @reduce {
-// CHECK:         vtensor.dispatch @reduce_0_sum_exact_tiles grid ["3*((r + 32768*max(((r + 67108863) // 67108864), 1) - 1) // (32768*max(((r + 67108863) // 67108864), 1)))", "1", "1"] repeat ["1"]
+// CHECK:         vtensor.dispatch @reduce_0_sum_exact_tiles grid ["3*((r + 65536*max(((r + 134217727) // 134217728), 1) - 1) // (65536*max(((r + 134217727) // 134217728), 1)))", "1", "1"] repeat ["1"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_0_sum_exact_merge grid ["3", "1", "1"] repeat ["1"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_1_sum_sequential grid ["1", "1", "1"] repeat ["max(((r + 8190) // 8192), 1)"] params ["rep", "r"]
 // CHECK-NEXT:    vtensor.dispatch @reduce_2_sum_tree_push grid ["((r + 255) // 256)", "1", "1"] repeat ["1"]

@@ -103,7 +103,7 @@ def test_every_kernel_is_a_valid_vyre_program() -> None:
     assert [p.name for p in programs] == [
         # the 8-bit dot-product kernels, then the per-product kernel for the
         # outputs they flag (a constant inner length within one chunk: one kernel)
-        *(f"demo_0_matmul_exact_{k}" for k in ("stats_a", "stats_b", "plan", "res_a", "res_b", "gemm", "crt")),
+        *(f"demo_0_matmul_exact_{k}" for k in ("stats_a", "stats_b", "order_a", "order_b", "plan", "res_a", "res_b", "gemm", "crt")),
         "demo_0_matmul_exact_rest",
         "demo_1_map",
         "demo_2_sum_tree_push",

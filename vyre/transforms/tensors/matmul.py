@@ -269,7 +269,7 @@ def matmul_kernels(name: str, mode: str, mm: Matmul, out: str, scratch: Callable
 
 DP4A_MIN_PRODUCTS = 1 << 20
 """Below this many products (sizes known), the per-product kernel alone: the
-dp4a path's seven dispatches cost more than it saves (a 1 Mi-product matmul is
+dp4a path's nine dispatches cost more than it saves (a 1 Mi-product matmul is
 ~10^8 integer operations on the per-product kernel, microseconds on a GPU)."""
 
 
