@@ -87,6 +87,9 @@ class Monoid:
     combine: Callable[[KernelBuilder, X.Row, X.Row], None]
     finish: Callable[[KernelBuilder, X.Row], Expr]
     normalize: Callable[[KernelBuilder, X.Row], None] | None = None
+    additive: bool = False
+    """`combine` is word-wise addition with the last word (the flags) OR-ed,
+    then `normalize`: normalised rows may be merged with atomics instead."""
 
     def row(self, buffer: str, index: Expr) -> X.Row:
         """Accumulator number `index` of `buffer`."""
@@ -122,7 +125,7 @@ def exact_sum(dtype: DataType, compact: bool = False) -> Monoid:
         flags = b.let(row.load(row.flags), "fl")
         return E.bitcast(dtype, X.round_to(b, values, flags, X.SUM_SCALE, fmt))
 
-    return Monoid(digits + 1, init, add, X.combine, finish, normalize)
+    return Monoid(digits + 1, init, add, X.combine, finish, normalize, additive=True)
 
 
 def integer_sum() -> Monoid:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from vyre.dialects.symbolic import Sym
 from vyre.dialects.tensor_layout import Layout, Shape, numel
-from vyre.ir import DataType, Expr, Node
+from vyre.ir import AtomicOp, DataType, Expr, Node
 from vyre.ir import Expr as E
 from vyre.transforms.tensors import exact as X
 from vyre.transforms.tensors.kernel import KernelBuilder, Rep, emit
@@ -67,6 +67,7 @@ class RowKernel:
         outer = shape[:axis] + shape[axis + 1 :]
         self.grid: Sym = numel(outer)
         self._result: str | None = None
+        self._sums: list[str] = []
         self.local = self.b.let(E.local_id(0), "l")
         self.row = self.b.let(E.workgroup_id(0), "row")
         self.outer = self.b.unflatten(self.row, outer)
@@ -110,7 +111,10 @@ class RowKernel:
 
     def reduce(self, monoid: Monoid, acc: str, value: Callable[[Expr], Expr]) -> Expr:
         """`monoid` (over F32 values) of `value(k)` for the row's elements
-        (`value` may emit statements first): a local every invocation holds."""
+        (`value` may emit statements first): a local every invocation holds.
+        An additive monoid's accumulators (the exact sum's) are merged with
+        workgroup atomics into a row of their own (`_merged_sum`); any other
+        monoid's in a tree."""
         b = self.b
         if self._result is None:
             self._result = b.workgroup_buffer("result", 1)
@@ -125,14 +129,41 @@ class RowKernel:
             self.each(add)
         else:
             self.each(add, every=NORMALIZE_EVERY, after=lambda: normalize(b, row))
-        workgroup_tree(b, monoid, acc, self.local, self.width)
+        merged = monoid.row(acc, E.u32(0))
+        if monoid.additive and normalize is not None and self.width <= 256:
+            merged = self._merged_sum(row, monoid.words)
+        else:
+            workgroup_tree(b, monoid, acc, self.local, self.width)
         with b.block() as first:
-            value_bits = E.bitcast(DataType.U32, monoid.finish(b, monoid.row(acc, E.u32(0))))
+            value_bits = E.bitcast(DataType.U32, monoid.finish(b, merged))
             b.emit(Node.store(self._result, E.u32(0), value_bits))
         b.emit(Node.if_(E.eq(self.local, E.u32(0)), first), Node.barrier())
         result = b.let(E.bitcast(DataType.F32, E.load(self._result, E.u32(0))), "red")
         b.emit(Node.barrier())
         return result
+
+    def _merged_sum(self, row: X.Row, words: int) -> X.Row:
+        """Every invocation's normalised exact accumulator (`row`: digits in
+        [0, 2**24), the top one signed) added into a fresh row of workgroup
+        memory with one atomic per word (the flags OR-ed): at most 256 rows,
+        so each digit stays below 2**32 and the top one's sum exact in two's
+        complement; then a barrier, and the merged row normalised by the
+        first invocation, which rounds it. The same sum as a tree of
+        `combine`s (exact integer addition in any order), with one barrier
+        instead of one per level."""
+        b = self.b
+        total = X.Row(b.workgroup_buffer(f"total{len(self._sums)}", words), E.u32(0), words - 1)
+        self._sums.append(total.buffer)
+        for k in range(words - 1):
+            b.emit(Node.let(b.fresh("old"), E.atomic(AtomicOp.ADD, total.buffer, E.u32(k), row.load(k))))
+        b.emit(
+            Node.let(b.fresh("old"), E.atomic(AtomicOp.OR, total.buffer, E.u32(total.flags), row.load(row.flags))),
+            Node.barrier(),
+        )
+        with b.block() as first:
+            X.normalize(b, total)
+        b.emit(Node.if_(E.eq(self.local, E.u32(0)), first))
+        return total
 
     def planned(self) -> Planned:
         return Planned(self.b, self.grid)
