@@ -32,6 +32,7 @@ from vyre.runtime import host
 from vyre.runtime.interp import execute as interp_execute
 from vyre.tensor.graph import Graph
 from vyre.transforms.tensors.lower import lower_graph
+from vyre.transforms.tensors.matmul_dp4a import scratch_limit
 from vyre.transforms.tensors.schedule import Dispatch, Schedule, read_schedule, schedule_ops
 
 __all__ = ["Staged", "kernels", "run", "run_schedule", "schedule_of", "stage"]
@@ -47,21 +48,37 @@ _INPUT_DTYPES: dict[DataType, tuple[str, ...]] = {
 }
 
 
-def schedule_of(graph: Graph) -> Schedule:
-    """The schedule of `graph` (lowered once per version of the graph)."""
+def schedule_of(graph: Graph, binding_words: int | None = None) -> Schedule:
+    """The schedule of `graph` (lowered once per version of the graph and
+    binding limit); `binding_words`: the most words one storage binding of
+    the target adapter holds (None: 2 GiB; scratch buffers are split to fit,
+    vyre.transforms.tensors.matmul_dp4a.scratch_limit)."""
     if not isinstance(graph, Graph):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"expected a vt.Graph, got {type(graph).__name__}")
-    cached = _SCHEDULES.get(id(graph))
+    key = (id(graph), binding_words)
+    cached = _SCHEDULES.get(key)
     if cached is not None and cached[0] is graph and cached[1] == graph.version:
         return cached[2]
     graph.op.verify()
-    module = ModuleOp(schedule_ops(lower_graph(graph.op)))
+    with scratch_limit(binding_words if binding_words is not None else 1 << 29):
+        module = ModuleOp(schedule_ops(lower_graph(graph.op)))
     schedule = read_schedule(module)
-    _SCHEDULES[id(graph)] = (graph, graph.version, schedule)
+    _SCHEDULES[key] = (graph, graph.version, schedule)
     return schedule
 
 
-_SCHEDULES: dict[int, tuple[Graph, int, Schedule]] = {}
+_SCHEDULES: dict[tuple[int, int | None], tuple[Graph, int, Schedule]] = {}
+
+
+def _device_schedule(graph: Graph, backend: str) -> Schedule:
+    """`graph`'s schedule for `backend`: on wgpu, for the adapter's largest
+    storage binding (below 2 GiB, e.g. lavapipe's 128 MiB)."""
+    if backend != "wgpu":
+        return schedule_of(graph)
+    from vyre.runtime.wgpu_device import gpu_device
+
+    limit = gpu_device().limits.get("max-storage-buffer-binding-size", 1 << 31) // 4
+    return schedule_of(graph, None if limit >= 1 << 29 else limit)
 
 
 def kernels(graph: Graph) -> list[Program]:
@@ -247,7 +264,7 @@ def _stage_wgpu(schedule: Schedule, env: Mapping[str, int], words: dict[str, np.
 
 def stage(graph: Graph, inputs: Mapping[str, Any]) -> Staged:
     """`graph` on `inputs` bound on the wgpu device, not run (checks done)."""
-    schedule = schedule_of(graph)
+    schedule = _device_schedule(graph, "wgpu")
     env, words = _bind(schedule, inputs)
     _check(schedule, env)
     return _stage_wgpu(schedule, env, words, _steps(schedule, env))
@@ -268,7 +285,9 @@ def run(graph: Graph, inputs: Mapping[str, Any], backend: str = "wgpu") -> dict[
     on `backend` ("wgpu" or "interp"); returns each output by name, shaped
     (BF16 as uint16 bit patterns). `ValueError` for shapes that do not fit
     the graph, before anything runs."""
-    return run_schedule(schedule_of(graph), inputs, backend)
+    if backend not in BACKENDS:
+        raise ValueError(f"vt.run: backend must be one of {BACKENDS}, got {backend!r}")
+    return run_schedule(_device_schedule(graph, backend), inputs, backend)
 
 
 def run_schedule(schedule: Schedule, inputs: Mapping[str, Any], backend: str = "wgpu") -> dict[str, np.ndarray]:

@@ -302,3 +302,27 @@ def test_stacked_batches_give_the_correctly_rounded_products(backend: str, reque
     At = np.ascontiguousarray(A.transpose(0, 2, 1, 3))
     got_t = vt.run(t, {"a": At, "b": B}, backend=backend)["c"].view(np.uint32)
     assert got_t.astype(np.int64).tolist() == want.tolist()
+
+
+@pytest.mark.usefixtures("gpu_adapter")
+def test_scratch_buffers_follow_the_adapters_binding_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An adapter whose storage bindings hold fewer words (lavapipe: 128 MiB,
+    against 2 GiB on the H200) gets a schedule whose scratch buffers fit
+    them: here one batch and a half, so three batches run as three chunks;
+    the default schedule keeps them in one. The same bits either way."""
+    from vyre.runtime.wgpu_device import gpu_device
+    from vyre.tensor import runner
+
+    per = D.chunk_words(vt_sym(3), vt_sym(4), vt_sym(6)).value
+    assert per is not None
+    limit = per + per // 2
+    g = _graph((3, 3, 6), (3, 6, 4), "f32")
+    assert not any(p.name.endswith("_c1") for p in vt.kernels(g))
+    assert "dp4a_0_matmul_exact_gemm_c2" in [p.name for p in runner.schedule_of(g, limit).kernels]
+    rng = np.random.default_rng(8)
+    A = rng.standard_normal((3, 3, 6)).astype(np.float32)
+    B = rng.standard_normal((3, 6, 4)).astype(np.float32)
+    want = np.stack([MM_oracle(A[z], B[z]) for z in range(3)])
+    monkeypatch.setitem(gpu_device().limits, "max-storage-buffer-binding-size", 4 * limit)
+    got = vt.run(g, {"a": A, "b": B}, backend="wgpu")["c"].view(np.uint32)
+    assert got.astype(np.int64).tolist() == want.tolist()

@@ -44,7 +44,9 @@ The kernels (no read-back: every decision is data on the device):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -62,6 +64,7 @@ __all__ = [
     "TILE",
     "Dp4aMatmul",
     "chunk_limit_words",
+    "scratch_limit",
     "chunk_words",
     "dp4a_kernels",
     "plan_buffers",
@@ -153,9 +156,26 @@ class Dp4aMatmul:
         return self.batches * self.rows * self.cols
 
 
+SCRATCH_LIMIT: ContextVar[int] = ContextVar("SCRATCH_LIMIT", default=1 << 29)
+"""The most words a scratch buffer may hold: a 2 GiB binding, unless the
+lowering is for an adapter with less (`scratch_limit`)."""
+
+
 def chunk_limit_words() -> int:
-    """The most words a scratch buffer of one chunk may hold (a 2 GiB binding)."""
-    return 1 << 29
+    """The most words a scratch buffer of one chunk may hold."""
+    return SCRATCH_LIMIT.get()
+
+
+@contextmanager
+def scratch_limit(words: int) -> Generator[None]:
+    """Lower for an adapter whose storage bindings hold at most `words` words
+    (lavapipe: 2**25): batches are split into more chunks, and a weight is
+    stacked only when the stacked matmul fits. The bits do not change."""
+    token = SCRATCH_LIMIT.set(min(words, 1 << 29))
+    try:
+        yield
+    finally:
+        SCRATCH_LIMIT.reset(token)
 
 
 def chunk_words(rows: Sym, cols: Sym, inner: Sym) -> Sym:
