@@ -32,7 +32,7 @@ from vyre.runtime import host
 from vyre.runtime.interp import execute as interp_execute
 from vyre.tensor.graph import Graph
 from vyre.transforms.tensors.lower import lower_graph
-from vyre.transforms.tensors.matmul_dp4a import scratch_limit
+from vyre.transforms.tensors.matmul_dp4a import SCRATCH_WORDS, scratch_limit
 from vyre.transforms.tensors.schedule import Dispatch, Schedule, read_schedule, schedule_ops
 
 __all__ = ["Staged", "kernels", "run", "run_schedule", "schedule_of", "stage"]
@@ -60,7 +60,7 @@ def schedule_of(graph: Graph, binding_words: int | None = None) -> Schedule:
     if cached is not None and cached[0] is graph and cached[1] == graph.version:
         return cached[2]
     graph.op.verify()
-    with scratch_limit(binding_words if binding_words is not None else 1 << 29):
+    with scratch_limit(SCRATCH_WORDS if binding_words is None else binding_words):
         module = ModuleOp(schedule_ops(lower_graph(graph.op)))
     schedule = read_schedule(module)
     _SCHEDULES[key] = (graph, graph.version, schedule)
@@ -77,8 +77,8 @@ def _device_schedule(graph: Graph, backend: str) -> Schedule:
         return schedule_of(graph)
     from vyre.runtime.wgpu_device import gpu_device
 
-    limit = gpu_device().limits.get("max-storage-buffer-binding-size", 1 << 31) // 4
-    return schedule_of(graph, None if limit >= 1 << 29 else limit)
+    limit = gpu_device().limits.get("max-storage-buffer-binding-size", 4 * SCRATCH_WORDS) // 4
+    return schedule_of(graph, None if limit >= SCRATCH_WORDS else limit)
 
 
 def kernels(graph: Graph) -> list[Program]:
@@ -285,8 +285,6 @@ def run(graph: Graph, inputs: Mapping[str, Any], backend: str = "wgpu") -> dict[
     on `backend` ("wgpu" or "interp"); returns each output by name, shaped
     (BF16 as uint16 bit patterns). `ValueError` for shapes that do not fit
     the graph, before anything runs."""
-    if backend not in BACKENDS:
-        raise ValueError(f"vt.run: backend must be one of {BACKENDS}, got {backend!r}")
     return run_schedule(_device_schedule(graph, backend), inputs, backend)
 
 

@@ -64,6 +64,7 @@ __all__ = [
     "TILE",
     "Dp4aMatmul",
     "chunk_limit_words",
+    "SCRATCH_WORDS",
     "scratch_limit",
     "chunk_words",
     "dp4a_kernels",
@@ -156,9 +157,10 @@ class Dp4aMatmul:
         return self.batches * self.rows * self.cols
 
 
-SCRATCH_LIMIT: ContextVar[int] = ContextVar("SCRATCH_LIMIT", default=1 << 29)
-"""The most words a scratch buffer may hold: a 2 GiB binding, unless the
-lowering is for an adapter with less (`scratch_limit`)."""
+SCRATCH_WORDS = 1 << 29
+"""A 2 GiB storage binding in words: the scratch limit unless the lowering is
+for an adapter with less (`scratch_limit`)."""
+SCRATCH_LIMIT: ContextVar[int] = ContextVar("SCRATCH_LIMIT", default=SCRATCH_WORDS)
 
 
 def chunk_limit_words() -> int:
@@ -171,7 +173,7 @@ def scratch_limit(words: int) -> Generator[None]:
     """Lower for an adapter whose storage bindings hold at most `words` words
     (lavapipe: 2**25): batches are split into more chunks, and a weight is
     stacked only when the stacked matmul fits. The bits do not change."""
-    token = SCRATCH_LIMIT.set(min(words, 1 << 29))
+    token = SCRATCH_LIMIT.set(min(words, SCRATCH_WORDS))
     try:
         yield
     finally:
@@ -399,8 +401,7 @@ def _order(name: str, d: Dp4aMatmul, side: str) -> Planned:
     positions in any order: which lines share a tile changes the work, never
     the bits (every output is exact)."""
     b = KernelBuilder(name, ORDER_WIDTH)
-    lines = d.rows if side == "a" else d.cols
-    order = d.order_a if side == "a" else d.order_b
+    lines, order = _side(d, side)
     assert order is not None
     stats = b.buffer(d.stats_a if side == "a" else d.stats_b, DataType.U32)
     out = b.buffer(order, DataType.U32, write=True)
@@ -443,21 +444,24 @@ def _order(name: str, d: Dp4aMatmul, side: str) -> Planned:
     return Planned(b, d.batches)
 
 
+def _side(d: Dp4aMatmul, side: str) -> tuple[Sym, str | None]:
+    """(its lines, its order buffer) of side "a" (rows) or "b" (columns)."""
+    return (d.rows, d.order_a) if side == "a" else (d.cols, d.order_b)
+
+
 def _line_at(b: KernelBuilder, d: Dp4aMatmul, side: str, bt: Expr, position: Expr) -> Expr:
     """The line at `position` of batch `bt` (< lines) in the side's order."""
-    order = d.order_a if side == "a" else d.order_b
+    lines, order = _side(d, side)
     if order is None:
         return position
-    lines = d.rows if side == "a" else d.cols
     return b.let(E.load(b.buffer(order, DataType.U32), E.add(E.mul(bt, b.param(lines)), position)), "ol")
 
 
 def _position_of(b: KernelBuilder, d: Dp4aMatmul, side: str, bt: Expr, line: Expr) -> Expr:
     """The position of `line` of batch `bt` in the side's order."""
-    order = d.order_a if side == "a" else d.order_b
+    lines, order = _side(d, side)
     if order is None:
         return line
-    lines = d.rows if side == "a" else d.cols
     at = E.add(E.mul(E.add(b.param(d.batches), bt), b.param(lines)), line)
     return b.let(E.load(b.buffer(order, DataType.U32), at), "op")
 
@@ -539,18 +543,19 @@ def _plan(name: str, d: Dp4aMatmul) -> Planned:
 SHIFTS = 96
 """Shifts a residue may need (an element's place in its line: below the widest
 line width a tile may use, `W_cap` < 70)."""
+POWER_WORDS = (Mo.N_MAX + 3) // 4
+"""Words of `POWERS` per shift (a byte per modulus)."""
 POWERS = tuple(
     sum(pow(2, shift, Mo.MODULI[t]) << (8 * (t % 4)) for t in range(4 * w, min(4 * w + 4, Mo.N_MAX)))
     for shift in range(SHIFTS)
-    for w in range((Mo.N_MAX + 3) // 4)
+    for w in range(POWER_WORDS)
 )
-"""`2**shift mod MODULI[t]` as byte `t % 4` of word `shift * 5 + t // 4`."""
+"""`2**shift mod MODULI[t]` as byte `t % 4` of word `shift * POWER_WORDS + t // 4`."""
 
 
 def _powers(b: KernelBuilder, shift: Expr) -> list[Expr]:
     """The words of `POWERS` for `shift` (< `SHIFTS`)."""
-    per = (Mo.N_MAX + 3) // 4
-    return [b.let(E.lookup(POWERS, E.add(E.mul(shift, E.u32(per)), E.u32(w))), "pw") for w in range(per)]
+    return [b.let(E.lookup(POWERS, E.add(E.mul(shift, E.u32(POWER_WORDS)), E.u32(w))), "pw") for w in range(POWER_WORDS)]
 
 
 def _residue_byte(b: KernelBuilder, t: int, bits: _Bits, powers: list[Expr]) -> Expr:

@@ -67,7 +67,6 @@ class RowKernel:
         outer = shape[:axis] + shape[axis + 1 :]
         self.grid: Sym = numel(outer)
         self._result: str | None = None
-        self._sums: list[str] = []
         self.local = self.b.let(E.local_id(0), "l")
         self.row = self.b.let(E.workgroup_id(0), "row")
         self.outer = self.b.unflatten(self.row, outer)
@@ -152,8 +151,7 @@ class RowKernel:
         `combine`s (exact integer addition in any order), with one barrier
         instead of one per level."""
         b = self.b
-        total = X.Row(b.workgroup_buffer(f"total{len(self._sums)}", words), E.u32(0), words - 1)
-        self._sums.append(total.buffer)
+        total = X.Row(b.workgroup_buffer(b.fresh("total"), words), E.u32(0), words - 1)
         for k in range(words - 1):
             b.emit(Node.let(b.fresh("old"), E.atomic(AtomicOp.ADD, total.buffer, E.u32(k), row.load(k))))
         b.emit(
