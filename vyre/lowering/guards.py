@@ -13,7 +13,8 @@ WGSL (through naga and wgpu-native) differs from vyre in these places
 - `divide_u128`, `shift_u128`: the same rules for U128 (`vec4<u32>`, u128.py):
   x / 0 == x % 0 == 0 (a constant zero divisor gives the literal 0, any other
   divisor the helper that tests for zero before the long division); the amount
-  is its low word `& 127u`, a constant amount folded (0: the value itself).
+  is its low word `& 127u`, a constant amount folded (0: the value itself; whole
+  words: a swizzle).
 - `load` / `store` / `atomic`: an index at or past the buffer's *logical* element
   count reads 0, writes nothing, and runs no atomic (returning 0) - for storage,
   uniform and workgroup buffers alike (naga clamps workgroup indices to the last
@@ -189,6 +190,8 @@ class Guards:
             amount = rhs.const[0] & 127
             if amount == 0:
                 return lhs
+            if amount % 32 == 0:  # whole words: a swizzle
+                return Value.derived(_word_shift(kind, lhs.text, amount // 32), U128, lhs)
             return Value.derived(f"{helper}({lhs.text}, {u32_literal(amount)})", U128, lhs)
         return Value.derived(f"{helper}({lhs.text}, {rhs.operand}.x)", U128, lhs, rhs)
 
@@ -672,3 +675,13 @@ def _uniform_read(name: str, kind: DataTypeKind, i: str) -> str:
     if kind == DataTypeKind.BOOL:
         return f"u32({word} != 0u)"
     return word
+
+
+def _word_shift(kind: BinOpKind, value: str, words: int) -> str:
+    """A U128 (`vec4<u32>`, `x` the low word) shifted by `words` whole words
+    (1-3): the lanes moved, zeros shifted in."""
+    lanes = "xyzw"
+    zeros = ", ".join(["0u"] * words)
+    if kind == BinOpKind.SHL:
+        return f"vec4<u32>({zeros}, ({value}).{lanes[: 4 - words]})"
+    return f"vec4<u32>(({value}).{lanes[words:]}, {zeros})"

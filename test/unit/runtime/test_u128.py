@@ -180,6 +180,32 @@ def test_shifts_take_the_amount_modulo_128(gpu_adapter: object) -> None:
     )  # fmt: skip
 
 
+def test_constant_shifts_by_whole_words_and_bits(gpu_adapter: object) -> None:
+    """A constant amount is folded in the lowering (a multiple of 32 to a
+    swizzle of the words, others to the helper with a literal): every amount
+    that matters, and the word extraction `u32(x >> 32 k)` the exact matmul
+    uses on workgroup quads."""
+    rng = random.Random(9)
+    a = list(EDGES) + [rng.getrandbits(128) for _ in range(40)]
+    amounts = (0, 1, 31, 32, 33, 64, 95, 96, 127, 128, 160)
+    outputs: list[tuple[str, DataType, E]] = []
+    for n in amounts:
+        outputs.append((f"shl{n}", DataType.U128, E.shl(_load("a"), E.u128(n))))
+        outputs.append((f"shr{n}", DataType.U128, E.shr(_load("a"), E.u128(n))))
+    for k in range(4):
+        outputs.append((f"word{k}", DataType.U32, E.cast(DataType.U32, E.shr(_load("a"), E.u128(32 * k)))))
+    program = _elementwise([("a", DataType.U128)], outputs)
+    inputs: dict[str, object] = {"a": words(a)}
+    for name, dtype, _ in outputs:
+        inputs[name] = words([0] * len(a)) if dtype is DataType.U128 else np.zeros(len(a), np.uint32)
+    out = _run_both(program, inputs, len(a))
+    for n in amounts:
+        assert ints(out[f"shl{n}"]) == [(x << (n % 128)) % MOD for x in a], n
+        assert ints(out[f"shr{n}"]) == [x >> (n % 128) for x in a], n
+    for k in range(4):
+        assert out[f"word{k}"].tolist() == [(x >> (32 * k)) & 0xFFFF_FFFF for x in a], k
+
+
 def test_comparisons_are_unsigned_and_give_u32(gpu_adapter: object) -> None:
     a, b = _pairs(8, 500)
     a += a[:200]

@@ -149,6 +149,42 @@ def test_layer_norm_with_broadcast_weights_and_eps() -> None:
     assert [p.name for p in vt.kernels(g)] == ["ln_0_layer_norm", "ln_1_layer_norm", "ln_2_layer_norm"]
 
 
+def _held_rows(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """Rows with special values where an invocation holds several elements:
+    NaNs, infinities, signed zeros, a masked (-inf) tail, a row of one NaN
+    payload among -infs, a constant row."""
+    x = _normal(rng, shape, 4.0)
+    rows, n = shape
+    x[0, ::7] = np.nan
+    x[1, 3::11] = np.inf
+    x[2, :] = -0.0
+    x[2, 1::5] = 0.0
+    x[3, n // 2 :] = -np.inf
+    x[4, :] = -np.inf
+    x[4, n - 1] = np.array([0x7FC0_1234], np.uint32).view(np.float32)[0]
+    x[5 % rows, :] = 3.0
+    return x
+
+
+@pytest.mark.parametrize("length", [200, 1024, 1100])
+def test_rows_kept_in_locals_equal_the_reference(length: int) -> None:
+    """softmax and layer_norm over static rows whose elements each invocation
+    keeps in locals between the passes (64 invocations: 4 elements with a
+    guarded tail, 16) and over rows too long for that (1100: 18 elements, the
+    passes re-read the row): the reference's bits either way."""
+    rng = np.random.default_rng(length)
+    g = vt.Graph("held")
+    x = g.input("x", F32, (6, length))
+    w = g.input("w", F32, (length,))
+    g.output("softmax", vt.softmax(x * w))
+    g.output("layer_norm", vt.layer_norm(x, w, w[::-1]))
+    X = _held_rows(rng, (6, length))
+    W = _normal(rng, (length,))
+    out = vt.run(g, {"x": X, "w": W}, backend="interp")
+    assert _bits(out["softmax"]) == _bits(R.softmax(R.arith("mul", X, W), -1))
+    assert _bits(out["layer_norm"]) == _bits(R.layer_norm(X, W, np.ascontiguousarray(W[::-1])))
+
+
 def _heads(qkv: vt.Tensor, part: int, heads: int, width: int) -> vt.Tensor:
     """(B, T, 3C) -> the (B, H, T, C/H) view of q, k or v."""
     b, tokens = qkv.shape[0], qkv.shape[1]

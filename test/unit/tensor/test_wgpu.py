@@ -116,6 +116,24 @@ def test_softmax_and_layer_norm_on_the_gpu() -> None:
     _same_bytes(g, {"x": np.clip(X, -1e4, 1e4), "w": rng.standard_normal(5).astype(np.float32)})
 
 
+def test_rows_kept_in_locals_on_the_gpu() -> None:
+    """Static rows an invocation keeps in locals (softmax with a causal-like
+    -inf tail, NaNs and signed zeros; layer norm): the interpreter's bytes."""
+    rng = np.random.default_rng(17)
+    g = vt.Graph("held")
+    x = g.input("x", DataType.F32, (5, 200))
+    g.output("softmax", vt.softmax(x))
+    g.output("layer_norm", vt.layer_norm(x, x[0], x[1]))
+    X = (rng.standard_normal((5, 200)) * 4).astype(np.float32)
+    X[0, ::9] = np.nan
+    X[1, 100:] = -np.inf
+    X[2, :] = -0.0
+    X[2, 1::4] = 0.0
+    X[3, :] = -np.inf
+    X[3, 199] = np.float32(np.nan)
+    _same_bytes(g, {"x": X})
+
+
 @pytest.mark.parametrize("causal", [True, False])
 def test_attention_on_the_gpu(causal: bool) -> None:
     rng = np.random.default_rng(8)

@@ -32,12 +32,19 @@ The kernels (no read-back: every decision is data on the device):
    the GEMM copies to workgroup memory contiguously;
 4. `gemm`: per tile and modulus (a workgroup of 256 whose modulus the tile
    does not need does nothing), 128 x 128 outputs, 8 x 8 an invocation, 64 k a
-   step, the next step's words prefetched; each i32 sum reduced to its
+   step, the next step's words prefetched; the step's panels in workgroup
+   memory as U128 quads, so an invocation reads the words of its 4 + 4 rows
+   and 4 + 4 columns with four 128-bit loads (sixteen 32-bit loads bounded
+   the kernel: on the H200 the medium block's linears 11.1 -> 9.6 ms); two
+   words of k an inner step, their dot products summed before the
+   accumulator (`PAIR`: 9.6 -> 7.2 ms); each i32 sum reduced to its
    residue, four outputs' residues to a word;
-5. `reconstruct`: per output, Garner's digits, `C'` in 24-bit digits and the
-   rounding with the output's shift; an output of an excluded row or column,
-   or with `C' = 0` (whose sign depends on the signs of zero products), is
-   appended to a list instead (an atomic counter, reset by `plan`);
+5. `reconstruct`: per output, in the order of the tiles (a warp's outputs
+   share a tile and read consecutive residues; only the moduli the tile
+   needs are read), Garner's digits, `C'` in 24-bit digits and the rounding
+   with the output's shift; an output of an excluded row or column, or with
+   `C' = 0` (whose sign depends on the signs of zero products), is appended
+   to a list instead (an atomic counter, reset by `plan`);
 6. the per-product kernel for the listed outputs only, a bounded grid
    walking the list.
 """
@@ -457,15 +464,6 @@ def _line_at(b: KernelBuilder, d: Dp4aMatmul, side: str, bt: Expr, position: Exp
     return b.let(E.load(b.buffer(order, DataType.U32), E.add(E.mul(bt, b.param(lines)), position)), "ol")
 
 
-def _position_of(b: KernelBuilder, d: Dp4aMatmul, side: str, bt: Expr, line: Expr) -> Expr:
-    """The position of `line` of batch `bt` in the side's order."""
-    lines, order = _side(d, side)
-    if order is None:
-        return line
-    at = E.add(E.mul(E.add(b.param(d.batches), bt), b.param(lines)), line)
-    return b.let(E.load(b.buffer(order, DataType.U32), at), "op")
-
-
 # ---------------------------------------------------------------------------
 # 2. Moduli per tile
 # ---------------------------------------------------------------------------
@@ -629,9 +627,35 @@ def _residues(name: str, d: Dp4aMatmul, side: str) -> Planned:
 # 4. The integer GEMM, one modulus a workgroup
 # ---------------------------------------------------------------------------
 
+PAIR = 2
+"""Words of k an inner step of the GEMM takes: each output adds the sum of
+their two dot products, `acc + (d1 + d2)`, one three-input add after two
+DP4As. The GPU adds a `dot4I8Packed` to an accumulator with a second
+instruction (on the H200 the GEMM ran at half the DP4A rate: 8.3 T dot
+products/s, the bound of two instructions each); pairing takes 1.5 (the
+medium block's linears 9.6 -> 7.2 ms, 11 T/s; four a step measured slower,
+8.1 ms)."""
+
 TM = 8
 PANEL = WORDS * TILE
 """Words of one step's panel of one operand (2,048)."""
+QUADS = PANEL // 4
+"""The panel in U128 quads (four consecutive words, lines `4 l .. 4 l + 3` of
+one word of k), as the GEMM holds it in workgroup memory: an invocation
+reads its four lines' words with one 128-bit load instead of four."""
+
+
+def _quad(words: list[Expr]) -> Expr:
+    """Four u32 words as one U128, `words[0]` the low one."""
+    quad = E.cast(DataType.U128, words[0])
+    for w in range(1, 4):
+        quad = E.bitor(quad, E.shl(E.cast(DataType.U128, words[w]), E.u128(32 * w)))
+    return quad
+
+
+def _word(quad: Expr, w: int) -> Expr:
+    """Word `w` of a U128."""
+    return E.cast(DataType.U32, quad if w == 0 else E.shr(quad, E.u128(32 * w)))
 
 
 def _gemm(name: str, d: Dp4aMatmul) -> Planned:
@@ -640,8 +664,8 @@ def _gemm(name: str, d: Dp4aMatmul) -> Planned:
     res_a = b.buffer(d.res_a, DataType.U32)
     res_b = b.buffer(d.res_b, DataType.U32)
     out = b.buffer(d.res_c, DataType.U32, write=True)
-    sa = b.workgroup_buffer("sa", PANEL)
-    sb = b.workgroup_buffer("sb", PANEL)
+    sa = b.workgroup_buffer("sa", QUADS, DataType.U128)
+    sb = b.workgroup_buffer("sb", QUADS, DataType.U128)
     tm, tn, blocks = b.param(d.tiles_m), b.param(d.tiles_n), b.param(d.blocks)
     g = b.let(E.workgroup_id(0), "g")
     jt = b.let(E.mod(g, tn), "J")
@@ -675,14 +699,24 @@ def _gemm_body(
     b_base = b.let(E.mul(E.add(E.mul(layer, tn), jt), E.mul(blocks, E.u32(PANEL))), "bb")
     acc = [[b.fresh(f"c{r}_{c}_") for c in range(TM)] for r in range(TM)]
     b.emit(*(Node.let(name, E.u32(0)) for row in acc for name in row))
-    per = PANEL // 256
-    pa = [b.fresh("pa") for _ in range(per)]
-    pb = [b.fresh("pb") for _ in range(per)]
-    for q in range(per):
-        b.emit(
-            Node.let(pa[q], E.load(res_a, E.add(a_base, E.add(E.u32(q * 256), li)))),
-            Node.let(pb[q], E.load(res_b, E.add(b_base, E.add(E.u32(q * 256), li)))),
-        )
+    # each invocation copies QUADS // 256 quads (4 consecutive panel words,
+    # one U128) of each side a step; the next step's are prefetched
+    per = QUADS // 256
+    pa = [[b.fresh("pa") for _ in range(4)] for _ in range(per)]
+    pb = [[b.fresh("pb") for _ in range(4)] for _ in range(per)]
+
+    def fetch_words(offset: Expr | None, first: bool) -> list[Node]:
+        nodes: list[Node] = []
+        for q in range(per):
+            for w in range(4):
+                word = E.add(E.mul(E.add(E.u32(q * 256), li), E.u32(4)), E.u32(w))
+                at = word if offset is None else E.add(offset, word)
+                for buf, base, held in ((res_a, a_base, pa), (res_b, b_base, pb)):
+                    value = E.load(buf, E.add(base, at))
+                    nodes.append(Node.let(held[q][w], value) if first else Node.assign(held[q][w], value))
+        return nodes
+
+    b.emit(*fetch_words(None, True))
     kb, k4 = b.fresh("kb"), b.fresh("k4")
     if d.causal == "inner":  # the tile's rows reach k <= (it + 1) * TILE - 1
         reach = E.mul(E.add(it, E.u32(1)), E.u32(TILE // KSTEP))
@@ -691,27 +725,30 @@ def _gemm_body(
         b.emit(Node.barrier())
         for q in range(per):
             b.emit(
-                Node.store(sa, E.add(E.u32(q * 256), li), E.var(pa[q])),
-                Node.store(sb, E.add(E.u32(q * 256), li), E.var(pb[q])),
+                Node.store(sa, E.add(E.u32(q * 256), li), _quad([E.var(w) for w in pa[q]])),
+                Node.store(sb, E.add(E.u32(q * 256), li), _quad([E.var(w) for w in pb[q]])),
             )
         b.emit(Node.barrier())
         with b.block() as fetch:
             nxt = b.let(E.mul(E.add(E.var(kb), E.u32(1)), E.u32(PANEL)), "nx")
-            for q in range(per):
-                b.emit(
-                    Node.assign(pa[q], E.load(res_a, E.add(E.add(a_base, nxt), E.add(E.u32(q * 256), li)))),
-                    Node.assign(pb[q], E.load(res_b, E.add(E.add(b_base, nxt), E.add(E.u32(q * 256), li)))),
-                )
+            b.emit(*fetch_words(nxt, False))
         b.emit(Node.if_(E.lt(E.add(E.var(kb), E.u32(1)), blocks), fetch))
         with b.block() as inner:
-            row0 = b.let(E.add(E.mul(E.var(k4), E.u32(TILE)), E.shl(ty, E.u32(2))), "ra")
-            col0 = b.let(E.add(E.mul(E.var(k4), E.u32(TILE)), E.shl(tx, E.u32(2))), "rb")
-            av = [b.let(E.load(sa, E.bitand(E.add(row0, E.u32((r // 4) * 64 + r % 4)), E.u32(PANEL - 1))), "a") for r in range(TM)]
-            bv = [b.let(E.load(sb, E.bitand(E.add(col0, E.u32((c // 4) * 64 + c % 4)), E.u32(PANEL - 1))), "b") for c in range(TM)]
+            # lines 4 ty .. 4 ty + 3 and 64 + 4 ty .. (rows), 4 tx .. (columns):
+            # quad k4 * TILE / 4 + ty (+ 16) of the step's panel
+            avs: list[list[Expr]] = []
+            bvs: list[list[Expr]] = []
+            for kk in range(PAIR):
+                kw = b.let(E.add(E.mul(E.var(k4), E.u32(PAIR)), E.u32(kk)), "kw")
+                quads_a = [b.let(E.load(sa, E.bitand(E.add(E.mul(kw, E.u32(TILE // 4)), E.add(ty, E.u32(16 * h))), E.u32(QUADS - 1))), "qa") for h in range(2)]
+                quads_b = [b.let(E.load(sb, E.bitand(E.add(E.mul(kw, E.u32(TILE // 4)), E.add(tx, E.u32(16 * h))), E.u32(QUADS - 1))), "qb") for h in range(2)]
+                avs.append([b.let(_word(quads_a[r // 4], r % 4), "a") for r in range(TM)])
+                bvs.append([b.let(_word(quads_b[c // 4], c % 4), "b") for c in range(TM)])
             for r in range(TM):
                 for c in range(TM):
-                    b.emit(Node.assign(acc[r][c], E.add(E.var(acc[r][c]), E.dot4_i8(av[r], bv[c]))))
-        b.emit(Node.loop(k4, E.u32(0), E.u32(WORDS), inner))
+                    pair = E.add(E.dot4_i8(avs[0][r], bvs[0][c]), E.dot4_i8(avs[1][r], bvs[1][c]))
+                    b.emit(Node.assign(acc[r][c], E.add(E.var(acc[r][c]), pair)))
+        b.emit(Node.loop(k4, E.u32(0), E.u32(WORDS // PAIR), inner))
     b.emit(Node.loop(kb, E.u32(0), blocks, step))
     modulus = b.let(_table(t, list(Mo.MODULI)), "m")
     # the residues of C' + M/2: M/2 is 128 modulo 256 and 0 modulo the others (moduli.py)
@@ -772,21 +809,24 @@ def round_scaled(b: KernelBuilder, mag: list[Expr], negative: Expr, shift: Expr)
     return b.let(E.bitor(finite, E.select(negative, E.u32(0x8000_0000), E.u32(0))), "res")
 
 
-def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Expr], Expr]:
+def _garner(b: KernelBuilder, residue: Callable[[int], Expr], need: Expr) -> tuple[list[Expr], Expr]:
     """(|C| in 24-bit digits, whether C < 0) from the residues of `C + M/2`
-    modulo the first `need` moduli (vyre.transforms.tensors.moduli.reconstruct).
+    modulo the first `need` moduli (vyre.transforms.tensors.moduli.reconstruct;
+    `residue(t)` emits the load of residue `t`, only for `t < need`).
     Horner's rule runs over every modulus, the digits past `need` being 0
-    (skipping them behind branches on `need` measured slower on the H200:
-    1.23 -> 1.47 ms for the medium block's linears)."""
+    (skipping them behind branches on `need` measured slower on the H200,
+    even with the outputs in tile order so that `need` is the same across a
+    warp: 0.98 -> 1.19 ms for the medium block's linears)."""
     digits = [b.fresh("v") for _ in range(Mo.N_MAX)]
     b.emit(*(Node.let(v, E.u32(0)) for v in digits))
     for t in range(Mo.N_MAX):
         m = Mo.MODULI[t]
         with b.block() as column:
+            x = residue(t)
             below: Expr = E.u32(0)  # at most garner_lift(t) < 2**21
             for s in range(t):
                 below = b.let(E.add(below, E.mul(E.var(digits[s]), E.u32(Mo.prefix_mod(s, t)))), "w")
-            lifted = E.sub(E.add(residues[t], E.u32(Mo.garner_lift(t))), below)  # < 2**21, times < 2**8: one remainder
+            lifted = E.sub(E.add(x, E.u32(Mo.garner_lift(t))), below)  # < 2**21, times < 2**8: one remainder
             b.emit(Node.assign(digits[t], E.mod(E.mul(lifted, E.u32(Mo.prefix_inverse(t))), E.u32(m))))
         b.emit(Node.if_(E.lt(E.u32(t), need), column))
     # X = C + M/2 in binary (Horner's rule; the digits past `need` are 0),
@@ -817,6 +857,9 @@ def _garner(b: KernelBuilder, residues: list[Expr], need: Expr) -> tuple[list[Ex
 
 
 def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
+    """One invocation per output, in the order of the tiles' positions (the
+    sides' orders): a warp's outputs share a tile, so its `need`, and read
+    consecutive residues; each writes its output at its lines' place."""
     b = KernelBuilder(name)
     stats_a, stats_b = b.buffer(d.stats_a, DataType.U32), b.buffer(d.stats_b, DataType.U32)
     plan, res_c = b.buffer(d.plan, DataType.U32), b.buffer(d.res_c, DataType.U32)
@@ -826,34 +869,34 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
     o = b.let(E.gid_x(), "o")
     with b.block() as body:
         rows, cols = b.param(d.rows), b.param(d.cols)
-        j = b.let(E.mod(o, cols), "j")
-        i = b.let(E.mod(E.div(o, cols), rows), "i")
+        pj = b.let(E.mod(o, cols), "pj")
+        pi = b.let(E.mod(E.div(o, cols), rows), "pi")
         bt = b.let(E.div(E.div(o, cols), rows), "bt")
+        i, j = _line_at(b, d, "a", bt, pi), _line_at(b, d, "b", bt, pj)
         at_a = b.let(E.mul(E.add(E.mul(bt, rows), i), E.u32(STAT_WORDS)), "sa")
         at_b = b.let(E.mul(E.add(E.mul(bt, cols), j), E.u32(STAT_WORDS)), "sb")
         cap, k_ok = _w_cap(b, d)
         wa, wb = E.load(stats_a, E.add(at_a, E.u32(1))), E.load(stats_b, E.add(at_b, E.u32(1)))
         usable = b.let(E.and_(k_ok, E.and_(E.le(wa, cap), E.le(wb, cap))), "ok")
         tm, tn = b.param(d.tiles_m), b.param(d.tiles_n)
-        pi, pj = _position_of(b, d, "a", bt, i), _position_of(b, d, "b", bt, j)
         tile = E.add(E.mul(E.add(E.mul(bt, tm), E.div(pi, E.u32(TILE))), tn), E.div(pj, E.u32(TILE)))
         need = b.let(E.select(usable, E.load(plan, tile), E.u32(0)), "need")
         width = b.let(E.mul(tn, E.u32(TILE // 4)), "nw")
         rows_pad = b.let(E.mul(tm, E.u32(TILE)), "mp")
         lane = b.let(E.mul(E.bitand(pj, E.u32(3)), E.u32(8)), "q")
         col = b.let(E.shr(pj, E.u32(2)), "c4")
-        residues: list[Expr] = []
-        for t in range(Mo.N_MAX):
+
+        def residue(t: int) -> Expr:
             layer = E.add(E.mul(bt, E.u32(Mo.N_MAX)), E.u32(t))
             word = E.load(res_c, E.add(E.mul(E.add(E.mul(layer, rows_pad), pi), width), col))
-            byte = E.bitand(E.shr(word, lane), E.u32(0xFF))
-            residues.append(b.let(E.select(E.lt(E.u32(t), need), byte, E.u32(0)), "x"))
-        mag, negative = _garner(b, residues, need)
+            return b.let(E.bitand(E.shr(word, lane), E.u32(0xFF)), "x")
+
+        mag, negative = _garner(b, residue, need)
         nonzero: Expr = E.u32(0)
         for digit in mag:
             nonzero = E.bitor(nonzero, digit)
         shift = b.let(E.add(E.load(stats_a, at_a), E.load(stats_b, at_b)), "S")
-        whole = o if d.first == 0 else b.let(E.add(o, b.param(sym(d.first) * d.rows * d.cols)), "ow")
+        whole = b.let(E.add(E.mul(E.add(E.mul(E.add(bt, E.u32(d.first)), rows), i), cols), j), "ow")
         with b.block() as done:
             bits = round_scaled(b, mag, negative, shift)
             b.emit(Node.store(target, whole, E.bitcast(DataType.F32, bits)))
@@ -862,7 +905,7 @@ def _reconstruct(name: str, d: Dp4aMatmul, out: str) -> Planned:
             b.emit(Node.store(flagged, slot, whole))
         b.emit(Node.if_(E.ne(nonzero, E.u32(0)), done, left))
     wanted = E.lt(o, b.param(d.outputs))
-    if d.causal == "outputs":  # see `Causal`
+    if d.causal == "outputs":  # see `Causal` (no order: positions are the lines)
         j_of, i_of = E.mod(o, b.param(d.cols)), E.mod(E.div(o, b.param(d.cols)), b.param(d.rows))
         wanted = E.and_(wanted, E.le(j_of, i_of))
     b.emit(Node.if_(wanted, body))

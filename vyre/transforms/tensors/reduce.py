@@ -90,6 +90,9 @@ class Monoid:
     additive: bool = False
     """`combine` is word-wise addition with the last word (the flags) OR-ed,
     then `normalize`: normalised rows may be merged with atomics instead."""
+    largest: DataType | None = None
+    """The maximumNumber of this float type (`extreme`): rows may be merged
+    with an atomic max of an order-preserving key instead."""
 
     def row(self, buffer: str, index: Expr) -> X.Row:
         """Accumulator number `index` of `buffer`."""
@@ -165,7 +168,8 @@ def extreme(dtype: DataType, maximum: bool) -> Monoid:
     def finish(b: KernelBuilder, row: X.Row) -> Expr:
         return E.bitcast(dtype, row.load(0)) if dtype.is_float else row.load(0)
 
-    return Monoid(2, lambda b, row: b.emit(row.store(1, E.u32(0))), add, combine, finish)
+    largest = dtype if maximum and dtype.is_float else None
+    return Monoid(2, lambda b, row: b.emit(row.store(1, E.u32(0))), add, combine, finish, largest=largest)
 
 
 # ---------------------------------------------------------------------------
