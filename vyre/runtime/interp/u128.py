@@ -5,6 +5,9 @@ significant word (values.py). Each operation joins the four words of every lane
 into one Python int, computes with Python's exact integer arithmetic, and splits
 the result again, so it shares nothing with the WGSL lowering (word-wise carries,
 16-bit partial products, long division) nor with the dialect's folders.
+Two operators need no integer: the bitwise ones act word by word, and a
+shift by the same whole number of words in every lane moves the words
+(`_whole_words`); both are what the definition says of the bits.
 
 The meaning (docs/semantics.md, "u128"): arithmetic wraps modulo 2**128,
 `x / 0 = x % 0 = 0` as for u32, shift amounts are taken modulo 128,
@@ -111,11 +114,45 @@ def binop_function(spelling: str) -> Callable[[Lanes, Lanes], Lanes]:
         )
     function = VALUE_BINOPS[kind]
     pack = _words if kind in _COMPARISONS else from_ints
+    bitwise = _BITWISE.get(kind)
 
     def apply(lhs: Lanes, rhs: Lanes) -> Lanes:
+        if bitwise is not None:
+            return bitwise(np.asarray(lhs, dtype=np.uint32), np.asarray(rhs, dtype=np.uint32))
+        if kind in (BinOpKind.SHL, BinOpKind.SHR):
+            moved = _whole_words(kind, lhs, rhs)
+            if moved is not None:
+                return moved
         return pack([function(a, b) for a, b in zip(to_ints(lhs), to_ints(rhs), strict=True)])
 
     return apply
+
+
+_BITWISE: dict[BinOpKind, Callable[[Lanes, Lanes], Lanes]] = {
+    BinOpKind.BIT_AND: np.bitwise_and,
+    BinOpKind.BIT_OR: np.bitwise_or,
+    BinOpKind.BIT_XOR: np.bitwise_xor,
+}
+"""Bitwise operators, word by word (each bit of the result is the operator
+on the same bit of the operands: the words are the integer's bits)."""
+
+
+def _whole_words(kind: BinOpKind, lhs: Lanes, rhs: Lanes) -> Lanes | None:
+    """`lhs << n` / `lhs >> n` when every lane's amount `n` (mod 128) is the
+    same multiple of 32: the words move `n / 32` places, zeros shifted in
+    (word `k` of the result is word `k - n/32` of `lhs` for <<, `k + n/32`
+    for >>); None otherwise (the general path)."""
+    words = np.asarray(lhs, dtype=np.uint32).reshape(-1, 4)
+    amounts = np.asarray(rhs, dtype=np.uint32).reshape(-1, 4)[:, 0] & 127
+    if amounts.size == 0 or amounts[0] % 32 or (amounts != amounts[0]).any():
+        return None
+    places = int(amounts[0]) // 32
+    out = np.zeros_like(words)
+    if kind == BinOpKind.SHL:
+        out[:, places:] = words[:, : 4 - places]
+    else:
+        out[:, : 4 - places] = words[:, places:]
+    return out
 
 
 def unop_function(spelling: str) -> Callable[[Lanes], Lanes]:
