@@ -181,17 +181,18 @@ class Guards:
 
     def shift_u128(self, kind: BinOpKind, lhs: Value, rhs: Value) -> Value:
         """U128 `lhs << (rhs & 127)` / `lhs >> (rhs & 127)` (the amount's low word);
-        a constant amount is folded to a literal below 128."""
+        a constant amount is folded: 0 to the value itself, a multiple of 32 to
+        a swizzle of the words, any other to the helper with a literal below 128."""
+        amount = None if rhs.const is None else rhs.const[0] & 127
+        if amount == 0:
+            return lhs
+        if amount is not None and amount % 32 == 0:  # whole words: a swizzle
+            return Value.derived(_word_shift(kind, lhs.text, amount // 32), U128, lhs)
         if kind == BinOpKind.SHL:
             helper = self.u128_function("shl", u128.shift_left)
         else:
             helper = self.u128_function("shr", u128.shift_right)
-        if rhs.const is not None:
-            amount = rhs.const[0] & 127
-            if amount == 0:
-                return lhs
-            if amount % 32 == 0:  # whole words: a swizzle
-                return Value.derived(_word_shift(kind, lhs.text, amount // 32), U128, lhs)
+        if amount is not None:
             return Value.derived(f"{helper}({lhs.text}, {u32_literal(amount)})", U128, lhs)
         return Value.derived(f"{helper}({lhs.text}, {rhs.operand}.x)", U128, lhs, rhs)
 

@@ -206,6 +206,24 @@ def test_constant_shifts_by_whole_words_and_bits(gpu_adapter: object) -> None:
         assert out[f"word{k}"].tolist() == [(x >> (32 * k)) & 0xFFFF_FFFF for x in a], k
 
 
+def test_a_loaded_whole_word_amount_the_same_in_every_lane(gpu_adapter: object) -> None:
+    """A shift amount read from a buffer and the same in every lane: the
+    interpreter moves whole words (its fast path) where the amount is a
+    multiple of 32 modulo 128, the GPU runs its general helper; both equal
+    Python's integers, and so does a set of lanes where one amount differs."""
+    rng = random.Random(10)
+    a = list(EDGES) + [rng.getrandbits(128) for _ in range(20)]
+    for amount in (0, 32, 64, 96, 128, 2**32 + 64, 2**100 + 96, 33):
+        _binary_family(
+            {BinOp.SHL: lambda x, y: (x << (y % 128)) % MOD, BinOp.SHR: lambda x, y: x >> (y % 128)},
+            a, [amount] * len(a), DataType.U128,
+        )  # fmt: skip
+    _binary_family(
+        {BinOp.SHL: lambda x, y: (x << (y % 128)) % MOD, BinOp.SHR: lambda x, y: x >> (y % 128)},
+        a, [64] * (len(a) - 1) + [65], DataType.U128,
+    )  # fmt: skip
+
+
 def test_comparisons_are_unsigned_and_give_u32(gpu_adapter: object) -> None:
     a, b = _pairs(8, 500)
     a += a[:200]

@@ -116,22 +116,65 @@ def test_softmax_and_layer_norm_on_the_gpu() -> None:
     _same_bytes(g, {"x": np.clip(X, -1e4, 1e4), "w": rng.standard_normal(5).astype(np.float32)})
 
 
-def test_rows_kept_in_locals_on_the_gpu() -> None:
-    """Static rows an invocation keeps in locals (softmax with a causal-like
-    -inf tail, NaNs and signed zeros; layer norm): the interpreter's bytes."""
+@pytest.mark.parametrize("length", [200, 1024, 1100])
+def test_rows_kept_in_locals_on_the_gpu(length: int) -> None:
+    """Static rows an invocation keeps in locals (64 invocations: 4 elements
+    with a guarded tail, 16 without) and one too long for that (1100):
+    softmax with a causal-like -inf tail, NaNs and signed zeros, and layer
+    norm; the interpreter's bytes."""
     rng = np.random.default_rng(17)
     g = vt.Graph("held")
-    x = g.input("x", DataType.F32, (5, 200))
+    x = g.input("x", DataType.F32, (5, length))
     g.output("softmax", vt.softmax(x))
     g.output("layer_norm", vt.layer_norm(x, x[0], x[1]))
-    X = (rng.standard_normal((5, 200)) * 4).astype(np.float32)
+    X = (rng.standard_normal((5, length)) * 4).astype(np.float32)
     X[0, ::9] = np.nan
-    X[1, 100:] = -np.inf
+    X[1, length // 2 :] = -np.inf
     X[2, :] = -0.0
     X[2, 1::4] = 0.0
     X[3, :] = -np.inf
-    X[3, 199] = np.float32(np.nan)
+    X[3, length - 1] = np.float32(np.nan)
     _same_bytes(g, {"x": X})
+
+
+@pytest.mark.parametrize("length", [1, 3, 100, 1024])
+def test_the_row_max_keeps_signed_zeros_and_nan_payloads(length: int) -> None:
+    """The row kernels' maximumNumber alone (merged with a workgroup atomic
+    max of an order-preserving key): -0 below +0, a lone NaN's payload kept,
+    several NaNs the canonical NaN, -inf; the reference's bits on both
+    backends (softmax cannot show these: exp(x - m) hides them)."""
+    import vyre
+    from vyre.conform import tensor_reference as R
+    from vyre.dialects.symbolic import sym
+    from vyre.ir import Node
+    from vyre.transforms.tensors.reduce import extreme
+    from vyre.transforms.tensors.rows import RowKernel, row_width
+
+    shape = (sym(6), sym(length))
+    rows = RowKernel("rowmax", shape, 1, row_width(shape[1]))
+    b = rows.b
+    xb = b.buffer("x", DataType.F32)
+    ob = b.buffer("o", DataType.U32, write=True)
+    acc = b.workgroup_buffer("acc", rows.width * 2)
+    top = rows.reduce(extreme(DataType.F32, maximum=True), acc, lambda k: E.load(xb, rows.flat(k)))
+    b.emit(Node.if_(E.eq(rows.local, E.u32(0)), [Node.store(ob, rows.row, E.bitcast(DataType.U32, top))]))
+    program = b.program()
+
+    def nan(payload: int) -> np.float32:
+        return np.array([payload], np.uint32).view(np.float32)[0]
+
+    X = np.random.default_rng(length).standard_normal((6, length)).astype(np.float32)
+    X[0, :] = -0.0
+    X[1, :] = -0.0
+    X[1, -1] = 0.0
+    X[2, :] = nan(0xFFC0_BEEF)
+    X[3, :] = nan(0x7F80_0001)
+    X[3, 0] = nan(0x7FC0_0002)
+    X[4, :] = -np.inf
+    want = R.extreme(X, 1, True).view(np.uint32).reshape(-1).tolist()
+    for backend in ("interp", "wgpu"):
+        out = vyre.run(program, {xb: X.reshape(-1), ob: np.zeros(6, np.uint32)}, dispatch=(6, 1, 1), backend=backend)
+        assert np.asarray(out[ob]).view(np.uint32).reshape(-1).tolist() == want, backend
 
 
 @pytest.mark.parametrize("causal", [True, False])

@@ -140,7 +140,7 @@ class Dp4aMatmul:
     causal: Causal = None
     order_a: str | None = None
     """Rows of `a` in order of width (`_order`): per batch, the line at each
-    position, then each line's position; None: the identity (causal)."""
+    position; None: the identity (causal)."""
     order_b: str | None = None
 
     @property
@@ -232,8 +232,8 @@ def plan_buffers(
         scratch(DataType.U32, total * rows * cols),
         scratch(DataType.U32, sym(1)),
         causal=causal,
-        order_a=None if causal is not None else scratch(DataType.U32, bt * rows * 2),
-        order_b=None if causal is not None else scratch(DataType.U32, bt * cols * 2),
+        order_a=None if causal is not None else scratch(DataType.U32, bt * rows),
+        order_b=None if causal is not None else scratch(DataType.U32, bt * cols),
     )
     if chunks is None:
         return [shared]
@@ -400,8 +400,7 @@ KEYS = 257
 def _order(name: str, d: Dp4aMatmul, side: str) -> Planned:
     """Per batch (one workgroup), the lines of a side sorted by width: a
     counting sort on `min(W, 255)` (excluded lines last) writes the line at
-    each position (`order[bt * lines + p]`) and each line's position
-    (`order[(batches + bt) * lines + line]`). A tile of 128 positions then
+    each position (`order[bt * lines + p]`). A tile of 128 positions then
     holds lines of like width, so its moduli follow its own lines rather
     than the widest of 128 arbitrary ones (N(0, 1) data: 12.2 -> 11.2 moduli
     a tile for rows sorted, 10.5 for both sides). Lines of equal width take
@@ -438,14 +437,10 @@ def _order(name: str, d: Dp4aMatmul, side: str) -> Planned:
             b.emit(Node.store(hist, E.var(k), E.var(running)), Node.assign(running, E.add(E.var(running), here)))
         b.emit(Node.let(running, E.u32(0)), Node.loop(k, E.u32(0), E.u32(KEYS), body))
     b.emit(Node.if_(E.eq(li, E.u32(0)), scan), Node.barrier())
-    inverse = b.let(E.mul(b.param(d.batches), count), "inv")
 
     def place(line: Expr, key: Expr) -> list[Node]:
         slot = b.let(E.atomic(AtomicOp.ADD, hist, key, E.u32(1)), "slot")
-        return [
-            Node.store(out, E.add(base, slot), line),
-            Node.store(out, E.add(E.add(inverse, base), line), slot),
-        ]
+        return [Node.store(out, E.add(base, slot), line)]
 
     b.emit(each_line(place))
     return Planned(b, d.batches)
@@ -734,8 +729,8 @@ def _gemm_body(
             b.emit(*fetch_words(nxt, False))
         b.emit(Node.if_(E.lt(E.add(E.var(kb), E.u32(1)), blocks), fetch))
         with b.block() as inner:
-            # lines 4 ty .. 4 ty + 3 and 64 + 4 ty .. (rows), 4 tx .. (columns):
-            # quad k4 * TILE / 4 + ty (+ 16) of the step's panel
+            # words kw = PAIR k4 + kk of k; lines 4 ty .. 4 ty + 3 and 64 + 4 ty ..
+            # (rows), 4 tx .. (columns): quad kw * TILE / 4 + ty (+ 16) of the panel
             avs: list[list[Expr]] = []
             bvs: list[list[Expr]] = []
             for kk in range(PAIR):

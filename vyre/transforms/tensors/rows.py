@@ -41,14 +41,18 @@ __all__ = ["ROW_WIDTH", "RowKernel", "layer_norm_kernel", "row_width", "softmax_
 
 ROW_WIDTH = 64
 """Invocations per row (at most); a short static row gets fewer. 64 rather
-than 256: a row's reductions merge accumulators in a tree of workgroup
-barriers, so fewer invocations per row (and more rows resident per SM) were
+than 256: when a row's reductions were merged in a tree of workgroup
+barriers, fewer invocations per row (and more rows resident per SM) were
 faster on the H200 (the attention softmax of the (8, 512, 768, 12) block 4.7
 -> 1.8 ms, its layer norms 1.7 -> 0.9 ms; the results are the same bits: the
 reductions are order-free)."""
 SUM_WORDS = X.SUM_DIGITS + 1
 HELD_MOST = 16
-"""Elements per invocation a row kernel keeps in locals at most (see `held`)."""
+"""Elements per invocation a row kernel keeps in locals at most (see `held`);
+at most `NORMALIZE_EVERY`, so that `reduce_held` normalises an exact
+accumulator once, after all of them."""
+if HELD_MOST > NORMALIZE_EVERY:  # pragma: no cover - a constant's invariant
+    raise AssertionError("HELD_MOST must not pass NORMALIZE_EVERY: the exact sum's digits would overflow")
 
 
 def row_width(length: Sym, most: int = ROW_WIDTH) -> int:
