@@ -6,7 +6,8 @@
 // the counts, shifts by the amount's low word & 127, and division as Knuth's
 // algorithm D, unrolled (no loop: lavapipe counts helper loops against the
 // invocation's back-edge limit). The guards are u32's: a zero divisor gives 0
-// (a constant one folds), a constant shift amount folds to a literal below 128,
+// (a constant one folds), a constant shift amount folds to a literal below 128
+// (a multiple of 32: a swizzle of the words, u128-word-shifts.mlir),
 // and operations of literals fold.
 vyre.kernel @wide workgroup_size(1, 1, 1) buffers(@a : read_only u128 binding(0), @out : read_write u128 binding(1), @n : read_write u32 binding(2)) {
   %i0 = vyre.lit_u32 0
