@@ -12,8 +12,8 @@ offset is added to the residue modulo 256 alone; `X`'s mixed-radix digits
 (Garner's: digit `t` is `(x_t - sum_{s<t} v_s prod(MODULI[:s])) *
 prod(MODULI[:t])**-1 mod m_t`, the sum taken with each weight reduced
 modulo `m_t` first and lifted by a multiple of `m_t`, so one remainder per
-digit) give `X` in binary by
-Horner's rule, and `C = X - M / 2` (its sign the borrow).
+digit) give `X` in binary by Horner's rule, and `C = X - M / 2` (its sign
+the borrow).
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ MODULI: tuple[int, ...] = _greedy(N_MAX)
 PREFIX_BITS: tuple[int, ...] = tuple(prod(MODULI[:n]).bit_length() - 1 for n in range(N_MAX + 1))
 """`PREFIX_BITS[n] = floor(log2(prod(MODULI[:n])))`: with `n` moduli every
 integer below `2**(PREFIX_BITS[n] - 1)` in magnitude is recovered, sign included."""
+
 
 def moduli_needed(bits: int) -> int | None:
     """The fewest moduli that recover every integer of magnitude below

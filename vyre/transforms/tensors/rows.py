@@ -181,13 +181,13 @@ class RowKernel:
         b = self.b
         if self._result is None:
             self._result = b.workgroup_buffer("result", 1)
-        merged = monoid.row(acc, E.u32(0))
         if monoid.additive and monoid.normalize is not None and self.width <= 256:
             merged = self._merged_sum(row, monoid.words)
         elif monoid.largest is DataType.F32:
             merged = self._merged_max(row)
         else:
             workgroup_tree(b, monoid, acc, self.local, self.width)
+            merged = monoid.row(acc, E.u32(0))
         with b.block() as first:
             value_bits = E.bitcast(DataType.U32, monoid.finish(b, merged))
             b.emit(Node.store(self._result, E.u32(0), value_bits))
