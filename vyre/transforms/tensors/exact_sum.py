@@ -54,8 +54,14 @@ invocation adds most elements in registers (`_Window`): a window of `WINDOW`
 = 16 exponent fields, `base .. base + 15`, and two lanes. An element whose
 field `e` lies in the window (a finite, normal element) adds its significand
 shifted by `t = e - base`: the low `LOW_BITS` = 16 bits of `m << t` to `low`,
-`m >> (16 - t)` to `high`, both negated for a set sign bit (u32 words, two's
-complement). Any other element updates the maxima and, if it is finite and
+`m >> (16 - t)` to `high`, each multiplied by 1 or -1 (`(0 - sign) | 1`: u32
+words, two's complement; the multiply-add is one instruction on NVIDIA GPUs,
+where negating and adding took three). A round's elements are tested together
+first: when the OR of their places `t` is below `WINDOW`, all of them are in
+the window and go to the lanes in straight-line code; only otherwise is each
+tested alone (measured on the H200, 2**28 N(0,1) F32 elements: 0.412 ms
+before both, 0.386 with the multiply-add, 0.385 with both, the tiles kernel
+alone 0.44 -> 0.41). Any other element updates the maxima and, if it is finite and
 above the window (or the first normal one), moves the window: the lanes
 spilled, `base` set to `e - 12` (at least 1, at most the largest field minus
 16, so the window never holds inf/NaN), the element added to the lanes.
@@ -335,6 +341,24 @@ class _Window:
         at = E.add(E.mul(row, E.u32(COLUMNS)), self.column)
         self.b.emit(Node.let(self.b.fresh("old"), E.atomic(AtomicOp.ADD, self.acc, at, value)))
 
+    def add_all(self, elements: Sequence[Expr]) -> None:
+        """Add the elements whose bits are the locals `elements`: when every
+        one lies in the window (the OR of their places below `WINDOW`: the
+        common case), all of them to the lanes, straight-line; otherwise each
+        by `add`."""
+        b = self.b
+        places = [b.let(E.sub(_exponent(self.fmt, bits), E.var(self.base)), "t") for bits in elements]
+        combined = places[0]
+        for t in places[1:]:
+            combined = E.bitor(combined, t)
+        with b.block() as fast:
+            for bits, t in zip(elements, places):
+                self._lanes(bits, t)
+        with b.block() as each:
+            for bits in elements:
+                self.add(bits)
+        b.emit(Node.if_(E.lt(combined, E.u32(WINDOW)), fast, each))
+
     def add(self, bits: Expr) -> None:
         """Add the element whose bits (u32; a 16-bit format in the low half)
         are the local `bits`."""
@@ -364,12 +388,12 @@ class _Window:
         `low`, the rest to `high`, each negated for a set sign bit."""
         b, fmt = self.b, self.fmt
         m = b.let(E.bitor(E.bitand(bits, E.u32((1 << fmt.frac_bits) - 1)), E.u32(1 << fmt.frac_bits)), "m")
-        neg = b.let(E.sub(E.u32(0), E.shr(bits, E.u32(fmt.width - 1))), "x")
         low = E.bitand(E.shl(m, t), E.u32((1 << LOW_BITS) - 1))
         high = E.shr(m, E.sub(E.u32(LOW_BITS), t))
+        unit = b.let(E.bitor(E.sub(E.u32(0), E.shr(bits, E.u32(fmt.width - 1))), E.u32(1)), "x")  # 1 or -1
         b.emit(
-            Node.assign(self.low, E.add(E.var(self.low), E.sub(E.bitxor(low, neg), neg))),
-            Node.assign(self.high, E.add(E.var(self.high), E.sub(E.bitxor(high, neg), neg))),
+            Node.assign(self.low, E.add(E.var(self.low), E.mul(low, unit))),
+            Node.assign(self.high, E.add(E.var(self.high), E.mul(high, unit))),
         )
 
     def _pieces(self, bits: Expr, e: Expr) -> None:
@@ -617,11 +641,15 @@ def _round_of(
             bits = b.let(E.bitcast(DataType.U32, value), "v")
             loaded.append((bits, offset if c == 0 else E.add(offset, E.u32(c))))
     negative_zero = E.u32(1 << (adder.fmt.width - 1))
-    for bits, offset in loaded:
-        if bound is None:
+    elements = [
+        bits if bound is None else b.let(E.select(E.lt(offset, bound), bits, negative_zero), "v")
+        for bits, offset in loaded
+    ]
+    if isinstance(adder, _Window):
+        adder.add_all(elements)
+    else:
+        for bits in elements:
             adder.add(bits)
-        else:
-            adder.add(b.let(E.select(E.lt(offset, bound), bits, negative_zero), "v"))
 
 
 # ---------------------------------------------------------------------------
