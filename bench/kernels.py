@@ -80,6 +80,22 @@ def vyre_time(op_id: str, args: Sequence[Any], reps: int) -> Callable[[], float]
     return once
 
 
+def vyre_end_to_end(op_id: str, args: Sequence[Any], reps: int) -> Callable[[], float]:
+    """Seconds of one `ops.evaluate_raw(..., on_device=True)` on device-resident
+    inputs: every submission of the evaluation and the read-back of the
+    scalars that decide lengths and re-plans (a re-planned op's second run
+    included); the outputs stay on the device."""
+    from vyre import ops
+
+    def once() -> float:
+        start = time.perf_counter()
+        for _ in range(reps):
+            ops.evaluate_raw(op_id, args, on_device=True)
+        return (time.perf_counter() - start) / reps
+
+    return once
+
+
 def step_times(op_id: str, args: Sequence[Any], reps: int, trials: int) -> list[tuple[str, tuple[int, int, int], float]]:
     """(program name, dispatch, seconds) of each step of the op's plan, each
     step repeated alone (`--profile`: where a pipeline spends its time)."""
@@ -220,7 +236,7 @@ def rows(n: int, sort_n: int, reps: int, trials: int, only: Sequence[str] = ()) 
     )
 
     def add(label: str, op_id: str, args: list[Any], expected: Callable[[tuple[np.ndarray, ...]], bool],
-            nbytes: int, peer: Callable[[], float] | None, target: str) -> None:
+            nbytes: int, peer: Callable[[], float] | None, target: str, end_to_end: bool = False) -> None:
         if only and not op_id.startswith(tuple(only)):
             return
         if op_id not in registry.kernel_op_ids():
@@ -229,7 +245,7 @@ def rows(n: int, sort_n: int, reps: int, trials: int, only: Sequence[str] = ()) 
         device_args: list[Any] = [vyre.to_device(cast(np.ndarray, a)) if isinstance(a, np.ndarray) else a for a in args]
         got = tuple(ops.evaluate_raw(op_id, device_args).values())
         ok = expected(got)
-        t = best(vyre_time(op_id, device_args, reps), trials)
+        t = best((vyre_end_to_end if end_to_end else vyre_time)(op_id, device_args, reps), trials)
         try:
             pt = best(peer, trials) if peer else None
         except Exception as error:  # noqa: BLE001 - a peer torch lacks is reported, not fatal
@@ -348,6 +364,16 @@ def library_rows(add: Add, rng: np.random.Generator, n: int, sort_n: int, reps: 
     add("collection.unique_u32 / torch.unique", "collection.unique_u32", [keys],
         lambda g: bool(np.array_equal(first(g), expect_unique)), 8 * sort_n,
         torch_time(lambda t: (lambda: t.unique(sorted=True)), keys.view(np.int32), reps), "vs peer")
+    # the same keys and full-range ones, end to end (the dense plan's read-back of `count`; for
+    # full-range keys the dense attempt, its read-back and the sorted plan): like torch.unique,
+    # which synchronises to learn its output's length
+    wide = rng.integers(0, 2**32, sort_n, dtype=np.uint64).astype(np.uint32)
+    expect_wide = np.unique(wide)
+    for label, data, want in (("keys < n/4", keys, expect_unique), ("full-range keys", wide, expect_wide)):
+        add(f"collection.unique_u32, {label}, end to end / torch.unique", "collection.unique_u32", [data],
+            lambda g, want=want: bool(np.array_equal(first(g), want)), 8 * sort_n,
+            torch_time(lambda t: (lambda: t.unique(sorted=True)), data.view(np.int32), reps), "reported",
+            end_to_end=True)
     queries = rng.integers(0, sort_n // 2, n, dtype=np.uint32)
     expect_isin = np.isin(queries, keys)
     add("collection.contains_u32 (set sort_n, n queries) / torch.isin", "collection.contains_u32", [keys, queries],

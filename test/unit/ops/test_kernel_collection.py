@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from vyre import ops
+from vyre.kernels.families.collection import NOT_DENSE
 from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
+from vyre.ops import registry
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
@@ -70,6 +72,41 @@ def test_unique_at_radix_tile_boundaries(n: int) -> None:
     got = ops.evaluate_many("collection.unique_u32", [[x] for x in cases])
     for x, out in zip(cases, got):
         assert np.array_equal(out, np.unique(x)), n
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+def test_dense_plan_and_its_fallback_at_the_capacity(backend: str) -> None:
+    # values below P (n rounded up to whole compaction tiles: 8,192 here) take the
+    # bitset plan, with no sort step; one value at P or above makes that plan report
+    # NOT_DENSE in `count`, and the re-plan runs the radix sort instead
+    spec = registry.get_kernel("collection.unique_u32")
+    n, capacity = 300, 8192
+    first = spec.plan({"x": n}, {})
+    names = [step.program.name for step in first.steps]
+    assert "unique_mark" in names and not any(name.startswith("radix") for name in names), names
+    assert spec.replan is not None and spec.replan({"x": n}, {}, {"count": 7}) is None
+    fallback = spec.replan({"x": n}, {}, {"count": NOT_DENSE})
+    assert fallback is not None and "unique_mark" not in [step.program.name for step in fallback.steps]
+    rng = np.random.default_rng(8)
+    base = rng.integers(0, capacity, n).astype(np.uint32)
+    for top in (capacity - 1, capacity, capacity + 1, MAX):
+        x = base.copy()
+        x[rng.integers(0, n, 3)] = top
+        raw = ops.evaluate_raw("collection.unique_u32", [x], backend=backend)
+        want = sorted(set(x.tolist()))
+        assert raw["out"].tolist() == want and raw["count"].tolist() == [len(want)], top
+    raw = ops.evaluate_raw("collection.unique_u32", [np.zeros(n, np.uint32)], backend=backend)
+    assert raw["out"].tolist() == [0] and raw["count"].tolist() == [1]
+
+
+def test_dense_plan_on_large_inputs() -> None:
+    # several tiles of the bitset, values up to its last bit, a gap of empty tiles
+    rng = np.random.default_rng(12)
+    n = 70_000  # P = 9 tiles = 73,728
+    x = np.concatenate([rng.integers(0, 20_000, n - 2), [73_727, 50_000]]).astype(np.uint32)
+    assert np.array_equal(ops.evaluate("collection.unique_u32", [x]), np.unique(x))
+    x[5] = 73_728  # one past the bitset: the sorted plan
+    assert np.array_equal(ops.evaluate("collection.unique_u32", [x]), np.unique(x))
 
 
 def test_contains_on_wgpu() -> None:

@@ -1,11 +1,24 @@
 """collection.*: sets of U32 values (python-api.md; oplib.md §11, §14 rows 22-23).
 
 - `collection.unique_u32(x)` (U32[] -> U32[], U32 count): the sorted distinct
-  values (`np.unique`). The radix sort of `sort.u32` (its plan, reused as it
-  is: 4 passes of 8-bit digits, 20 dispatches), then the head flags
-  `s[p] != s[p - 1]` (p = 0 always a head) of the sorted keys, then stream
-  compaction (`compaction`: bitset, tile counts, scan, ranked scatter) of the
-  heads. The output's length is `count` (`Port.length_from`).
+  values (`np.unique`). The output's length is `count` (`Port.length_from`).
+  Two plans; the first run takes the dense one:
+  - *dense* (values below a capacity `P` = n rounded up to whole compaction
+    tiles of 8,192): the largest value (`reductions.reduce_max_u32`'s pass);
+    then, if it is below `P`, bit `v` of a bitset of `P` bits set for every
+    value `v` (`atomicOr` into storage: OR is order-free, so the bitset, and
+    the result, are the same on every device and schedule); then stream
+    compaction (`compaction`: tile counts, scan, ranked scatter) of the set
+    bits, each writing its position, which is its value: ascending by
+    construction. No sort: the input is read twice and the bitset (n / 8
+    bytes) a few times. If the largest value is `P` or more, the pass writes
+    nothing and a last step sets `count` to `NOT_DENSE`, so that
+    `KernelSpec.replan` runs the sorted plan (a second submission; the
+    dense attempt costs two reads of the input and the read-back);
+  - *sorted*: the radix sort of `sort.u32` (its plan, reused as it is: 4
+    passes of 8-bit digits, 20 dispatches), then the head flags
+    `s[p] != s[p - 1]` (p = 0 always a head) of the sorted keys, then stream
+    compaction of the heads.
 - `collection.contains_u32(set, queries)` (U32[], U32[] -> Bool[]): for each
   query whether it is in the set (`np.isin(queries, set)`). The set is radix
   sorted once (the same plan), then each query is a map element: a branchless
@@ -33,13 +46,15 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ir import BufferAccess, DataType, Expr, Node, Program
+from vyre.ir import AtomicOp, BufferAccess, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
 from vyre.kernels.families import compaction as C
 from vyre.kernels.families import sort as radix
-from vyre.kernels.families.common import param, params_buffer
-from vyre.kernels.families.wordwise import grid_params, map_program
+from vyre.kernels.families.common import WORKGROUP, grid, param, params_buffer
+from vyre.kernels.families.reductions import UNROLL as REDUCE_UNROLL
+from vyre.kernels.families.reductions import atomic_reduce_program
+from vyre.kernels.families.wordwise import UNROLL, grid_params, map_program
 from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["KERNELS", "sorted_steps"]
@@ -75,6 +90,11 @@ def _head(p: Expr) -> tuple[list[Node], Expr]:
     return [], E.or_(E.eq(p, E.u32(0)), E.ne(E.load("sorted", p), previous))
 
 
+NOT_DENSE = 0xFFFF_FFFF
+"""`count` of a dense attempt whose values were not all below the capacity
+(never a real count: that is at most n < 2**32 - 1)."""
+
+
 @cache
 def unique_programs() -> tuple[Program, Program]:
     heads = C.bits_program("unique_heads", ["sorted"], _head)
@@ -82,7 +102,82 @@ def unique_programs() -> tuple[Program, Program]:
     return heads, scatter
 
 
-def _unique_plan(sizes: Any, scalars: Any) -> KernelPlan:
+@cache
+def mark_program() -> Program:
+    """Dense unique: bit v of `bits` set for every value v of the first n =
+    params[0] words of `x` (a grid-stride pass, params = [n, stride, rounds,
+    P]), only when `top[0]` (the largest value) is below P; loads first, then
+    the atomics (their results unused: fire-and-forget on the GPU)."""
+    loads: list[Node] = []
+    marks: list[Node] = []
+    for u in range(UNROLL):
+        at = E.add(E.var("_base"), E.mul(E.add(E.mul(E.var("_k"), E.u32(UNROLL)), E.u32(u)), param(1)))
+        loads += [Node.let(f"_i{u}", at), Node.let(f"_v{u}", E.load("x", E.var(f"_i{u}")))]
+        bit = E.shl(E.u32(1), E.bitand(E.var(f"_v{u}"), E.u32(31)))
+        mark = Node.let(f"_o{u}", E.atomic(AtomicOp.OR, "bits", E.shr(E.var(f"_v{u}"), E.u32(5)), bit))
+        marks.append(Node.if_(E.lt(E.var(f"_i{u}"), param(0)), [mark]))
+    entry = [
+        Node.let("_base", E.add(E.mul(E.workgroup_id(0), E.u32(WORKGROUP)), E.local_id(0))),
+        Node.if_(E.lt(E.load("top", E.u32(0)), param(3)), [Node.loop("_k", E.u32(0), param(2), loads + marks)]),
+    ]
+    buffers = [
+        BufferDecl.read("x", 0, DataType.U32),
+        BufferDecl.read("top", 1, DataType.U32),
+        BufferDecl.read_write("bits", 2, DataType.U32),
+        BufferDecl.uniform("params", 3, DataType.U32),
+    ]
+    return Program(buffers=buffers, workgroup_size=(WORKGROUP, 1, 1), entry=entry, name="unique_mark")
+
+
+@cache
+def dense_programs() -> tuple[Program, Program]:
+    """The dense plan's scatter (a set bit's position is its value) and its
+    verdict (`count` = NOT_DENSE when `top[0]` >= P = params[0])."""
+    scatter = C.scatter_program("unique_dense_scatter", [], lambda p: p)
+    verdict = Program(
+        buffers=[
+            BufferDecl.read("top", 0, DataType.U32),
+            BufferDecl.read_write("count", 1, DataType.U32),
+            BufferDecl.uniform("params", 2, DataType.U32),
+        ],
+        workgroup_size=(1, 1, 1),
+        entry=[Node.if_(E.ge(E.load("top", E.u32(0)), param(0)), [Node.store("count", E.u32(0), E.u32(NOT_DENSE))])],
+        name="unique_verdict",
+    )
+    return scatter, verdict
+
+
+def _dense_plan(sizes: Any, scalars: Any) -> KernelPlan:
+    n = int(sizes["x"])
+    out, count = Buffer("out", DataType.U32, n), Buffer("count", DataType.U32, 1)
+    if n == 0:
+        return KernelPlan((out, count), ())
+    capacity = C.tiles(n) * C.TILE
+    g = grid(n)
+    rounds = -(-g.iterations // UNROLL)
+    top = Buffer("u_top", DataType.U32, 1)
+    reduce_params = params_buffer("u_reduce", [n, g.stride, -(-g.iterations // REDUCE_UNROLL)])
+    mark_params = params_buffer("u_mark", [n, g.stride, rounds, capacity])
+    verdict_params = params_buffer("u_verdict", [capacity])
+    scatter, verdict = dense_programs()
+    buffers, steps = C.compaction_steps(capacity, scatter, {})
+    return KernelPlan(
+        (out, count, top, reduce_params, mark_params, verdict_params, C.bits_buffer(capacity), *buffers),
+        (
+            Step(atomic_reduce_program("max"), g.dispatch, {"x": "x", "out": "u_top", "params": "u_reduce"}),
+            Step(mark_program(), g.dispatch, {"x": "x", "top": "u_top", "bits": "c_bits", "params": "u_mark"}),
+            *steps,
+            Step(verdict, (1, 1, 1), {"top": "u_top", "count": "count", "params": "u_verdict"}),
+        ),
+    )
+
+
+def _unique_replan(sizes: Any, scalars: Any, outputs: Any) -> KernelPlan | None:
+    """The sorted plan after a dense attempt that found a value >= P."""
+    return _sorted_plan(sizes, scalars) if int(outputs["count"]) == NOT_DENSE else None
+
+
+def _sorted_plan(sizes: Any, scalars: Any) -> KernelPlan:
     n = int(sizes["x"])
     out, count = Buffer("out", DataType.U32, n), Buffer("count", DataType.U32, 1)
     if n == 0:
@@ -218,8 +313,10 @@ KERNELS = (
         outputs=(Port("out", DataType.U32, length_from="count"), Port("count", DataType.U32, scalar=True)),
         kind="scan-based",
         reference=_unique,
-        plan=_unique_plan,
-        summary="the sorted distinct values (np.unique) and their count: radix sort, head flags, compaction",
+        plan=_dense_plan,
+        replan=_unique_replan,
+        summary="the sorted distinct values (np.unique) and their count: a bitset of the values when they are"
+        " below n (rounded up to 8,192), else radix sort, head flags, compaction",
         laws=(UniqueLaws(),),
         sample=S.unique,
     ),
