@@ -250,23 +250,26 @@ KERNEL_FINGERPRINT_LENGTHS = (1, 4097)
 
 def kernel_fingerprint(spec: KernelSpec) -> dict[str, Any]:
     """What the registry hash covers for a kernel op: its identity, ports, laws,
-    boundaries, and the WGSL and dispatch of every step of its pipeline at
-    sample lengths (a changed kernel changes the hash)."""
+    boundaries, and the WGSL and dispatch of every step of its pipeline (and of
+    its `alternative` plan's) at sample lengths (a changed kernel changes the
+    hash)."""
     pipelines: list[list[Any]] = []
+    planners = [spec.plan] if spec.alternative is None else [spec.plan, spec.alternative]
     for n in KERNEL_FINGERPRINT_LENGTHS:
         sizes = {p.name: n for p in spec.array_inputs}
         scalars = {p.name: 0 for p in spec.scalar_inputs}
-        try:
-            plan = spec.plan(sizes, scalars)
-        except (ValueError, TypeError) as error:  # an op that needs particular scalars
-            pipelines.append([n, f"no plan: {error}"])
-            continue
-        steps = [
-            [hashlib.sha256(lower_to_wgsl(step.program).encode()).hexdigest(), list(step.dispatch), dict(step.bind)]
-            for step in plan.steps
-        ]
-        buffers = [[b.name, str(b.dtype), b.count, b.fill] for b in plan.buffers]
-        pipelines.append([n, steps, buffers])
+        for planner in planners:
+            try:
+                plan = planner(sizes, scalars)
+            except (ValueError, TypeError) as error:  # an op that needs particular scalars
+                pipelines.append([n, f"no plan: {error}"])
+                continue
+            steps = [
+                [hashlib.sha256(lower_to_wgsl(step.program).encode()).hexdigest(), list(step.dispatch), dict(step.bind)]
+                for step in plan.steps
+            ]
+            buffers = [[b.name, str(b.dtype), b.count, b.fill] for b in plan.buffers]
+            pipelines.append([n, steps, buffers])
     return {
         "id": spec.id,
         "version": spec.version,

@@ -25,7 +25,7 @@ import numpy as np
 
 from vyre.ir import BufferAccess, DataType, Program
 from vyre.kernels.samplers import arguments
-from vyre.kernels.spec import KernelSpec, Port
+from vyre.kernels.spec import KernelSpec, Planner, Port
 from vyre.ops import registry
 from vyre.ops.admission import AdmissionError, gate_id
 from vyre.validation.checker import KernelChecker
@@ -84,15 +84,19 @@ def _outputs_of(spec: KernelSpec, args: tuple[Any, ...]) -> tuple[np.ndarray, ..
 
 
 def _gate_plan(
-    spec: KernelSpec, args: tuple[Any, ...], outputs: tuple[np.ndarray, ...], valid: dict[int, Program]
+    spec: KernelSpec,
+    args: tuple[Any, ...],
+    outputs: tuple[np.ndarray, ...],
+    valid: dict[int, Program],
+    planner: Planner | None = None,
 ) -> None:
-    """Gate 11 for one input size. `valid` holds the step programs already
-    validated (by id; the planners reuse their programs across sizes): each is
-    validated once."""
+    """Gate 11 for one input size and one planner (`spec.plan` by default).
+    `valid` holds the step programs already validated (by id; the planners
+    reuse their programs across sizes): each is validated once."""
     sizes, scalars = _sizes(spec, args)
     where = f"for inputs of sizes {sizes}"
     try:
-        plan = spec.plan(sizes, scalars)
+        plan = (planner or spec.plan)(sizes, scalars)
     except Exception as error:  # noqa: BLE001 - reported as the gate's finding
         raise AdmissionError(
             spec.id, 11, f"building the plan {where} raised {type(error).__name__}: {error}",
@@ -154,4 +158,6 @@ def admit_kernel(spec: KernelSpec, *, registered: Iterable[str] | None = None) -
         args = arguments(spec, n, seed=n)
         outputs = _outputs_of(spec, args)
         _gate_plan(spec, args, outputs, valid)
+        if spec.alternative is not None:
+            _gate_plan(spec, args, outputs, valid, spec.alternative)
     return spec

@@ -63,6 +63,7 @@ __all__ = [
     "KernelPlan",
     "KernelSignature",
     "KernelSpec",
+    "Planner",
     "Port",
     "Repeat",
     "Step",
@@ -481,6 +482,11 @@ class KernelSpec:
     the output capacity a size output reported), or None when the outputs are
     complete. At most `MAX_REPLANS` new runs (then `RuntimeError`); the op makes
     an incomplete run visible in a scalar output, never by trimming."""
+    alternative: Planner | None = None
+    """For ops whose `replan` may switch to another algorithm (not just another
+    capacity): that plan for the same sizes and scalars. The registry hash and
+    the admission gates cover it like `plan`, so its programs cannot change
+    unnoticed although the first run never uses them."""
     device_check: DeviceCheck | None = None
     """How inputs given as `vyre.DeviceBuffer`s are checked on the device
     (`DeviceCheck`); None: they are read back for `check_args`."""

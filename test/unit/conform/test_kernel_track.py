@@ -27,7 +27,7 @@ FAST: dict[str, Any] = {"strength": "fast", "corpus": None, "track": "kernel"}
 SLOW_ON_THE_INTERPRETER = (
     "sort.",
     "hash.fnv1a32", "hash.murmur3_32", "hash.xxhash32", "hash.md5", "hash.sha1", "hash.sha256",
-    "collection.",  # unique_u32 / contains_u32 run the sort's 20 dispatches
+    "collection.",  # contains_u32, and unique_u32 on values past its bitset, run the sort's 20 dispatches
     "compression.", "decode.inflate_stored",  # one invocation decodes a 20 KB stream (~0.3 ms a byte there)
 )
 """Kernel ops whose pipelines take the interpreter about a second per

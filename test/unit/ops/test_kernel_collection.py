@@ -7,15 +7,20 @@ the radix sort), large inputs on wgpu, the laws, errors."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pytest
 
 from vyre import ops
+from vyre.conform.plan import kernel_fingerprint
+from vyre.kernels.admission import admit_kernel
 from vyre.kernels.families.collection import NOT_DENSE
+from vyre.kernels.run import evaluate_kernel
 from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 from vyre.ops import registry
+from vyre.ops.admission import AdmissionError
 
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
@@ -45,13 +50,19 @@ def queries(keys: np.ndarray, seed: int) -> np.ndarray:
 
 
 def test_unique_on_wgpu() -> None:
-    # each case runs the 20 dispatches of the sort: the head flags and the
-    # compaction (what unique adds) see every length, the other patterns some
+    # both plans at every length: "duplicates" (values < n / 4) takes the dense
+    # plan, the same values with one 0x80000000 the sorted one (the sort's 20
+    # dispatches, the head flags and the compaction); the other patterns at two
+    # lengths
     cases: list[np.ndarray] = []
     for n in BOUNDARY_LENGTHS:
         data = values(n, n)
         labels = list(data) if n in (5, 4097) else ["duplicates"]
         cases += [data[label] for label in labels]
+        if n:
+            past = data["duplicates"].copy()
+            past[n // 2] = 0x8000_0000
+            cases.append(past)
     got = ops.evaluate_many("collection.unique_u32", [[x] for x in cases])
     for x, out in zip(cases, got):
         assert out.dtype == np.uint32 and out.tolist() == sorted(set(x.tolist())), len(x)
@@ -87,16 +98,27 @@ def test_dense_plan_and_its_fallback_at_the_capacity(backend: str) -> None:
     assert spec.replan is not None and spec.replan({"x": n}, {}, {"count": 7}) is None
     fallback = spec.replan({"x": n}, {}, {"count": NOT_DENSE})
     assert fallback is not None and "unique_mark" not in [step.program.name for step in fallback.steps]
+    calls: list[int] = []
+
+    def counting(sizes: Any, scalars: Any, outputs: Any) -> Any:
+        calls.append(int(outputs["count"]))
+        return spec.replan(sizes, scalars, outputs) if spec.replan else None
+
+    counted = dataclasses.replace(spec, replan=counting)
     rng = np.random.default_rng(8)
     base = rng.integers(0, capacity, n).astype(np.uint32)
     for top in (capacity - 1, capacity, capacity + 1, MAX):
         x = base.copy()
         x[rng.integers(0, n, 3)] = top
-        raw = ops.evaluate_raw("collection.unique_u32", [x], backend=backend)
+        calls.clear()
+        out, count = evaluate_kernel(counted, [x], backend)
         want = sorted(set(x.tolist()))
-        assert raw["out"].tolist() == want and raw["count"].tolist() == [len(want)], top
-    raw = ops.evaluate_raw("collection.unique_u32", [np.zeros(n, np.uint32)], backend=backend)
-    assert raw["out"].tolist() == [0] and raw["count"].tolist() == [1]
+        assert out.tolist() == want and count.tolist() == [len(want)], top
+        # the dense run answers alone below the capacity; at or past it, it
+        # reports NOT_DENSE and the sorted run answers
+        assert calls == ([len(want)] if top < capacity else [NOT_DENSE, len(want)]), (top, calls)
+    out, count = evaluate_kernel(counted, [np.zeros(n, np.uint32)], backend)
+    assert out.tolist() == [0] and count.tolist() == [1]
 
 
 def test_dense_plan_on_large_inputs() -> None:
@@ -212,3 +234,20 @@ def test_chained_on_the_device() -> None:
     assert ops.evaluate("collection.contains_u32", [distinct, probe]).tolist() == [int(p in set(expected)) for p in probe.tolist()]
     picked = ops.evaluate("buffer.gather", [distinct, np.array([0, 3, len(expected) - 1, len(expected)], np.uint32)])
     assert picked.tolist() == [expected[0], expected[3], expected[-1], 0]
+
+
+def test_the_sorted_plan_is_hashed_and_admitted() -> None:
+    # the first run never uses the sorted plan, so the registry hash and the
+    # admission gates must see it as `alternative`
+    spec = registry.get_kernel("collection.unique_u32")
+    assert spec.alternative is not None
+    assert kernel_fingerprint(spec) != kernel_fingerprint(dataclasses.replace(spec, alternative=None))
+    sorted_plan = spec.alternative
+
+    def broken(sizes: Any, scalars: Any) -> Any:
+        plan = sorted_plan(sizes, scalars)
+        return dataclasses.replace(plan, buffers=tuple(b for b in plan.buffers if b.name != "count"))
+
+    admit_kernel(spec, registered=[])
+    with pytest.raises(AdmissionError, match="gate 11|count"):
+        admit_kernel(dataclasses.replace(spec, alternative=broken), registered=[])

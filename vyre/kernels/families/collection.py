@@ -3,18 +3,20 @@
 - `collection.unique_u32(x)` (U32[] -> U32[], U32 count): the sorted distinct
   values (`np.unique`). The output's length is `count` (`Port.length_from`).
   Two plans; the first run takes the dense one:
-  - *dense* (values below a capacity `P` = n rounded up to whole compaction
-    tiles of 8,192): the largest value (`reductions.reduce_max_u32`'s pass);
-    then, if it is below `P`, bit `v` of a bitset of `P` bits set for every
-    value `v` (`atomicOr` into storage: OR is order-free, so the bitset, and
-    the result, are the same on every device and schedule); then stream
-    compaction (`compaction`: tile counts, scan, ranked scatter) of the set
-    bits, each writing its position, which is its value: ascending by
-    construction. No sort: the input is read twice and the bitset (n / 8
-    bytes) a few times. If the largest value is `P` or more, the pass writes
-    nothing and a last step sets `count` to `NOT_DENSE`, so that
-    `KernelSpec.replan` runs the sorted plan (a second submission; the
-    dense attempt costs two reads of the input and the read-back);
+  - *dense* (values below a capacity `P`: n rounded up to a multiple of the
+    compaction tile, 8,192): the largest value (`reductions.reduce_max_u32`'s
+    pass); then, if it is below `P`, bit `v` of a bitset of `P` bits set for
+    every value `v` (`atomicOr` into storage: OR is order-free, so the bitset,
+    and the result, are the same on every device and schedule; every value
+    is one atomic, so few distinct values queue on few words: a cost not yet
+    measured on a GPU); then stream compaction (`compaction`: tile counts, scan,
+    ranked scatter) of the set bits, each writing its position, which is its
+    value: ascending by construction. No sort: the input is read twice and
+    the bitset (P / 8 bytes) a few times. If the largest value is `P` or
+    more, the marking pass does nothing and a last step sets `count` to
+    `NOT_DENSE`, so that `KernelSpec.replan` runs the sorted plan (the
+    `alternative` plan: a second submission; the attempt cost one read of the
+    input, the compaction passes over an empty bitset and a read-back);
   - *sorted*: the radix sort of `sort.u32` (its plan, reused as it is: 4
     passes of 8-bit digits, 20 dispatches), then the head flags
     `s[p] != s[p - 1]` (p = 0 always a head) of the sorted keys, then stream
@@ -315,8 +317,9 @@ KERNELS = (
         reference=_unique,
         plan=_dense_plan,
         replan=_unique_replan,
+        alternative=_sorted_plan,
         summary="the sorted distinct values (np.unique) and their count: a bitset of the values when they are"
-        " below n (rounded up to 8,192), else radix sort, head flags, compaction",
+        " below n rounded up to a multiple of 8,192, else radix sort, head flags, compaction",
         laws=(UniqueLaws(),),
         sample=S.unique,
     ),
