@@ -383,6 +383,11 @@ def library_rows(add: Add, rng: np.random.Generator, n: int, sort_n: int, reps: 
             lambda g, want=want: bool(np.array_equal(first(g), want)), 8 * sort_n,
             torch_time(lambda t: (lambda: t.unique(sorted=True)), data.view(np.int32), reps), "reported",
             end_to_end=True)
+    # few distinct values: the dense plan's atomics land on few words
+    few = rng.integers(0, 8, sort_n).astype(np.uint32)
+    add("collection.unique_u32, 8 distinct values / torch.unique", "collection.unique_u32", [few],
+        lambda g: bool(np.array_equal(first(g), np.unique(few))), 8 * sort_n,
+        torch_time(lambda t: (lambda: t.unique(sorted=True)), few.view(np.int32), reps), "reported")
     queries = rng.integers(0, sort_n // 2, n, dtype=np.uint32)
     expect_isin = np.isin(queries, keys)
     add("collection.contains_u32 (set sort_n, n queries) / torch.isin", "collection.contains_u32", [keys, queries],
