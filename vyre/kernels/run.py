@@ -46,6 +46,7 @@ import itertools
 import operator
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from types import MappingProxyType
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, cast
@@ -409,6 +410,37 @@ def _run_interp(spec: KernelSpec, jobs: Sequence[_Job]) -> None:
         job.state = dict(state)
 
 
+_UPLOADS: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar("vyre_kernel_uploads", default=None)
+"""While an evaluation call runs (`_uploads_shared`): the device copy of each
+host input array it uploaded, by the array's id (the array kept with it, so the
+id stays its own), so that a re-planned run binds the same copy instead of
+uploading the input again (plans never write their inputs: admission gate 11)."""
+
+
+@contextmanager
+def _uploads_shared() -> Generator[None, None, None]:
+    token = _UPLOADS.set({})
+    try:
+        yield
+    finally:
+        _UPLOADS.reset(token)
+
+
+def _uploaded(gpu: Any, value: Any) -> Any:
+    """The device copy of host input words `value`: the one this evaluation call
+    already made, else a new upload."""
+    from vyre.runtime.wgpu_device import Resident
+
+    memo = _UPLOADS.get()
+    hit = None if memo is None else memo.get(id(value))
+    if hit is not None and hit[0] is value:
+        return hit[1]
+    resident = Resident.upload(gpu, value)
+    if memo is not None:
+        memo[id(value)] = (value, resident)
+    return resident
+
+
 def _stage_job(job: _Job) -> list[Any]:
     """Device buffers of one job (in `job.state`); returns those to clear."""
     from vyre.runtime.wgpu_device import Resident, gpu_device
@@ -416,7 +448,7 @@ def _stage_job(job: _Job) -> list[Any]:
     gpu = gpu_device()
     state: dict[str, Any] = {}
     for name, value in job.inputs.items():
-        state[name] = value.resident if isinstance(value, DeviceBuffer) else Resident.upload(gpu, value)
+        state[name] = value.resident if isinstance(value, DeviceBuffer) else _uploaded(gpu, value)
     clear: list[Resident] = []
     for buffer in job.plan.buffers:
         if buffer.words is None and buffer.fill == 0:
@@ -1145,15 +1177,16 @@ def evaluate_kernel_columns(
     if not checked:
         return [[] for _ in spec.outputs]
     _device_checks(spec, checked, backend)
-    jobs, batch = _jobs(spec, checked)
-    _run(spec, jobs, backend)
-    if batch is not None:
-        sources = _batch_sources(spec, batch, jobs[0], len(checked))
-    else:
-        sources = [_sources_of(spec, job) for job in jobs]
-    ports = _scalar_ports(spec, on_device)
-    values = _values(spec, ports, sources)
-    results = _finish(spec, checked, sources, values, ports, backend, raise_errors, on_device)
+    with _uploads_shared():
+        jobs, batch = _jobs(spec, checked)
+        _run(spec, jobs, backend)
+        if batch is not None:
+            sources = _batch_sources(spec, batch, jobs[0], len(checked))
+        else:
+            sources = [_sources_of(spec, job) for job in jobs]
+        ports = _scalar_ports(spec, on_device)
+        values = _values(spec, ports, sources)
+        results = _finish(spec, checked, sources, values, ports, backend, raise_errors, on_device)
     return [list(column) for column in zip(*results)]
 
 

@@ -251,3 +251,24 @@ def test_the_sorted_plan_is_hashed_and_admitted() -> None:
     admit_kernel(spec, registered=[])
     with pytest.raises(AdmissionError, match="gate 11|count"):
         admit_kernel(dataclasses.replace(spec, alternative=broken), registered=[])
+
+
+def test_a_replanned_run_binds_the_input_it_uploaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a host input is uploaded once per evaluation call, however many runs re-plan
+    from vyre.runtime.wgpu_device import Resident
+
+    n = 5000
+    x = np.arange(n, dtype=np.uint32) * np.uint32(1_000_003)  # past the bitset: dense attempt, then sorted
+    sizes: list[int] = []
+    original = Resident.upload
+
+    def counting(cls: type[Resident], gpu: Any, words: np.ndarray) -> Resident:
+        sizes.append(int(words.nbytes))
+        return original(gpu, words)
+
+    monkeypatch.setattr(Resident, "upload", classmethod(counting))
+    assert np.array_equal(ops.evaluate("collection.unique_u32", [x]), np.unique(x))
+    assert sizes.count(x.nbytes) == 1, sizes
+    sizes.clear()
+    assert np.array_equal(ops.evaluate("collection.unique_u32", [x]), np.unique(x))
+    assert sizes.count(x.nbytes) == 1, sizes  # a new call uploads again (the caller may change x)
