@@ -12,7 +12,9 @@
     measured on a GPU); then stream compaction (`compaction`: tile counts, scan,
     ranked scatter) of the set bits, each writing its position, which is its
     value: ascending by construction. No sort: the input is read twice and
-    the bitset (P / 8 bytes) a few times. If the largest value is `P` or
+    the bitset (P / 8 bytes) a few times (measured on the H200, 16 Mi keys
+    below n / 4: 1.27-1.29 of torch.unique's speed, the sorted plan 0.27).
+    If the largest value is `P` or
     more, the marking pass does nothing and a last step sets `count` to
     `NOT_DENSE`, so that `KernelSpec.replan` runs the sorted plan (the
     `alternative` plan: a second submission; the attempt cost one read of the
