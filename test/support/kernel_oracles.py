@@ -485,8 +485,8 @@ def radix_error(data: bytes, alphabet: bytes, group: int, data_symbols: tuple[in
     done = False  # the padded final group is complete
     for at, byte in enumerate(data):
         j = at % group
-        if done:
-            return at, 3  # anything after a padded group
+        if done:  # anything after a padded group: bad padding, but a byte outside the alphabet is invalid
+            return at, 3 if byte in symbols or byte == PAD else 1
         if padding:
             if byte == PAD:
                 done = j == group - 1

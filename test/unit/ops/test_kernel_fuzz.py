@@ -110,6 +110,9 @@ def test_the_oracles_reproduce_published_vectors() -> None:
     assert radix_error(b"Zm9v=", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 4, (2, 3)) == (4, 3)
     assert radix_error(b"Zg=a", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 4, (2, 3)) == (3, 3)
     assert radix_error(b"Zm9", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 4, (2, 3)) == (3, 2)
+    # after a padded group: a symbol or a pad is bad padding, any other byte an invalid symbol
+    assert radix_error(b"Zg==Z", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 4, (2, 3)) == (4, 3)
+    assert radix_error(b"Zg==!", b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 4, (2, 3)) == (4, 1)
     check = b"123456789"
     assert ORACLES["hash.crc32"](check)["out"] == 0xCBF43926
     assert ORACLES["hash.crc32c"](check)["out"] == 0xE3069283

@@ -39,10 +39,11 @@ Strictness (the stdlib oracles, byte-exact on every well-formed input):
 The error offset is the length of the longest prefix of the input that is a
 prefix of some well-formed input: the first byte that no well-formed input has
 there, or the input length when the input is a well-formed prefix that ends
-early. For hex this is the position `bytes.fromhex` reports. Codes (C6): 2 (bad
-length) at the input length, 1 (invalid symbol) at a byte outside the alphabet
-and the pad, 3 (bad padding) at a pad where a group cannot end, a symbol after a
-pad, or anything after a padded group.
+early. For hex this is the position `bytes.fromhex` reports. Codes (C6): 2
+(bad length) at the input length, 1 (invalid symbol) at a byte outside the
+alphabet and the pad, 3 (bad padding) at a pad where a group cannot end, a
+symbol after a pad, or any symbol or pad after a padded group (a byte outside
+the alphabet and the pad is code 1 wherever it is).
 """
 
 from __future__ import annotations
