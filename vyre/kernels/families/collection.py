@@ -14,11 +14,11 @@
     value: ascending by construction. No sort: the input is read twice and
     the bitset (P / 8 bytes) a few times (measured on the H200, 16 Mi keys
     below n / 4: 1.27-1.29 of torch.unique's speed, the sorted plan 0.27).
-    If the largest value is `P` or
-    more, the marking pass does nothing and a last step sets `count` to
-    `NOT_DENSE`, so that `KernelSpec.replan` runs the sorted plan (the
-    `alternative` plan: a second submission; the attempt cost one read of the
-    input, the compaction passes over an empty bitset and a read-back);
+    If the largest value is `P` or more, the marking pass does nothing and a
+    last step sets `count` to `NOT_DENSE`, so that `KernelSpec.replan` runs
+    the sorted plan (the `alternative` plan: a second submission; the attempt
+    cost one read of the input, the compaction passes over an empty bitset
+    and a read-back);
   - *sorted*: the radix sort of `sort.u32` (its plan, reused as it is: 4
     passes of 8-bit digits, 20 dispatches), then the head flags
     `s[p] != s[p - 1]` (p = 0 always a head) of the sorted keys, then stream
@@ -55,10 +55,10 @@ from vyre.ir import Expr as E
 from vyre.kernels import samplers as S
 from vyre.kernels.families import compaction as C
 from vyre.kernels.families import sort as radix
-from vyre.kernels.families.common import WORKGROUP, grid, param, params_buffer
+from vyre.kernels.families.common import WORKGROUP, param, params_buffer
 from vyre.kernels.families.reductions import UNROLL as REDUCE_UNROLL
 from vyre.kernels.families.reductions import atomic_reduce_program
-from vyre.kernels.families.wordwise import UNROLL, grid_params, map_program
+from vyre.kernels.families.wordwise import UNROLL, grid_params, grid_walk, map_program, round_index
 from vyre.kernels.spec import Buffer, KernelLaw, KernelPlan, KernelSpec, Port, Step
 
 __all__ = ["KERNELS", "sorted_steps"]
@@ -109,21 +109,17 @@ def unique_programs() -> tuple[Program, Program]:
 @cache
 def mark_program() -> Program:
     """Dense unique: bit v of `bits` set for every value v of the first n =
-    params[0] words of `x` (a grid-stride pass, params = [n, stride, rounds,
-    P]), only when `top[0]` (the largest value) is below P; loads first, then
-    the atomics (their results unused: fire-and-forget on the GPU)."""
+    params[0] words of `x` (a grid-stride pass, `grid_params` [n, stride,
+    rounds, P]), only when `top[0]` (the largest value) is below P; loads
+    first, then the atomics (their results unused: fire-and-forget on the GPU)."""
     loads: list[Node] = []
     marks: list[Node] = []
     for u in range(UNROLL):
-        at = E.add(E.var("_base"), E.mul(E.add(E.mul(E.var("_k"), E.u32(UNROLL)), E.u32(u)), param(1)))
-        loads += [Node.let(f"_i{u}", at), Node.let(f"_v{u}", E.load("x", E.var(f"_i{u}")))]
+        loads += [Node.let(f"_i{u}", round_index(u)), Node.let(f"_v{u}", E.load("x", E.var(f"_i{u}")))]
         bit = E.shl(E.u32(1), E.bitand(E.var(f"_v{u}"), E.u32(31)))
         mark = Node.let(f"_o{u}", E.atomic(AtomicOp.OR, "bits", E.shr(E.var(f"_v{u}"), E.u32(5)), bit))
         marks.append(Node.if_(E.lt(E.var(f"_i{u}"), param(0)), [mark]))
-    entry = [
-        Node.let("_base", E.add(E.mul(E.workgroup_id(0), E.u32(WORKGROUP)), E.local_id(0))),
-        Node.if_(E.lt(E.load("top", E.u32(0)), param(3)), [Node.loop("_k", E.u32(0), param(2), loads + marks)]),
-    ]
+    entry = [Node.if_(E.lt(E.load("top", E.u32(0)), param(3)), grid_walk(loads + marks))]
     buffers = [
         BufferDecl.read("x", 0, DataType.U32),
         BufferDecl.read("top", 1, DataType.U32),
@@ -136,7 +132,8 @@ def mark_program() -> Program:
 @cache
 def dense_programs() -> tuple[Program, Program]:
     """The dense plan's scatter (a set bit's position is its value) and its
-    verdict (`count` = NOT_DENSE when `top[0]` >= P = params[0])."""
+    verdict (`count` = NOT_DENSE when `top[0]` >= P = params[3], bound to the
+    marking pass's parameters)."""
     scatter = C.scatter_program("unique_dense_scatter", [], lambda p: p)
     verdict = Program(
         buffers=[
@@ -145,7 +142,7 @@ def dense_programs() -> tuple[Program, Program]:
             BufferDecl.uniform("params", 2, DataType.U32),
         ],
         workgroup_size=(1, 1, 1),
-        entry=[Node.if_(E.ge(E.load("top", E.u32(0)), param(0)), [Node.store("count", E.u32(0), E.u32(NOT_DENSE))])],
+        entry=[Node.if_(E.ge(E.load("top", E.u32(0)), param(3)), [Node.store("count", E.u32(0), E.u32(NOT_DENSE))])],
         name="unique_verdict",
     )
     return scatter, verdict
@@ -157,21 +154,18 @@ def _dense_plan(sizes: Any, scalars: Any) -> KernelPlan:
     if n == 0:
         return KernelPlan((out, count), ())
     capacity = C.tiles(n) * C.TILE
-    g = grid(n)
-    rounds = -(-g.iterations // UNROLL)
+    g, mark_params = grid_params("u_mark", n, capacity)
     top = Buffer("u_top", DataType.U32, 1)
     reduce_params = params_buffer("u_reduce", [n, g.stride, -(-g.iterations // REDUCE_UNROLL)])
-    mark_params = params_buffer("u_mark", [n, g.stride, rounds, capacity])
-    verdict_params = params_buffer("u_verdict", [capacity])
     scatter, verdict = dense_programs()
     buffers, steps = C.compaction_steps(capacity, scatter, {})
     return KernelPlan(
-        (out, count, top, reduce_params, mark_params, verdict_params, C.bits_buffer(capacity), *buffers),
+        (out, count, top, reduce_params, mark_params, C.bits_buffer(capacity), *buffers),
         (
             Step(atomic_reduce_program("max"), g.dispatch, {"x": "x", "out": "u_top", "params": "u_reduce"}),
             Step(mark_program(), g.dispatch, {"x": "x", "top": "u_top", "bits": "c_bits", "params": "u_mark"}),
             *steps,
-            Step(verdict, (1, 1, 1), {"top": "u_top", "count": "count", "params": "u_verdict"}),
+            Step(verdict, (1, 1, 1), {"top": "u_top", "count": "count", "params": "u_mark"}),
         ),
     )
 

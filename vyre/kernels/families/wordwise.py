@@ -35,8 +35,10 @@ __all__ = [
     "each_params",
     "each_program",
     "grid_params",
+    "grid_walk",
     "map_program",
     "reduce_program",
+    "round_index",
     "unaligned",
     "valid_lanes",
     "zero_bytes",
@@ -57,13 +59,15 @@ def grid_params(name: str, n: int, *extra: int) -> tuple[Grid, Buffer]:
     return g, params_buffer(name, [n, g.stride, -(-g.iterations // UNROLL), *extra])
 
 
-def _index(u: int) -> Expr:
+def round_index(u: int) -> Expr:
     """Element u of round k of this invocation: base + (k * UNROLL + u) * stride."""
     round_ = E.add(E.mul(E.var("_k"), E.u32(UNROLL)), E.u32(u))
     return E.add(E.var("_base"), E.mul(round_, param(1)))
 
 
-def _walk(body: list[Node]) -> list[Node]:
+def grid_walk(body: list[Node]) -> list[Node]:
+    """`_base` (this invocation's first element), then `body` for rounds
+    `_k` < params[2] (`grid_params`: round k reads `round_index(u)`)."""
     return [
         Node.let("_base", E.add(E.mul(E.workgroup_id(0), E.u32(WORKGROUP)), E.local_id(0))),
         Node.loop("_k", E.u32(0), param(2), body),
@@ -81,7 +85,7 @@ def map_program(name: str, inputs: Sequence[str], value: Element) -> Program:
     loads: list[Node] = []
     stores: list[Node] = []
     for u in range(UNROLL):
-        loads.append(Node.let(f"_i{u}", _index(u)))
+        loads.append(Node.let(f"_i{u}", round_index(u)))
         prelude, result = value(E.var(f"_i{u}"), f"_{u}")
         loads += prelude
         loads.append(Node.let(f"_v{u}", result))
@@ -92,7 +96,7 @@ def map_program(name: str, inputs: Sequence[str], value: Element) -> Program:
         BufferDecl.uniform("params", len(inputs) + 1, DataType.U32),
     ]
     return Program(
-        buffers=buffers, workgroup_size=(WORKGROUP, 1, 1), entry=_walk(loads + stores), name=name
+        buffers=buffers, workgroup_size=(WORKGROUP, 1, 1), entry=grid_walk(loads + stores), name=name
     )
 
 
@@ -106,7 +110,7 @@ def each_program(name: str, buffers: Sequence[BufferDecl], body: Callable[[Expr]
     ]
     decls = [_rebind(decl, k) for k, decl in enumerate(buffers)]
     decls.append(BufferDecl.uniform("params", len(buffers), DataType.U32))
-    return Program(buffers=decls, workgroup_size=(WORKGROUP, 1, 1), entry=_walk(step), name=name)
+    return Program(buffers=decls, workgroup_size=(WORKGROUP, 1, 1), entry=grid_walk(step), name=name)
 
 
 def each_params(name: str, n: int, *extra: int) -> tuple[Grid, Buffer]:
@@ -139,7 +143,7 @@ def reduce_program(name: str, inputs: Sequence[str], element: Element, fold: str
     atomic, combine, identity = _ATOMICS[fold]
     body: list[Node] = []
     for u in range(UNROLL):
-        body.append(Node.let(f"_i{u}", _index(u)))
+        body.append(Node.let(f"_i{u}", round_index(u)))
         prelude, value = element(E.var(f"_i{u}"), f"_{u}")
         body += prelude
         body.append(Node.let(f"_e{u}", value))
@@ -151,7 +155,7 @@ def reduce_program(name: str, inputs: Sequence[str], element: Element, fold: str
     local = E.local_id(0)
     entry = [
         *[Node.let(f"_acc{u}", E.u32(identity)) for u in range(UNROLL)],
-        *_walk(body),
+        *grid_walk(body),
         Node.store("_sh", local, total),
         *tree_reduce(["_sh"], lambda a, b: [combine(a[0], b[0])]),
         Node.if_(
