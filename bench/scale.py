@@ -1,23 +1,28 @@
-"""Scaling of an exhaustive float campaign over the GPUs of one host.
+"""Scaling of exhaustive float campaigns over the GPUs of one host.
 
     python bench/scale.py                                   # f32 exp2, all 2**32 inputs
     python bench/scale.py --range 0x38000000:0x10000000     # a quick run: 16 chunks of 2**24
     python bench/scale.py --op sqrt --gpus 1,2,4 --jobs 16
-    python bench/scale.py --truth truth.jsonl               # against a stored truth: GPU-bound
+    python bench/scale.py --truth bench/truths/f32-functions.truth.jsonl   # GPU-bound
+    python bench/scale.py --op exp2,sin,tan,asin,acos,atan --truth bench/truths/f32-functions.truth.jsonl
 
+`--op` takes one campaign or several, run together: one after the other in this process,
+submitted together to Dask (`run_all_on_cluster`, as `vyre-conform floats --dask` runs its ops).
 One summary line per configuration, each over the same inputs:
 
   host      the host side alone (operands, exact oracle, sums) in a pool of every core, no
             GPU: the most inputs/s any number of GPUs reaches on this host
-  gpu       the kernels alone on one GPU (no oracle): the most inputs/s one GPU reaches
+  gpu       the kernels alone on one GPU (no oracle; a dispatch for each gang of chunks, as
+            a run against a truth checks them): the most inputs/s one GPU reaches
   1 here    one GPU in this process, as `vyre-conform floats` runs without --dask (a pool
             of every core beside the GPU)
   N dask    N GPU workers of a local Dask cluster, as `vyre-conform floats --dask --gpus N`
             runs: worker k on VYRE_ADAPTER=gpu:k, each with its own pool of the host's
             cores divided by N (or --jobs processes each)
 
-The Dask lines give the speedup over 1 worker, the efficiency (speedup / N) and what the
-last added GPU brought (the gain over the line before, per GPU added). The cluster's start,
+With `--repeat N` each configuration runs N times and the fastest counts (a whole
+campaign against a truth takes a fraction of a second). The Dask lines give the speedup
+over 1 worker, the efficiency (speedup / N) and what the last added GPU brought (the gain over the line before, per GPU added). The cluster's start,
 each worker's kernel compile and its pool's start are left out of the times (`warm_up`).
 Last, the ceiling of N GPUs (the lower of host and N x gpu: which side bounds the run) and
 whether every configuration found the same chunk records (mismatches and first
@@ -28,7 +33,8 @@ each chunk's expected checksum comes from FILE, the host computes no oracle, and
 over an exhaustive space has no host work left but the dispatches, so the GPUs bound it. The
 chunks FILE lacks are computed first by the oracle in a pool of every core (no GPU) and
 appended to it (the file is created when missing), outside every timed part; `host` is then
-left out (there is no host side to time) and the ceiling is N x one GPU.
+left out (there is no host side to time) and the ceiling is N x one GPU. The truths of
+the F32 functions exp2, sin, tan, asin, acos and atan are in `bench/truths/`.
 """
 
 from __future__ import annotations
@@ -74,11 +80,15 @@ def _normal(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return sorted(rows)
 
 
-def host_alone(campaign: Campaign, chunks: Chunks, jobs: int) -> tuple[float, None]:
+Work = list[tuple[Campaign, Chunks]]
+"""The campaigns of a run, each with its chunks."""
+
+
+def host_alone(work: Work, jobs: int) -> tuple[float, None]:
     """Seconds of the host side of every chunk in a pool of `jobs` (operands, oracle, sums)."""
     from vyre.conform.float_campaign import _host_piece, _Piece, _pieces  # pyright: ignore[reportPrivateUsage]
 
-    tasks = [_Piece(campaign, s, n) for start, length in chunks for s, n in _pieces(start, length)]
+    tasks = [_Piece(c, s, n) for c, chunks in work for start, length in chunks for s, n in _pieces(start, length)]
     with worker_pool(jobs) as pool:
         pool.map(_host_piece, tasks[: min(len(tasks), jobs)], chunksize=1)  # warm: imports, tables
         began = time.perf_counter()
@@ -86,19 +96,31 @@ def host_alone(campaign: Campaign, chunks: Chunks, jobs: int) -> tuple[float, No
         return time.perf_counter() - began, None
 
 
-def gpu_alone(campaign: Campaign, chunks: Chunks, backend: str) -> tuple[float, None]:
+def _best(runs: list[tuple[float, Any]]) -> tuple[float, Any]:
+    """The fastest of repeated runs (their results are the same)."""
+    return min(runs, key=lambda run: run[0])
+
+
+def gpu_alone(work: Work, backend: str) -> tuple[float, None]:
     """Seconds of the chunks' kernels alone on this process's GPU (no oracle): the most
     inputs/s one GPU reaches."""
     import numpy as np
 
-    from vyre.conform.float_campaign import Kernels, _groups, _run  # pyright: ignore[reportPrivateUsage]
+    from vyre.conform.float_campaign import Kernels, _gang, _groups, _run  # pyright: ignore[reportPrivateUsage]
 
-    kernel = Kernels(campaign).sums
-    run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
+    kernels = [Kernels(campaign).sums for campaign, _ in work]
+    for campaign, _ in work:
+        run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
     began = time.perf_counter()
-    for start, length in chunks:
-        groups = _groups(length)
-        _run(backend, kernel, {"params": np.array([start, length], dtype=np.uint32)}, groups, 2 * groups)
+    for (campaign, chunks), kernel in zip(work, kernels, strict=True):
+        stored = [(0, 0)] * len(chunks)  # as though a truth gave every chunk: gangs where they apply
+        n = 0
+        while n < len(chunks):
+            size = _gang(campaign, chunks, stored, n)
+            start, length = chunks[n][0], sum(length for _, length in chunks[n : n + size])
+            groups = _groups(length)
+            _run(backend, kernel, {"params": np.array([start, length], dtype=np.uint32)}, groups, 2 * groups)
+            n += size
     return time.perf_counter() - began, None
 
 
@@ -128,39 +150,64 @@ def build_truth(campaign: Campaign, chunks: Chunks, path: Path, jobs: int) -> Tr
 
 
 def one_here(
-    campaign: Campaign, chunks: Chunks, backend: str, jobs: int, truth: Truth | None = None
+    work: Work, backend: str, jobs: int, truths: dict[str, Truth | None], repeat: int = 1
 ) -> tuple[float, list[dict[str, Any]]]:
-    """Seconds and records of the chunks on this process's GPU (`run_chunks`, a pool of `jobs`)."""
-    run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
+    """Seconds (the best of `repeat` runs) and records of the chunks on this process's
+    GPU (`run_chunks`, one campaign after the other, a pool of `jobs`)."""
+    for campaign, _ in work:
+        run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
     with worker_pool(jobs) as pool:
         pool.map(abs, range(jobs))  # the pool's processes are up
-        began = time.perf_counter()
-        records = [r.to_json() for r in run_chunks(campaign, chunks, backend, pool=pool, truth=truth)]
-        return time.perf_counter() - began, records
+        runs: list[tuple[float, Any]] = []
+        for _ in range(repeat):
+            began = time.perf_counter()
+            records = [
+                r.to_json()
+                for campaign, chunks in work
+                for r in run_chunks(campaign, chunks, backend, pool=pool, truth=truths[campaign.name])
+            ]
+            runs.append((time.perf_counter() - began, records))
+        return _best(runs)
 
 
 def on_dask(
-    campaign: Campaign, span: tuple[int, int], backend: str, workers: int, jobs: int, truth: Truth | None = None
+    campaigns: list[Campaign],
+    span: tuple[int, int] | None,
+    backend: str,
+    workers: int,
+    jobs: int,
+    truths: dict[str, Truth | None],
+    repeat: int = 1,
 ) -> tuple[float, list[dict[str, Any]], list[str]]:
-    """Seconds and records of the chunks on a local cluster of `workers` GPU workers."""
-    from vyre.conform.float_dask import campaign_client, describe_workers, run_on_cluster, warm_up
+    """Seconds (the best of `repeat` runs) and records of the chunks on a local cluster
+    of `workers` GPU workers (`run_all_on_cluster`: every campaign's tasks submitted together)."""
+    from vyre.conform.float_dask import campaign_client, describe_workers, run_all_on_cluster, warm_up
 
+    uses = {name: (truth, None) for name, truth in truths.items()}
     with campaign_client(backend, "local", jobs, workers) as client:
         described = describe_workers(client)
-        warm_up(client, campaign, backend, jobs)
-        began = time.perf_counter()
-        records = run_on_cluster(client, campaign, backend, jobs=jobs, span=span, truth=truth)
-        return time.perf_counter() - began, records, described
+        for campaign in campaigns:
+            warm_up(client, campaign, backend, jobs)
+        runs: list[tuple[float, Any]] = []
+        for _ in range(repeat):
+            began = time.perf_counter()
+            found = run_all_on_cluster(client, campaigns, backend, jobs=jobs, span=span, truths=uses)
+            runs.append((time.perf_counter() - began, [r for c in campaigns for r in found[c.name]]))
+        seconds, records = _best(runs)
+        return seconds, records, described
 
 
 def _line(label: str, inputs: int, seconds: float, extra: str = "") -> str:
     rate = inputs / seconds if seconds > 0 else float("inf")
-    return f"{label:<10} {inputs:>13,} inputs in {seconds:8.2f} s: {rate / 1e6:10,.1f} M inputs/s{extra}"
+    return f"{label:<10} {inputs:>14,} inputs in {seconds:8.3f} s: {rate / 1e6:10,.1f} M inputs/s{extra}"
 
 
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--op", default="exp2", help="campaign op (default: exp2, the correctly rounded vyre.fexp2)")
+    parser.add_argument(
+        "--op", default="exp2",
+        help="campaign op, or several comma-separated, run together (default: exp2, the correctly rounded vyre.fexp2)",
+    )
     parser.add_argument("--format", default="f32", help="f32, f16 or bf16 (default: f32)")
     parser.add_argument("--range", type=_range, metavar="FIRST:COUNT", help="the chunks meeting these inputs (default: all)")
     parser.add_argument("--gpus", help="comma-separated worker counts to run (default: 1..G, G the host's GPUs)")
@@ -168,6 +215,7 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--backend", default="wgpu", help="wgpu (default) or interp")
     parser.add_argument("--skip", default="", help="comma-separated: host, gpu, here (configurations to leave out)")
     parser.add_argument("--json", type=Path, help="append one JSON object per configuration here")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each configuration, the best timed (default 1)")
     parser.add_argument(
         "--truth", type=Path, metavar="FILE",
         help="run against this stored truth, built first (outside the timings) where it lacks chunks"
@@ -181,19 +229,24 @@ def main() -> None:
     from vyre.runtime.adapters import adapter_listing, gpu_worker_adapters
 
     args = _args()
-    campaign = Campaign(args.op, args.format)
-    span = args.range or (0, campaign.size)
-    chunks = chunks_of(campaign, span=span)
-    inputs = sum(length for _, length in chunks)
+    campaigns = [Campaign(op.strip(), args.format) for op in args.op.split(",") if op.strip()]
+    work: Work = [(campaign, chunks_of(campaign, span=args.range)) for campaign in campaigns]
+    inputs = sum(length for _, chunks in work for _, length in chunks)
     cores = os.cpu_count() or 1
     gpus = len(set(gpu_worker_adapters()))
-    print(f"{campaign.name}: {len(chunks)} chunks of {float_campaign.CHUNK:,}, {inputs:,} inputs; {cores} cores")
+    names = ", ".join(campaign.name for campaign in campaigns)
+    chunk_count = sum(len(chunks) for _, chunks in work)
+    print(f"{names}: {chunk_count} chunks of {float_campaign.CHUNK:,}, {inputs:,} inputs; {cores} cores")
     for line in adapter_listing():
         print(f"  {line}")
     rows: list[dict[str, Any]] = []
     results: dict[str, list[tuple[Any, ...]]] = {}
     skip = {part.strip() for part in args.skip.split(",") if part.strip()}
-    truth = build_truth(campaign, chunks, args.truth, cores) if args.truth is not None else None
+    truths: dict[str, Truth | None] = {
+        campaign.name: build_truth(campaign, chunks, args.truth, cores) if args.truth is not None else None
+        for campaign, chunks in work
+    }
+    truth = args.truth
     if truth is not None:
         skip.add("host")  # no host side left to time
 
@@ -201,27 +254,29 @@ def main() -> None:
         print(_line(label, inputs, seconds, extra), flush=True)
         if truth is not None:
             more["truth"] = str(args.truth)
-        rows.append({"config": label, "campaign": campaign.name, "inputs": inputs, "seconds": round(seconds, 3),
+        rows.append({"config": label, "campaign": names, "inputs": inputs, "seconds": round(seconds, 3),
                      "inputs_per_s": inputs / seconds if seconds else None, "cores": cores, **more})
 
     host_rate = 0.0
     if "host" not in skip:
-        seconds, _ = host_alone(campaign, chunks, cores)
+        seconds, _ = host_alone(work, cores)
         host_rate = inputs / seconds
         emit("host", seconds, f"  ({cores} processes, no GPU)")
     gpu_rate = 0.0
     if "gpu" not in skip:
-        seconds, _ = gpu_alone(campaign, chunks, args.backend)
+        seconds, _ = _best([gpu_alone(work, args.backend) for _ in range(max(1, args.repeat))])
         gpu_rate = inputs / seconds
         emit("gpu", seconds, "  (kernels alone, one GPU, no oracle)")
     if "here" not in skip:
-        seconds, records = one_here(campaign, chunks, args.backend, cores, truth)
+        seconds, records = one_here(work, args.backend, cores, truths, max(1, args.repeat))
         results["1 here"] = _normal(records)
         emit("1 here", seconds, f"  ({cores} host processes)")
     previous: tuple[int, float] | None = None
     base = 0.0
     for count in _counts(args.gpus, gpus):
-        seconds, records, described = on_dask(campaign, span, args.backend, count, args.jobs, truth)
+        seconds, records, described = on_dask(
+            campaigns, args.range, args.backend, count, args.jobs, truths, max(1, args.repeat)
+        )
         results[f"{count} dask"] = _normal(records)
         rate = inputs / seconds
         base = base or rate  # 1 worker comes first

@@ -440,7 +440,7 @@ def _floats_here(args: argparse.Namespace, campaigns: Sequence[Campaign], truths
 
 def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign], truths: dict[str, TruthUse]) -> int:
     from vyre.conform.float_campaign import ChunkResult
-    from vyre.conform.float_dask import campaign_client, describe_workers, run_on_cluster
+    from vyre.conform.float_dask import campaign_client, describe_workers, run_all_on_cluster
 
     def progress(record: dict[str, Any]) -> None:
         _report_chunk(args, ChunkResult(**{key: record[key] for key in ChunkResult.__dataclass_fields__ if key in record}))
@@ -450,13 +450,12 @@ def _floats_on_dask(args: argparse.Namespace, campaigns: Sequence[Campaign], tru
         if not args.quiet and args.backend != "interp":  # each GPU worker and its adapter
             for line in describe_workers(client):
                 print(f"worker {line}", flush=True)
+        runs = run_all_on_cluster(
+            client, campaigns, args.backend, checkpoint=args.checkpoint, jobs=args.jobs,
+            shard=_shard(args.shard), span=args.range, progress=progress, truths=truths,
+        )  # fmt: skip
         for campaign in campaigns:
-            truth, save_truth = truths[campaign.name]
-            records = run_on_cluster(
-                client, campaign, args.backend, checkpoint=args.checkpoint, jobs=args.jobs,
-                shard=_shard(args.shard), span=args.range, progress=progress, truth=truth, save_truth=save_truth,
-            )
-            for record in records:
+            for record in runs[campaign.name]:
                 mismatches += int(record["mismatches"])
                 _report_mismatches(campaign, record["first"])
     return mismatches

@@ -39,7 +39,7 @@ checksum scheme (`CHECKSUM_SCHEME`) alone, so they can be stored once and
 reused (`vyre.conform.float_truth`): a run given a `truth` takes each chunk's
 expected sums from it and computes no oracle (an exhaustive space then has no
 host work but the dispatch: its operands come from the input index in the
-kernel); a chunk the truth lacks is computed by the oracle (and handed to
+kernel, and `GANG` consecutive chunks share one dispatch); a chunk the truth lacks is computed by the oracle (and handed to
 `save_truth`), and a chunk whose sums differ is diffed against the oracle as in
 any run, so its record is the one an oracle run writes (and a stored sum the
 oracle contradicts is a `FloatTruthError`).
@@ -104,6 +104,10 @@ PER_INVOCATION = 64
 65,535-iteration cap)."""
 CHUNK = 1 << 24
 """Inputs per chunk (one dispatch of 1,024 workgroups)."""
+GANG = 16
+"""Chunks at most checked by one dispatch when none has host work (`_gang`):
+16 chunks of 2**24 are 16,384 workgroups, below every adapter's 65,535 a
+dimension."""
 MIX_1 = 0x9E37_79B1
 MIX_2 = 0x85EB_CA77
 CHECKSUM_SCHEME = f"fmix32-pair/{MIX_1:08x}/{MIX_2:08x}/5bd1e995"
@@ -642,6 +646,14 @@ def campaign_program(campaign: Campaign, readback: bool = False) -> Program:
     return Program(buffers, (WORKGROUP, 1, 1), body, name=f"campaign_{campaign.fmt}_{campaign.op}")
 
 
+def _partial_sums(partial: U32) -> Sums:
+    """The two sums of a chunk from its workgroups' partial sums (pairs)."""
+    return (
+        int(partial[0::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
+        int(partial[1::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
+    )
+
+
 # ---------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------
@@ -851,11 +863,7 @@ def _check(
     groups = _groups(length)
     want = stage.sums()
     words = stage.words()
-    partial = _run(backend, kernels.sums, words, groups, 2 * groups)
-    got = (
-        int(partial[0::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
-        int(partial[1::2].sum(dtype=np.uint64) & 0xFFFF_FFFF),
-    )
+    got = _partial_sums(_run(backend, kernels.sums, words, groups, 2 * groups))
     if got == want:
         return ChunkResult(campaign.name, start, length, 0, [], time.perf_counter() - began, device)
     results = _run(backend, kernels.readback, words, groups, length)
@@ -867,6 +875,60 @@ def _check(
     bad = np.flatnonzero(results != expected)
     first = [[*(int(o[i]) for o in operands), int(results[i]), int(expected[i])] for i in bad[:8]]
     return ChunkResult(campaign.name, start, length, len(bad), first, time.perf_counter() - began, device)
+
+
+def _gang(campaign: Campaign, chunks: Sequence[tuple[int, int]], stored: Sequence[Sums | None], n: int) -> int:
+    """How many chunks from `chunks[n]` on one dispatch checks (1: the chunk alone).
+    A gang is up to `GANG` consecutive chunks with no host work (an exhaustive
+    space whose stored sums the truth gives), each starting where the one before
+    ends and each but the last a whole number of workgroups long, so every
+    workgroup's partial sums belong to one chunk. One submission and one
+    read-back then serve the gang instead of each chunk."""
+    if not campaign.indexed:
+        return 1
+    per_group = WORKGROUP * PER_INVOCATION
+    count, end = 0, chunks[n][0]
+    while n + count < len(chunks) and count < GANG and stored[n + count] is not None:
+        start, length = chunks[n + count]
+        if start != end:
+            break
+        count, end = count + 1, start + length
+        if length % per_group:
+            break
+    return max(count, 1)
+
+
+def _check_gang(
+    campaign: Campaign,
+    chunks: Sequence[tuple[int, int]],
+    stored: Sequence[Sums],
+    backend: str,
+    began: float,
+    kernels: Kernels,
+    device: str = "",
+    truth: Truth | None = None,
+) -> list[ChunkResult]:
+    """Check a gang (`_gang`) with one dispatch: each chunk's sums from its own
+    workgroups' partial sums; a chunk whose sums differ is checked again alone
+    (`_check`: its results read back and diffed against the oracle). A chunk's
+    seconds are its share of the gang's."""
+    first, total = chunks[0][0], sum(length for _, length in chunks)
+    groups = _groups(total)
+    params = np.array([first, total], dtype=np.uint32)
+    partial = _run(backend, kernels.sums, {"params": params}, groups, 2 * groups)
+    seconds = (time.perf_counter() - began) / len(chunks)
+    results: list[ChunkResult] = []
+    group = 0
+    for (start, length), want in zip(chunks, stored, strict=True):
+        count = _groups(length)
+        got = _partial_sums(partial[2 * group : 2 * (group + count)])
+        group += count
+        if got == want:
+            results.append(ChunkResult(campaign.name, start, length, 0, [], seconds, device))
+            continue
+        stage = _Stage(campaign, start, length, None, None, want)
+        results.append(_check(stage, backend, time.perf_counter(), kernels, device, truth))
+    return results
 
 
 def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: Any = None) -> ChunkResult:
@@ -958,8 +1020,10 @@ def run_chunks(
     sums from it, and no oracle is computed for it (an exhaustive campaign whose
     chunks are all stored starts no pool); the chunks it lacks are computed by
     the oracle, and each oracle-computed chunk's sums go to `save_truth` (a
-    `float_truth.TruthWriter`'s `add`). `kernels`: the campaign's prepared
-    kernels, when the caller keeps them between runs."""
+    `float_truth.TruthWriter`'s `add`). Consecutive chunks with no host work at
+    all (stored, of an exhaustive space) are checked `GANG` at a time by one
+    dispatch (`_gang`), each still recorded as a chunk of its own. `kernels`:
+    the campaign's prepared kernels, when the caller keeps them between runs."""
     todo = list(chunks)
     jobs = jobs or os.cpu_count() or 1
     if not todo:
@@ -979,18 +1043,26 @@ def run_chunks(
             current = stage(0)
             kernels = kernels or Kernels(campaign)  # prepared while the pool computes the first chunk
             following: _Stage | None = None
+            n = 0
             try:
-                for n in range(len(todo)):
-                    following = stage(n + 1) if n + 1 < len(todo) else None
-                    result = _check(current, backend, began, kernels, device, truth)
+                while n < len(todo):
+                    size = _gang(campaign, todo, stored, n)
+                    following = stage(n + size) if n + size < len(todo) else None
+                    if size == 1:
+                        results = [_check(current, backend, began, kernels, device, truth)]
+                    else:
+                        gang = [sums for sums in stored[n : n + size] if sums is not None]
+                        results = _check_gang(campaign, todo[n : n + size], gang, backend, began, kernels, device, truth)
                     began = time.perf_counter()
-                    if save_truth is not None and current.stored is None:
-                        save_truth(TruthRecord(campaign.name, result.start, result.length, current.sums()))
-                    if checkpoint is not None:
-                        append_chunk(checkpoint, result.to_json())
-                    if progress is not None:
-                        progress(result)
-                    yield result
+                    for result in results:
+                        if save_truth is not None and current.stored is None:  # never in a gang
+                            save_truth(TruthRecord(campaign.name, result.start, result.length, current.sums()))
+                        if checkpoint is not None:
+                            append_chunk(checkpoint, result.to_json())
+                        if progress is not None:
+                            progress(result)
+                        yield result
+                    n += size
                     if following is not None:
                         current, following = following, None
             finally:

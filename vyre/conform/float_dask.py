@@ -11,14 +11,19 @@ appends them to the checkpoint, task by task as the tasks finish, so the checkpo
 is the one a one-GPU run writes: the same records (a chunk's record depends on the
 chunk alone, never on the worker that ran it), in another order and with other
 seconds. `floats-summary` reads it the same way, and a rerun of the same command
-resumes from it; an interrupted task's chunks run again.
+resumes from it; an interrupted task's chunks run again. Several campaigns
+(`run_all_on_cluster`, as `vyre-conform floats --dask` runs its ops) are submitted
+together: the scheduler's round trips (some 15 ms a submission on a local
+cluster) are paid once, and a worker done with one campaign goes on with the next.
 
 With a stored truth (`float_truth`) each task carries the part of it its chunks
 need (`Truth.only`: two sums a chunk), so the workers read no file and need no
 file system shared with this process; a worker computes the oracle only for the
 chunks the truth lacks, returns their sums with the records, and this process
 hands them to `save_truth`. The records are those of a one-GPU run, with or
-without a truth.
+without a truth. When the truth gives every chunk of an exhaustive space, the
+tasks are larger (`MAX_STORED_BATCH` chunks at most, checked in gangs of one
+dispatch each: `float_campaign.GANG`).
 
 Host processes per worker (`jobs`): when 0, the host's cores shared among the
 workers of that host; one process (no pool) on a daemonic worker, which may have
@@ -39,16 +44,26 @@ from pathlib import Path
 from typing import Any
 
 from vyre.conform.cluster import LOCAL, MALLOC_TRIM, dask_client, workers_per_host
-from vyre.conform.float_campaign import Campaign, Kernels, chunks_of, run_chunk, run_chunks, worker_pool
+from vyre.conform.float_campaign import GANG, Campaign, Kernels, chunks_of, run_chunk, run_chunks, worker_pool
 from vyre.conform.float_checkpoint import append_chunk, finished_starts
 from vyre.conform.float_truth import Sums, Truth, TruthRecord
 
-__all__ = ["campaign_client", "describe_workers", "run_campaign_dask", "run_on_cluster", "warm_up"]
+__all__ = ["campaign_client", "describe_workers", "run_all_on_cluster", "run_campaign_dask", "run_on_cluster", "warm_up"]
 
 Record = dict[str, Any]
 
 MAX_BATCH = 8
 """Chunks per task at most (2**27 inputs): what an interruption can cost a worker."""
+
+MAX_STORED_BATCH = 16 * GANG
+"""Chunks per task at most when no chunk has host work (an exhaustive space whose
+sums a truth gives): the GPU checks them in gangs of `GANG` (a few ms each), so
+a task of a whole F32 space (256 chunks, about 0.1 s of an H200) costs an
+interruption little, and fewer tasks cost fewer round trips through the
+scheduler."""
+
+TruthUse = tuple[Truth | None, Callable[[TruthRecord], None] | None]
+"""A campaign's truth and where the sums its oracle computes go (`run_all_on_cluster`)."""
 
 
 def run_campaign_dask(
@@ -102,23 +117,61 @@ def run_on_cluster(
 ) -> list[Record]:
     """`run_campaign_dask` on the cluster of `client` (which stays open, for
     the next campaign)."""
+    runs = run_all_on_cluster(
+        client, [campaign], backend, checkpoint=checkpoint, jobs=jobs, shard=shard, span=span, progress=progress,
+        truths={campaign.name: (truth, save_truth)},
+    )  # fmt: skip
+    return runs[campaign.name]
+
+
+def run_all_on_cluster(
+    client: Any,
+    campaigns: Sequence[Campaign],
+    backend: str,
+    *,
+    checkpoint: Path | None = None,
+    jobs: int = 0,
+    shard: tuple[int, int] = (0, 1),
+    span: tuple[int, int] | None = None,
+    progress: Callable[[Record], None] | None = None,
+    truths: Mapping[str, TruthUse] | None = None,
+) -> dict[str, list[Record]]:
+    """`run_on_cluster` of several campaigns at once: the tasks of all of them
+    are submitted together, so the cluster's round trips are paid once for the
+    lot, not once a campaign, and a worker that finishes its share of one
+    campaign goes on with the next. `truths`: by campaign name, its truth and
+    where the sums the oracle computes go (as `truth` and `save_truth`). The
+    records of each campaign, by start."""
     import importlib
 
     distributed: Any = importlib.import_module("distributed")
-    done = finished_starts(checkpoint, campaign.name)
-    todo = chunks_of(campaign, shard=shard, span=span, done=done)
-    if not todo:
-        return []
+    uses = truths or {}
+    owed = {
+        campaign.name: chunks_of(campaign, shard=shard, span=span, done=finished_starts(checkpoint, campaign.name))
+        for campaign in campaigns
+    }
+    out: dict[str, list[Record]] = {campaign.name: [] for campaign in campaigns}
+    if not any(owed.values()):
+        return out
     per_host = dict(workers_per_host(client))
-    tasks = [
-        client.submit(
-            _run_batch, campaign, batch, backend, jobs, per_host, truth.only(batch) if truth is not None else None,
-            pure=False,
-        )  # fmt: skip
-        for batch in _batches(todo, max(1, len(client.nthreads())))
-    ]
-    out: list[Record] = []
-    for future in distributed.as_completed(tasks):
+    workers = max(1, len(client.nthreads()))
+    stored = all(
+        campaign.indexed and truth is not None and all(truth.expected(*chunk) is not None for chunk in owed[campaign.name])
+        for campaign in campaigns
+        for truth in [uses.get(campaign.name, (None, None))[0]]
+    )
+    most = MAX_STORED_BATCH if stored else MAX_BATCH
+    total = sum(len(chunks) for chunks in owed.values())
+    tasks: dict[Any, Campaign] = {}
+    for campaign in campaigns:
+        truth = uses.get(campaign.name, (None, None))[0]
+        for batch in _batches(owed[campaign.name], workers, most, total):
+            part = truth.only(batch) if truth is not None else None
+            future = client.submit(_run_batch, campaign, batch, backend, jobs, per_host, part, pure=False)
+            tasks[future] = campaign
+    for future in distributed.as_completed(list(tasks)):
+        campaign = tasks[future]
+        save_truth = uses.get(campaign.name, (None, None))[1]
         results: list[tuple[Record, Sums | None]] = future.result()
         for record, sums in results:
             if save_truth is not None and sums is not None:
@@ -127,14 +180,20 @@ def run_on_cluster(
                 append_chunk(checkpoint, record)
             if progress is not None:
                 progress(record)
-            out.append(record)
-    return sorted(out, key=lambda record: int(record["start"]))
+            out[campaign.name].append(record)
+    return {name: sorted(records, key=lambda record: int(record["start"])) for name, records in out.items()}
 
 
-def _batches(chunks: Sequence[tuple[int, int]], workers: int) -> list[list[tuple[int, int]]]:
-    """Consecutive chunks in tasks of at most `MAX_BATCH`, at least 4 tasks a worker
-    where there are chunks enough (so the workers finish together)."""
-    size = max(1, min(MAX_BATCH, -(-len(chunks) // (4 * workers))))
+def _batches(
+    chunks: Sequence[tuple[int, int]], workers: int, most: int = MAX_BATCH, total: int | None = None
+) -> list[list[tuple[int, int]]]:
+    """Consecutive chunks in tasks of at most `most`, at least 4 tasks a worker
+    where there are chunks enough (so the workers finish together; `total`: the
+    chunks of every campaign of the run, default these); a task of `GANG` chunks
+    or more holds a whole number of gangs."""
+    size = max(1, min(most, -(-(len(chunks) if total is None else total) // (4 * workers))))
+    if size > GANG:
+        size -= size % GANG
     return [list(chunks[i : i + size]) for i in range(0, len(chunks), size)]
 
 

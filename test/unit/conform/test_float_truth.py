@@ -225,3 +225,45 @@ def test_a_campaign_on_dask_against_the_truth_equals_one_process(tmp_path: Path)
     assert [{k: v for k, v in r.items() if k != "seconds"} for r in records] == _content(
         run_campaign(NEG, "interp", jobs=1)
     )
+
+
+def test_several_campaigns_on_dask_are_submitted_together_and_equal_one_process(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    from vyre.conform.float_dask import campaign_client, run_all_on_cluster
+
+    absolute = Campaign("abs", "f16")
+    path = tmp_path / "truth.jsonl"
+    _build(path)
+    truth = load_truth(path, truth_identity(NEG))
+    saved = tmp_path / "abs-truth.jsonl"
+    writer = TruthWriter(saved, truth_identity(absolute), oracle_description(absolute))
+    checkpoint = tmp_path / "run.jsonl"
+    truths = {NEG.name: (truth, None), absolute.name: (None, writer.add)}
+
+    class Counting:  # the client, counting the tasks submitted
+        def __init__(self, client: Any) -> None:
+            self.client, self.submitted = client, 0
+
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            self.submitted += 1
+            return self.client.submit(*args, **kwargs)
+
+        def nthreads(self) -> Any:
+            return self.client.nthreads()
+
+    seen: list[int] = []
+    with campaign_client("interp", "local", 2) as client:
+        counting = Counting(client)
+        runs = run_all_on_cluster(
+            counting, [NEG, absolute], "interp", jobs=2, checkpoint=checkpoint, truths=truths,
+            progress=lambda _: seen.append(counting.submitted),
+        )  # fmt: skip
+        assert run_all_on_cluster(client, [NEG, absolute], "interp", checkpoint=checkpoint, truths=truths) == {
+            NEG.name: [], absolute.name: []
+        }  # resumed: nothing owed
+    assert set(seen) == {counting.submitted} and counting.submitted >= 2  # every task out before the first record
+    for campaign in (NEG, absolute):
+        records = [{k: v for k, v in r.items() if k != "seconds"} for r in runs[campaign.name]]
+        assert records == _content(run_campaign(campaign, "interp", jobs=1))
+    assert len(checkpoint.read_text().splitlines()) == 16
+    assert len(load_truth(saved, truth_identity(absolute)).chunks) == 8  # abs had no truth: its oracle's sums saved
