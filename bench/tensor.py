@@ -27,16 +27,20 @@ Rows (sizes default to the targets' on a GPU and to small ones on lavapipe):
   the kernel count of each graph (a view chain and one elementwise op is one kernel).
 
 Timings: the graph is staged once on the device (`vyre.tensor.runner.stage`:
-inputs uploaded, every dispatch bound), then `--reps` runs of every dispatch
-of the schedule go into one submission, followed by a 4-byte readback; the
-median of `--trials` such batches, divided by `--reps`. PyTorch: `--reps`
-launches, then a synchronisation.
+inputs uploaded, every dispatch bound), then a batch of runs of every dispatch
+of the schedule goes into one submission, followed by a 4-byte readback; the
+median of `--trials` such batches, divided by the runs. PyTorch: a batch of
+launches, then a synchronisation. A batch is `--reps` runs or more, enough to
+last `--batch-ms` (50 on a GPU): the read-back (0.2-0.4 ms on the H200) and
+torch's synchronisation are then under 1 % of a batch, where at 10 runs the
+read-back alone added 20-40 us to each run of vyre's and little to torch's.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -63,18 +67,26 @@ def _torch() -> Any | None:
     return torch if torch.cuda.is_available() else None
 
 
-def _median_time(once: Callable[[], float], trials: int) -> float:
-    """The median of `trials` calls of `once`, after calls for at least half a
-    second: pipelines compiled, buffers placed, and the GPU's clocks up (an
-    idle H200 sits at 345 MHz; the first graph timed cold read 4-5x slow)."""
+def _timed(run: Callable[[int], float], reps: int, trials: int, batch_s: float) -> float:
+    """Seconds per run: the median of `trials` batches of `run(n)` (n runs, then one
+    synchronisation), after batches for at least half a second: pipelines compiled,
+    buffers placed, and the GPU's clocks up (an idle H200 sits at 345 MHz; the first
+    graph timed cold read 4-5x slow). A batch holds `reps` runs, or more, so that it
+    lasts `batch_s` at least: its one synchronisation (vyre's 4-byte read-back takes
+    0.2-0.4 ms on the H200, torch's synchronize some 10 us) is then a small share of
+    it on both sides."""
     start = time.perf_counter()
-    once()
+    one = run(reps)
     while time.perf_counter() - start < 0.5:
-        once()
-    return float(np.median([once() for _ in range(trials)]))
+        one = run(reps)
+    if batch_s > 0:
+        reps = max(reps, math.ceil(batch_s / max(one, 1e-9)))
+    return float(np.median([run(reps) for _ in range(trials)]))
 
 
-def vyre_time(graph: vt.Graph, inputs: dict[str, np.ndarray], reps: int, trials: int) -> tuple[float, dict[str, np.ndarray]]:
+def vyre_time(
+    graph: vt.Graph, inputs: dict[str, np.ndarray], reps: int, trials: int, batch_s: float = 0.0
+) -> tuple[float, dict[str, np.ndarray]]:
     """Seconds per run of `graph`'s schedule on the device, and its results."""
     from vyre.runtime import wgpu_backend
     from vyre.runtime.wgpu_device import Resident, gpu_device
@@ -83,16 +95,16 @@ def vyre_time(graph: vt.Graph, inputs: dict[str, np.ndarray], reps: int, trials:
     probe = Resident.allocate(gpu_device(), 1)
     wgpu_backend.run_steps(staged.encoded, clear=staged.clear)
 
-    def once() -> float:
-        submitted = wgpu_backend.run_steps(staged.encoded, repeat=reps)
+    def run(n: int) -> float:
+        submitted = wgpu_backend.run_steps(staged.encoded, repeat=n)
         probe.read()
-        return (time.perf_counter() - submitted) / reps
+        return (time.perf_counter() - submitted) / n
 
-    seconds = _median_time(once, trials)
+    seconds = _timed(run, reps, trials, batch_s)
     return seconds, staged.results()
 
 
-def kernel_times(graph: vt.Graph, inputs: dict[str, np.ndarray]) -> str:
+def kernel_times(graph: vt.Graph, inputs: dict[str, np.ndarray], batch_s: float = 0.0) -> str:
     """ms of each dispatch of `graph` run alone (after one full run), by kernel."""
     from vyre.runtime import wgpu_backend
     from vyre.runtime.wgpu_device import Resident, gpu_device
@@ -102,30 +114,32 @@ def kernel_times(graph: vt.Graph, inputs: dict[str, np.ndarray]) -> str:
     wgpu_backend.run_steps(staged.encoded, clear=staged.clear)
     parts: list[str] = []
     for step in staged.encoded:
-        def once(steps: list[Any] = [step]) -> float:
-            submitted = wgpu_backend.run_steps(steps, repeat=3)
+        def run(n: int, steps: list[Any] = [step]) -> float:
+            submitted = wgpu_backend.run_steps(steps, repeat=n)
             probe.read()
-            return (time.perf_counter() - submitted) / 3
+            return (time.perf_counter() - submitted) / n
 
-        parts.append(f"{step[0].name.split('_matmul_')[-1]} {_median_time(once, 3) * 1e3:.3f}")  # ms
+        parts.append(f"{step[0].name.split('_matmul_')[-1]} {_timed(run, 3, 3, batch_s) * 1e3:.3f}")  # ms
     return ", ".join(parts)
 
 
-def torch_time(make: Callable[..., Callable[[], object]], arrays: Sequence[np.ndarray], reps: int, trials: int) -> float | None:
+def torch_time(
+    make: Callable[..., Callable[[], object]], arrays: Sequence[np.ndarray], reps: int, trials: int, batch_s: float = 0.0
+) -> float | None:
     torch = _torch()
     if torch is None:
         return None
     fn = make(*[torch.from_numpy(np.ascontiguousarray(a)).cuda() for a in arrays])
 
-    def once() -> float:
+    def run(n: int) -> float:
         torch.cuda.synchronize()
         start = time.perf_counter()
-        for _ in range(reps):
+        for _ in range(n):
             fn()
         torch.cuda.synchronize()
-        return (time.perf_counter() - start) / reps
+        return (time.perf_counter() - start) / n
 
-    return _median_time(once, trials)
+    return _timed(run, reps, trials, batch_s)
 
 
 def _fraction(ours: float, theirs: float | None) -> str:
@@ -138,19 +152,20 @@ def _fraction(ours: float, theirs: float | None) -> str:
 
 
 def exact_sum_f32(x: np.ndarray) -> int:
-    """The exact sum of finite F32 values rounded once (integer arithmetic:
-    significands summed per exponent in int64, then combined exactly)."""
+    """The exact sum of finite F32 values rounded once: significands summed per
+    exponent (in float64, exact: at most 2**28 of them below 2**24 a block), then
+    combined as Python integers and rounded from the exact rational."""
     bits = x.view(np.uint32).astype(np.int64)
     exponent = (bits >> 23) & 0xFF
     fraction = bits & 0x7F_FFFF
     significand = np.where(exponent > 0, fraction | 0x80_0000, fraction)
     signed = np.where(bits >> 31 == 1, -significand, significand)
     shift = np.maximum(exponent, 1) - 1
-    order = np.argsort(shift, kind="stable")
-    shift, signed = shift[order], signed[order]
-    starts = np.flatnonzero(np.r_[True, shift[1:] != shift[:-1]]) if len(shift) else np.array([], dtype=np.int64)
-    sums = np.add.reduceat(signed, starts) if len(shift) else np.array([], dtype=np.int64)
-    total = sum(int(s) << int(shift[k]) for k, s in zip(starts, sums))
+    total = 0
+    for start in range(0, len(x), 1 << 28):  # a block's sums per exponent stay below 2**52: exact in float64
+        block = slice(start, start + (1 << 28))
+        sums = np.bincount(shift[block], weights=signed[block].astype(np.float64), minlength=255)
+        total += sum(int(value) << k for k, value in enumerate(sums.tolist()) if value)
     negative_zero = len(x) > 0 and bool(np.all(bits == 0x8000_0000))
     return O.round_rational(Fraction(total, 1 << 149), "f32", negative_zero=negative_zero)
 
@@ -183,9 +198,9 @@ def sum_rows(args: argparse.Namespace) -> list[list[object]]:
             x = (x * 2.0 ** rng.integers(-20, 20, n)).astype(np.float32)
         g = vt.Graph(f"sum_{order}")
         g.output("s", vt.sum(g.input("x", DataType.F32, ("n",)), 0, order))
-        seconds, out = vyre_time(g, {"x": x}, args.reps, args.trials)
+        seconds, out = vyre_time(g, {"x": x}, args.reps, args.trials, args.batch_ms / 1e3)
         if order == "exact":
-            print(f"sum exact {n} {data}, each kernel alone: {kernel_times(g, {'x': x})}", flush=True)
+            print(f"sum exact {n} {data}, each kernel alone: {kernel_times(g, {'x': x}, args.batch_ms / 1e3)}", flush=True)
         got = int(out["s"][0])
         if order == "exact":
             check = "ok" if got == exact_sum_f32(x) else "MISMATCH"
@@ -193,7 +208,7 @@ def sum_rows(args: argparse.Namespace) -> list[list[object]]:
             check = "ok" if got == _ordered(x, order) else "MISMATCH"
         else:
             check = "not checked"
-        theirs = torch_time(lambda t: (lambda: t.sum()), [x], args.reps, args.trials) if torch else None
+        theirs = torch_time(lambda t: (lambda: t.sum()), [x], args.reps, args.trials, args.batch_ms / 1e3) if torch else None
         gbs = 4 * n / seconds / 1e9
         label = f"sum {order}, {DATA[data]}"
         rows.append([label, n, f"{seconds * 1e3:.3f}", f"{gbs:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
@@ -202,10 +217,10 @@ def sum_rows(args: argparse.Namespace) -> list[list[object]]:
     x = rng.standard_normal((rows_n, cols)).astype(np.float32)
     g = vt.Graph("sum_rows")
     g.output("s", vt.sum(g.input("x", DataType.F32, ("r", cols)), 1))
-    seconds, out = vyre_time(g, {"x": x}, args.reps, args.trials)
+    seconds, out = vyre_time(g, {"x": x}, args.reps, args.trials, args.batch_ms / 1e3)
     sample = rng.integers(0, rows_n, 8)
     ok = all(int(out["s"].view(np.uint32)[k]) == exact_sum_f32(x[k]) for k in sample)
-    theirs = torch_time(lambda t: (lambda: t.sum(1)), [x], args.reps, args.trials) if torch else None
+    theirs = torch_time(lambda t: (lambda: t.sum(1)), [x], args.reps, args.trials, args.batch_ms / 1e3) if torch else None
     rows.append([f"sum exact, ({rows_n}, {cols}) axis 1", x.size, f"{seconds * 1e3:.3f}", f"{4 * x.size / seconds / 1e9:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), "ok" if ok else "MISMATCH"])
     return rows
 
@@ -242,14 +257,14 @@ def matmul_rows(args: argparse.Namespace) -> list[list[object]]:
             a, b, dtype = a32, b32, DataType.F32
         g = vt.Graph(f"mm_{fmt}_{mode}")
         g.output("c", vt.matmul(g.input("a", dtype, (n, n)), g.input("b", dtype, (n, n)), mode))
-        seconds, out = vyre_time(g, {"a": a, "b": b}, args.mm_reps, args.trials)
+        seconds, out = vyre_time(g, {"a": a, "b": b}, args.mm_reps, args.trials, args.batch_ms / 1e3)
         if mode == "exact":
             print(f"matmul {mode} {fmt} {n}^3, each kernel alone: {kernel_times(g, {'a': a, 'b': b})}", flush=True)
         check = _check_matmul(a, b, out["c"].view(np.float32).reshape(n, n), fmt, mode, rng)
         theirs = None
         if torch is not None:
             torch.backends.cuda.matmul.allow_tf32 = False
-            theirs = torch_time(lambda x, y: (lambda: x @ y), [a32, b32], args.mm_reps, args.trials)
+            theirs = torch_time(lambda x, y: (lambda: x @ y), [a32, b32], args.mm_reps, args.trials, args.batch_ms / 1e3)
         tflops = 2 * n**3 / seconds / 1e12
         rows.append([f"matmul {mode} {fmt}", f"{n}^3", f"{seconds * 1e3:.2f}", f"{tflops:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
     return rows
@@ -269,9 +284,9 @@ def elementwise_rows(args: argparse.Namespace) -> list[list[object]]:
     for name, build, make, expected in cases:
         g = vt.Graph("ew")
         g.output("y", build(g.input("x", DataType.F32, ("r", cols)), g.input("b", DataType.F32, (cols,))))
-        seconds, result = vyre_time(g, {"x": x, "b": bias}, args.reps, args.trials)
+        seconds, result = vyre_time(g, {"x": x, "b": bias}, args.reps, args.trials, args.batch_ms / 1e3)
         check = "ok" if np.array_equal(result["y"].view(np.float32).reshape(expected.shape), expected) else "MISMATCH"
-        theirs = torch_time(make, [x, bias], args.reps, args.trials) if torch else None
+        theirs = torch_time(make, [x, bias], args.reps, args.trials, args.batch_ms / 1e3) if torch else None
         gbs = 8 * x.size / seconds / 1e9
         out.append([name, f"({rows_n}, {cols})", f"{seconds * 1e3:.3f}", f"{gbs:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
     return out
@@ -290,6 +305,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=10 if gpu else 2)
     parser.add_argument("--mm-reps", type=int, default=1)
     parser.add_argument("--trials", type=int, default=5 if gpu else 2)
+    parser.add_argument(
+        "--batch-ms", type=float, default=50.0 if gpu else 0.0,
+        help="each timed batch runs --reps times or more, to last this long at least (default 50 on a GPU)",
+    )
     args = parser.parse_args()
     print(f"# vyre.tensor on {_common.gpu_name()} ({_common.cpu_name()})")
     torch = _torch()

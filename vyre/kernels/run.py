@@ -443,19 +443,29 @@ def _uploaded(gpu: Any, value: Any) -> Any:
 
 def _stage_job(job: _Job) -> list[Any]:
     """Device buffers of one job (in `job.state`); returns those to clear."""
-    from vyre.runtime.wgpu_device import Resident, gpu_device
+    from vyre.runtime.wgpu_device import UNIFORM_BYTES, Resident, gpu_device
 
     gpu = gpu_device()
     state: dict[str, Any] = {}
     for name, value in job.inputs.items():
         state[name] = value.resident if isinstance(value, DeviceBuffer) else _uploaded(gpu, value)
     clear: list[Resident] = []
+    uniform = {
+        step.source(decl.name)
+        for step in job.plan.steps
+        for decl in step.program.buffers
+        if decl.access is BufferAccess.UNIFORM
+    }
     for buffer in job.plan.buffers:
         if buffer.words is None and buffer.fill == 0:
             resident = Resident.allocate(gpu, host.word_count(buffer.dtype, buffer.count))
             clear.append(resident)
         else:
-            resident = Resident.upload(gpu, _buffer_words(buffer))
+            words = _buffer_words(buffer)
+            if buffer.name in uniform and words.nbytes <= UNIFORM_BYTES:  # bound in place, not copied by each run
+                resident = Resident.upload_uniform(gpu, words)
+            else:
+                resident = Resident.upload(gpu, words)
         state[buffer.name] = resident
     job.state = state
     job.encoded.clear()

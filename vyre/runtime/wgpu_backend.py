@@ -1220,7 +1220,7 @@ def _encode_step(
     ):
         assert isinstance(data, Resident)
         buffer = data.buffer
-        if binding.is_uniform:
+        if binding.is_uniform and not (data.uniform and data.buffer.size >= size):
             buffer = gpu.acquire(usage, size)
             held.append((usage, buffer))
             if nbytes:

@@ -257,7 +257,7 @@ def _stage_wgpu(schedule: Schedule, env: Mapping[str, int], words: dict[str, np.
     for step in steps:
         bound = {local: device[name] for local, name in step.dispatch.bind}
         if len(step.params):
-            bound["dims"] = Resident.upload(gpu, step.params)
+            bound["dims"] = Resident.upload_uniform(gpu, step.params)  # bound in place, not copied by each run
         encoded.append((_prepared(step.dispatch.program), bound, (step.groups, 1, 1)))
     return Staged(schedule, encoded, clear, device)
 
