@@ -15,7 +15,7 @@ integer op (composition == reference and each declared law; `vyre.conform.smt`)
 in this process, lists each obligation not proved with the solvers' answers, and
 checks every proved law against 10**5 random inputs through the numpy
 references (an oracle that shares nothing with the solvers). `--campaign` is the
-1e8-witness campaign of issue 15: add Commutative with 10**8 witnesses on the
+1e8-witness campaign: add Commutative with 10**8 witnesses on the
 reference and through each backend, one `vyre-conform` process each, wall time
 and that process's peak RSS (`--witnesses` shrinks it for lavapipe).
 The report is markdown, for bench/RESULTS.md.

@@ -1,5 +1,5 @@
-"""Bytes families against CPython on the CPU, same machine, same run (issue 12;
-oplib.md §1, §12 C3/7).
+"""Bytes families against CPython on the CPU, same machine, same run (hashes and
+codecs: README.md, "Whole-buffer ops", and docs/byte-codecs.md).
 
     python bench/bytes.py [--rows crc32,adler32,sha256_many,...] [--crc-mib 256]
                           [--messages 1048576] [--e2e-messages N] [--reps 10] [--trials 5]

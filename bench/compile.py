@@ -19,7 +19,7 @@ is built with the Python builder, then timed step by step (median of
 - print / parse: `vyre.print_ir` / `vyre.parse_ir` of the custom text,
 - wire enc / dec: `Program.to_wire` / `Program.from_wire`,
 - xdsl arith parse: xDSL's own parser on an `arith` function of the same op count
-  (`%vN = arith.addi %v(N-1), %a : i32`), the reference the issue names.
+  (`%vN = arith.addi %v(N-1), %a : i32`), the yardstick for parsing speed.
 
 Float rows (`--floats`, `--formats`): a chain of N lets mixing strict add,
 mul, fma, div and sqrt over two float inputs (the kernel of the float-compile

@@ -1,5 +1,5 @@
 """Decompression of many streams on the GPU against CPython's `zlib.decompress`
-on all CPU cores, same machine, same run (issue 12; oplib.md §3, §12 C3/7).
+on all CPU cores, same machine, same run (docs/compression.md).
 
     python bench/compression.py [--rows many,large] [--streams N] [--stream-kib K]
                                 [--large-streams N] [--large-mib M] [--trials 3] [--out FILE]

@@ -21,7 +21,7 @@ Kernels (n elements; the program's index is `id.x + id.y * row`, 256
 invocations per workgroup, 2-D grid so that no axis exceeds 32768 workgroups):
   xor: out[i] = a[i] ^ b[i]
   mix: out[i] = ((a[i] ^ b[i]) * 0x9E3779B1) + (a[i] >> (b[i] & 31)) + (b[i] / ((a[i] & 7) + 1))
-  calls: ten chained standard-library calls (issue #4's zero-overhead benchmark):
+  calls: ten chained standard-library calls (the zero-overhead benchmark of inlining):
          add, xor, rotl, mul, min, max, sub_sat, add_sat, avg_floor, abs_diff —
          built with E.call, inlined by inline-calls; the hand-written WGSL spells
          the same computation directly.

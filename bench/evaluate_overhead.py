@@ -1,4 +1,4 @@
-"""Host overhead of `ops.evaluate_many` per evaluation (issue 12 item 4, issue 14 item 3).
+"""Host overhead of `ops.evaluate_many` per evaluation (docs/kernels.md, "Batched evaluation").
 
     python bench/evaluate_overhead.py [--messages N] [--ops hash.sha256,hash.crc32] [--trials 3]
 

@@ -326,7 +326,7 @@ def limit(strict_gbs: float, native_gbs: float | None, wgsl: str, vectorised: bo
 
 
 def tree_sum(x: np.ndarray) -> np.float32:
-    """The canonical tree (python-api.md), by stride doubling: x[i] += x[i + 2**k]
+    """The canonical tree (docs/tensors.md), by stride doubling: x[i] += x[i + 2**k]
     for i a multiple of 2**(k+1) with i + 2**k < n (numpy float32 additions)."""
     level = x.astype(np.float32).copy()
     n, stride = len(level), 1

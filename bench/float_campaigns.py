@@ -4,7 +4,7 @@
     python bench/float_campaigns.py --batch binary16 --checkpoint floats.jsonl [--jobs 16]
     python bench/float_campaigns.py --plan h100-remaining --host-profile     (no GPU: host inputs/s)
 
-Plans (what issue #10 still needs on the H100, in priority order; see --list):
+Plans (the strict floats' campaigns the H100 still owes, by priority; see --list):
   h100-remaining  the F32 binary ops, comparisons and fma on 2**30 adversarial inputs each
                   (add/sub/mul/div re-run: their soft-float changed; min/max/comparisons/fma
                   never ran there), the F16/BF16 binary ops whose soft-float changed
@@ -13,7 +13,7 @@ Plans (what issue #10 still needs on the H100, in priority order; see --list):
                   all 2**32 inputs), and every F16/BF16 unary op and conversion (65,536 each)
   smoke           a few small campaigns of every kind (how the plan is tested on lavapipe)
 
-Batches (issue #10's verification plan, by kind):
+Batches (the strict floats' verification plan, by kind):
   binary16   every F16 and BF16 binary op (add sub mul div min max) over all 2**32 pairs
   compare16  every F16 and BF16 comparison over all 2**32 pairs
   unary16    every F16 and BF16 unary op and conversion over all 65,536 inputs

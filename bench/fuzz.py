@@ -1,4 +1,4 @@
-"""Fuzzing campaigns at scale (issue 16, docs/reliability.md).
+"""Fuzzing campaigns at scale (docs/reliability.md).
 
     python bench/fuzz.py [--text 100000] [--wire 1000000] [--api 100000]
         [--differential 0] [--float-functions 0] [--tensor 0] [--tensor-text 0] [--u128 0]

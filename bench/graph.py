@@ -1,5 +1,5 @@
 """graph.bfs (and graph.connected_components) against CPU and GPU peers, same
-machine, same run (issue #11; oplib.md §10: report GTEPS).
+machine, same run, reported in GTEPS (giga traversed edges per second).
 
     python bench/graph.py [--nodes 1048576] [--degree 16] [--grid 1024] [--trials 3] [--out FILE]
 

@@ -1,4 +1,4 @@
-"""Kernel ops against their peers, same GPU, same run (issue #11; oplib.md §12).
+"""Kernel ops against their peers, same GPU, same run (docs/kernel-library.md).
 
     python bench/kernels.py [--n 67108864] [--sort-n 16777216] [--reps 20] [--trials 5] [--only PREFIXES] [--out FILE]
 
@@ -13,7 +13,7 @@ timed as `reps` launches and a synchronisation. vyre's own copy kernel (a vyre
 program) is measured too.
 
 GB/s counts the bytes the op must read (and write, for scans and sorts) once.
-"copy share" = the op's GB/s / torch copy GB/s (issue target: >= 0.8 for
+"copy share" = the op's GB/s / torch copy GB/s (target: >= 0.8 for
 reductions, scan and histogram at 64 Mi elements); sort is reported as keys/s
 against torch.sort's (target >= 0.5 at 16 Mi keys).
 
@@ -26,7 +26,7 @@ The chain row: 10 kernels in sequence through `vyre.run`, once with
 upload, one readback at the end) and once through host arrays, every result
 checked.
 
-The library rows (issue 11: buffer.*, bitset.*, collection.*, match.find_all)
+The library rows (buffer.*, bitset.*, collection.*, match.find_all)
 compare with the copy bound and with the torch op that computes the same
 thing where one exists: `argmax(t == b)` for memchr, `(t == b).sum()` for
 byte_count, `bitwise_xor`, `masked_select` for compact (the values; torch's
@@ -323,7 +323,7 @@ class Add(Protocol):
 
 
 def library_rows(add: Add, rng: np.random.Generator, n: int, sort_n: int, reps: int) -> None:
-    """buffer.*, bitset.*, collection.*, match.find_all (issue 11) against the
+    """buffer.*, bitset.*, collection.*, match.find_all against the
     copy bound and the torch op that computes the same thing, where there is one."""
     import re
 

@@ -154,6 +154,9 @@ def one_here(
 ) -> tuple[float, list[dict[str, Any]]]:
     """Seconds (the best of `repeat` runs) and records of the chunks on this process's
     GPU (`run_chunks`, one campaign after the other, a pool of `jobs`)."""
+    from vyre.conform.float_campaign import Kernels
+
+    kernels = {campaign.name: Kernels(campaign) for campaign, _ in work}  # prepared once, as a Dask worker keeps them
     for campaign, _ in work:
         run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
     with worker_pool(jobs) as pool:
@@ -164,7 +167,9 @@ def one_here(
             records = [
                 r.to_json()
                 for campaign, chunks in work
-                for r in run_chunks(campaign, chunks, backend, pool=pool, truth=truths[campaign.name])
+                for r in run_chunks(
+                    campaign, chunks, backend, pool=pool, truth=truths[campaign.name], kernels=kernels[campaign.name]
+                )
             ]
             runs.append((time.perf_counter() - began, records))
         return _best(runs)

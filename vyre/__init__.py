@@ -1,6 +1,6 @@
 """vyre: a GPU-compute IR, compiler and proof system built on xDSL.
 
-The public surface of python-api.md: `validate`, `lower_to_wgsl`, `run`,
+The public surface: `validate`, `lower_to_wgsl`, `run`,
 `print_ir`, `parse_ir` and the error types; builders live in `vyre.ir`,
 the operation library in `vyre.ops`, the proof system in `vyre.conform`.
 `vyre.__version__` is the installed distribution's version; `python -m vyre`

@@ -1,4 +1,4 @@
-"""The Python builder of vyre programs (python-api.md, "Building a program").
+"""The Python builder of vyre programs.
 
 `Expr` and `Node` values are small immutable trees; `Program` materialises them
 as ops of the `vyre` dialect. Builders accept anything a V-rule covers (unknown
@@ -50,7 +50,7 @@ __all__ = [
 
 
 DataType = d.DataTypeKind
-"""vyre value types (types.md): `DataType.U32.min_bytes() == 4`."""
+"""vyre value types (docs/semantics.md): `DataType.U32.min_bytes() == 4`."""
 BufferAccess = d.AccessKind
 AtomicOp = d.AtomicOpKind
 
@@ -730,7 +730,7 @@ class Expr:
         is not an `Expr`."""
         return Expr.unop(UnOp.REVERSE_BITS, a)
 
-    # strict floats (python-api.md "Floats")
+    # strict floats (docs/floats.md)
     @staticmethod
     def fadd(a: Expr, b: Expr) -> Expr:
         """`a + b` in the operands' float type, rounded to nearest even (`BinOp.FADD`).

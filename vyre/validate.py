@@ -1,4 +1,4 @@
-"""Validation of vyre programs: the rules V001-V025 of validation.md, plus the
+"""Validation of vyre programs: the rules V001-V025 of docs/validation.md, plus the
 type rules lowering needs (see `vyre.validation.messages`).
 
 `validate` returns every independent finding, in program order. It is an explicit

@@ -1,5 +1,5 @@
 """Independent oracles of the tensor composites (softmax, layer_norm, gelu,
-attention) on F32 bit patterns, written from python-api.md's definitions of
+attention) on F32 bit patterns, written from docs/tensors.md's definitions of
 each as a sequence of strict operations, sharing no code with vyre: every
 elementwise step is `float_oracles.evaluate` (exact rationals, numpy float64
 for the IEEE operations, MPFR for exp and erf), every reduction and product

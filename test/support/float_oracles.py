@@ -1,6 +1,6 @@
 """Independent oracles of the strict float ops, one element at a time: exact
 rationals (`fractions`) and numpy float64 for the arithmetic, MPFR (gmpy2) for
-the correctly rounded functions. Written from python-api.md's "Floats" and C's
+the correctly rounded functions. Written from docs/floats.md and C's
 Annex F, sharing no code with vyre (the interpreter computes in float64 with a
 guard band and falls back to MPFR; these oracles always ask MPFR, in a context
 of the format's own precision and exponent range, subnormals included).

@@ -1,8 +1,8 @@
 """Independent oracles of every kernel op (`vyre/kernels/families/`), for the kernel
 fuzzer (`kernel_fuzz.py`, beside this module).
 
-Each oracle is written from the op's specification (python-api.md "Buffer-level
-operations", oplib.md, docs/kernel-library.md, docs/byte-codecs.md) on top of
+Each oracle is written from the op's specification (docs/kernel-library.md,
+docs/byte-codecs.md, docs/compression.md, the families' docstrings) on top of
 CPython (`zlib`, `hashlib`, `base64`, `binascii`, `urllib.parse`, `str.decode`),
 numpy, the dev-only packages that publish the hashes (`crc32c`, `mmh3`,
 `xxhash`) and plain Python loops. **This module imports nothing from vyre**
@@ -37,7 +37,7 @@ import numpy as np
 __all__ = ["ANY_OFFSET", "DECODERS", "NONE", "ORACLES", "Refused", "Value", "oracle"]
 
 NONE = 0xFFFF_FFFF
-"""'No index' (oplib.md C5) and a decoder's error offset on valid input."""
+"""'No index' (C5, docs/kernels.md) and a decoder's error offset on valid input."""
 M32 = 0xFFFF_FFFF
 CANONICAL_NAN = 0x7FC0_0000
 ANY_OFFSET = -1
@@ -217,7 +217,7 @@ def _tree(x: np.ndarray) -> np.float32:
 
 
 def _f32_sum_tree(x: np.ndarray) -> Outputs:
-    """The canonical tree (python-api.md): split at the largest power of two below n."""
+    """The canonical tree (docs/tensors.md): split at the largest power of two below n."""
     if len(x) == 0:
         return {"out": 0}
     if len(x) == 1:
@@ -258,7 +258,7 @@ def _key_value(keys: np.ndarray, values: np.ndarray) -> Outputs:
 
 
 MAX_BINS = 1 << 24
-"""stats.histogram_u32's largest bin count (stats.py, python-api.md: ValueError past it)."""
+"""stats.histogram_u32's largest bin count (stats.py: ValueError past it)."""
 
 
 def _histogram(values: np.ndarray, nbins: int) -> Outputs:

@@ -1,5 +1,5 @@
 """Independent oracles of the tensor level: exact rationals (`fractions`) and
-numpy, written from python-api.md's "Tensors" definitions and sharing no code
+numpy, written from docs/tensors.md's definitions and sharing no code
 with vyre.
 
 Float values travel as their bit patterns (`bits`: uint32 for F32, uint16 for
@@ -226,7 +226,7 @@ def sequential_sum(bits: Sequence[int], fmt: str) -> int:
 
 
 def tree_sum(bits: Sequence[int], fmt: str) -> int:
-    """python-api.md's canonical tree, literally."""
+    """The canonical tree of docs/tensors.md, literally."""
     n = len(bits)
     if n == 0:
         return 0

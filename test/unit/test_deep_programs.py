@@ -1,4 +1,4 @@
-"""Deep programs (issue 16): no RecursionError anywhere.
+"""Deep programs: no RecursionError anywhere.
 
 A 2,000-deep expression chain is an ordinary program: it builds, compares,
 hashes, prints, validates, round-trips through the text and wire forms and runs

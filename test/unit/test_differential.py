@@ -179,7 +179,7 @@ def test_generator_covers_the_ir() -> None:
     wanted |= {"buffer.uniform.u32", "buffer.read_only.bytes", "buffer.read_write.bytes"}
     wanted |= {f"u128.{k.value}" for k in (*d.U128_BINOP_KINDS, *d.U128_UNOP_KINDS)}
     wanted |= {"vyre.lit_u128", "buffer.read_only.u128", "buffer.read_write.u128"}
-    # casts.md: 49 pairs less 2 (u128's rows included); python-api.md "Floats": u32/i32 <-> 3
+    # the cast table: 49 pairs less 2 (u128's rows included); the float casts: u32/i32 <-> 3
     # floats and the 9 float pairs
     assert len([c for c in wanted if c.startswith("cast.")]) == 47 + 12 + 9
     missing = sorted(wanted - set(ops))

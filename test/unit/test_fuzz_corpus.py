@@ -1,12 +1,12 @@
-"""The fuzzers' regression corpus, replayed forever (issue 16).
+"""The fuzzers' regression corpus, replayed forever (docs/reliability.md).
 
 `make fuzz` (python -m vyre.testing.fuzz) shrinks every failure it finds and
 saves it under test/fuzz_corpus/<fuzzer>/; each entry must now pass its
 fuzzer's oracle: no traceback, no hang, no wrong result (the differential
 entries run on the interpreter and on wgpu). The corpus also holds the inputs
-of issue 16's defects (an unterminated 10 kB string, a workgroup size past
-u32, a literal out of range, 200- and 1,100-level nesting, a generic-form op
-of an unknown kind, a use before definition)."""
+of earlier reliability defects (an unterminated 10 kB string, a workgroup size
+past u32, a literal out of range, 200- and 1,100-level nesting, a generic-form
+op of an unknown kind, a use before definition)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Python builder (python-api.md "Types and enums" and "Building a program")."""
+"""The Python builder (`vyre.ir`): types and enums, building a program."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""vyre as a package other projects depend on (issue 13): the dialect and the
+"""vyre as a package other projects depend on (docs/mlir.md): the dialect and the
 lowering import no GPU stack, the metadata names the licence and the extras,
 py.typed ships, and a consumer's pyright resolves `vyre` from the editable
 install of the project's environment."""

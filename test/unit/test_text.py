@@ -158,7 +158,7 @@ def _nested_text(depth: int) -> str:
 
 
 def test_deep_nesting_prints_and_parses_up_to_the_cap() -> None:
-    """Issue 16: a program nested past V018 (here 400 levels) is still a program:
+    """A program nested past V018 (here 400 levels) is still a program:
     it parses, prints and round-trips; validation reports V018."""
     text = vyre.print_ir(vyre.parse_ir(_nested_text(400)))
     program = vyre.parse_ir(text)
@@ -186,7 +186,7 @@ _KERNEL_HEAD = "vyre.kernel @k workgroup_size(1, 1, 1) {\n  vyre.let "
     ],
 )
 def test_unterminated_string_fails_fast_with_a_located_error(tail: str, problem: str) -> None:
-    """Issue 16: xDSL 0.74's string regex backtracks exponentially on an
+    """xDSL 0.74's string regex backtracks exponentially on an
     unterminated 10 kB literal (hours); vyre's lexer is linear. The budget is
     generous for a loaded CI machine: the old lexer needed minutes at 30 chars."""
     start = time.perf_counter()

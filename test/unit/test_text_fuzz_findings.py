@@ -1,4 +1,4 @@
-"""What the text fuzzer found at 10^5 inputs on the H100 host (issue 16): each
+"""What the text fuzzer found at 10^5 inputs on the H100 host: each
 defect as its own small case (the shrunk inputs are in test/fuzz_corpus/text/).
 
 - an op of another dialect inside a kernel passed validation and failed in the

@@ -1,4 +1,4 @@
-"""vyre-conform: the conformance proof system (conform.md, python-api.md).
+"""vyre-conform: the conformance proof system (docs/conform.md).
 
 ```python
 from vyre import conform

@@ -1,4 +1,4 @@
-"""The twelve laws of conform.md as relations over an abstract algebra.
+"""The twelve laws of `vyre.ops.laws` as relations over an abstract algebra.
 
 A law of op `f` is written once, as a list of `Relation`s between terms built
 with `algebra.call(op_id, *args)`; it is violated at an input when any relation

@@ -1,5 +1,5 @@
 """The approximate track (L1a): approximate float ops within their declared
-error bounds, never in the same certificate as strict ops (conform.md).
+error bounds, never in the same certificate as strict ops (docs/conform.md).
 
 An approximate op (`vyre.fsin_approx`...) lowers to the native WGSL builtin, so
 its bits depend on the GPU; what is guaranteed is its `Tolerance` (WGSL's

@@ -1,4 +1,4 @@
-"""The backends a certificate can be issued for (conform.md "backend/").
+"""The backends a certificate can be issued for.
 
 A `ConformBackend` runs a prepared vyre program (`vyre.pipeline.prepare`) on host words and
 returns every read_write buffer's final words: the runtime contract shared by

@@ -1,4 +1,4 @@
-"""Conformance certificates (conform.md "certify/"): the document, its records, digest and checks.
+"""Conformance certificates: the document, its records, digest and checks.
 
 A certificate is assembled from a plan and its unit results only
 (`vyre.conform.assemble`), so a single run, merged shards and a resumed run
@@ -43,7 +43,7 @@ def content_digest(data: Mapping[str, Any]) -> str:
 
 
 class Certificate:
-    """A certificate (python-api.md): `.level`, `.failures`, `.to_json()`, `.to_human()`."""
+    """A certificate: `.level`, `.failures`, `.to_json()`, `.to_human()`."""
 
     def __init__(self, data: Mapping[str, Any]):
         self.data: dict[str, Any] = dict(data)

@@ -7,8 +7,8 @@ declared laws, as universally quantified axioms (z3, bit-vectors +
 uninterpreted functions). A candidate law (the op's declared laws, and
 Commutative/Idempotent for binary ops) that is then proved holds for *any*
 implementation of the callees that satisfies their laws: it is inherited
-from the structure, so certifying the callees certifies it (conform.md
-"compositional.rs: prove A∘B correct from A and B's laws"). A candidate the
+from the structure, so certifying the callees certifies it (A∘B proved
+correct from A's and B's laws alone). A candidate the
 solver refutes does not follow from the structure alone (it may still hold,
 by the callees' particular values: the L2 checks say whether it does).
 """

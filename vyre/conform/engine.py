@@ -1,4 +1,4 @@
-"""Running the units of a plan: the verification strategies (conform.md "verify/").
+"""Running the units of a plan: the verification strategies.
 
 Each strategy is independent and streams: a unit generates its chunk, dispatches
 it, compares, and keeps only counts, the first violating index and the shrunk

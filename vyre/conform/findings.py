@@ -66,7 +66,7 @@ class Failure:
 
 
 STRENGTH_ORDER = tuple(ObligationStrength)
-"""Obligation strengths, strongest first (python-api.md)."""
+"""Obligation strengths, strongest first (docs/conform.md, "Obligations and strengths")."""
 
 
 @dataclass(frozen=True)

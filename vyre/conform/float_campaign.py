@@ -458,8 +458,9 @@ def fast_oracle(campaign: Campaign, operands: Sequence[U32]) -> U32 | None:
     - F32 fma: float64 product, round-to-odd sum, one rounding to float32;
     - F16/BF16 comparisons and add/sub/mul/div: the operands widened exactly to
       float32 (a table), compared, or combined with float32 arithmetic and
-      rounded once more to the format: innocuous double rounding (float-strict.md
-      §5; confirmed over all 2**32 pairs of each op on the H100);
+      rounded once more to the format: innocuous double rounding (float32 carries
+      at least twice the format's precision plus two bits; confirmed over all
+      2**32 pairs of each op on the H100);
     - u32/i32 to a format: one rounding from the exact value (`_from_integers`);
     - F32 to F16: one rounding (`_to_f16`)."""
     fmt, op, family = campaign.fmt, campaign.op, campaign.family

@@ -1,4 +1,4 @@
-"""Input generation for the proof engine (conform.md "generate/").
+"""Input generation for the proof engine.
 
 Every stream is reproducible and indexable: a witness is identified by its
 position in its stream, and the random part of a stream is produced in fixed

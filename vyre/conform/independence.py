@@ -1,5 +1,4 @@
-"""The independence gate (conform.md "Ground Truth — Algebraic Laws", last
-paragraph): a test oracle must not be the implementation it judges.
+"""The independence gate: a test oracle must not be the implementation it judges.
 
 - A user-supplied oracle for op X is rejected when it is X's CPU reference
   (the same function object, a wrapper of it, a bound/partial form of it, or the

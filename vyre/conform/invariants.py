@@ -1,4 +1,4 @@
-"""L3: the engine invariants of conform.md, wire equivalence (I4) and the data-race
+"""L3: the engine invariants (docs/conform.md), wire equivalence (I4) and the data-race
 detector, checked over generated programs on the backend under certification.
 
 Each check is a property of whole programs, judged on the backend's bytes:
@@ -11,7 +11,7 @@ Each check is a property of whole programs, judged on the backend's bytes:
 | Ordered | one invocation's statements take effect in program order (a chain of dependent stores and loads of one slot) |
 | Bounded | out-of-bounds loads give 0, out-of-bounds stores and atomics change nothing, in-bounds neighbours stay intact |
 | Termination | every generated program and a counted loop finish, with the loop's exact count |
-| AtomicLinearizable | conform.md's observable properties: atomic add pre-values are a permutation of 0..n-1 and the total is n; one compare-exchange winner; exchange pre-values form a chain ending in the final value; min/max reach the extreme |
+| AtomicLinearizable | the observable properties of linearizable atomics: atomic add pre-values are a permutation of 0..n-1 and the total is n; one compare-exchange winner; exchange pre-values form a chain ending in the final value; min/max reach the extreme |
 | WorkgroupInvariant | the bytes do not depend on how workgroups are scheduled (the interpreter in reversed lane order, wgpu with the dispatch split one workgroup per row) |
 | WireEquivalence (I4) | `Program.from_wire(p.to_wire())` prints as `p` and gives the same bytes |
 | DataRace | generated programs with workgroup memory, barriers and atomics give identical bytes over repeated dispatches, and the interpreter's |

@@ -51,7 +51,7 @@ def parse(
 
 
 class Track(StrEnum):
-    """conform.md's tracks; a certificate never mixes them."""
+    """The tracks of certification (docs/conform.md); a certificate never mixes them."""
 
     INTEGER = "integer"
     FLOAT = "float"

@@ -8,7 +8,7 @@ nothing.
 - `law_program`: evaluates every given law of an op at lane `i` and, where one
   is violated, atomically counts it and keeps the smallest violating index: the
   comparison happens on the device and only two words per law come back
-  (readback is the bottleneck of GPU proof work, conformance-wgsl.md §5). The
+  (readback, not the kernel, is the bottleneck of GPU proof work). The
   variables come from buffers `x0..` (witnessed) or from the index itself
   (exhaustive: `params = [base, n]`, variable j = ((base+i) >> bits*(k-1-j)) & mask).
 - `match_program`: counts lanes where `op(x0[i], ...) != expected[i]`.

@@ -1,4 +1,4 @@
-"""The obligations of a certificate and their strength (python-api.md).
+"""The obligations of a certificate and their strength (docs/conform.md).
 
 One record per (op, obligation): `check` ("composition", "law:<law>",
 "invariant:<Name>", "compose:<op>", "perf:<op>"), `strength` ("proved",

@@ -33,7 +33,7 @@ DEFAULT_PROVE_TIMEOUT = 10.0
 
 @dataclass(frozen=True)
 class CertifyOptions:
-    """A validated certification run (python-api.md `conform.certify`).
+    """A validated certification run (the keywords of `conform.certify`).
 
     `op_ids`: the selected ops of `track`; `checks`: the check groups;
     `laws`: the law filter (None: every declared law); `shard`: (index,

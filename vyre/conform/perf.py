@@ -1,6 +1,6 @@
 """L4 performance baselines: an op's lowered kernel against hand-written WGSL.
 
-`perf:<op>` (python-api.md): `out[i] = op(a[i], b[i], ...)` lowered by vyre
+`perf:<op>`: `out[i] = op(a[i], b[i], ...)` lowered by vyre
 and the same map written by hand in WGSL (`HAND_WGSL`: the expression a WGSL
 programmer would write, WGSL builtins for the Category C ops, a loop for gcd
 and lcm), bound to the same device buffers and timed on the same device.

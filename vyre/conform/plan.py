@@ -323,7 +323,7 @@ def op_cost(spec: OpSpec) -> float:
 
 
 TRACKS: dict[Track, DataType] = {Track.INTEGER: DataType.U32, Track.FLOAT: DataType.F32}
-"""conform.md's two tracks, by the one word type of their ops' signatures: the
+"""The two scalar tracks, by the one word type of their ops' signatures: the
 integer track (L1, L2) certifies u32 scalar ops, the float track (L1f, L2f) the
 strict F32 ops, compared as bit patterns. A certificate never mixes them."""
 

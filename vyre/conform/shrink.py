@@ -1,4 +1,4 @@
-"""Counterexample minimisation (conform.md "generate/shrink", "algebra/witness").
+"""Counterexample minimisation.
 
 `shrink(failing, first_failing)` reduces a failing input tuple, one coordinate at
 a time, to a smaller tuple that still fails. Per coordinate it offers, in a

@@ -1,5 +1,4 @@
-"""Strengths of a certification run (conform.md certificates: FastCheck, Standard,
-Legendary)."""
+"""Strengths of a certification run: fast, standard, legendary."""
 
 from __future__ import annotations
 

@@ -93,7 +93,7 @@ LAWS: dict[str, tuple[L.Law, ...]] = {
     "u128.clz": (L.Bounded(0, 128),),
     "u128.ctz": (L.Bounded(0, 128),),
 }  # fmt: skip
-"""The laws of each u128 operator (conform.md "Ground Truth — Algebraic Laws")."""
+"""The laws of each u128 operator (the law kinds of `vyre.ops.laws`)."""
 
 DOMAIN: tuple[int, ...] = (
     0, 1, 2, 0xFFFF_FFFF, 0x1_0000_0000, 0x8000_0000_0000_0000, 2**64 - 1, 2**64 + 1,

@@ -74,7 +74,7 @@ from vyre.dialects.tables import OpTable
 
 
 class DataTypeKind(str, Enum):
-    """The value types of vyre (types.md). Planned types are added as members;
+    """The value types of vyre (docs/semantics.md). Planned types are added as members;
     everything vyre knows about a type is its row of `TYPE_FACTS`."""
 
     U32 = "u32"
@@ -402,8 +402,8 @@ def fold_u128_unop(kind: UnOpKind, a: int) -> int:
 def fold_cast(
     source: DataTypeKind, lanes: tuple[int, ...], target: DataTypeKind
 ) -> tuple[int, ...] | None:
-    """The 32-bit lanes of `cast(target, value)` for a constant value (casts.md),
-    or None for a conversion casts.md does not define."""
+    """The 32-bit lanes of `cast(target, value)` for a constant value (the cast
+    table of docs/semantics.md), or None for a conversion the table does not define."""
     if source == target:
         return lanes
     width = LANE_COUNTS.get(target)
@@ -1399,7 +1399,7 @@ class SelectOp(_OperandsSyntax, ExprOp, HasFolderInterface):
 
 @irdl_op_definition
 class CastOp(_ConvertSyntax, ExprOp, HasFolderInterface):
-    """`value` converted to the result type (casts.md); folds a scalar literal to
+    """`value` converted to the result type (docs/semantics.md); folds a scalar literal to
     a scalar type, and a cast to the value's own type to the value."""
 
     name = "vyre.cast"
@@ -1429,8 +1429,8 @@ class CastOp(_ConvertSyntax, ExprOp, HasFolderInterface):
 # Strict floats (F32, F16, BF16). Values are IEEE bit patterns; every float
 # operation is its own op class, so rewrite patterns (float-strict) dispatch on
 # the class. Operands of one op have one float type; the result has that type
-# (comparisons and classifications give bool). Semantics: python-api.md
-# "Floats (strict IEEE 754)"; vyre.validate checks the type rules.
+# (comparisons and classifications give bool). Semantics: docs/floats.md;
+# vyre.validate checks the type rules.
 # ---------------------------------------------------------------------------
 
 FLOAT_BITS: dict[DataTypeKind, int] = {

@@ -1,5 +1,5 @@
-"""Kernel ops: library ops that are whole kernels over buffers (python-api.md,
-"Buffer-level operations"), a layer above the runtime that runs them.
+"""Kernel ops: library ops that are whole kernels over buffers (docs/kernels.md),
+a layer above the runtime that runs them.
 
 - `spec.py`: the plan model (`KernelSpec`, `Port`, `KernelPlan`, `Step`,
   `Repeat`, `BatchPlan`, `DeviceCheck`, `OpInputError`);

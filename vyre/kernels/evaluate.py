@@ -70,7 +70,7 @@ def elementwise_program(spec: OpSpec, groups_x: int) -> Program:
 
 def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu", on_device: bool = False) -> Any:
     """A scalar op applied elementwise to equal-length arrays on `backend`; a
-    kernel op's primary output for its inputs (python-api.md).
+    kernel op's primary output for its inputs (C7, docs/kernels.md).
 
     `on_device=True` (wgpu only) keeps the result on the device: a
     `vyre.DeviceBuffer` of the output's logical length (an output sized by the
@@ -113,7 +113,7 @@ def evaluate(op_id: str, inputs: Sequence[Any], backend: str = "wgpu", on_device
 def evaluate_raw(
     op_id: str, inputs: Sequence[Any], backend: str = "wgpu", on_device: bool = False
 ) -> dict[str, Any]:
-    """Every output of a kernel op, by port name (oplib.md C7); `DeviceBuffer`s
+    """Every output of a kernel op, by port name (C7, docs/kernels.md); `DeviceBuffer`s
     with `on_device=True`."""
     spec = get_kernel(op_id)
     outputs = evaluate_kernel(spec, inputs, backend, on_device=on_device)

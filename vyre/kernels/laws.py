@@ -1,4 +1,4 @@
-"""The laws of kernel ops (oplib.md §14): properties of whole-buffer ops that the
+"""The laws of kernel ops: properties of whole-buffer ops that the
 proof system witnesses on generated inputs (`vyre.conform.kernel_track`).
 
 Each law gets the op as a function of its user inputs (evaluated on the backend
@@ -49,7 +49,7 @@ def _show(value: np.ndarray) -> str:
 
 
 class SplitCombine(KernelLaw):
-    """op(a ‖ b) == combine(op(a), op(b)) (oplib.md: sum(a‖b) = sum(a)+sum(b))."""
+    """op(a ‖ b) == combine(op(a), op(b)) (e.g. sum(a‖b) = sum(a)+sum(b))."""
 
     name = "SplitCombine"
 
@@ -203,7 +203,7 @@ def _f32_add(a: np.float32, b: np.float32) -> np.ndarray:
 
 class TreeSplit(KernelLaw):
     """For n >= 2: tree(x) = tree(x[:mid]) + tree(x[mid:]) bit for bit, mid the
-    largest power of two below n (python-api.md's canonical tree)."""
+    largest power of two below n (the canonical tree of docs/tensors.md)."""
 
     name = "TreeSplit"
 

@@ -1,6 +1,6 @@
 """Running kernel ops: user arguments in, the kernel pipeline on a backend,
 outputs out (`ops.evaluate`, `ops.evaluate_raw`, `ops.evaluate_many` for kernel
-ops; python-api.md "Buffer-level operations", oplib.md C1-C9).
+ops; docs/kernels.md, with the conventions C1-C9 of kernel ops).
 
 The arguments are checked against the op's ports (each error names the op and
 the input), packed into host words (`vyre.runtime.host`: Bytes four per word),

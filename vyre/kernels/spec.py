@@ -1,11 +1,11 @@
-"""Kernel ops: library ops that are whole kernels over buffers (python-api.md,
-"Buffer-level operations"; oplib.md C1-C9).
+"""Kernel ops: library ops that are whole kernels over buffers (docs/kernels.md;
+the conventions C1-C9 that every kernel op keeps are listed there).
 
 A scalar op (`OpSpec`) is an expression that inlines into any program. A kernel
 op (`KernelSpec`) is a *kernel pipeline*: an ordered list of vyre Programs, each
 with its dispatch size, over named buffers (the op's inputs, constants it
 uploads, zeroed scratch and its outputs). Workgroups cannot talk inside one
-dispatch (execution-model.md), so global steps (a reduction's second pass, the
+dispatch (C3), so global steps (a reduction's second pass, the
 three passes of a scan) are separate dispatches; the runtime runs them in order
 (`vyre.kernels.run`: the interpreter, or one wgpu submission with every
 buffer on the device).
@@ -24,7 +24,7 @@ Data-dependent continuation (docs/kernels.md "Iterative and re-planned ops"):
 
 - `Repeat` marks a range of a plan's steps as one *round*, run again while a
   flag word on the device is non-zero, at most `max_rounds` times (BFS levels,
-  label propagation: oplib.md C2 "iterative"). On wgpu several rounds go into
+  label propagation: C2 kind "iterative"). On wgpu several rounds go into
   one submission and the flag is read back once per batch, so every round
   after convergence must leave every buffer unchanged (guard the round by the
   flag or by an empty frontier).
@@ -73,10 +73,10 @@ __all__ = [
 ]
 
 KERNEL_KINDS = ("map", "reduce", "scan-based", "batch", "iterative")
-"""oplib.md C2: the op kind decides the algorithm and the benchmark."""
+"""The op kinds (C2): an op's kind decides its algorithm and its benchmark."""
 
 BOUNDARY_LENGTHS = (0, 1, 2, 3, 4, 5, 63, 64, 65, 255, 256, 257, 4095, 4096, 4097)
-"""Input lengths every kernel op is checked on (oplib.md §14): empty, one, the
+"""Input lengths every kernel op is checked on: empty, one, the
 workgroup size and tile size +- 1, and lengths that are not multiples of 4."""
 
 
@@ -94,13 +94,13 @@ ERROR_CODES = {
     7: "corrupt stream",
     8: "output too small",
 }
-"""oplib.md C6: what a kernel op's error code output means."""
+"""What a kernel op's error code output means (C6)."""
 
 
 class OpInputError(ValueError):
     """Malformed input to a kernel op (a decoder given bad bytes): names the op,
     the byte offset of the first bad byte and the C6 error code; nothing is
-    half-decoded (python-api.md "Buffer-level operations", oplib.md C6)."""
+    half-decoded (C6)."""
 
     def __init__(self, op_id: str, offset: int, code: int = 1, detail: str = ""):
         self.op_id = op_id

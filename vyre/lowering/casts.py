@@ -1,4 +1,4 @@
-"""The cast table of casts.md, as WGSL.
+"""The cast table (docs/semantics.md), as WGSL.
 
 | source          | target            | WGSL                                              |
 |-----------------|-------------------|---------------------------------------------------|
@@ -81,7 +81,7 @@ def _unsupported(source: DataTypeKind, target: DataTypeKind) -> LoweringError:
 
 
 def lower_cast(value: Value, target: DataTypeKind) -> Value:
-    """`cast(target, value)` per casts.md."""
+    """`cast(target, value)` per the cast table."""
     source = value.kind
     if source == target:
         return value

@@ -1,6 +1,6 @@
 """Which barriers keep the storage fence (`storageBarrier()`).
 
-A vyre `Barrier` (execution-model.md, "Barriers") waits for the whole
+A vyre `Barrier` (docs/semantics.md, "A kernel and how it runs") waits for the whole
 workgroup and makes every storage write of the workgroup's invocations before
 it visible to them after it; it also orders workgroup memory. In WGSL the two
 halves are separate builtins: `workgroupBarrier()` (the control barrier, with
@@ -31,7 +31,7 @@ buffer has `first <= hi` and `last >= lo`.
 
 **Why dropping the fence elsewhere changes no result.** What the fence adds to
 the control barrier is ordering of storage accesses of different invocations of
-the workgroup across the barrier (execution-model.md: writes before it are
+the workgroup across the barrier (vyre: writes before it are
 visible after it; WGSL: `storageBarrier` orders storage accesses of the
 invocations across the barrier). Such ordering can only change an outcome for a
 *conflicting* pair: two accesses to the same storage location, at least one a

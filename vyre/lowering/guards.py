@@ -1,7 +1,6 @@
 """The guards that give WGSL vyre's semantics, one method each.
 
-WGSL (through naga and wgpu-native) differs from vyre in these places
-(see reference/conformance-wgsl.md):
+WGSL (through naga and wgpu-native) differs from vyre in these places:
 
 - `divide`: WGSL gives `x / 0 == x`; vyre gives 0. Emitted as a helper
   `select(a / select(b, 1u, b == 0u), 0u, b == 0u)`; a constant divisor is folded

@@ -1,4 +1,4 @@
-"""The standard operation library of vyre (python-api.md, "vyre.ops").
+"""The standard operation library of vyre (`vyre.ops`).
 
 ```python
 from vyre import ops

@@ -1,4 +1,4 @@
-"""The admission gates of conform.md, applied to every op before it enters the
+"""The admission gates (docs/adding-an-op.md), applied to every op before it enters the
 registry, and the characterization-collision check of its law sets.
 
 Gate 0 (id) — the id is a dotted name not already registered.
@@ -81,7 +81,7 @@ WITNESS_U32: tuple[int, ...] = (
     0xDEADBEEF,
     0xCAFEF00D,
 )
-"""The fixed head of the 0.7 conformance witness set (vyre-anchor.md §9.4)."""
+"""The fixed head of vyre 0.7's conformance witness set (always tried first)."""
 
 _ID = re.compile(r"[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+")
 _SCALAR_TYPES = {
@@ -532,7 +532,7 @@ class Collision:
 
 def characterization_collisions(specs: Iterable[OpSpec] | None = None) -> list[str]:
     """Warnings for ops whose declared rule material does not separate them from
-    a peer of the same arity class (conform.md, "Ground Truth — Algebraic Laws").
+    a peer of the same arity class (law sets are characterization material).
 
     An op collides with a peer when its law set equals, or is strictly contained
     in, the peer's and every equivalence class, boundary and alternate it

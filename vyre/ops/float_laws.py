@@ -1,6 +1,6 @@
 """The float laws: what a strict F32 function satisfies for every input, as values.
 
-conform.md's L2f ("declared float laws verified") needs laws with a float
+The level L2f ("declared float laws verified") needs laws with a float
 meaning; the twelve of `vyre.ops.laws` speak of u32 words (`Monotone` is the
 unsigned order, `Bounded` unsigned bounds). A float law speaks of an op on
 F32 bit patterns, the way vyre-conform checks it:

@@ -1,4 +1,4 @@
-"""The algebraic laws of conform.md ("Ground Truth — Algebraic Laws"), as values.
+"""The algebraic laws (docs/conform.md), as values.
 
 A law is characterization material of an `OpSpec`: a claim about its CPU
 reference `f` that the proof system verifies (exhaustive on u8, witnessed on
@@ -48,7 +48,7 @@ def _check_op_id(law: str, what: str, value: object) -> None:
 class Law:
     """Base of the laws. `arity` is the arity of the op the law speaks of (the
     class's `ARITY`, or a law's own for one that fits several arities:
-    `vyre.ops.float_laws`); `statement` is the law as written in conform.md."""
+    `vyre.ops.float_laws`); `statement` is the law as a formula of `f`."""
 
     ARITY: ClassVar[int]
     statement: ClassVar[str]
@@ -244,4 +244,4 @@ ALL_LAWS: tuple[type[Law], ...] = (
     Complement,
     DistributiveOver,
 )
-"""The twelve law kinds of conform.md, in its order."""
+"""The twelve law kinds, in their canonical order."""

@@ -85,7 +85,7 @@ class EquivalenceClass:
 
 @dataclass(frozen=True)
 class Intrinsic:
-    """The descriptor of a Category C op (conform.md): the hardware instruction it
+    """The descriptor of a Category C op: the hardware instruction it
     maps to 1:1 and the backends that support it. `wgsl` names the WGSL builtin
     function; `unop`, when set, is the vyre `UnOp` that is the same instruction
     (inline-calls rewrites such calls into that UnOp). There is no software
@@ -101,9 +101,8 @@ class Intrinsic:
 
 
 class UnsupportedByBackend(RuntimeError):
-    """A Category C op run on a backend that lacks its hardware (conform.md
-    `Error::UnsupportedByBackend { op, backend }`): a first-class outcome, never a
-    silent software fallback."""
+    """A Category C op run on a backend that lacks its hardware (naming the op
+    and the backend): a first-class outcome, never a silent software fallback."""
 
     def __init__(self, op_id: str, backend: str, intrinsic: Intrinsic):
         self.op_id = op_id
@@ -121,7 +120,7 @@ class CompositionError(ValueError):
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class OpSpec:
-    """One operation of the standard library (python-api.md, conform.md).
+    """One operation of the standard library (docs/adding-an-op.md).
 
     `composition` is, for Category A, a callable taking one `Expr` per input and
     returning the op's value as an `Expr` built from vyre IR (BinOp, UnOp,

@@ -1,6 +1,6 @@
 """`vyre.run`: prepare a program, move numpy arrays in, run a backend, move them out.
 
-python-api.md is the contract. The backends speak the host words of
+The backends speak the host words of
 `vyre.runtime.host`; this module checks every argument first (each error names
 the buffer) and prepares the program (`vyre.pipeline.prepare`: validation, then
 the passes) before any backend work.
@@ -214,7 +214,7 @@ def prepare_arguments(
 
 
 _NO_OUTPUTS: Mapping[str, Any] = {}
-UNIFORM_LIMIT_BYTES = 64 * 1024  # types.md: "Small configuration constants (<= 64 KB)"
+UNIFORM_LIMIT_BYTES = 64 * 1024  # a uniform buffer holds small configuration constants
 
 
 def _prepare(

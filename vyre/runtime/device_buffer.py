@@ -1,6 +1,6 @@
 """`vyre.DeviceBuffer` and `vyre.to_device`: buffers that stay on the GPU.
 
-python-api.md, "Device-resident buffers":
+Device-resident buffers:
 
 ```python
 x = vyre.to_device(np_array, dtype=DataType.U32)       # a DeviceBuffer on the wgpu device

@@ -1,5 +1,4 @@
-"""`vyre.tensor`: tensor programs, a level above kernels (python-api.md,
-"Tensors").
+"""`vyre.tensor`: tensor programs, a level above kernels (docs/tensors.md).
 
 ```python
 from vyre import tensor as vt

@@ -113,8 +113,8 @@ CASTS_TO: dict[DataType, tuple[DataType, ...]] = {
     DataType.BF16: (DataType.U32, DataType.I32, *FLOATS),
     U128: (*SCALARS, *VECTORS, U128),
 }
-"""Source -> the targets casts.md (and python-api.md for floats) define for it
-(Bytes casts only to itself)."""
+"""Source -> the targets the cast table defines for it (docs/semantics.md;
+docs/floats.md for floats; Bytes casts only to itself)."""
 
 FLOAT_EDGES: dict[DataType, tuple[int, ...]] = {
     DataType.F32: (

@@ -12,7 +12,7 @@ intrinsic is a vyre `UnOp` (popcount, clz, ctz, reverse_bits) becomes that
 UnOp; other Category C calls stay `vyre.call` and are mapped 1:1 by the
 lowering and the interpreter (`vyre.ops.intrinsics`).
 
-Errors use validation.md's messages: V016 (unknown op), V017 (call depth over
+Errors use docs/validation.md's messages: V016 (unknown op), V017 (call depth over
 32 or a recursive composition), V020 (non-inlinable op), and the signature
 rules V131/V132/V130. Every problem is reported, each once.
 """
@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 MAX_CALL_DEPTH = messages.MAX_CALL_DEPTH
-"""`DEFAULT_MAX_CALL_DEPTH` of validation.md (V017)."""
+"""The deepest nesting of calls that inlining follows (V017)."""
 
 
 class InlineCallsError(ValidationError, PassFailedException):

@@ -128,7 +128,7 @@ class _Local:
 
 
 VISITORS: Dispatch[KernelChecker, [], None] = Dispatch("validation visitors", lambda: d.OPERATIONS)
-"""The checker's visit of each op class (the rules of validation.md it checks)."""
+"""The checker's visit of each op class (the rules of docs/validation.md it checks)."""
 
 
 @dataclass

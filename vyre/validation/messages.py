@@ -1,7 +1,7 @@
-"""The text of every validation rule, exactly as validation.md writes it.
+"""The text of every validation rule, exactly as docs/validation.md writes it.
 
-V001-V025 are the 0.4 rules of validation.md. The type rules beyond them use
-the codes the 0.7 validator emits for the same problems (vyre-anchor.md §7.2):
+V001-V025 are vyre 0.4's rules. The type rules beyond them use the codes the
+vyre 0.7 validator emits for the same problems:
 V027, V029, V045, V057, V058, V099, V121, V122. The strict-float rules are vyre
 extensions (no 0.7 code exists for them): V140 (a float operation's operand is
 not a float), V141 (a float operation mixes float types), V142 (a bitcast
@@ -103,7 +103,7 @@ def duplicate_local(name: str) -> str:
 
 def atomic_on_non_writable(name: str) -> str:
     """V009 and V025 share this text. V025 fires only for a workgroup buffer whose
-    element type is not U32 (vyre deviates from validation.md here: atomics on U32
+    element type is not U32 (vyre extends the core rule here: atomics on U32
     workgroup buffers are supported, docs/kernels.md "Workgroup atomics")."""
     return _text(
         f"atomic on non-writable buffer `{name}`", "declare it with BufferAccess::ReadWrite"

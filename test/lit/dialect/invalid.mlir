@@ -1,6 +1,6 @@
 // RUN: vyre-opt %s --split-input-file --verify-diagnostics --load-ops %S/../Inputs/non_inlinable_op.py 2>&1 | filecheck %s
 
-// One chunk per validation rule of validation.md, V001-V025, each with the exact
+// One chunk per validation rule of docs/validation.md, V001-V025, each with the exact
 // message. Not here: V019 (more than 100000 nodes: too slow to parse in a lit test;
 // test/unit/validation/test_rules.py builds one with vyre.ir). V020 calls the
 // non-inlinable user op that ../Inputs/non_inlinable_op.py registers (--load-ops).

@@ -282,7 +282,7 @@ vyre.kernel @atomics workgroup_size(1, 1, 1) buffers(@acc : read_write u32 bindi
 
 // -----
 
-// Casts between the scalar and vector types of casts.md.
+// Casts between the scalar and vector types of docs/semantics.md ("Casts").
 vyre.kernel @casts workgroup_size(1, 1, 1) buffers(@out : read_write u32 binding(0)) {
   %u = vyre.lit_u32 7
   %0 = vyre.cast %u to i32

@@ -1,6 +1,6 @@
 // RUN: not vyre-opt %s --split-input-file 2>&1 | filecheck %s
 
-// Issue 16: numbers the builder and the wire form refuse are parse errors too,
+// Numbers the builder and the wire form refuse are parse errors too,
 // located at the text that holds them; the generic form gets the same rule.
 
 vyre.kernel @k workgroup_size(99999999999999999999, 1, 1) {

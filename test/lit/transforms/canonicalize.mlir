@@ -2,7 +2,7 @@
 
 // Folding lives on the ops: every operation whose operands are literals becomes a
 // literal with vyre's semantics (x / 0 = 0, shift amounts masked, i32 wraps, casts
-// per casts.md), a select with a literal condition becomes the arm it picks, a
+// per the cast table), a select with a literal condition becomes the arm it picks, a
 // cast to the value's own type disappears, and dead pure ops are removed.
 vyre.kernel @fold workgroup_size(64, 1, 1) buffers(@a : read_only u32 binding(0), @out : read_write u32 binding(1)) {
   %i = vyre.invocation_id x

@@ -1,5 +1,5 @@
 """Conformance files survive interruption and concurrency, and bad files get
-clean errors (issue 16): schemas on load, atomic certificates, durable
+clean errors: schemas on load, atomic certificates, durable
 checkpoint lines, locked corpus appends, SIGINT then --resume."""
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def test_translation_of_the_prepared_ir_matches_the_interpreter(op_id: str) -> N
 
 
 def test_integer_lifting_proves_what_bit_blasting_cannot() -> None:
-    """mul_high Distrib(min) (smt-laws.md: z3 times out even at w=8) over the integers."""
+    """mul_high Distrib(min) (z3 on bit-vectors times out even at width 8) over the integers."""
     from vyre.conform.smt.prove import law_goal
 
     goal = law_goal("primitive.math.mul_high", L.DistributiveOver("primitive.math.min"))
@@ -182,7 +182,7 @@ def _mul_high_limbs(final_shift: int):
     ("mul_high15", "primitive.math.mul_high", _mul_high_limbs(15)),
 ])
 def test_planted_composition_bugs(register, models, name, base, composition) -> None:
-    """smt-laws.md's planted mutations: each is found, replayed through the
+    """Planted mutations of compositions: each is found, replayed through the
     interpreter and the reference, and shrunk."""
     spec = registry.get_scalar(base)
     arity = spec.signature.arity

@@ -245,7 +245,7 @@ def test_bitcasts(naga_accepts: Check) -> None:
         "vyre_store_oh(1u, bitcast<u32>(vyre_load_s(0u)) & 0xffffu);",
         "vyre_store_ou(1u, vyre_load_h(0u));",  # zero-extended already
         "vyre_store_os(1u, bitcast<i32>(vyre_load_h(0u)));",
-        "vyre_store_os(2u, bitcast<i32>(vyre_load_u(1u)));",  # integers: as casts.md
+        "vyre_store_os(2u, bitcast<i32>(vyre_load_u(1u)));",  # integers: as the cast table
         "vyre_store_ou(2u, bitcast<u32>(vyre_load_s(1u)));",
     ):
         assert call in body, body

@@ -1,5 +1,5 @@
 """Independent oracles of the primitive families: plain Python ints, written from
-conform.md / WGSL's definitions, sharing nothing with vyre.ops' numpy references."""
+docs/semantics.md / WGSL's definitions, sharing nothing with vyre.ops' numpy references."""
 
 from __future__ import annotations
 

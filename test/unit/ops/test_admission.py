@@ -23,7 +23,7 @@ BINARY = OpSignature(inputs=[U32, U32], output=U32)
 
 
 def _spec(**overrides: Any) -> OpSpec:
-    """The python-api.md example op, with fields replaced."""
+    """An example user op, with fields replaced."""
     fields: dict[str, Any] = {
         "id": "user.math.avg_floor",
         "version": 1,
@@ -300,7 +300,7 @@ def test_builtin_collisions_are_exactly_the_negation_aliases() -> None:
 def test_builtins_with_equal_law_sets_are_separated_by_their_classes(
     op_id: str, peer_id: str
 ) -> None:
-    """conform.md: an equal law set is no collision when equivalence classes or
+    """An equal law set is no characterization collision when equivalence classes or
     boundaries distinguish the op; without them the pair is reported."""
     op, peer = ops.get(op_id), ops.get(peer_id)
     assert set(op.laws) == set(peer.laws)

@@ -132,7 +132,7 @@ def test_the_laws_catch_wrong_decoders() -> None:
         first = zlib.decompressobj(31).decompress(raw) if raw else b""
         return cpython_op(GZIP)(np.frombuffer(gzip.compress(first), dtype=np.uint8))
 
-    def rejects_trailing_data(data: np.ndarray) -> tuple[np.ndarray, ...]:  # oplib.md §3's reading
+    def rejects_trailing_data(data: np.ndarray) -> tuple[np.ndarray, ...]:  # the stricter reading: code 7
         out = right(data)
         decoder = zlib.decompressobj()
         try:

@@ -1,4 +1,4 @@
-"""The `hash.<h>_batch` ops (oplib.md §1): (Bytes data, U32[] offsets) -> one
+"""The `hash.<h>_batch` ops: (Bytes data, U32[] offsets) -> one
 hash per message data[offsets[i]:offsets[i+1]], messages at any byte offset,
 empty ones, a first offset past 0 and a last one before the end; messages
 longer than one round (`Repeat` rounds until every message is done) on both

@@ -91,7 +91,7 @@ def _f32_add(a: np.float32, b: np.float32) -> np.float32:
 
 
 def strict_sum(x: np.ndarray) -> np.float32:
-    """python-api.md: ((a0 + a1) + a2) + ..., one rounding per addition."""
+    """Strictly left to right: ((a0 + a1) + a2) + ..., one rounding per addition."""
     if len(x) == 0:
         return np.float32(0.0)
     acc = x[0]
@@ -101,7 +101,7 @@ def strict_sum(x: np.ndarray) -> np.float32:
 
 
 def tree_sum(x: np.ndarray) -> np.float32:
-    """python-api.md: split at the largest power of two below n."""
+    """The canonical tree: split at the largest power of two below n."""
     if len(x) == 0:
         return np.float32(0.0)
     if len(x) == 1:

@@ -63,7 +63,7 @@ def test_key_value_is_stable(backend: str, n: int) -> None:
         assert (raw["values_out"] == values[order]).all(), label
         assert (raw["keys_out"] == keys[order]).all(), label
         primary = ops.evaluate("sort.key_value_u32", [keys, values], backend=backend)
-        assert (primary == values[order]).all(), label  # python-api.md: the values
+        assert (primary == values[order]).all(), label  # the primary output: the values
 
 
 def test_large_inputs_on_wgpu() -> None:

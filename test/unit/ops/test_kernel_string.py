@@ -142,7 +142,7 @@ def test_split_batches_mix_one_workgroup_and_multi_pass_evaluations(backend: str
 
 
 def test_histogram_of_lower_case_has_no_upper_case_mass() -> None:
-    # oplib.md §14's cross-op law: byte_histogram(ascii_lower(x)) has no mass on A-Z
+    # a cross-op law: byte_histogram(ascii_lower(x)) has no mass on A-Z
     data = EVERY_BYTE + _data(5000, 12)
     lowered = ops.evaluate("string.ascii_lower", [data], backend="wgpu")
     histogram = ops.evaluate("stats.byte_histogram", [lowered], backend="wgpu")

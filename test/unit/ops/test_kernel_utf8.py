@@ -1,5 +1,5 @@
 """decode.utf8_validate against CPython's UTF-8 codec on the interpreter and on
-wgpu: the oplib.md examples, Unicode Table 3-7 at every range boundary, every
+wgpu: typical malformed sequences, Unicode Table 3-7 at every range boundary, every
 length 0-300 (valid text, text cut inside a sequence, damaged text, random
 bytes), 1 MiB texts (wgpu) with an error at the first, a middle and the last
 byte, batches, the padding bytes of the last word, the certificate.

@@ -30,10 +30,10 @@ def test_known_op_ids_is_sorted_and_holds_the_families() -> None:
     assert {"primitive.math", "primitive.bitwise", "primitive.compare",
             "primitive.logical", "primitive.float"} <= families
     primitives = [i for i in ids if i.startswith("primitive.") and not i.startswith("primitive.float.")]
-    assert len(primitives) == 53  # issue #4 asks for at least 50
+    assert len(primitives) == 53  # the library promises at least 50
     floats = {i.removeprefix("primitive.float.") for i in ids if i.startswith("primitive.float.")}
     functions = set("exp exp2 exp10 log log2 log10 sin cos tan asin acos atan tanh erf pow atan2".split())
-    assert len(floats - functions) == 14  # the arithmetic of python-api.md "Floats"
+    assert len(floats - functions) == 14  # the float arithmetic (docs/floats.md)
     assert floats & functions >= set("exp exp2 exp10 log log2 log10 sin cos tan asin acos atan atan2 tanh erf".split())
 
 

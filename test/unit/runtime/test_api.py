@@ -1,4 +1,4 @@
-"""`vyre.run` (python-api.md): round trips of every dtype on both backends, the
+"""`vyre.run`: round trips of every dtype on both backends, the
 start content of read_write inputs, and every argument error with its message.
 
 Oracles are numpy expressions written here."""

@@ -1,5 +1,5 @@
-"""vyre.to_device / vyre.DeviceBuffer / vyre.run(on_device=True) (python-api.md,
-"Device-resident buffers"): chained runs without a host round trip, every
+"""vyre.to_device / vyre.DeviceBuffer / vyre.run(on_device=True) (device-resident
+buffers: README.md, docs/kernels.md): chained runs without a host round trip, every
 element type's layout, inputs never modified, clear errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Device limits are `ValueError`s (issue 16): each names the WebGPU limit, the
+"""Device limits are `ValueError`s (docs/reliability.md): each names the WebGPU limit, the
 amount asked for and the adapter, and is raised before any GPU work."""
 
 from __future__ import annotations

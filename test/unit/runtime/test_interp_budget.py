@@ -1,4 +1,4 @@
-"""The reference interpreter's work budget (issue 16): work that would run for
+"""The reference interpreter's work budget (docs/reliability.md): work that would run for
 hours is refused with a clear ValueError, before it starts where it can be
 predicted (literal loop bounds, the dispatch size, a loop's bounds when it
 starts) and while running otherwise; the budget is configurable."""

@@ -1,4 +1,4 @@
-"""The reference interpreter runs strict floats (python-api.md "Floats (strict IEEE 754)").
+"""The reference interpreter runs strict floats (docs/floats.md).
 
 Float ops are tested on unprepared but valid kernels (`execute_interp_unchecked`:
 no pass rewrites them first), so the interpreter's own float steps run. The

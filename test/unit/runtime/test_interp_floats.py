@@ -1,5 +1,5 @@
 """Strict IEEE float semantics of the reference interpreter (vyre.runtime.interp.floats)
-against oracles that share no code with it (python-api.md "Floats (strict IEEE 754)").
+against oracles that share no code with it (docs/floats.md).
 
 The oracle decodes bit patterns to exact `Fraction`s with integer arithmetic,
 computes the exact real result and rounds it with its own round-to-nearest-even

@@ -1,5 +1,5 @@
 """Reference interpreter: every BinOp, UnOp and cast against plain-Python oracles
-(conform.md ground truth, casts.md)."""
+(docs/semantics.md)."""
 
 from __future__ import annotations
 
@@ -194,7 +194,7 @@ def test_i32_unops_keep_the_bit_pattern(op: UnOp) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Casts: the complete table of casts.md
+# Casts: the complete table of docs/semantics.md
 # ---------------------------------------------------------------------------
 
 U32, I32, BOOL = DataType.U32, DataType.I32, DataType.BOOL
@@ -221,7 +221,7 @@ SUPPORTED = {
 
 
 def cast_oracle(source: DataType, target: DataType, v: tuple[int, ...]) -> tuple[int, ...]:
-    """casts.md, written out per row."""
+    """The cast table, written out per row."""
     nonzero = int(any(v))
     if source in (U32, I32):
         x = v[0]
@@ -260,7 +260,7 @@ CAST_PAIRS = [(s, t) for s, targets in SUPPORTED.items() for t in targets]
 
 
 def test_cast_table_is_complete() -> None:
-    assert len(CAST_PAIRS) == 34  # every row of casts.md except those with Bytes
+    assert len(CAST_PAIRS) == 34  # every pair of the cast table except those with Bytes
 
 
 @pytest.mark.parametrize("source,target", CAST_PAIRS, ids=lambda t: t.value)

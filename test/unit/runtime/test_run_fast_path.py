@@ -214,7 +214,7 @@ def test_the_unchanged_check_comes_before_the_one_submission(
     gpu_adapter: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The hot path asks whether the module is unchanged before any GPU work
-    (python-api.md: an invalid program raises before any GPU work), and a run
+    (an invalid program raises before any GPU work), and a run
     makes one submission: its readback maps without wgpu-py's empty one
     (`wgpu_device.map_read_mode`)."""
     from vyre.fingerprint import Known

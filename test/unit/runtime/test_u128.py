@@ -258,7 +258,7 @@ def test_counts_give_u32_from_0_to_128(gpu_adapter: object) -> None:
 
 
 def test_casts_follow_the_table(gpu_adapter: object) -> None:
-    """casts.md's u128 rows: truncation to the low words, any non-zero word is true,
+    """The cast table's u128 rows: truncation to the low words, any non-zero word is true,
     zero extension (sign extension from i32), Vec4U32 the same words."""
     a = list(EDGES) + _values(10, 200)
     n = len(a)

@@ -1,5 +1,5 @@
 """wgpu backend: every atomic op. The values returned to the invocations must be
-the pre-values of some sequential order of all the operations (conform.md), and
+the pre-values of some sequential order of all the operations (docs/semantics.md), and
 the final value the one that order ends in."""
 
 from __future__ import annotations

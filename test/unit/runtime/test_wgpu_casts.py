@@ -1,4 +1,4 @@
-"""wgpu backend: the whole cast table of casts.md, on values loaded from buffers
+"""wgpu backend: the whole cast table (docs/semantics.md), on values loaded from buffers
 and on constants (folded by the lowering), against a Python oracle."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ SOURCE_VALUES: dict[DataType, list[tuple[int, ...]]] = {
 
 
 def cast_oracle(source: DataType, lanes: tuple[int, ...], target: DataType) -> tuple[int, ...]:
-    """casts.md, entry by entry."""
+    """The cast table, entry by entry."""
     if LANES[source] == 1:
         word = lanes[0]
         if target in (T.U32, T.I32):

@@ -1,4 +1,4 @@
-"""Long loops on wgpu (issue 16): lavapipe stops the loops of an invocation after
+"""Long loops on wgpu: lavapipe stops the loops of an invocation after
 65,535 back-edges in all, silently. The lowering unrolls loops so they take
 fewer back-edges, and every loop checks that it ended by its own condition;
 a loop the driver stopped is a `DeviceLimitError`, never a wrong result

@@ -29,7 +29,7 @@ def _dot4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def binop_oracle(op: BinOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """vyre's BinOp semantics (conform.md) in numpy, on uint64 to see the carries."""
+    """vyre's BinOp semantics (docs/semantics.md) in numpy, on uint64 to see the carries."""
     x, y = a.astype(np.uint64), b.astype(np.uint64)
     mask = np.uint64(M32)
     safe = np.where(y == 0, np.uint64(1), y)

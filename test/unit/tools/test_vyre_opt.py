@@ -383,7 +383,7 @@ def test_load_ops_failures_are_one_clean_line(tmp_path: Path, source: str | None
 
 
 # ---------------------------------------------------------------------------
-# Modules that mix vyre with other dialects (issue 13)
+# Modules that mix vyre with other dialects (docs/mlir.md)
 # ---------------------------------------------------------------------------
 
 HOST = """func.func @host(%n: i32) -> i32 {

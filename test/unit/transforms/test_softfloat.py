@@ -167,7 +167,7 @@ def test_conversions_from_32_bit_words(source: str, target: str) -> None:
 
 
 def test_op_counts_stay_near_the_reference_costs() -> None:
-    """The integer operations per op (float-strict.md §4 gives 80 / 99 / 228 / 308
+    """The integer operations per op (the first designs took 80 / 99 / 228 / 308
     / 205 for add / mul / div / sqrt / fma; the reciprocal division and square
     root and the cheaper rounding cut them to 61 / 87 / 111 / 75 / 168): a
     regression here costs GPU time (test_softfloat_fast.py pins every format)."""

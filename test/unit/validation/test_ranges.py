@@ -1,4 +1,4 @@
-"""One range rule for numbers in every form (issue 16): a workgroup dimension
+"""One range rule for numbers in every form (docs/reliability.md): a workgroup dimension
 is a u32 >= 1 (V003) and a literal is a value of its type (V133).
 
 The builder and the text parser refuse values no program can hold (ValueError,

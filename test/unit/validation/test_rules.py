@@ -1,6 +1,6 @@
 """Every rule V001-V025 triggered by a program built with `vyre.ir`.
 
-The expected texts are copied from validation.md on purpose: they are the
+The expected texts are copied from docs/validation.md on purpose: they are the
 oracle, so they must not come from the module under test."""
 
 from __future__ import annotations
@@ -435,7 +435,7 @@ def test_v024_workgroup_buffer_count() -> None:
 
 
 def test_v025_atomic_on_workgroup_buffer_of_non_u32_elements() -> None:
-    # vyre deviates from validation.md's V025 (docs/kernels.md, "Workgroup
+    # vyre extends the core rule V025 (docs/kernels.md, "Workgroup
     # atomics"): atomics on U32 workgroup buffers are valid; V025 (with its text)
     # still rejects the other element types, beside V014.
     signed = BufferDecl.workgroup("tile", 8, DataType.I32)

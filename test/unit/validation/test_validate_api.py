@@ -253,8 +253,8 @@ MALFORMED_BINOP = """\
 
 def test_malformed_ops_of_generic_text_are_named() -> None:
     """The generic syntax can spell ops their constructors never make; the parser
-    holds them to their structure (issue 16: the printer and every pass rely on
-    it), at their location. The V-rules stay validation's."""
+    holds them to their structure (the printer and every pass rely on it), at
+    their location. The V-rules stay validation's."""
     with pytest.raises(vyre.VyreParseError, match="'vyre.binop' op: Expected 2 operands, but got 1"):
         vyre.parse_ir(MALFORMED_BINOP)
     missing_name = MALFORMED_BINOP.replace('"vyre.binop"(%0) <{kind = "add"}>', '"vyre.let"(%0)').replace(

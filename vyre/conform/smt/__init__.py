@@ -5,7 +5,7 @@ spec's exact semantics; `models` holds an independent formal model of each
 op's reference, cross-checked against the numpy reference; `solve` runs the
 portfolio (z3 bit-vectors, z3 on the integer lifting, cvc5); `prove` states the
 obligations (composition == reference, every declared law) and replays and
-shrinks counterexamples. smt-laws.md (shared/reference) has the background.
+shrinks counterexamples. docs/conform.md ("`--prove`") has the background.
 """
 
 from vyre.conform.smt.models import MODELS, model_for, register_model, unregister_model

@@ -1,7 +1,7 @@
 """Strict float laws proved in SMT floating-point theory (z3 FPA), for all inputs.
 
 The values are bit patterns (F32, F16; BF16 is Float(8, 8)) read as IEEE
-numbers; results are bit patterns with vyre's canonical NaN (python-api.md:
+numbers; results are bit patterns with vyre's canonical NaN (docs/floats.md:
 any NaN result is the positive quiet NaN with a zero payload), so laws are
 statements about bits, as the float track checks them. What is feasible
 (measured: `bench/bench_conform.py --prove`, test_smt_floats.py): the

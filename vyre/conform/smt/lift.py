@@ -1,4 +1,4 @@
-"""Integer lifting (smt-laws.md "Hard cases"): bit-vector terms as z3 integers.
+"""Integer lifting, for what bit-blasting cannot decide: bit-vector terms as z3 integers.
 
 A w-bit value is an integer in [0, 2**w) and every operation is its SMT-LIB
 definition over the naturals (`bv2nat(x * y) = (bv2nat x * bv2nat y) mod 2**w`),

@@ -4,7 +4,7 @@ each declared law holds, for all 32-bit inputs.
 - "composition": the prepared composition (`translate.py`) equals the op's
   formal model (`models.py`) for every input.
 - "law:<Name>": the law holds on the formal models of the op and of every op it
-  names (conform.md: laws speak of the CPU reference). For an op without a
+  names (a law speaks of the CPU reference). For an op without a
   model the law is proved on its composition instead, and the detail says so.
 
 Every model used is cross-checked against its numpy reference first

@@ -2,7 +2,7 @@
 
 `decide(goal, arity, timeout)` asks whether `goal(B, xs)` (a condition over
 `arity` 32-bit inputs, written against `Bits`) holds for every input. Each
-attempt has its own time limit (smt-laws.md: z3 proves almost everything in
+attempt has its own time limit (measured: z3 proves almost everything in
 well under a second; integer lifting wins on products, quotients and
 saturation; cvc5 beats z3 on the gcd and multiplier-monotonicity family).
 The first attempt that decides wins; when none does the outcome is

@@ -7,12 +7,12 @@ IR (`translate.py`) are written once against `Bits`, and evaluated as
 - `NumpyBits`: concrete uint64 arrays (the exhaustive cross-check of a model
   against the op's numpy reference, and of the translation against the
   reference interpreter);
-- `IntBits` (`lift.py`): z3 integer terms, the "integer lifting" of
-  smt-laws.md for the nonlinear cases (products, quotients, saturation).
+- `IntBits` (`lift.py`): z3 integer terms, the "integer lifting" for the
+  nonlinear cases (products, quotients, saturation).
 
 Every value has a width (1..64 bits). The semantics are SMT-LIB's with the
-vyre spec's total division: `udiv(x, 0) = urem(x, 0) = 0` (conform.md
-"Div/Mod by zero produce 0"); a shift by an amount >= the width gives 0 (the
+vyre spec's total division: `udiv(x, 0) = urem(x, 0) = 0` (docs/semantics.md,
+"Integer operations"); a shift by an amount >= the width gives 0 (the
 callers mask vyre's shift amounts to 5 bits before, as the spec says).
 """
 

@@ -3,7 +3,7 @@
 What is proved is what runs: an op's composition is placed in a one-lane
 program (`out[0] = op(x0[0], ...)`), prepared by `vyre.pipeline.prepare` like
 any program, and its dialect ops are translated with the spec's exact
-semantics (conform.md "Binary Operations", casts.md):
+semantics (docs/semantics.md):
 
 - every integer operation acts on 32-bit patterns, wrapping; comparisons and
   logical and/or give 1/0; division and remainder by zero give 0; shift
@@ -11,7 +11,7 @@ semantics (conform.md "Binary Operations", casts.md):
 - negate is (~a) + 1; popcount, clz, ctz (clz(0) = ctz(0) = 32) and
   reverse_bits are WGSL's;
 - a value of `n` lanes (U64 and Vec2U32: 2, Vec4U32 and U128: 4) is a list of
-  32-bit terms; casts follow casts.md row by row (Bool is 0/1, U32<->I32 keep
+  32-bit terms; casts follow the cast table row by row (Bool is 0/1, U32<->I32 keep
   the bits, I32 -> U64 and I32 -> U128 sign-extend, other widenings to U128
   zero-extend, splats and truncations by lane);
 - a U128 operation joins the four lanes into one 128-bit term (lane 0 the low

@@ -1,7 +1,7 @@
-"""bitset.*: word-wise operations on bitsets (oplib.md §11, §14 rows 24-25).
+"""bitset.*: word-wise operations on bitsets (docs/kernel-library.md).
 
 Conventions. A bitset is a U32[] of w words holding 32·w bits: bit i is bit
-i % 32 (least significant first) of word i // 32, as in oplib.md and numpy's
+i % 32 (least significant first) of word i // 32, as in Python's ints and numpy's
 `np.unpackbits(words.view(np.uint8), bitorder="little")`. A bitset has no
 length finer than a word: `bitset.not` flips all 32·w bits (a caller whose set
 has a logical size that is not a multiple of 32 masks the high bits of the last

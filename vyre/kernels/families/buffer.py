@@ -1,5 +1,4 @@
-"""buffer.*: whole-buffer byte and word operations (python-api.md "Buffer-level
-operations"; oplib.md §4, §14 rows 17-19).
+"""buffer.*: whole-buffer byte and word operations (docs/kernel-library.md).
 
 `Bytes` inputs arrive as packed words (four bytes per u32, little-endian, C1);
 the padding bytes of the last word are unspecified, so every kernel masks them

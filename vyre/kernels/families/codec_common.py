@@ -1,6 +1,6 @@
 """Pieces the byte kernels build from: the byte codecs (`codec_radix.py`,
-`codec_percent.py`), `utf8.py`, `string.py` and `uleb128.py` (python-api.md
-"Buffer-level operations"; oplib.md C1, C4, C6, §2, §9).
+`codec_percent.py`), `utf8.py`, `string.py` and `uleb128.py` (docs/byte-codecs.md;
+the conventions C1, C4 and C6 of docs/kernels.md).
 
 - Bytes: a Bytes input reaches a program as its packed words (four bytes a
   word, little-endian, C1); `byte_of` takes byte j of a word, `byte_at` the byte
@@ -85,7 +85,7 @@ DECODER_OUTPUTS = (
     Port("error_offset", DataType.U32, scalar=True),
     Port("error_code", DataType.U32, scalar=True),
 )
-"""The outputs of a strict decoder (oplib.md C6, C7): the decoded bytes, their
+"""The outputs of a strict decoder (C6, C7): the decoded bytes, their
 length, the offset of the first bad byte (NO_ERROR when the input is well
 formed) and the C6 code (0 when well formed). On malformed input the length is
 0, so no decoded byte reaches the caller."""

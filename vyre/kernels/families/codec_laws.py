@@ -1,4 +1,4 @@
-"""Laws of the byte kernels (oplib.md §14 rows 11, 12, 16, 21, 30-32, 38, 39):
+"""Laws of the byte kernels (docs/byte-codecs.md):
 properties the proof system witnesses on generated inputs with the op evaluated
 on the CPU reference and on the backend (`vyre.conform.kernel_track`).
 

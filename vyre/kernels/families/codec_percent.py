@@ -1,5 +1,4 @@
-"""decode.url_percent and encode.url_percent_encode (python-api.md; oplib.md §2,
-§14 row 38).
+"""decode.url_percent and encode.url_percent_encode (docs/byte-codecs.md).
 
 - `encode.url_percent_encode(b)`: every byte outside `A-Za-z0-9-._~` becomes
   `%XX` with upper-case hex digits: exactly `urllib.parse.quote_from_bytes(b,
@@ -7,7 +6,7 @@
   is that same set of 66 bytes.
 - `decode.url_percent(s)`: `%XY` with two hex digits (either case) becomes the
   byte 0xXY, every other byte is kept (`+` stays `+`). Strict: a `%` not
-  followed by two hex digits is malformed (python-api.md), where
+  followed by two hex digits is malformed, where
   `urllib.parse.unquote_to_bytes` would keep it; on well-formed input the result
   is `unquote_to_bytes(s)`. The error offset is the position of that `%` (the
   start of the first bad escape); code 5 (truncated) when the input ends before

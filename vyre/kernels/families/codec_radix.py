@@ -1,6 +1,6 @@
 """The RFC 4648 codecs: decode.base64 / base64url / base32 / hex and
 encode.base64_encode / base64url_encode / base32_encode / hex_encode_lower
-(python-api.md "Buffer-level operations"; oplib.md §2, §14 rows 11, 12, 30).
+(docs/byte-codecs.md).
 
 One generic codec: `bits` bits a symbol, `group` symbols a group (4 for base64,
 8 for base32, 2 for hex), `group_bytes` bytes a group (3, 5, 1). The bytes of a

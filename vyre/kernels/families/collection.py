@@ -1,4 +1,4 @@
-"""collection.*: sets of U32 values (python-api.md; oplib.md §11, §14 rows 22-23).
+"""collection.*: sets of U32 values (docs/kernel-library.md).
 
 - `collection.unique_u32(x)` (U32[] -> U32[], U32 count): the sorted distinct
   values (`np.unique`). The output's length is `count` (`Port.length_from`).

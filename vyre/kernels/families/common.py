@@ -10,7 +10,7 @@
   built once per shape (`functools.cache`) and never depend on n.
 - `tree_reduce`: the workgroup tree over a workgroup array, either in any order
   (integer ops, which are associative and commutative) or as the canonical
-  aligned-pairs tree (floats: python-api.md "the canonical tree").
+  aligned-pairs tree (floats: the canonical tree of docs/tensors.md).
 - `select_min`/`select_max` and `NONE` (C5).
 """
 
@@ -55,7 +55,7 @@ MAX_GROUPS = 2048
 resident invocations = 270k; 2048 x 256 = 524k), few enough that a second pass
 over one partial per workgroup is one workgroup's work."""
 NONE = 0xFFFF_FFFF
-"""oplib.md C5: "no index"."""
+"""The "no index" value (C5): what an index output holds when there is none."""
 
 
 class Grid:

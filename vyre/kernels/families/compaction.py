@@ -1,5 +1,5 @@
 """Stream compaction: keep the positions whose flag is set, in input order
-(oplib.md C4: scan-based, so the order is canonical and the result is the same
+(C4: scan-based, so the order is canonical and the result is the same
 on every device). Shared by `buffer.compact`, `collection.unique_u32` and
 `match.find_all`.
 

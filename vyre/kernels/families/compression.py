@@ -1,7 +1,6 @@
 """compression.deflate_decompress, compression.zlib_decompress,
 compression.gzip_decompress and decode.inflate_stored: DEFLATE / zlib / gzip
-decompression on the GPU, byte-exact to CPython (python-api.md "Buffer-level
-operations"; oplib.md §3, §14 row 40; docs/compression.md).
+decompression on the GPU, byte-exact to CPython (docs/compression.md).
 
 Bytes -> Bytes, with the decoder outputs of every strict decoder (`out`,
 `length`, `error_offset`, `error_code`, `codec_common.DECODER_OUTPUTS`):
@@ -102,7 +101,7 @@ MAX_INPUT = (1 << 29) - 1
 """Bit positions of one stream are u32."""
 
 MAX_OUTPUT = 0xFFFF_0000
-"""The longest output of one evaluation (counts are u32, oplib.md C5): a
+"""The longest output of one evaluation (counts are u32, C5): a
 longer one (a decompression bomb) fails with code 6 (overflow) at byte 0, on
 the GPU and in the reference alike."""
 

@@ -1,4 +1,4 @@
-"""Laws of the decompressors (oplib.md §14 row 40): properties the proof
+"""Laws of the decompressors (docs/compression.md): properties the proof
 system witnesses on every case with the op evaluated on the CPU reference and
 on the backend (`vyre.conform.kernel_track`). Each law compares the op with
 itself, CPython's compressors and decompressors, and plain Python; never with
@@ -167,7 +167,7 @@ class PrefixIsTruncated(KernelLaw):
 
 
 class CorruptIffCPython(KernelLaw):
-    """Damaged input (oplib.md §14 row 40: corrupt input ⇔ zlib.error): the case
+    """Damaged input (corrupt input ⇔ zlib.error): the case
     with one byte flipped at a quarter, a half and three quarters (all its bits
     but one inverted) is rejected exactly when CPython rejects it, truncated
     (code 5) exactly when CPython says the stream ended early, never with a

@@ -1,5 +1,5 @@
 """reductions.f32_sum_strict and reductions.f32_sum_tree: an F32 array to one
-F32, bit-exact on every backend (python-api.md "Floats"; issue: strict floats).
+F32, bit-exact on every backend (docs/floats.md; the sums of docs/tensors.md).
 
 Both add with `vyre.fadd`, so on the GPU the float-strict pass turns every
 addition into integer soft-float (no float unit decides a bit) and on the
@@ -190,7 +190,7 @@ def _balanced(level: np.ndarray) -> np.ndarray:
 
 
 def _tree(x: np.ndarray) -> np.ndarray:
-    """python-api.md's definition, literally: split at the largest power of two
+    """The canonical tree's definition, literally: split at the largest power of two
     below n (a power-of-two count is the balanced tree, vectorised)."""
     n = len(x)
     if n & (n - 1) == 0:

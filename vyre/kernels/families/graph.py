@@ -1,13 +1,12 @@
-"""graph.*: kernels over graphs in CSR form (python-api.md; oplib.md §10, §14
-rows 26-28).
+"""graph.*: kernels over graphs in CSR form.
 
 A graph of n nodes is `offsets` (CSR row_ptr, U32[n + 1]: node u's edges are
 `targets[offsets[u] : offsets[u + 1]]`) and `targets` (CSR col_idx, U32[m]).
 A valid CSR has offsets[0] = 0, non-decreasing offsets, offsets[n] = m and
 every target below n; self loops and repeated edges are allowed. Anything else
 is a `ValueError` naming the input and the first bad index (checked on the host
-before any kernel runs; python-api.md's "bad arguments get ValueError naming
-the thing", which this family follows instead of oplib.md's status word). The
+before any kernel runs: bad arguments get a ValueError naming the thing, as
+everywhere in vyre's API, rather than a status word on the device). The
 empty graph is offsets = [0], targets = [].
 
 - `graph.csr_out_degree(offsets)` -> U32[n]: offsets[v + 1] - offsets[v]
@@ -22,7 +21,7 @@ empty graph is offsets = [0], targets = [].
   parent[v] is the **smallest** u with depth[u] = depth[v] - 1 and an edge
   u -> v, parent[source] = source, NONE where unreachable. `source` must be
   below n (`ValueError`), except that the empty graph (n = 0) gives empty
-  outputs whatever the source (oplib.md §10: n = 0 -> empty outputs).
+  outputs whatever the source (C5: n = 0 -> empty outputs).
 - `graph.connected_components(offsets, targets)` -> U32[n]: every edge taken
   both ways (`scipy.sparse.csgraph.connected_components(directed=False)`); a
   node's label is the smallest node id of its component.
@@ -896,7 +895,7 @@ def _cc_reference(offsets: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray]
 
 
 # ---------------------------------------------------------------------------
-# Laws (oplib.md §14 rows 26-28)
+# Laws
 # ---------------------------------------------------------------------------
 
 Op = Callable[..., tuple[np.ndarray, ...]]

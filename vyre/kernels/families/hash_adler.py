@@ -1,5 +1,4 @@
-"""hash.adler32: Adler-32 of one buffer (`zlib.adler32`; RFC 1950 §8.2;
-python-api.md; oplib.md §1, §14 row 14).
+"""hash.adler32: Adler-32 of one buffer (`zlib.adler32`; RFC 1950 §8.2).
 
 A = 1 + Σ b_i, B = Σ_k A_k = n + Σ_i (n - i) b_i (0-based i), both mod
 M = 65521, checksum B << 16 | A. The state of a chunk is (S, W) = (Σ b_i,
@@ -223,7 +222,8 @@ ADLER_VECTORS = (
     (b"", 1),
     (b"abc", 0x024D_0127),
 )
-"""oplib.md §1 (RFC 1950's definition; "Wikipedia" is the article's example)."""
+"""Published values (RFC 1950's definition; "Wikipedia" is the example of
+Wikipedia's article)."""
 
 
 KERNELS = (

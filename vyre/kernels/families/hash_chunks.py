@@ -1,5 +1,5 @@
 """Checksums of one large buffer: chunks in parallel, combined in a tree
-(oplib.md §1 "GPU algorithms", C2 kind `reduce`). CRC-32, CRC-32C
+(C2 kind `reduce`). CRC-32, CRC-32C
 (`hash_crc.py`) and Adler-32 (`hash_adler.py`) are built from this.
 
 A *linear checksum* maps a byte string to a small state (one or two u32 words)

@@ -1,5 +1,5 @@
-"""hash.crc32 and hash.crc32c: reflected 32-bit CRCs of one buffer (python-api.md;
-oplib.md §1, §14 rows 1 and 29), and the GF(2) combine, which lives here.
+"""hash.crc32 and hash.crc32c: reflected 32-bit CRCs of one buffer, and the GF(2)
+combine, which lives here.
 
 CRC-32/ISO-HDLC (`zlib.crc32`): reflected polynomial 0xEDB88320; CRC-32C
 (Castagnoli, RFC 3720 §B.4): 0x82F63B78. Both start the register at 0xFFFFFFFF
@@ -7,13 +7,13 @@ and xor the result with 0xFFFFFFFF.
 
 **The combine.** The raw register R (start 0, no xorout) is linear over GF(2):
 R(a ‖ b) = shift(R(a), len b) ⊕ R(b), where shift(c, L) = c · x^(8L) mod P, and
-crc(D) = R(D) ⊕ shift(0xFFFFFFFF, n) ⊕ 0xFFFFFFFF (oplib.md §1; zlib's
-`crc32_combine`). Host side: `multmodp` and `x8nmodp` (x^(8L) mod P by
-squaring: the table of x^(2^k) and one multiply per set bit of L), `shift`,
-`combine`. Device side: shift by a *fixed* L is a 32 x 32 GF(2) matrix whose
-column i is shift(bit i, L); `shift_expr` multiplies a register by the columns
-the host put in the parameter block (32 masked xors, no loop, no table). The
-chunk tree (`hash_chunks`) needs exactly that: one fixed L per tree level.
+crc(D) = R(D) ⊕ shift(0xFFFFFFFF, n) ⊕ 0xFFFFFFFF (zlib's `crc32_combine`).
+Host side: `multmodp` and `x8nmodp` (x^(8L) mod P by squaring: the table of
+x^(2^k) and one multiply per set bit of L), `shift`, `combine`. Device side:
+shift by a *fixed* L is a 32 x 32 GF(2) matrix whose column i is shift(bit i,
+L); `shift_expr` multiplies a register by the columns the host put in the
+parameter block (32 masked xors, no loop, no table). The chunk tree
+(`hash_chunks`) needs exactly that: one fixed L per tree level.
 
 **The chunks.** Each invocation CRCs its C-byte chunk with slicing-by-4 tables
 (4 x 256 words, copied from a constant buffer into workgroup memory once per
@@ -370,7 +370,7 @@ CRC32_VECTORS = (
     (b"\0", 0xD202_EF8D),
     (b"The quick brown fox jumps over the lazy dog", 0x414F_A339),
 )
-"""Greg Cook's CRC catalogue (check value) and oplib.md §1."""
+"""Greg Cook's CRC catalogue (check value) and other published values."""
 
 CRC32C_VECTORS = (
     (b"123456789", 0xE306_9283),

@@ -1,6 +1,5 @@
-"""hash.md5, hash.sha1, hash.sha256: message digests (python-api.md; oplib.md §1,
-§14 rows 13 and 37; C9: the 0.4 ids, version 2, Bytes outputs of 16/20/32
-bytes equal to `hashlib.<name>(data).digest()`).
+"""hash.md5, hash.sha1, hash.sha256: message digests (C9: the 0.4 ids, version 2,
+Bytes outputs of 16/20/32 bytes equal to `hashlib.<name>(data).digest()`).
 
 All three are Merkle-Damgård over 64-byte blocks of the *padded* message: the
 bytes, 0x80, zeros, and the bit length 8n as a 64-bit integer in the last 8
@@ -313,7 +312,7 @@ SHA256_VECTORS = (
     (b"", bytes.fromhex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")),
     (_ABC448, bytes.fromhex("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")),
 )
-"""FIPS 180-4 examples (oplib.md §1)."""
+"""FIPS 180-4 examples."""
 
 
 DIGEST_BOUNDARIES = (0, 1, 3, 4, 5, 55, 56, 63, 64, 65, 119, 120, 255, 256, 4097)

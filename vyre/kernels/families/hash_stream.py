@@ -1,4 +1,4 @@
-"""Sequential hashes, one message per invocation (oplib.md C2 kind `batch`):
+"""Sequential hashes, one message per invocation (C2 kind `batch`):
 FNV-1a, MurmurHash3, xxHash32 (`hash_words.py`), MD5, SHA-1, SHA-256
 (`hash_digests.py`), and the one-invocation CRC and Adler walks of the batched
 checksum plans (`hash_crc.py`, `hash_adler.py`) are built from this.
@@ -28,7 +28,7 @@ every message (fewer where a message has fewer), the first one starting from
 `state`; the last one applies `finish` and writes `out`. Parameter words per
 dispatch: [messages, first block, end block, first (0/1), last (0/1)].
 
-**The `_batch` ops** (`batch_spec`, oplib.md §1 `hash.<h>_batch`): (Bytes data,
+**The `_batch` ops** (`batch_spec`, `hash.<h>_batch`): (Bytes data,
 U32[] offsets) -> one output per message data[offsets[i]:offsets[i+1]], at any
 byte offset (each word from two: (w[i] >> 8b) | (w[i+1] << (32 - 8b))). How
 many blocks the longest message has is data, not a size, so the plan is
@@ -386,7 +386,7 @@ def batch_plan(h: StreamHash, sizes: Sequence[int] | np.ndarray, dtype: DataType
 
 
 class BatchEqualsSingle(KernelLaw):
-    """batch(i) = single(i) (oplib.md §14): the op over a batch of messages in
+    """batch(i) = single(i): the op over a batch of messages in
     one evaluation (`ops.evaluate_many`, the batched plan: every message in its
     own invocation of the same dispatches) equals the op on each message alone.
     The batch is the case's message cut a third of the way, the longer part
@@ -542,7 +542,7 @@ def batch_spec(
     boundaries: tuple[int, ...],
     version: int = 1,
 ) -> KernelSpec:
-    """`hash.<h>_batch` (oplib.md §1): (Bytes data, U32[] offsets) -> one output
+    """`hash.<h>_batch`: (Bytes data, U32[] offsets) -> one output
     per message data[offsets[i]:offsets[i+1]] (U32[n], or the digests end to
     end as Bytes); `one` is the single-message reference (an int or bytes)."""
     width = 4 * h.out_words if dtype is DataType.BYTES else h.out_words

@@ -1,7 +1,7 @@
 """hash.fnv1a32, hash.murmur3_32 and hash.xxhash32: 32-bit non-cryptographic
-hashes of a byte string (python-api.md; oplib.md §1, §14 rows 15 and 36), one
-message per invocation (`hash_stream`), each walking the message in 16-byte
-blocks (four words), then up to three whole words and three bytes of tail.
+hashes of a byte string, one message per invocation (`hash_stream`), each
+walking the message in 16-byte blocks (four words), then up to three whole words
+and three bytes of tail.
 
 - FNV-1a 32 (draft-eastlake-fnv): h = 0x811C9DC5; per byte h = (h ^ b) * 0x01000193.
 - MurmurHash3_x86_32 (SMHasher `MurmurHash3.cpp`), seed 0: per 4-byte block
@@ -13,8 +13,8 @@ blocks (four words), then up to three whole words and three bytes of tail.
   remaining word h = rotl(h + w P3, 17) P4; each remaining byte
   h = rotl(h + b P5, 11) P1; then the avalanche.
 
-The signatures are python-api.md's (Bytes) -> U32, seed 0 (oplib.md lists a
-seed input; the public signature has none).
+The signatures are (Bytes) -> U32 with seed 0: the public signature has no seed
+input.
 """
 
 from __future__ import annotations
@@ -325,7 +325,7 @@ class PublishedVectors(KernelLaw):
 
 class FnvChaining(KernelLaw):
     """fnv(a ‖ b) = fnv_from(fnv(a), b): FNV-1a continued from the hash of a
-    prefix (oplib.md §14 row 15), split a third of the way."""
+    prefix, split a third of the way."""
 
     name = "FnvChaining"
 
@@ -340,7 +340,7 @@ class FnvChaining(KernelLaw):
 
 
 FNV_VECTORS = ((b"", 0x811C_9DC5), (b"a", 0xE40C_292C), (b"foobar", 0xBF9C_F968))
-"""draft-eastlake-fnv / the FNV reference test suite (oplib.md §1)."""
+"""draft-eastlake-fnv / the FNV reference test suite."""
 
 MURMUR_VECTORS = (
     (b"", 0),
@@ -350,10 +350,10 @@ MURMUR_VECTORS = (
     (bytes([0x21, 0x43]), 0xA0F7_B07A),
     (bytes([0x21]), 0x7266_1CF4),
 )
-"""SMHasher vectors with seed 0 (oplib.md §1)."""
+"""SMHasher vectors with seed 0."""
 
 XXH32_VECTORS = ((b"", 0x02CC_5D05), (b"a", 0x550D_7456), (b"abc", 0x32D1_53FF))
-"""xxHash's sanity vectors with seed 0 (oplib.md §1)."""
+"""xxHash's sanity vectors with seed 0."""
 
 
 def word_hash_spec(

@@ -3,7 +3,7 @@ optionally wrapped in zlib (RFC 1950) or gzip (RFC 1952) framing, one stream
 per invocation, a bounded number of steps per dispatch (docs/compression.md).
 
 **One invocation, one stream, a state machine.** DEFLATE is a sequential bit
-stream, so the parallelism is across streams (oplib.md C2 kind `batch`):
+stream, so the parallelism is across streams (C2 kind `batch`):
 invocation w of a wave decodes stream first + w. Its whole decoder state (bit position, output
 position, block and copy state, table-building progress, checksum, error) is
 a row of `STATE_WORDS` words of the `state` buffer, loaded into locals at the

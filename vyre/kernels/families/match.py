@@ -1,5 +1,4 @@
-"""match.find_all: every start of a needle in a haystack (python-api.md;
-oplib.md §9, §14 row 20).
+"""match.find_all: every start of a needle in a haystack (docs/kernel-library.md).
 
 `match.find_all(hay, needle)` (Bytes, Bytes -> U32[], U32 count): the start of
 every occurrence of `needle` in `hay`, overlapping ones included, ascending:

@@ -1,4 +1,4 @@
-"""reductions.*: one U32 array to one value (python-api.md; oplib.md §5).
+"""reductions.*: one U32 array to one value.
 
 Sum, min, max, count, any and all are one grid-stride pass: each invocation
 accumulates its strided elements in a register, the workgroup combines its 256

@@ -1,5 +1,5 @@
 """scan.prefix_sum_inclusive_u32 and scan.prefix_sum_exclusive_u32: wrapping
-prefix sums of a U32 array (python-api.md; oplib.md §6).
+prefix sums of a U32 array.
 
 Reduce-then-scan in three dispatches (C3: no inter-workgroup communication
 inside a dispatch, so no decoupled look-back):

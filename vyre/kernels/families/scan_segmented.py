@@ -1,5 +1,5 @@
 """scan.segmented_inclusive_u32: a wrapping inclusive prefix sum that restarts at
-every segment head (oplib.md §6, §14 row 34).
+every segment head.
 
 `scan.segmented_inclusive_u32(x, flags)` (U32[n], U32[n] -> U32[n]): out[i] =
 x[h] + x[h+1] + ... + x[i] (mod 2^32), h the last index <= i with flags[h] != 0,

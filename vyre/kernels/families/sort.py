@@ -1,5 +1,4 @@
-"""sort.u32 and sort.key_value_u32: stable LSD radix sort of U32 keys
-(python-api.md; oplib.md §7).
+"""sort.u32 and sort.key_value_u32: stable LSD radix sort of U32 keys.
 
 Four passes of 8-bit digits (least significant first); each pass is five
 dispatches in the reduce-then-scan form (Satish, Harris & Garland 2009; C3: no

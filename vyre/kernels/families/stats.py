@@ -1,5 +1,4 @@
-"""stats.byte_histogram and stats.histogram_u32: counts per value (python-api.md;
-oplib.md §8, §14 rows 9 and 10).
+"""stats.byte_histogram and stats.histogram_u32: counts per value.
 
 `stats.byte_histogram(b)` (Bytes -> U32[256]) counts every byte value,
 `np.bincount(b, minlength=256)`. `stats.histogram_u32(v, nbins)` (U32[n], U32 ->

@@ -1,5 +1,5 @@
 """string.ascii_lower, string.ascii_upper, match.byte_class and
-string.split_offsets (oplib.md §9, §14 rows 21, 31, 32).
+string.split_offsets (docs/byte-codecs.md).
 
 - `string.ascii_lower(b)` / `string.ascii_upper(b)` (Bytes -> Bytes):
   `bytes.lower()` / `bytes.upper()`: only A-Z / a-z change, every other byte
@@ -385,7 +385,7 @@ class TableLaws(KernelLaw):
     """The identity table maps x to itself; translating by t1 then t2 equals
     translating by t2[t1] (composition); the length is kept; the count of each
     class in the output is the sum of the input's counts of the bytes the table
-    maps to it (oplib.md §14 row 32: class_count = Σ over the class)."""
+    maps to it (class_count = Σ over the class)."""
 
     name = "TableLaws"
 

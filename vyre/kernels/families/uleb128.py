@@ -1,5 +1,5 @@
 """decode.uleb128_u32 and encode.uleb128_u32: unsigned LEB128 streams of u32
-values (DWARF 5 §7.6; oplib.md §2, §14 row 39).
+values (DWARF 5 §7.6; docs/byte-codecs.md).
 
 - `encode.uleb128_u32(values)` (U32[k] -> Bytes): each value as its shortest
   LEB128 form, 7 bits a byte from the lowest, the top bit set on every byte but

@@ -1,7 +1,6 @@
 """decode.utf8_validate: is a byte string well-formed UTF-8 (RFC 3629, Unicode
 Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF, no truncated
-sequence), and where is the first bad byte (python-api.md; oplib.md §9, §14
-row 16).
+sequence), and where is the first bad byte (docs/byte-codecs.md).
 
 Outputs: `valid` (Bool, the primary output: `bytes.decode("utf-8")` succeeds),
 `first_bad` (U32: `UnicodeDecodeError.start`, the start of the first maximal
@@ -12,7 +11,7 @@ start byte" or "invalid continuation byte"). A validator reports rather than
 raises: `ops.evaluate` returns `valid`, `ops.evaluate_raw` all three.
 
 GPU algorithm (reduce, one pass and a one-invocation finish; local
-validation, oplib.md §9): invocation w owns the four bytes of word w. A word
+validation): invocation w owns the four bytes of word w. A word
 with no byte >= 0x80 is valid as it is (the ASCII fast path: one load). Else it
 loads the previous and the next word (12 bytes; bytes before 0 or past the input
 read as NUL, which neither starts a multi-byte sequence nor continues one) and

@@ -1,4 +1,4 @@
-"""`primitive.float`: strict IEEE 754 binary32 operations (python-api.md "Floats").
+"""`primitive.float`: strict IEEE 754 binary32 operations (docs/floats.md).
 
 Every op is Category A: its composition is the vyre float operation itself
 (`vyre.fadd`, ...), which the `float-strict` pass rewrites into integer IR, so a

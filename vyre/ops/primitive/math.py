@@ -1,4 +1,4 @@
-"""`primitive.math`: wrapping u32 arithmetic (conform.md "Binary Operations").
+"""`primitive.math`: wrapping u32 arithmetic (docs/semantics.md, "Integer operations").
 
 Every op is Category A: its composition is a loop-free vyre expression. Ops
 with an "i32 view" (sign, abs) read and return u32 bit patterns interpreted as

@@ -3,7 +3,7 @@
 `execute(program, words, dispatch, *, lane_order="forward", lengths=None,
 budget=None)` runs
 a (validated) program on host words with the exact semantics of the spec
-(conform.md ground truth, casts.md, execution-model.md, python-api.md "Floats")
+(docs/semantics.md, docs/floats.md)
 and returns the final words of every read_write buffer; `lengths` gives the
 element count of F16/BF16 buffers (two elements per word). It shares no
 semantic code with the WGSL lowering nor with the soft-float rewrite. Its work

@@ -1,4 +1,4 @@
-"""Exact strict-IEEE 754 float semantics over bit patterns (python-api.md "Floats").
+"""Exact strict-IEEE 754 float semantics over bit patterns (docs/floats.md).
 
 The reference interpreter's oracle for F32 (binary32), F16 (binary16) and
 BF16 (bfloat16, 1-8-7). Every function is pure and vectorised: it takes numpy

@@ -1,4 +1,4 @@
-"""Lane-wise semantics of vyre values (conform.md ground truth, casts.md).
+"""Lane-wise semantics of vyre values (docs/semantics.md).
 
 A value of `n` lanes is a numpy `uint32` array: shape `(n,)` for U32, I32 and
 Bool (Bool holds 0 or 1), `(n, 2)` for U64 and Vec2U32 (low/x first) and
@@ -205,7 +205,7 @@ def unop_function(kind: str) -> Callable[[Lanes], Lanes]:
 
 
 # ---------------------------------------------------------------------------
-# Casts: exactly the table of casts.md
+# Casts: exactly the table of docs/semantics.md
 # ---------------------------------------------------------------------------
 
 U32, I32, BOOL = DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.BOOL
@@ -334,7 +334,7 @@ CAST_TABLE.update(
         if source in FLOATS or target in FLOATS
     }
 )
-"""Float rows (python-api.md "Floats"): u32/i32 -> float RNE; float -> u32/i32
+"""Float rows (docs/floats.md): u32/i32 -> float RNE; float -> u32/i32
 truncate and saturate, NaN -> 0; among floats RNE (F16 <-> BF16 through F32)."""
 
 

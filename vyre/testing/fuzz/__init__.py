@@ -6,7 +6,7 @@
 - `wire`: mutated wire blobs (most with a repaired checksum, so that the body
   decoder sees them) through `Program.from_wire`; allowed: `WireError`, or a
   program that re-encodes to the same bytes,
-- `api`: the public Python API (python-api.md) called with wrong arguments;
+- `api`: the public Python API called with wrong arguments;
   allowed: `TypeError`/`ValueError` (and `KeyError` for unknown op ids),
 - `differential`: random valid programs (`vyre.testing.random_programs`) on the
   interpreter and on wgpu; their final words must be equal,

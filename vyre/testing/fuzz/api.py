@@ -1,4 +1,4 @@
-"""The API fuzzer: the public Python API (python-api.md) with wrong arguments.
+"""The API fuzzer: the public Python API with wrong arguments.
 
 Each input is a small JSON case: a public callable (by name) and its positional
 and keyword arguments drawn, by name, from a pool of plausible and hostile
@@ -8,7 +8,7 @@ that the call gets past the first check.
 
 The oracle: the call returns, or raises `TypeError`/`ValueError` (their
 subclasses: `VyreParseError`, `ValidationError`, `WireError`,
-`InterpBudgetError`...), or `KeyError` where python-api.md says so (an unknown
+`InterpBudgetError`...), or `KeyError` where the API promises it (an unknown
 op id). Any other exception (AttributeError, IndexError, AssertionError,
 OverflowError, RecursionError...) is a failure.
 """

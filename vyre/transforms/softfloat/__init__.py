@@ -88,7 +88,7 @@ def ternary(op: str, fmt: Format) -> Callable[[W[Any], W[Any], W[Any]], W[Any]]:
     return algorithm_of(d.FmaOp, fmt)
 def convert_op(source: str, target: str) -> Unary:
     """A conversion between "u32", "i32", "f32", "f16" and "bf16" (at least one
-    side a float): the value converted as python-api.md defines it."""
+    side a float): the value converted as docs/floats.md defines it."""
     if source in ("u32", "i32"):
         fmt = FORMATS[target]
         return (lambda x: convert.from_u32(fmt, x)) if source == "u32" else (

@@ -1,4 +1,4 @@
-"""Strict addition and subtraction (float-strict.md §4.1), every format directly:
+"""Strict addition and subtraction, every format directly:
 order the operands by magnitude, align the smaller with guard bits and a sticky
 ("jam") bit, add or subtract the significands, normalise, round once.
 

@@ -1,5 +1,5 @@
-"""Sign operations, classification, comparisons and minimumNumber/maximumNumber
-(float-strict.md §4.6), for every format directly on its patterns.
+"""Sign operations, classification, comparisons and minimumNumber/maximumNumber,
+for every format directly on its patterns.
 
 `key(x)` maps a non-NaN pattern to an unsigned word in IEEE order with -0 < +0:
 negative patterns are complemented, positive ones get the sign bit set.

@@ -1,4 +1,4 @@
-"""Conversions (float-strict.md §4.8): integers to floats (one rounding, in the
+"""Conversions: integers to floats (one rounding, in the
 target format), floats to integers (truncate toward zero, saturate, NaN -> 0),
 and between float formats (widening is exact; narrowing rounds once).
 """

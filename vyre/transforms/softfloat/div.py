@@ -1,4 +1,4 @@
-"""Strict division (float-strict.md §4.3, the reciprocal variant), every format:
+"""Strict division (the reciprocal variant), every format:
 an integer reciprocal of the divisor's significand, quotient digits estimated
 with it and corrected exactly with the integer remainder, one rounding.
 

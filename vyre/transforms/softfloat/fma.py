@@ -1,5 +1,4 @@
-"""Strict fused multiply-add a * b + c with ONE rounding (float-strict.md §4.5),
-every format directly.
+"""Strict fused multiply-add a * b + c with ONE rounding, every format directly.
 
 The exact product and the addend are aligned, the one with the smaller
 exponent shifted right with jamming (every bit shifted out OR-ed into bit 0),

@@ -1,4 +1,4 @@
-"""Strict multiplication (float-strict.md §4.2), every format directly.
+"""Strict multiplication, every format directly.
 
 F32: normalise both significands (24 bits, leading 1 at bit 23), split each
 into a high byte and a low 16-bit half; the top 32 bits of the 48-bit product

@@ -1,6 +1,6 @@
 """Packing and unpacking: the shared RNE rounding core and exact widening.
 
-`round_pack` (float-strict.md §3) rounds a significand word with its leading 1
+`round_pack` rounds a significand word with its leading 1
 at bit 31 to a format, to nearest, ties to even, with subnormal results and
 overflow to infinity: the one place where every algorithm rounds.
 """

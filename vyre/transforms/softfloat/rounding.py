@@ -1,4 +1,4 @@
-"""Rounding to an integral value in the same format (float-strict.md §4.7):
+"""Rounding to an integral value in the same format:
 floor, ceil, round (half to even) and trunc, for every format.
 
 With e the biased exponent, a value with bias <= e < bias + M has

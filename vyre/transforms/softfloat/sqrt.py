@@ -1,7 +1,7 @@
-"""Strict square root (float-strict.md §4.4, the reciprocal-square-root
-variant), every format: an integer reciprocal square root refined by two Newton
-steps, one Newton correction of the root, and an exact integer remainder that
-fixes the last unit and decides the rounding.
+"""Strict square root (the reciprocal-square-root variant), every format: an
+integer reciprocal square root refined by two Newton steps, one Newton
+correction of the root, and an exact integer remainder that fixes the last unit
+and decides the rounding.
 
 The significand, scaled to 24 bits (leading 1 at bit 23) and shifted by one or
 two so that the exponent left over is even, is X in [2**24, 2**26); the root
