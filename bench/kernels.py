@@ -1,16 +1,19 @@
 """Kernel ops against their peers, same GPU, same run (docs/kernel-library.md).
 
-    python bench/kernels.py [--n 67108864] [--sort-n 16777216] [--reps 20] [--trials 5] [--only PREFIXES] [--out FILE]
+    python bench/kernels.py [--n 67108864] [--sort-n 16777216] [--reps 20] [--batch-ms 50] [--trials 5] [--only PREFIXES] [--out FILE]
 
 For each kernel op: the op's whole pipeline with its input already on the
-device (a `vyre.DeviceBuffer`), `--reps` evaluations encoded into one command
+device (a `vyre.DeviceBuffer`), a batch of evaluations encoded into one command
 buffer; the time is from the submission to the end of a 4-byte readback,
-divided by reps (the encoding, which is host work done once per command buffer,
-is not counted; the upload is not counted). Median of `--trials`. Peers, when
-torch with CUDA is present: `torch.sum`, `torch.cumsum`, `torch.bincount`,
-`torch.sort`, and `copy_` (the bandwidth bound: read + write of n words), each
-timed as `reps` launches and a synchronisation. vyre's own copy kernel (a vyre
-program) is measured too.
+divided by the evaluations (the encoding, which is host work done once per
+command buffer, is not counted; the upload is not counted). Median of
+`--trials`. Peers, when torch with CUDA is present: `torch.sum`,
+`torch.cumsum`, `torch.bincount`, `torch.sort`, and `copy_` (the bandwidth
+bound: read + write of n words), each timed as a batch of launches and a
+synchronisation. A batch is `--reps` runs or more, enough to last `--batch-ms`
+on each side (the read-back is then a small share of vyre's batch, as the
+synchronisation is of torch's). vyre's own copy kernel (a vyre program) is
+measured too.
 
 GB/s counts the bytes the op must read (and write, for scans and sorts) once.
 "copy share" = the op's GB/s / torch copy GB/s (target: >= 0.8 for
@@ -43,6 +46,7 @@ import _common  # noqa: F401  # pyright: ignore[reportUnusedImport]  (puts the c
 
 import argparse
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, cast
@@ -65,6 +69,27 @@ def _staged(op_id: str, args: Sequence[Any]) -> tuple[list[Any], list[Any], dict
     return steps, clear, state, plan
 
 
+batch_seconds: list[float] = [0.0]
+"""Seconds a timed batch lasts at least (`--batch-ms`, set by `main`; `_batched`)."""
+
+
+def _batched(run: Callable[[int], float], reps: int) -> Callable[[], float]:
+    """`run(n)` (n runs, one synchronisation, seconds a run) as a timing of batches:
+    the first call runs `reps` and sizes the later batches to last
+    `batch_seconds` at least, so the one synchronisation of a batch (vyre's
+    4-byte read-back, 0.2-0.4 ms on the H200; torch's synchronize) is a small
+    share of it on both sides, where a fixed 20 runs charged vyre ~13 us a run."""
+    size = [reps]
+
+    def once() -> float:
+        seconds = run(size[0])
+        if size[0] == reps and batch_seconds[0] > 0:
+            size[0] = max(reps, math.ceil(batch_seconds[0] / max(seconds, 1e-9)))
+        return seconds
+
+    return once
+
+
 def vyre_time(op_id: str, args: Sequence[Any], reps: int) -> Callable[[], float]:
     from vyre.runtime import wgpu_backend
     from vyre.runtime.wgpu_device import Resident, gpu_device
@@ -72,12 +97,12 @@ def vyre_time(op_id: str, args: Sequence[Any], reps: int) -> Callable[[], float]
     steps, clear, _state, _plan = _staged(op_id, args)
     probe = Resident.allocate(gpu_device(), 1)
 
-    def once() -> float:
-        submitted = wgpu_backend.run_steps(steps, clear=clear, repeat=reps)
+    def run(n: int) -> float:
+        submitted = wgpu_backend.run_steps(steps, clear=clear, repeat=n)
         probe.read()
-        return (time.perf_counter() - submitted) / reps
+        return (time.perf_counter() - submitted) / n
 
-    return once
+    return _batched(run, reps)
 
 
 def vyre_end_to_end(op_id: str, args: Sequence[Any], reps: int) -> Callable[[], float]:
@@ -111,12 +136,12 @@ def step_times(op_id: str, args: Sequence[Any], reps: int, trials: int) -> list[
     out: list[tuple[str, tuple[int, int, int], float]] = []
     for step, staged in zip(plan.steps, steps):
 
-        def once(staged: Any = staged) -> float:
-            submitted = wgpu_backend.run_steps([staged], repeat=reps)
+        def run(n: int, staged: Any = staged) -> float:
+            submitted = wgpu_backend.run_steps([staged], repeat=n)
             probe.read()
-            return (time.perf_counter() - submitted) / reps
+            return (time.perf_counter() - submitted) / n
 
-        out.append((step.program.name, step.dispatch, best(once, trials)))
+        out.append((step.program.name, step.dispatch, best(_batched(run, reps), trials)))
     return out
 
 
@@ -152,15 +177,15 @@ def torch_many(make: Callable[..., Callable[[], object]], arrays: Sequence[np.nd
         return None
     fn = make(*[torch.from_numpy(np.ascontiguousarray(a)).cuda() for a in arrays])
 
-    def once() -> float:
+    def run(n: int) -> float:
         torch.cuda.synchronize()
         start = time.perf_counter()
-        for _ in range(reps):
+        for _ in range(n):
             fn()
         torch.cuda.synchronize()
-        return (time.perf_counter() - start) / reps
+        return (time.perf_counter() - start) / n
 
-    return once
+    return _batched(run, reps)
 
 
 def gb(value: float) -> str:
@@ -204,12 +229,12 @@ def vyre_copy_time(data: np.ndarray, reps: int) -> Callable[[], float]:
     wgpu_backend.run_steps(steps)
     assert (y.read()[:8] == data[:8]).all()
 
-    def once() -> float:
-        submitted = wgpu_backend.run_steps(steps, repeat=reps)
+    def run(n: int) -> float:
+        submitted = wgpu_backend.run_steps(steps, repeat=n)
         probe.read()
-        return (time.perf_counter() - submitted) / reps
+        return (time.perf_counter() - submitted) / n
 
-    return once
+    return _batched(run, reps)
 
 
 # ---------------------------------------------------------------------------
@@ -514,6 +539,10 @@ def main() -> None:
     parser.add_argument("--sort-n", type=int, default=16 * 2**20)
     parser.add_argument("--chain-n", type=int, default=16 * 2**20)
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument(
+        "--batch-ms", type=float, default=50.0,
+        help="each timed batch runs --reps times or more, to last this long at least (default 50)",
+    )
     parser.add_argument("--trials", type=int, default=5)
     parser.add_argument("--out", help="write the figures as JSON here")
     parser.add_argument("--profile", help="comma-separated U32[] kernel ops: time each step of their plans at --n")
@@ -530,7 +559,9 @@ def main() -> None:
         return
     device = gpu_name()
     print(f"device: {device}")
-    print(f"submit + 4-byte readback: {sync_cost() * 1e6:,.0f} us (included once per {args.reps} reps)")
+    batch_seconds[0] = args.batch_ms / 1e3
+    print(f"submit + 4-byte readback: {sync_cost() * 1e6:,.0f} us (included once a batch of {args.reps} runs"
+          f" or more, at least {args.batch_ms:g} ms)")
     body, record = rows(args.n, args.sort_n, args.reps, args.trials, args.only.split(",") if args.only else ())
     body = [[device, *row] for row in body]
     print(table(["device", "op / peer", "elements", "vyre GB/s", "peer GB/s", "copy share (vs peer: time ratio)", "target"], body))
