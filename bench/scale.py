@@ -12,8 +12,9 @@ One summary line per configuration, each over the same inputs:
 
   host      the host side alone (operands, exact oracle, sums) in a pool of every core, no
             GPU: the most inputs/s any number of GPUs reaches on this host
-  gpu       the kernels alone on one GPU (no oracle; a dispatch for each gang of chunks, as
-            a run against a truth checks them): the most inputs/s one GPU reaches
+  gpu       the kernels alone on one GPU (no oracle; a dispatch for each gang of chunks, the
+            next submitted before the last one's read-back, as a run against a truth checks
+            them): the most inputs/s one GPU reaches
   1 here    one GPU in this process, as `vyre-conform floats` runs without --dask (a pool
             of every core beside the GPU)
   N dask    N GPU workers of a local Dask cluster, as `vyre-conform floats --dask --gpus N`
@@ -106,21 +107,27 @@ def gpu_alone(work: Work, backend: str) -> tuple[float, None]:
     inputs/s one GPU reaches."""
     import numpy as np
 
-    from vyre.conform.float_campaign import Kernels, _gang, _groups, _run  # pyright: ignore[reportPrivateUsage]
+    from vyre.conform.float_campaign import Kernels, _gang, _groups, _submit_sums  # pyright: ignore[reportPrivateUsage]
 
     kernels = [Kernels(campaign).sums for campaign, _ in work]
     for campaign, _ in work:
         run_chunk(campaign, 0, min(campaign.size, 1 << 14), backend)  # compile
     began = time.perf_counter()
+    flying: Any = None
     for (campaign, chunks), kernel in zip(work, kernels, strict=True):
         stored = [(0, 0)] * len(chunks)  # as though a truth gave every chunk: gangs where they apply
         n = 0
         while n < len(chunks):
             size = _gang(campaign, chunks, stored, n)
             start, length = chunks[n][0], sum(length for _, length in chunks[n : n + size])
-            groups = _groups(length)
-            _run(backend, kernel, {"params": np.array([start, length], dtype=np.uint32)}, groups, 2 * groups)
+            params = np.array([start, length], dtype=np.uint32)
+            launched = _submit_sums(backend, kernel, params, _groups(length))
+            if flying is not None:
+                flying()  # the previous gang's read-back, while this one runs (as run_chunks does)
+            flying = launched
             n += size
+    if flying is not None:
+        flying()
     return time.perf_counter() - began, None
 
 

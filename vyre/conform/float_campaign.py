@@ -899,37 +899,64 @@ def _gang(campaign: Campaign, chunks: Sequence[tuple[int, int]], stored: Sequenc
     return max(count, 1)
 
 
-def _check_gang(
-    campaign: Campaign,
-    chunks: Sequence[tuple[int, int]],
-    stored: Sequence[Sums],
-    backend: str,
-    began: float,
-    kernels: Kernels,
-    device: str = "",
-    truth: Truth | None = None,
-) -> list[ChunkResult]:
-    """Check a gang (`_gang`) with one dispatch: each chunk's sums from its own
-    workgroups' partial sums; a chunk whose sums differ is checked again alone
-    (`_check`: its results read back and diffed against the oracle). A chunk's
-    seconds are its share of the gang's."""
-    first, total = chunks[0][0], sum(length for _, length in chunks)
-    groups = _groups(total)
-    params = np.array([first, total], dtype=np.uint32)
-    partial = _run(backend, kernels.sums, {"params": params}, groups, 2 * groups)
-    seconds = (time.perf_counter() - began) / len(chunks)
-    results: list[ChunkResult] = []
-    group = 0
-    for (start, length), want in zip(chunks, stored, strict=True):
-        count = _groups(length)
-        got = _partial_sums(partial[2 * group : 2 * (group + count)])
-        group += count
-        if got == want:
-            results.append(ChunkResult(campaign.name, start, length, 0, [], seconds, device))
-            continue
-        stage = _Stage(campaign, start, length, None, None, want)
-        results.append(_check(stage, backend, time.perf_counter(), kernels, device, truth))
-    return results
+def _submit_sums(backend: str, prepared: Prepared, params: U32, groups: int) -> Callable[[], U32]:
+    """The sums kernel over `groups` workgroups submitted now; the returned call
+    waits for its partial sums (2 words a workgroup) and reads them back. On wgpu
+    the call can come after the next submission, so the GPU runs the next gang
+    while this one's read-back is waited for (the interpreter runs it at once)."""
+    if backend == "interp":
+        partial = _run(backend, prepared, {"params": params}, groups, 2 * groups)
+        return lambda: partial
+    from vyre.runtime import wgpu_backend
+    from vyre.runtime.wgpu_device import Resident, gpu_device
+
+    gpu = gpu_device()
+    out = Resident.allocate(gpu, 2 * groups)  # every workgroup writes its two words
+    bound = {"params": Resident.upload_uniform(gpu, params), "out": out}
+    wgpu_backend.run_steps([(prepared, bound, (groups, 1, 1))])
+    return out.read
+
+
+class _Gang:
+    """A gang (`_gang`) in flight: its one dispatch submitted (`launch`), its
+    chunks compared when `finish` reads the partial sums back."""
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        chunks: Sequence[tuple[int, int]],
+        stored: Sequence[Sums],
+        backend: str,
+        kernels: Kernels,
+        device: str = "",
+        truth: Truth | None = None,
+    ) -> None:
+        self.campaign, self.chunks, self.stored = campaign, list(chunks), list(stored)
+        self.backend, self.kernels, self.device, self.truth = backend, kernels, device, truth
+        self.began = time.perf_counter()
+        first, total = self.chunks[0][0], sum(length for _, length in self.chunks)
+        params = np.array([first, total], dtype=np.uint32)
+        self._partial = _submit_sums(backend, kernels.sums, params, _groups(total))
+
+    def finish(self) -> list[ChunkResult]:
+        """Each chunk's sums from its own workgroups' partial sums; a chunk whose
+        sums differ is checked again alone (`_check`: its results read back and
+        diffed against the oracle). A chunk's seconds are its share of the
+        gang's, from the submission to the read-back."""
+        partial = self._partial()
+        seconds = (time.perf_counter() - self.began) / len(self.chunks)
+        results: list[ChunkResult] = []
+        group = 0
+        for (start, length), want in zip(self.chunks, self.stored, strict=True):
+            count = _groups(length)
+            got = _partial_sums(partial[2 * group : 2 * (group + count)])
+            group += count
+            if got == want:
+                results.append(ChunkResult(self.campaign.name, start, length, 0, [], seconds, self.device))
+                continue
+            stage = _Stage(self.campaign, start, length, None, None, want)
+            results.append(_check(stage, self.backend, time.perf_counter(), self.kernels, self.device, self.truth))
+        return results
 
 
 def run_chunk(campaign: Campaign, start: int, length: int, backend: str, pool: Any = None) -> ChunkResult:
@@ -1023,7 +1050,8 @@ def run_chunks(
     the oracle, and each oracle-computed chunk's sums go to `save_truth` (a
     `float_truth.TruthWriter`'s `add`). Consecutive chunks with no host work at
     all (stored, of an exhaustive space) are checked `GANG` at a time by one
-    dispatch (`_gang`), each still recorded as a chunk of its own. `kernels`:
+    dispatch (`_gang`), each still recorded as a chunk of its own, the next
+    gang submitted before the last one's partial sums are read back. `kernels`:
     the campaign's prepared kernels, when the caller keeps them between runs."""
     todo = list(chunks)
     jobs = jobs or os.cpu_count() or 1
@@ -1045,27 +1073,42 @@ def run_chunks(
             kernels = kernels or Kernels(campaign)  # prepared while the pool computes the first chunk
             following: _Stage | None = None
             n = 0
+            flying: _Gang | None = None  # a gang whose results come after the next submission
+
+            def record(result: ChunkResult) -> ChunkResult:
+                if checkpoint is not None:
+                    append_chunk(checkpoint, result.to_json())
+                if progress is not None:
+                    progress(result)
+                return result
+
             try:
                 while n < len(todo):
                     size = _gang(campaign, todo, stored, n)
                     following = stage(n + size) if n + size < len(todo) else None
-                    if size == 1:
-                        results = [_check(current, backend, began, kernels, device, truth)]
-                    else:
+                    landed = flying.finish() if flying is not None and size == 1 else []
+                    if size > 1:
                         gang = [sums for sums in stored[n : n + size] if sums is not None]
-                        results = _check_gang(campaign, todo[n : n + size], gang, backend, began, kernels, device, truth)
-                    began = time.perf_counter()
-                    for result in results:
-                        if save_truth is not None and current.stored is None:  # never in a gang
+                        launched = _Gang(campaign, todo[n : n + size], gang, backend, kernels, device, truth)
+                        landed = flying.finish() if flying is not None else []
+                        flying = launched
+                    else:
+                        flying = None
+                    for result in landed:
+                        yield record(result)
+                    if size == 1:
+                        result = _check(current, backend, began, kernels, device, truth)
+                        if save_truth is not None and current.stored is None:
                             save_truth(TruthRecord(campaign.name, result.start, result.length, current.sums()))
-                        if checkpoint is not None:
-                            append_chunk(checkpoint, result.to_json())
-                        if progress is not None:
-                            progress(result)
-                        yield result
+                        yield record(result)
+                    began = time.perf_counter()
                     n += size
                     if following is not None:
                         current, following = following, None
+                if flying is not None:
+                    landed, flying = flying.finish(), None
+                    for result in landed:
+                        yield record(result)
             finally:
                 if following is not None:  # stopped early: let its pieces finish before the files go
                     following.sums()

@@ -38,16 +38,28 @@ def _truth(path: Path, backend: str = "interp") -> tuple[Truth, list[dict[str, A
 
 
 def _dispatches(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, int]]:
-    """(first input, inputs, workgroups) of every campaign kernel run from now on."""
+    """(first input, inputs, workgroups) of every campaign kernel run from now on:
+    a gang's (`_submit_sums`) and a chunk's alone (`_run`)."""
     seen: list[tuple[int, int, int]] = []
-    real = fc._run  # pyright: ignore[reportPrivateUsage]
+    real_run = fc._run  # pyright: ignore[reportPrivateUsage]
+    real_submit = fc._submit_sums  # pyright: ignore[reportPrivateUsage]
+    inside = [False]
 
-    def counted(backend: str, prepared: Any, words: dict[str, np.ndarray], groups: int, out: int) -> Any:
-        params = words["params"]
+    def run(backend: str, prepared: Any, words: dict[str, np.ndarray], groups: int, out: int) -> Any:
+        if not inside[0]:
+            seen.append((int(words["params"][0]), int(words["params"][1]), groups))
+        return real_run(backend, prepared, words, groups, out)
+
+    def submit(backend: str, prepared: Any, params: np.ndarray, groups: int) -> Any:
         seen.append((int(params[0]), int(params[1]), groups))
-        return real(backend, prepared, words, groups, out)
+        inside[0] = True
+        try:
+            return real_submit(backend, prepared, params, groups)
+        finally:
+            inside[0] = False
 
-    monkeypatch.setattr(fc, "_run", counted)
+    monkeypatch.setattr(fc, "_run", run)
+    monkeypatch.setattr(fc, "_submit_sums", submit)
     return seen
 
 
@@ -146,3 +158,31 @@ def test_dask_tasks_against_a_whole_truth_hold_whole_gangs() -> None:
     assert [len(task) for task in _batches(chunks, 3, MAX_STORED_BATCH)] == [16] * 16  # 22 a task, cut to a gang
     assert [len(task) for task in _batches(chunks, 2)] == [MAX_BATCH] * 32  # host work: small tasks
     assert [len(task) for task in _batches(chunks[:40], 2, MAX_STORED_BATCH)] == [5] * 8
+
+
+@pytest.mark.parametrize("backend", ["interp", "wgpu"])
+def test_the_next_gang_is_submitted_before_a_gangs_sums_are_read_back(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    if backend == "wgpu":
+        request.getfixturevalue("gpu_adapter")
+    truth, oracle_run = _truth(tmp_path / "truth.jsonl", backend)
+    monkeypatch.setattr(fc, "GANG", 2)  # 4 chunks: two gangs
+    events: list[str] = []
+    real = fc._submit_sums  # pyright: ignore[reportPrivateUsage]
+
+    def submit(backend: str, prepared: Any, params: np.ndarray, groups: int) -> Any:
+        events.append(f"submit {int(params[0]):#x}")
+        read = real(backend, prepared, params, groups)
+
+        def wait() -> Any:
+            events.append(f"read {int(params[0]):#x}")
+            return read()
+
+        return wait
+
+    monkeypatch.setattr(fc, "_submit_sums", submit)
+    seen: list[int] = []
+    records = _content(run_campaign(NEG, backend, jobs=1, truth=truth, progress=lambda r: seen.append(r.start)))
+    assert records == oracle_run and seen == [0, PER_GROUP, 2 * PER_GROUP, 3 * PER_GROUP]
+    assert events == ["submit 0x0", "submit 0x8000", "read 0x0", "read 0x8000"]
