@@ -14,7 +14,11 @@ and
   the `idx` expression itself, or a `vyre.var` of a local that a single `let`
   binds to `idx` and nothing assigns);
 - loads of read_only and uniform buffers may be at any index (nothing writes
-  them during the run, so a gather reads the same words in any order);
+  them during the run, so a gather reads the same words in any order); a
+  read-only buffer of one-word elements loaded only at `idx mod C` (C a literal
+  multiple of 4, or `idx & (C - 1)` for a power of two; through a `let` or not)
+  is *periodic* (`MapShape.periodic`): a broadcast operand, which the
+  vectorised lowering reads as chunks too;
 - no atomic, barrier, workgroup buffer, `workgroup_id` or `local_id`, and the
   invocation ids appear only inside the `idx` expressions;
 - every buffer accessed at `idx` has an element type the vectorised code can
@@ -60,6 +64,9 @@ VECTOR_KINDS = frozenset(
 )
 """Element types whose buffers the vectorised lowering moves as `vec4` words."""
 
+_PERIODIC_KINDS = frozenset({DataTypeKind.U32, DataTypeKind.I32, DataTypeKind.F32, DataTypeKind.BOOL})
+"""Element types of periodic buffers (one element a word)."""
+
 
 @dataclass(frozen=True)
 class MapShape:
@@ -84,6 +91,13 @@ class MapShape:
     unconditional top-level store comes before any load of them and before any
     `return`, so their old words need not be read."""
     has_loops: bool
+    periodic: dict[str, int] = field(default_factory=lambda: {})
+    """Read-only storage buffers of one-word elements loaded only at `idx mod C`
+    (a literal C, a multiple of 4; also written `idx & (C - 1)` for a power of
+    two): buffer -> C. The vectorised lowering reads them as vec4 chunks too
+    (a broadcast operand: `x + b` with `b` along the rows)."""
+    periodic_indices: frozenset[SSAValue] = frozenset()
+    """Every SSA value equal to `idx mod C` for some periodic C."""
 
     def virtual_count(
         self, workgroup: tuple[int, int, int], dispatch: tuple[int, int, int]
@@ -118,6 +132,8 @@ class _Found:
     ids: list[d.InvocationIdOp] = field(default_factory=lambda: list[d.InvocationIdOp]())
     adds: list[d.BinOp] = field(default_factory=lambda: list[d.BinOp]())
     accesses: list[d.LoadOp | d.StoreOp] = field(default_factory=lambda: list["d.LoadOp | d.StoreOp"]())
+    remainders: list[d.BinOp] = field(default_factory=lambda: list[d.BinOp]())
+    """`mod` and `bitand` ops: candidates for `idx mod C`."""
     has_loops: bool = False
 
 
@@ -165,9 +181,29 @@ def _id(found: _Found, op: d.InvocationIdOp) -> str | None:
 
 @NOTES.on(d.BinOp)
 def _binop(found: _Found, op: d.BinOp) -> str | None:
-    if cast(StringAttr, op.properties["kind"]).data == _ADD:
+    kind = cast(StringAttr, op.properties["kind"]).data
+    if kind == _ADD:
         found.adds.append(op)
+    elif kind in _REMAINDERS:
+        found.remainders.append(op)
     return None
+
+
+_REMAINDERS = frozenset({BinOpKind.MOD.value, BinOpKind.BIT_AND.value})
+
+
+def _period(op: d.BinOp, indices: set[SSAValue]) -> int | None:
+    """C when `op` is `idx mod C` (C a literal multiple of 4) or `idx & (C - 1)`
+    (C a power of two, at least 4); else None."""
+    if op.lhs not in indices:
+        return None
+    literal = d.literal_word(op.rhs)
+    if literal is None:
+        return None
+    if op.op_kind == BinOpKind.MOD:
+        return literal if literal > 0 and literal % 4 == 0 else None
+    period = literal + 1
+    return period if period >= 4 and period & literal == 0 else None
 
 
 @NOTES.on(d.LoadOp, d.StoreOp)
@@ -210,7 +246,21 @@ class _Analysis:
                     indices.update(reads.get(let.var_name.data, ()))
                     candidates.remove(let)
                     changed = True
-        return self._accesses(accesses, row, roots, hidden, frozenset(indices), has_loops)
+        periods: dict[SSAValue, int] = {}
+        for op in found.remainders:
+            period = _period(op, indices)
+            if period is not None:
+                periods[op.results[0]] = period
+        changed = True
+        while changed:  # locals bound to idx mod C
+            changed = False
+            for let in list(candidates):
+                period = periods.get(let.value)
+                if period is not None:
+                    periods.update((read, period) for read in reads.get(let.var_name.data, ()))
+                    candidates.remove(let)
+                    changed = True
+        return self._accesses(accesses, row, roots, hidden, frozenset(indices), has_loops, periods)
 
     def _index_roots(
         self, ids: list[d.InvocationIdOp], adds: list[d.BinOp]
@@ -248,10 +298,12 @@ class _Analysis:
         hidden: frozenset[Operation],
         indices: frozenset[SSAValue],
         has_loops: bool,
+        periods: dict[SSAValue, int] | None = None,
     ) -> MapShape | str:
         at_index: set[str] = set()
         written: set[str] = set()
         loaded: set[str] = set()
+        periodic: dict[str, set[int | None]] = {}
         for op in accesses:
             name = op.buffer.data
             decl = self.decls.get(name)
@@ -262,6 +314,7 @@ class _Analysis:
             if read_write and not on_index:
                 return f"it accesses read_write buffer `{name}` at another index"
             if not on_index:
+                periodic.setdefault(name, set()).add((periods or {}).get(op.index))
                 continue  # a gather from a buffer nothing writes
             if decl.access_kind == AccessKind.UNIFORM:
                 continue  # read through its uniform layout, like a gather
@@ -281,6 +334,16 @@ class _Analysis:
             for decl in self.kernel.buffer_decls
             if decl.buffer_name.data in at_index
         )
+        cycles = {
+            decl.buffer_name.data: next(iter(periodic[decl.buffer_name.data]))
+            for decl in self.kernel.buffer_decls
+            if decl.buffer_name.data in periodic
+            and decl.buffer_name.data not in at_index
+            and decl.access_kind == AccessKind.READ_ONLY
+            and decl.element.data_kind in _PERIODIC_KINDS
+            and len(periodic[decl.buffer_name.data]) == 1
+            and None not in periodic[decl.buffer_name.data]
+        }
         return MapShape(
             row=row,
             roots=roots,
@@ -291,6 +354,8 @@ class _Analysis:
             loaded=frozenset(loaded),
             overwritten=self._overwritten(written),
             has_loops=has_loops,
+            periodic=cast(dict[str, int], cycles),
+            periodic_indices=frozenset(periods or {}),
         )
 
     def _overwritten(self, written: set[str]) -> frozenset[str]:

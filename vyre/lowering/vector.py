@@ -24,6 +24,12 @@ adjacent, and workgroups of 256 keep 64 Mi elements within one dispatch);
   with whole-chunk stores after the 8 lanes ran. The variable starts with the
   element's stored word, unless the buffer is *overwritten* (its old content is
   never observed: MapShape.overwritten), then its old words are not read;
+- a *periodic* buffer (map_shape.py: read only at `idx mod C`, C a multiple of
+  4) is declared `array<vec4<u32>>` as well and read on the fast path as the
+  chunk `c mod (C / 4)`: elements 4c .. 4c + 3 are at 4(c mod C/4) + 0..3
+  modulo C, since 4 divides C; the host sets `vector_end` to 0 (every lane
+  guarded) when the buffer holds fewer than C elements, and the scalar tail
+  reads element `idx mod C` through its guard, as the scalar kernel does;
 - fast path: when the invocation's last chunk ends at or before `vector_end`
   (`c_1 < vector_end / 4`; the host computes `vector_end = min(n, logical
   length of every vector buffer)`), every one of the 8 elements exists in every
@@ -84,6 +90,10 @@ class VectorLayout:
     """The program's workgroup size (which, with the dispatch, gives n)."""
     buffers: tuple[str, ...]
     """The vector buffers (their lengths bound `vector_end`)."""
+    periodic: tuple[tuple[str, int], ...] = ()
+    """(buffer, C) of the periodic buffers (MapShape.periodic): the fast path
+    reads one as vec4 chunks at `chunk mod (C / 4)`, so it runs only where every
+    index below C exists (the runtime sets `vector_end` to 0 otherwise)."""
     overwritten: tuple[str, ...] = ()
     """Outputs every virtual invocation stores unconditionally before reading
     them (MapShape.overwritten): with n >= their length, every element is
@@ -131,6 +141,8 @@ class LaneSignature:
                 pointers[name] = namer.claim(f"{name}_element")
             elif name in shape.loaded:
                 values[name] = namer.claim(f"{name}_element")
+        for name in shape.periodic:
+            values[name] = namer.claim(f"{name}_element")
         return LaneSignature(function, index, values, pointers)
 
     def header(self, bindings: dict[str, BufferBinding]) -> str:
@@ -219,6 +231,11 @@ def _fast_path(
     lines: list[str] = []
     per_lane: list[dict[str, str]] = [{} for _ in range(ELEMENTS)]
     stores: list[str] = []
+    for name, period in shape.periodic.items():  # chunk c holds elements 4c .. 4c + 3 of idx mod C
+        binding = bindings[name]
+        cycle = [f"({c} % {period // CHUNK}u)" for c in chunks]
+        for k, text in enumerate(_lane_words(binding, namer, lines, binding.wgsl_name, cycle, True)):
+            per_lane[k][name] = f"u32({text} != 0u)" if binding.element == DataTypeKind.BOOL else text
     for name in shape.vector_buffers:
         if name not in lane.values and name not in lane.pointers:
             continue
@@ -299,7 +316,8 @@ def _tail(
     body: list[str] = []
     elements: dict[str, str] = {}
     for name in lane.values:
-        elements[name] = f"{tail_load[name]}({v})"
+        period = shape.periodic.get(name)
+        elements[name] = f"{tail_load[name]}({v})" if period is None else f"{tail_load[name]}({v} % {period}u)"
     stores: list[str] = []
     for name in lane.pointers:
         variable = namer.claim(f"{name}_lane")

@@ -377,7 +377,7 @@ class _KernelLowering:
         self.workgroup_size = (x, y, z)
         self.map = _vector_shape(kernel, options)
         self.scan = scan
-        vector_buffers = set(self.map.vector_buffers) if self.map is not None else set[str]()
+        vector_buffers = set(self.map.vector_buffers) | set(self.map.periodic) if self.map is not None else set[str]()
         self.combined: Combined = (
             combine_accesses(kernel) if self.map is None and options.combine else NOTHING
         )
@@ -511,6 +511,8 @@ class _KernelLowering:
         tail_load: dict[str, str] = {}
         tail_store: dict[str, str] = {}
         guards = self.guards
+        for name in shape.periodic:
+            tail_load[name] = guards.load_helper(name)
         for name in shape.vector_buffers:
             binding = bindings[name]
             if name in lane.values:
@@ -541,6 +543,7 @@ class _KernelLowering:
             shape.row,
             self.workgroup_size,
             shape.vector_buffers,
+            tuple(shape.periodic.items()),
             tuple(name for name in shape.vector_buffers if name in shape.overwritten),
         )
         text = self._module_text(params, entry, [], extra=[lane_function], vector=True)
@@ -1003,7 +1006,10 @@ class _Body:
     def load(self, op: d.LoadOp) -> Value:
         index = _coerce(self.take(op.index), U32)
         lane = self.lane
-        if lane is not None and op.index in lane.shape.indices:
+        if lane is not None and (
+            op.index in lane.shape.indices
+            or (op.buffer.data in lane.shape.periodic and op.index in lane.shape.periodic_indices)
+        ):
             element = self.lane_element(lane, op.buffer.data)
             if element is not None:
                 return element

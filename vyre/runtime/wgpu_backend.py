@@ -150,6 +150,15 @@ class _Plan:
         names = vector.vector.buffers
         return tuple(k for k, b in enumerate(vector.buffers) if b.name in names)
 
+    @cached_property
+    def periodic_indices(self) -> tuple[tuple[int, int], ...]:
+        """(binding index, C) of the vectorised kernel's periodic buffers."""
+        vector = self.vector
+        if vector is None or vector.vector is None:
+            return ()
+        periods = dict(vector.vector.periodic)
+        return tuple((k, periods[b.name]) for k, b in enumerate(vector.buffers) if b.name in periods)
+
 
 _PLANS: LruCache[Prepared, _Plan] = LruCache(PLAN_CAPACITY)
 
@@ -808,6 +817,8 @@ def _variant(
     if virtual is None or not 0 < virtual <= MAX_VIRTUAL:
         return plan.kernel, groups, ()
     end = min([virtual, *(counts[k] for k in plan.vector_indices)])
+    if any(counts[k] < period for k, period in plan.periodic_indices):
+        end = 0  # an index below a period past a buffer's end: every lane guarded
     return vector, (layout.groups(virtual), 1, 1), (virtual, end)
 
 

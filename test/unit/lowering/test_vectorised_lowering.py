@@ -188,3 +188,57 @@ def test_loops_are_not_vectorised_where_the_adapter_stops_them() -> None:
     assert prepared.lowered_for(LoweringOptions(vectorize=True)).vector is not None
     capped = prepared.lowered_for(LoweringOptions(vectorize=True, loop_limit=65_535))
     assert capped.vector is None and capped.status_binding is not None
+
+
+def _periodic_program(index: E, dtype: DataType = DataType.U32, value: E | None = None) -> Program:
+    """`out[i] = a[i] ^ b[j]`, j = `index` (a form of i mod C or not), or `value`."""
+    read = E.bitxor(E.load("a", I), E.cast(DataType.U32, E.load("b", E.var("j"))))
+    return Program(
+        [
+            BufferDecl.read("a", 0, DataType.U32),
+            BufferDecl.read_write("out", 1, DataType.U32),
+            BufferDecl.read("b", 2, dtype),
+        ],
+        (64, 1, 1),
+        [N.let("i", E.gid_x()), N.let("j", index), N.store("out", I, read if value is None else value)],
+        name="periodic",
+    )
+
+
+@pytest.mark.parametrize(
+    ("index", "period"),
+    [
+        (E.mod(I, E.u32(1024)), 1024),
+        (E.mod(I, E.u32(12)), 12),
+        (E.mod(I, E.u32(4)), 4),
+        (E.bitand(I, E.u32(7)), 8),
+        (E.mod(I, E.u32(6)), None),  # not a multiple of 4: chunks would straddle the period
+        (E.bitand(I, E.u32(5)), None),  # not 2^k - 1
+        (E.bitand(I, E.u32(1)), None),  # a period of 2
+        (E.mod(E.add(I, E.u32(1)), E.u32(8)), None),  # not idx itself
+        (E.div(I, E.u32(8)), None),
+    ],
+)
+def test_a_buffer_read_at_the_index_mod_a_literal_is_periodic(index: E, period: int | None) -> None:
+    shape = _shape(_periodic_program(index))
+    assert isinstance(shape, MapShape)
+    assert shape.periodic == ({} if period is None else {"b": period})
+    assert shape.vector_buffers == ("a", "out")
+
+
+def test_a_buffer_also_read_elsewhere_is_not_periodic() -> None:
+    j = E.var("j")
+    gathered = _periodic_program(E.mod(I, E.u32(8)), value=E.add(E.load("b", j), E.load("b", E.u32(3))))
+    two = _periodic_program(E.mod(I, E.u32(8)), value=E.add(E.load("b", j), E.load("b", E.mod(I, E.u32(16)))))
+    for program in (gathered, two):
+        shape = _shape(program)
+        assert isinstance(shape, MapShape) and shape.periodic == {}
+    half = _shape(_periodic_program(E.mod(I, E.u32(8)), DataType.F16))  # two elements a word: not chunked so
+    assert isinstance(half, MapShape) and half.periodic == {}
+
+
+def test_the_vectorised_kernel_reads_a_periodic_buffer_as_chunks(naga_accepts: Check) -> None:
+    lowered = prepare(_periodic_program(E.mod(I, E.u32(1024)))).lowered_for(LoweringOptions(vectorize=True))
+    assert lowered.vector is not None and lowered.vector.periodic == (("b", 1024),)
+    assert "% 256u)]" in lowered.wgsl  # chunk mod C / 4
+    naga_accepts(lowered.wgsl)

@@ -187,3 +187,40 @@ def test_fresh_outputs_read_zero_wherever_the_kernel_does_not_write(gpu_adapter:
             got = vyre.run(program, {"a": a}, dispatch=(groups, 1, 1), outputs={"out": size})["out"]
             want = vyre.run(program, {"a": a}, dispatch=(groups, 1, 1), outputs={"out": size}, backend="interp")["out"]
             assert np.array_equal(got, want), (program.name, size)
+
+
+@pytest.mark.parametrize("period", [4, 12, 1024, "and 7"])
+def test_a_periodic_operand_agrees_with_the_interpreter_at_every_boundary(period: int | str, gpu_adapter: Any) -> None:
+    """`out[i] = a[i] + b[i mod C]` (a broadcast operand, read as vec4 chunks at
+    `chunk mod C / 4` on the fast path): n around the vector boundaries, `b`
+    at, above and below C (shorter: every lane guarded, reading 0 past its end)."""
+    c = 8 if period == "and 7" else int(period)
+    index = E.bitand(I, E.u32(7)) if period == "and 7" else E.mod(I, E.u32(c))
+    program = Program(
+        [
+            BufferDecl.read("a", 0, DataType.U32),
+            BufferDecl.read_write("out", 1, DataType.U32),
+            BufferDecl.read("b", 2, DataType.U32),
+        ],
+        (32, 1, 1),
+        [N.let("i", E.gid_x()), N.let("j", index), N.store("out", I, E.add(E.load("a", I), E.load("b", E.var("j"))))],
+        name=f"periodic_{c}",
+    )
+    lowered = prepare(program).lowered_for(vyre.lowering.options.LoweringOptions(vectorize=True))
+    assert lowered.vector is not None and lowered.vector.periodic == (("b", c),)
+    rng = np.random.default_rng(c)
+    for n in (1, 7, 8, 9, 63, 2048, 2049, 4099):
+        for b_len in sorted({c, c + 5, max(c - 1, 0), 3 * c}):
+            groups = -(-n // 32)
+            words = {
+                "a": rng.integers(0, 2**32, n, dtype=np.uint32),
+                "out": np.zeros(n, dtype=np.uint32),
+                "b": rng.integers(0, 2**32, b_len, dtype=np.uint32),
+            }
+            copy = lambda: {k: v.copy() for k, v in words.items()}  # noqa: E731
+            want = execute_interp(program, copy(), (groups, 1, 1))["out"]
+            assert _ran_vectorised(program, copy(), (groups, 1, 1))
+            got = execute(prepare(program), copy(), (groups, 1, 1))["out"]
+            assert np.array_equal(got, want), (c, n, b_len)
+            b = np.concatenate([words["b"], np.zeros(max(0, c - b_len), dtype=np.uint32)])
+            assert np.array_equal(want, words["a"] + b[np.arange(n) % c]), (c, n, b_len)  # numpy, independently
