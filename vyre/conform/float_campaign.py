@@ -39,8 +39,9 @@ checksum scheme (`CHECKSUM_SCHEME`) alone, so they can be stored once and
 reused (`vyre.conform.float_truth`): a run given a `truth` takes each chunk's
 expected sums from it and computes no oracle (an exhaustive space then has no
 host work but the dispatch: its operands come from the input index in the
-kernel, and `GANG` consecutive chunks share one dispatch); a chunk the truth lacks is computed by the oracle (and handed to
-`save_truth`), and a chunk whose sums differ is diffed against the oracle as in
+kernel, and `GANG` consecutive chunks share one dispatch); a chunk the truth
+lacks is computed by the oracle (and handed to `save_truth`), and a chunk
+whose sums differ is diffed against the oracle as in
 any run, so its record is the one an oracle run writes (and a stored sum the
 oracle contradicts is a `FloatTruthError`).
 
@@ -918,8 +919,8 @@ def _submit_sums(backend: str, prepared: Prepared, params: U32, groups: int) -> 
 
 
 class _Gang:
-    """A gang (`_gang`) in flight: its one dispatch submitted (`launch`), its
-    chunks compared when `finish` reads the partial sums back."""
+    """A gang (`_gang`) in flight: its one dispatch submitted when it is made,
+    its chunks compared when `finish` reads the partial sums back."""
 
     def __init__(
         self,
@@ -1086,14 +1087,12 @@ def run_chunks(
                 while n < len(todo):
                     size = _gang(campaign, todo, stored, n)
                     following = stage(n + size) if n + size < len(todo) else None
-                    landed = flying.finish() if flying is not None and size == 1 else []
-                    if size > 1:
+                    launched: _Gang | None = None
+                    if size > 1:  # submitted before the gang in flight is read back
                         gang = [sums for sums in stored[n : n + size] if sums is not None]
                         launched = _Gang(campaign, todo[n : n + size], gang, backend, kernels, device, truth)
-                        landed = flying.finish() if flying is not None else []
-                        flying = launched
-                    else:
-                        flying = None
+                    landed = flying.finish() if flying is not None else []
+                    flying = launched
                     for result in landed:
                         yield record(result)
                     if size == 1:

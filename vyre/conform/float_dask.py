@@ -146,6 +146,10 @@ def run_all_on_cluster(
 
     distributed: Any = importlib.import_module("distributed")
     uses = truths or {}
+
+    def truth_of(campaign: Campaign) -> Truth | None:
+        return uses.get(campaign.name, (None, None))[0]
+
     owed = {
         campaign.name: chunks_of(campaign, shard=shard, span=span, done=finished_starts(checkpoint, campaign.name))
         for campaign in campaigns
@@ -155,16 +159,17 @@ def run_all_on_cluster(
         return out
     per_host = dict(workers_per_host(client))
     workers = max(1, len(client.nthreads()))
-    stored = all(
-        campaign.indexed and truth is not None and all(truth.expected(*chunk) is not None for chunk in owed[campaign.name])
+    stored = all(  # no host work in any task: larger tasks
+        campaign.indexed
+        and (truth := truth_of(campaign)) is not None
+        and all(truth.expected(*chunk) is not None for chunk in owed[campaign.name])
         for campaign in campaigns
-        for truth in [uses.get(campaign.name, (None, None))[0]]
     )
     most = MAX_STORED_BATCH if stored else MAX_BATCH
     total = sum(len(chunks) for chunks in owed.values())
     tasks: dict[Any, Campaign] = {}
     for campaign in campaigns:
-        truth = uses.get(campaign.name, (None, None))[0]
+        truth = truth_of(campaign)
         for batch in _batches(owed[campaign.name], workers, most, total):
             part = truth.only(batch) if truth is not None else None
             future = client.submit(_run_batch, campaign, batch, backend, jobs, per_host, part, pure=False)

@@ -235,7 +235,7 @@ def _fast_path(
         binding = bindings[name]
         cycle = [f"({c} % {period // CHUNK}u)" for c in chunks]
         for k, text in enumerate(_lane_words(binding, namer, lines, binding.wgsl_name, cycle, True)):
-            per_lane[k][name] = f"u32({text} != 0u)" if binding.element == DataTypeKind.BOOL else text
+            per_lane[k][name] = _lane_value(binding, text)
     for name in shape.vector_buffers:
         if name not in lane.values and name not in lane.pointers:
             continue
@@ -245,9 +245,7 @@ def _fast_path(
         lanes = _lane_words(binding, namer, lines, array, chunks, loaded)
         if name in lane.values:
             for k, text in enumerate(lanes):
-                if binding.element == DataTypeKind.BOOL:
-                    text = f"u32({text} != 0u)"
-                per_lane[k][name] = text
+                per_lane[k][name] = _lane_value(binding, text)
             continue
         variables = [namer.claim(f"{name}_{k}") for k in range(ELEMENTS)]
         word_type = _word_type(binding)
@@ -261,6 +259,11 @@ def _fast_path(
         index = f"{chunks[k // CHUNK]} * {CHUNK}u" + (f" + {c}u" if c else "")
         lines.append(lane.arguments(index, per_lane[k]))
     return lines + stores
+
+
+def _lane_value(binding: BufferBinding, word: str) -> str:
+    """The vyre value of a loaded element word, as a lane takes it by value."""
+    return f"u32({word} != 0u)" if binding.element == DataTypeKind.BOOL else word
 
 
 def _lane_words(
