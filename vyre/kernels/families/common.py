@@ -26,6 +26,7 @@ from vyre.kernels.spec import Buffer
 
 __all__ = [
     "GROUPS",
+    "group_sum",
     "MULTI_SCAN_PRE_WORDS",
     "multi_scan",
     "multi_scan_words",
@@ -196,6 +197,26 @@ def workgroup_scan(values: Sequence[str], arrays: Sequence[str], groups: Sequenc
             body.append(Node.assign(whole, E.add(E.var(whole), group_sum)))
         inclusive = E.load(a, spread(local))
         body.append(Node.let(f"{prefix}ex{w}", E.sub(E.add(E.var(before), inclusive), E.var(value))))
+    return body
+
+
+def group_sum(array: str, groups: str, value: Expr) -> list[Node]:
+    """The sum over the workgroup of each invocation's `value` into variable
+    `_gsum` of invocation 0 (two levels: 16 invocations sum 16 values each,
+    then invocation 0 sums the 16; `array` has WORKGROUP words, `groups` GROUPS)."""
+    local = E.local_id(0)
+    body: list[Node] = [Node.store(array, local, value), Node.barrier()]
+    part: list[Node] = [Node.let("_part", E.u32(0))]
+    for j in range(WORKGROUP // GROUPS):
+        # invocation g reads array[g + 16 j]: 16 consecutive words per step, no bank conflicts
+        part.append(Node.assign("_part", E.add(E.var("_part"), E.load(array, E.add(local, E.u32(j * GROUPS))))))
+    part.append(Node.store(groups, local, E.var("_part")))
+    body.append(Node.if_(E.lt(local, E.u32(GROUPS)), part))
+    body.append(Node.barrier())
+    total: Expr = E.load(groups, E.u32(0))
+    for g in range(1, GROUPS):
+        total = E.add(total, E.load(groups, E.u32(g)))
+    body.append(Node.let("_gsum", total))
     return body
 
 

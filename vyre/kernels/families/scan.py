@@ -4,25 +4,29 @@ prefix sums of a U32 array.
 Reduce-then-scan in three dispatches (C3: no inter-workgroup communication
 inside a dispatch, so no decoupled look-back):
 
-1. `block_sums`: each workgroup sums one block of BLOCK = 16,384 elements
-   (SUBTILES = 8 tiles of 2,048: 256 invocations x 8 loads in flight, per tile)
-   into `sums[block]`, with a two-level workgroup sum (three barriers).
+1. `block_sums`: each workgroup sums one block of REGISTER_BLOCK = 8,192
+   elements (REGISTER_SUBTILES = 4 tiles of 2,048: 256 invocations x 8 loads in
+   flight, per tile) into `sums[block]`, with a two-level workgroup sum.
 2. `scan_sums`: one workgroup turns `sums` into exclusive block offsets, 2,048
-   at a time with a running carry (32 Mi elements per round).
-3. `scan_tiles`: each workgroup walks its block tile by tile: invocation l
-   loads elements 8l .. 8l + 7 of the tile as two vec4s (combined by the
-   lowering), scans them in registers, the 256 invocation totals are scanned
-   in two levels (`common.workgroup_scan`), and it stores its 8 sums plus the
-   block offset, the carry of the tiles before and the earlier invocations'
-   totals as two vec4s. The exclusive form subtracts each input from its
-   inclusive sum.
+   at a time with a running carry (16 Mi elements per round).
+3. `scan_registers`: each workgroup holds its whole block in registers:
+   invocation l loads elements 8l .. 8l + 7 of each of the 4 tiles as two vec4s
+   (combined by the lowering; all 8 loads in flight), scans each 8 serially,
+   ONE two-level workgroup scan (`common.workgroup_scan`, two barriers) scans
+   the 256 invocation totals of the 4 tiles side by side, and it stores its
+   sums plus the block offset, the totals of the tiles before and the earlier
+   invocations' totals as vec4s. The exclusive form subtracts each input from
+   its inclusive sum.
 
-Blocks of several tiles keep the number of block sums (and the serial work of
-step 2) small: 4,096 sums at 64 Mi elements. Measured on the H100 (64 Mi
-elements, `bench/kernels.py --profile`) the tile scan's log-step totals scan
-was the bottleneck (16 barriers per tile); the two-level form cut step 3 from
-683 to 400 us. Traffic: 2 reads + 1 write of n words (+ one more read for the
-exclusive form). Empty input gives empty output.
+Measured on the H200 (64 Mi elements, `bench/kernels.py`, A/B in one run):
+step 3 walking a block of 8 tiles one at a time (a workgroup scan and its
+barriers per tile, 8 loads in flight) reached 0.70 of torch.cumsum, the block
+of 4 tiles in registers 0.74; 8 tiles in registers 0.67 (register pressure),
+2 tiles 0.73. The earlier tile-by-tile step 3 (`scan_tiles_program`) stays for
+the sorts and codecs that scan their counts with it. A single-pass look-back
+scan in one dispatch measured 0.58 at best (bench/scan_lookback.py).
+Traffic: 2 reads + 1 write of n words (+ one more read for the exclusive
+form). Empty input gives empty output.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from vyre.kernels.families.common import (
     GROUPS,
     SCAN_WORDS,
     WORKGROUP,
+    group_sum,
     param,
     params_buffer,
     skewed,
@@ -55,26 +60,9 @@ ITEMS = 8
 TILE = WORKGROUP * ITEMS
 SUBTILES = 8
 BLOCK = TILE * SUBTILES
-
-
-def group_sum(array: str, groups: str, value: Expr) -> list[Node]:
-    """The sum over the workgroup of each invocation's `value` into variable
-    `_gsum` of invocation 0 (two levels: 16 invocations sum 16 values each,
-    then invocation 0 sums the 16; `array` has WORKGROUP words, `groups` GROUPS)."""
-    local = E.local_id(0)
-    body: list[Node] = [Node.store(array, local, value), Node.barrier()]
-    part: list[Node] = [Node.let("_part", E.u32(0))]
-    for j in range(WORKGROUP // GROUPS):
-        # invocation g reads array[g + 16 j]: 16 consecutive words per step, no bank conflicts
-        part.append(Node.assign("_part", E.add(E.var("_part"), E.load(array, E.add(local, E.u32(j * GROUPS))))))
-    part.append(Node.store(groups, local, E.var("_part")))
-    body.append(Node.if_(E.lt(local, E.u32(GROUPS)), part))
-    body.append(Node.barrier())
-    total: Expr = E.load(groups, E.u32(0))
-    for g in range(1, GROUPS):
-        total = E.add(total, E.load(groups, E.u32(g)))
-    body.append(Node.let("_gsum", total))
-    return body
+REGISTER_SUBTILES = 4
+"""Subtiles of the scan ops' step 3 held in registers at once (`scan_registers_program`)."""
+REGISTER_BLOCK = TILE * REGISTER_SUBTILES
 
 
 @cache
@@ -204,13 +192,64 @@ def scan_tiles_program(exclusive: bool, subtiles: int = SUBTILES) -> Program:
     )
 
 
+@cache
+def scan_registers_program(exclusive: bool, subtiles: int, chunks: int = 1) -> Program:
+    """Step 3 with a chunk of the block in registers: invocation l holds words
+    8l .. 8l + 7 of each of the `subtiles` subtiles of a chunk (two vec4 loads
+    each, all in flight at once), scans them serially, and ONE workgroup scan
+    of the `subtiles` invocation totals side by side (two barriers a chunk)
+    gives every subtile's offsets; the block (`chunks` chunks, walked with a
+    carry) starts at `offsets[block]`."""
+    local = E.local_id(0)
+    chunk_words = TILE * subtiles
+    base = E.add(E.mul(E.workgroup_id(0), E.u32(chunk_words * chunks)), E.mul(E.var("c"), E.u32(chunk_words)))
+    loop: list[Node] = []
+    totals: list[str] = []
+    for s in range(subtiles):
+        loop.append(Node.let(f"q{s}", E.add(E.add(base, E.u32(s * TILE)), E.mul(local, E.u32(ITEMS)))))
+        for k in range(ITEMS):
+            loop.append(Node.let(f"v{s}_{k}", E.load("x", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"))))
+        loop.append(Node.let(f"r{s}_0", E.var(f"v{s}_0")))
+        for k in range(1, ITEMS):
+            loop.append(Node.let(f"r{s}_{k}", E.add(E.var(f"r{s}_{k - 1}"), E.var(f"v{s}_{k}"))))
+        totals.append(f"r{s}_{ITEMS - 1}")
+    loop += workgroup_scan(totals, [f"totals{s}" for s in range(subtiles)], [f"groups{s}" for s in range(subtiles)], "_s")
+    offset: Expr = E.var("carry")
+    for s in range(subtiles):
+        loop.append(Node.let(f"add{s}", E.add(offset, E.var(f"_sex{s}"))))
+        for k in range(ITEMS):
+            value = E.add(E.var(f"r{s}_{k}"), E.var(f"add{s}"))
+            if exclusive:
+                value = E.sub(value, E.var(f"v{s}_{k}"))
+            loop.append(Node.store("out", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"), value))
+        offset = E.add(offset, E.var(f"_stot{s}"))
+    loop.append(Node.assign("carry", offset))
+    body: list[Node] = [Node.let("carry", E.load("offsets", E.workgroup_id(0)))]
+    if chunks == 1:  # no loop: every address a constant offset of the block's
+        body += [Node.let("c", E.u32(0)), *loop]
+    else:
+        body.append(Node.loop("c", E.u32(0), E.u32(chunks), loop))
+    kind = "exclusive" if exclusive else "inclusive"
+    return Program(
+        buffers=[
+            BufferDecl.read("x", 0, DataType.U32),
+            BufferDecl.read("offsets", 1, DataType.U32),
+            BufferDecl.read_write("out", 2, DataType.U32),
+            *(BufferDecl.workgroup(f"totals{s}", SCAN_WORDS, DataType.U32) for s in range(subtiles)),
+            *(BufferDecl.workgroup(f"groups{s}", GROUPS, DataType.U32) for s in range(subtiles)),
+        ],
+        workgroup_size=(WORKGROUP, 1, 1),
+        entry=body,
+        name=f"scan_registers_{kind}_{subtiles}x{chunks}",
+    )
+
 def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
     def plan(sizes: Any, scalars: Any) -> KernelPlan:
         n = sizes["x"]
         out = Buffer("out", DataType.U32, n)
         if n == 0:
             return KernelPlan((out,), ())
-        blocks = -(-n // BLOCK)
+        blocks = -(-n // REGISTER_BLOCK)
         return KernelPlan(
             (
                 out,
@@ -218,9 +257,9 @@ def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
                 params_buffer("params", [blocks, -(-blocks // TILE)]),
             ),
             (
-                Step(block_sums_program(), (blocks, 1, 1)),
+                Step(block_sums_program(REGISTER_SUBTILES), (blocks, 1, 1)),
                 Step(scan_sums_program(), (1, 1, 1)),
-                Step(scan_tiles_program(exclusive), (blocks, 1, 1), {"offsets": "sums"}),
+                Step(scan_registers_program(exclusive, REGISTER_SUBTILES), (blocks, 1, 1), {"offsets": "sums"}),
             ),
         )
 
