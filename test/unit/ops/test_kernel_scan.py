@@ -1,15 +1,16 @@
 """scan.prefix_sum_inclusive_u32 / _exclusive_u32 against numpy's cumsum in
 uint64 reduced mod 2**32 (never the op's reference, never vyre code), on the
 interpreter and on wgpu: lengths at every edge of the register block and of
-its 2,048-word tiles, wrapping values, a block-sums scan over several rounds
-(more than 2,048 blocks) on wgpu, and interpreter and lavapipe giving the
-same bytes."""
+its 2,048-word tiles, wrapping values, 2,050 blocks on wgpu, the step-2
+scan of block sums over several rounds and the unrolled step 1 run directly,
+and interpreter and lavapipe giving the same bytes."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import vyre
 from vyre import ops
 from vyre.kernels.families import scan
 
@@ -54,8 +55,72 @@ def test_wrapping_sums_and_interpreter_equals_lavapipe() -> None:
     assert np.asarray(results[0], dtype=np.uint32).tobytes() == np.asarray(results[1], dtype=np.uint32).tobytes()
 
 
-def test_more_than_one_round_of_block_sums_on_wgpu() -> None:
-    n = 2049 * BLOCK + 300  # 2,050 block sums: the offsets scan takes two rounds of 2,048
+def test_many_blocks_on_wgpu() -> None:
+    n = 2049 * BLOCK + 300  # 2,050 block sums
     x = np.random.default_rng(12).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     got = ops.evaluate("scan.prefix_sum_exclusive_u32", [x], backend="wgpu")
     assert np.array_equal(np.asarray(got, dtype=np.uint32), exclusive(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unrolled_block_sums(backend: str) -> None:
+    x = np.random.default_rng(13).integers(0, 2**32, 3 * BLOCK + 1000, dtype=np.uint64).astype(np.uint32)
+    out = vyre.run(
+        scan.block_sums_program(scan.REGISTER_SUBTILES, unrolled=True),
+        {"x": x, "sums": np.zeros(4, np.uint32)},
+        dispatch=(4, 1, 1),
+        backend=backend,
+    )
+    expected = [int(x[b * BLOCK : (b + 1) * BLOCK].astype(np.uint64).sum()) % 2**32 for b in range(4)]
+    assert out["sums"].tolist() == expected
+
+
+def _run_gathered(x: np.ndarray, per_super: int, backend: str) -> np.ndarray:
+    """Step 1 then step 3 of the scan run directly with superblocks of `per_super` blocks."""
+    blocks = -(-len(x) // BLOCK)
+    supers = -(-blocks // per_super)
+    step1 = vyre.run(
+        scan.block_sums_program(scan.REGISTER_SUBTILES, unrolled=True, supers=True),
+        {
+            "x": x,
+            "sums": np.zeros(blocks, np.uint32),
+            "supers": np.zeros(supers, np.uint32),
+            "params": np.array([per_super], np.uint32),
+        },
+        dispatch=(blocks, 1, 1),
+        backend=backend,
+    )
+    expected_sums = [int(x[b * BLOCK : (b + 1) * BLOCK].astype(np.uint64).sum()) % 2**32 for b in range(blocks)]
+    assert step1["sums"].tolist() == expected_sums
+    expected_supers = [sum(expected_sums[k * per_super : (k + 1) * per_super]) % 2**32 for k in range(supers)]
+    assert step1["supers"].tolist() == expected_supers
+    step3 = vyre.run(
+        scan.scan_registers_program(False, scan.REGISTER_SUBTILES, gathered=True),
+        {
+            "x": x,
+            "out": np.zeros(len(x), np.uint32),
+            "sums": step1["sums"],
+            "supers": step1["supers"],
+            "params": np.array([per_super, -(-per_super // 256)], np.uint32),
+        },
+        dispatch=(blocks, 1, 1),
+        backend=backend,
+    )
+    return step3["out"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("per_super", [1, 3, 257])
+def test_superblocks_of_every_size(backend: str, per_super: int) -> None:
+    """Superblocks of 1 block, of 3 (several superblocks, a partial last one)
+    and of 257 (two rounds of the gather loop): what inputs of 64 Mi to 4 Gi
+    elements would take, at sizes lavapipe binds."""
+    blocks = 3 * per_super + 2 if per_super < 100 else per_super + 5
+    x = np.random.default_rng(per_super).integers(0, 2**32, blocks * BLOCK - 77, dtype=np.uint64).astype(np.uint32)
+    assert np.array_equal(_run_gathered(x, per_super, backend), inclusive(x))
+
+
+def test_superblock_size() -> None:
+    assert scan.superblock(1) == scan.superblock(16384) == 64
+    assert scan.superblock(16385) == 65 and -(-16385 // 65) <= 256
+    assert scan.superblock(2**32 // BLOCK) == 2048

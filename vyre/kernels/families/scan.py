@@ -1,32 +1,40 @@
 """scan.prefix_sum_inclusive_u32 and scan.prefix_sum_exclusive_u32: wrapping
 prefix sums of a U32 array.
 
-Reduce-then-scan in three dispatches (C3: no inter-workgroup communication
+Reduce-then-scan in two dispatches (C3: no inter-workgroup communication
 inside a dispatch, so no decoupled look-back):
 
-1. `block_sums`: each workgroup sums one block of REGISTER_BLOCK = 8,192
-   elements (REGISTER_SUBTILES = 4 tiles of 2,048: 256 invocations x 8 loads in
-   flight, per tile) into `sums[block]`, with a two-level workgroup sum.
-2. `scan_sums`: one workgroup turns `sums` into exclusive block offsets, 2,048
-   at a time with a running carry (16 Mi elements per round).
-3. `scan_registers`: each workgroup holds its whole block in registers:
-   invocation l loads elements 8l .. 8l + 7 of each of the 4 tiles as two vec4s
-   (combined by the lowering; all 8 loads in flight), scans each 8 serially,
-   ONE two-level workgroup scan (`common.workgroup_scan`, two barriers) scans
-   the 256 invocation totals of the 4 tiles side by side, and it stores its
-   sums plus the block offset, the totals of the tiles before and the earlier
-   invocations' totals as vec4s. The exclusive form subtracts each input from
-   its inclusive sum.
+1. `block_sums` (unrolled, with superblocks): each workgroup sums one block of
+   REGISTER_BLOCK = 8,192 elements (REGISTER_SUBTILES = 4 tiles of 2,048; all
+   32 loads of an invocation written out, so all in flight) into `sums[block]`
+   with a two-level workgroup sum, and adds it atomically into
+   `supers[block / SB]`: superblocks of SB = 64 blocks (more when there are
+   over 256 x 64 blocks, so that there are at most 256 superblocks). An integer
+   add in any order gives the same superblock sum (C4).
+2. `scan_registers` (gathered): each workgroup holds its whole block in
+   registers: invocation l loads elements 8l .. 8l + 7 of each of the 4 tiles
+   as two vec4s (combined by the lowering; all 8 loads in flight), scans each 8
+   serially, and ONE two-level workgroup scan (`common.workgroup_scan`, two
+   barriers) scans the 256 invocation totals of the 4 tiles side by side. The
+   block's offset is the sum of the superblock sums before its superblock and
+   of the block sums before it in its superblock (at most one of each an
+   invocation at 64 Mi elements), added up by the workgroup (two barriers); it
+   stores its sums plus the offset, the totals of the tiles before and the
+   earlier invocations' totals as vec4s. The exclusive form subtracts each
+   input from its inclusive sum.
 
-Measured on the H200 (64 Mi elements, `bench/kernels.py`, A/B in one run):
-step 3 walking a block of 8 tiles one at a time (a workgroup scan and its
-barriers per tile, 8 loads in flight) reached 0.70 of torch.cumsum, the block
-of 4 tiles in registers 0.74; 8 tiles in registers 0.67 (register pressure),
-2 tiles 0.73. The earlier tile-by-tile step 3 (`scan_tiles_program`) stays for
-the sorts and codecs that scan their counts with it. A single-pass look-back
-scan in one dispatch measured 0.58 at best (bench/scan_lookback.py).
-Traffic: 2 reads + 1 write of n words (+ one more read for the exclusive
-form). Empty input gives empty output.
+The step that scanned the block sums in one workgroup between the two is
+gone: its 20-26 us at 64 Mi elements were a tenth of the scan. Measured on the
+H200 (64 Mi elements, `bench/kernels.py`, A/B in one run each): step 3
+walking a block of 8 tiles one at a time 0.70 of torch.cumsum, the block of 4
+tiles in registers 0.74; step 1 unrolled and the block sums scanned 8,192 a
+round 0.75 -> 0.78; the scan of block sums replaced by superblocks 0.83 ->
+0.86. The tile-by-tile step 3 (`scan_tiles_program`) and the one-workgroup
+scan of sums (`scan_sums_program`) stay for the sorts, codecs and compaction
+that scan their counts with them. A single-pass look-back scan in one
+dispatch measured 0.58 at best (bench/scan_lookback.py). Traffic: 2 reads + 1
+write of n words (+ one more read for the exclusive form). Empty input gives
+empty output.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from vyre.ir import BufferDecl, DataType, Expr, Node, Program
+from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels import laws as K
 from vyre.kernels.families.common import (
@@ -54,7 +62,20 @@ from vyre.kernels.families.common import (
 )
 from vyre.kernels.spec import Buffer, KernelPlan, KernelSpec, Port, Step
 
-__all__ = ["BLOCK", "ITEMS", "KERNELS", "TILE", "group_sum"]
+__all__ = [
+    "BLOCK",
+    "ITEMS",
+    "KERNELS",
+    "REGISTER_BLOCK",
+    "REGISTER_SUBTILES",
+    "TILE",
+    "block_sums_program",
+    "group_sum",
+    "scan_registers_program",
+    "scan_sums_program",
+    "scan_tiles_program",
+    "superblock",
+]
 
 ITEMS = 8
 TILE = WORKGROUP * ITEMS
@@ -66,35 +87,66 @@ REGISTER_BLOCK = TILE * REGISTER_SUBTILES
 
 
 @cache
-def block_sums_program(subtiles: int = SUBTILES) -> Program:
-    """Step 1: `sums[block]` = the sum of block `block` (subtiles x TILE elements)."""
+def block_sums_program(subtiles: int = SUBTILES, unrolled: bool = False, supers: bool = False) -> Program:
+    """Step 1: `sums[block]` = the sum of block `block` (subtiles x TILE elements).
+    `unrolled`: the subtiles' loads are written out, so all subtiles x ITEMS
+    loads of an invocation are in flight at once (the scan ops' blocks of 4)."""
     local = E.local_id(0)
     base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE * subtiles)), local)
     # the loads read 0 past n (the lowering's guard) and 0 is the sum's
     # identity: every load is unconditional, so ITEMS loads are in flight at once
     body: list[Node] = [Node.let("acc", E.u32(0))]
-    loop: list[Node] = [
-        Node.let(f"v{k}", E.load("x", E.add(E.add(base, E.mul(E.var("t"), E.u32(TILE))), E.u32(k * WORKGROUP))))
-        for k in range(ITEMS)
-    ]
-    total = E.var("v0")
-    for k in range(1, ITEMS):
-        total = E.add(total, E.var(f"v{k}"))
-    loop.append(Node.assign("acc", E.add(E.var("acc"), total)))
-    body.append(Node.loop("t", E.u32(0), E.u32(subtiles), loop))
+    if unrolled:
+        values = [
+            E.load("x", E.add(base, E.u32(t * TILE + k * WORKGROUP))) for t in range(subtiles) for k in range(ITEMS)
+        ]
+        body += [Node.let(f"v{j}", value) for j, value in enumerate(values)]
+        total: Expr = E.var("v0")
+        for j in range(1, len(values)):
+            total = E.add(total, E.var(f"v{j}"))
+        body.append(Node.assign("acc", total))
+    else:
+        loop: list[Node] = [
+            Node.let(f"v{k}", E.load("x", E.add(E.add(base, E.mul(E.var("t"), E.u32(TILE))), E.u32(k * WORKGROUP))))
+            for k in range(ITEMS)
+        ]
+        total = E.var("v0")
+        for k in range(1, ITEMS):
+            total = E.add(total, E.var(f"v{k}"))
+        loop.append(Node.assign("acc", E.add(E.var("acc"), total)))
+        body.append(Node.loop("t", E.u32(0), E.u32(subtiles), loop))
     body += group_sum("sh", "groups", E.var("acc"))
-    body.append(Node.if_(E.eq(local, E.u32(0)), [Node.store("sums", E.workgroup_id(0), E.var("_gsum"))]))
+    publish = [Node.store("sums", E.workgroup_id(0), E.var("_gsum"))]
+    if supers:  # an integer add in any order: the superblock's sum is the same (C4)
+        at = E.div(E.workgroup_id(0), param(0))
+        publish.append(Node.let("_old", E.atomic(AtomicOp.ADD, "supers", at, E.var("_gsum"))))
+    body.append(Node.if_(E.eq(local, E.u32(0)), publish))
+    name = "scan_block_sums" if subtiles == SUBTILES else f"scan_block_sums_{subtiles}"
+    if unrolled:
+        name += "_unrolled"
+    if supers:
+        name += "_supers"
     return Program(
         buffers=[
             BufferDecl.read("x", 0, DataType.U32),
             BufferDecl.read_write("sums", 1, DataType.U32),
+            *(
+                [BufferDecl.read_write("supers", 2, DataType.U32), BufferDecl.uniform("params", 3, DataType.U32)]
+                if supers
+                else []
+            ),
             BufferDecl.workgroup("sh", WORKGROUP, DataType.U32),
             BufferDecl.workgroup("groups", GROUPS, DataType.U32),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
-        name="scan_block_sums" if subtiles == SUBTILES else f"scan_block_sums_{subtiles}",
+        name=name,
     )
+
+
+def superblock(blocks: int) -> int:
+    """Blocks a superblock: 64, or more so that there are at most 256 superblocks."""
+    return max(64, -(-blocks // WORKGROUP))
 
 
 @cache
@@ -193,54 +245,74 @@ def scan_tiles_program(exclusive: bool, subtiles: int = SUBTILES) -> Program:
 
 
 @cache
-def scan_registers_program(exclusive: bool, subtiles: int, chunks: int = 1) -> Program:
-    """Step 3 with a chunk of the block in registers: invocation l holds words
-    8l .. 8l + 7 of each of the `subtiles` subtiles of a chunk (two vec4 loads
-    each, all in flight at once), scans them serially, and ONE workgroup scan
-    of the `subtiles` invocation totals side by side (two barriers a chunk)
-    gives every subtile's offsets; the block (`chunks` chunks, walked with a
-    carry) starts at `offsets[block]`."""
+def scan_registers_program(exclusive: bool, subtiles: int, gathered: bool = False) -> Program:
+    """Step 3 with the block in registers: invocation l holds words 8l .. 8l + 7
+    of each of the `subtiles` subtiles (two vec4 loads each, all in flight at
+    once), scans them serially, and ONE workgroup scan of the `subtiles`
+    invocation totals side by side (two barriers) gives every subtile's
+    offsets. The block starts at `offsets[block]`, or, `gathered`, at the sum of
+    the superblock sums before its superblock (`supers`) and of the block sums
+    before it in its superblock (`sums`), added up by the workgroup (two
+    barriers): params = [SB, ceil(SB / 256)] (blocks a superblock)."""
     local = E.local_id(0)
-    chunk_words = TILE * subtiles
-    base = E.add(E.mul(E.workgroup_id(0), E.u32(chunk_words * chunks)), E.mul(E.var("c"), E.u32(chunk_words)))
-    loop: list[Node] = []
+    base = E.mul(E.workgroup_id(0), E.u32(TILE * subtiles))
+    body: list[Node] = []
     totals: list[str] = []
     for s in range(subtiles):
-        loop.append(Node.let(f"q{s}", E.add(E.add(base, E.u32(s * TILE)), E.mul(local, E.u32(ITEMS)))))
+        body.append(Node.let(f"q{s}", E.add(E.add(base, E.u32(s * TILE)), E.mul(local, E.u32(ITEMS)))))
         for k in range(ITEMS):
-            loop.append(Node.let(f"v{s}_{k}", E.load("x", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"))))
-        loop.append(Node.let(f"r{s}_0", E.var(f"v{s}_0")))
-        for k in range(1, ITEMS):
-            loop.append(Node.let(f"r{s}_{k}", E.add(E.var(f"r{s}_{k - 1}"), E.var(f"v{s}_{k}"))))
-        totals.append(f"r{s}_{ITEMS - 1}")
-    loop += workgroup_scan(totals, [f"totals{s}" for s in range(subtiles)], [f"groups{s}" for s in range(subtiles)], "_s")
-    offset: Expr = E.var("carry")
+            body.append(Node.let(f"v{s}_{k}", E.load("x", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"))))
+    if gathered:
+        block = E.workgroup_id(0)
+        body += [
+            Node.let("sb", E.div(block, param(0))),
+            Node.let("first", E.mul(E.var("sb"), param(0))),
+            Node.let("before", E.select(E.lt(local, E.var("sb")), E.load("supers", local), E.u32(0))),
+        ]
+        j = E.add(E.add(E.var("first"), E.mul(E.var("c"), E.u32(WORKGROUP))), local)
+        pick = E.select(E.lt(j, block), E.load("sums", j), E.u32(0))
+        body.append(Node.loop("c", E.u32(0), param(1), [Node.assign("before", E.add(E.var("before"), pick))]))
+        body += group_sum("sh", "groups", E.var("before"))
+        offset: Expr = E.var("_gsum")
+    else:
+        offset = E.load("offsets", E.workgroup_id(0))
     for s in range(subtiles):
-        loop.append(Node.let(f"add{s}", E.add(offset, E.var(f"_sex{s}"))))
+        body.append(Node.let(f"r{s}_0", E.var(f"v{s}_0")))
+        for k in range(1, ITEMS):
+            body.append(Node.let(f"r{s}_{k}", E.add(E.var(f"r{s}_{k - 1}"), E.var(f"v{s}_{k}"))))
+        totals.append(f"r{s}_{ITEMS - 1}")
+    body += workgroup_scan(totals, [f"totals{s}" for s in range(subtiles)], [f"groups{s}" for s in range(subtiles)], "_s")
+    for s in range(subtiles):
+        body.append(Node.let(f"add{s}", E.add(offset, E.var(f"_sex{s}"))))
         for k in range(ITEMS):
             value = E.add(E.var(f"r{s}_{k}"), E.var(f"add{s}"))
             if exclusive:
                 value = E.sub(value, E.var(f"v{s}_{k}"))
-            loop.append(Node.store("out", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"), value))
+            body.append(Node.store("out", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"), value))
         offset = E.add(offset, E.var(f"_stot{s}"))
-    loop.append(Node.assign("carry", offset))
-    body: list[Node] = [Node.let("carry", E.load("offsets", E.workgroup_id(0)))]
-    if chunks == 1:  # no loop: every address a constant offset of the block's
-        body += [Node.let("c", E.u32(0)), *loop]
-    else:
-        body.append(Node.loop("c", E.u32(0), E.u32(chunks), loop))
     kind = "exclusive" if exclusive else "inclusive"
+    sources = (
+        [
+            BufferDecl.read("sums", 1, DataType.U32),
+            BufferDecl.read("supers", 3, DataType.U32),
+            BufferDecl.uniform("params", 4, DataType.U32),
+            BufferDecl.workgroup("sh", WORKGROUP, DataType.U32),
+            BufferDecl.workgroup("groups", GROUPS, DataType.U32),
+        ]
+        if gathered
+        else [BufferDecl.read("offsets", 1, DataType.U32)]
+    )
     return Program(
         buffers=[
             BufferDecl.read("x", 0, DataType.U32),
-            BufferDecl.read("offsets", 1, DataType.U32),
             BufferDecl.read_write("out", 2, DataType.U32),
+            *sources,
             *(BufferDecl.workgroup(f"totals{s}", SCAN_WORDS, DataType.U32) for s in range(subtiles)),
             *(BufferDecl.workgroup(f"groups{s}", GROUPS, DataType.U32) for s in range(subtiles)),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
-        name=f"scan_registers_{kind}_{subtiles}x{chunks}",
+        name=f"scan_registers_{kind}_{subtiles}{'_gathered' if gathered else ''}",
     )
 
 def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
@@ -250,16 +322,17 @@ def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
         if n == 0:
             return KernelPlan((out,), ())
         blocks = -(-n // REGISTER_BLOCK)
+        per_super = superblock(blocks)
         return KernelPlan(
             (
                 out,
                 Buffer("sums", DataType.U32, blocks),
-                params_buffer("params", [blocks, -(-blocks // TILE)]),
+                Buffer("supers", DataType.U32, -(-blocks // per_super)),
+                params_buffer("params", [per_super, -(-per_super // WORKGROUP)]),
             ),
             (
-                Step(block_sums_program(REGISTER_SUBTILES), (blocks, 1, 1)),
-                Step(scan_sums_program(), (1, 1, 1)),
-                Step(scan_registers_program(exclusive, REGISTER_SUBTILES), (blocks, 1, 1), {"offsets": "sums"}),
+                Step(block_sums_program(REGISTER_SUBTILES, unrolled=True, supers=True), (blocks, 1, 1)),
+                Step(scan_registers_program(exclusive, REGISTER_SUBTILES, gathered=True), (blocks, 1, 1)),
             ),
         )
 
