@@ -33,8 +33,8 @@ round 0.75 -> 0.78; the scan of block sums replaced by superblocks 0.83 ->
 scan of sums (`scan_sums_program`) stay for the sorts, codecs and compaction
 that scan their counts with them. A single-pass look-back scan in one
 dispatch measured 0.58 at best (bench/scan_lookback.py). Traffic: 2 reads + 1
-write of n words (+ one more read for the exclusive form). Empty input gives
-empty output.
+write of n words for both forms (the exclusive one subtracts each input from
+its inclusive sum in registers). Empty input gives empty output.
 """
 
 from __future__ import annotations
