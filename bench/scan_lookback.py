@@ -73,7 +73,8 @@ from functools import cache
 
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
-from vyre.kernels.families.common import GROUPS, SCAN_WORDS, WORKGROUP, param, workgroup_scan
+from vyre.kernels.families.common import GROUPS, WORKGROUP, param
+from vyre.kernels.families.scan import register_arrays, register_loads, register_scans, register_stores
 
 
 ITEMS = 8
@@ -206,17 +207,8 @@ def lookback_scan_program(exclusive: bool, publish: bool = True, subtiles: int =
         Node.let("place", E.sub(E.var("tile"), E.mul(E.var("group"), gs))),  # tiles before it in its group
     ]
     # load and scan each subtile in registers: invocation l holds words 8l .. 8l + 7 of it
-    totals: list[str] = []
-    for s in range(subtiles):
-        q = E.add(E.add(E.var("base"), E.u32(s * WORKGROUP * ITEMS)), E.mul(local, E.u32(ITEMS)))
-        body.append(Node.let(f"q{s}", q))
-        for k in range(ITEMS):
-            body.append(Node.let(f"v{s}_{k}", E.load("x", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"))))
-        body.append(Node.let(f"r{s}_0", E.var(f"v{s}_0")))
-        for k in range(1, ITEMS):
-            body.append(Node.let(f"r{s}_{k}", E.add(E.var(f"r{s}_{k - 1}"), E.var(f"v{s}_{k}"))))
-        totals.append(f"r{s}_{ITEMS - 1}")
-    body += workgroup_scan(totals, [f"totals{s}" for s in range(subtiles)], [f"groups{s}" for s in range(subtiles)], "_s")
+    body += register_loads(E.var("base"), subtiles)
+    body += register_scans(subtiles)
     aggregate: Expr = E.var("_stot0")
     for s in range(1, subtiles):
         aggregate = E.add(aggregate, E.var(f"_stot{s}"))
@@ -274,15 +266,7 @@ def lookback_scan_program(exclusive: bool, publish: bool = True, subtiles: int =
         last_of_group = E.and_(first, E.eq(E.var("place"), E.sub(gs, E.u32(1))))
         group_total = E.add(E.var("in_group"), E.var("aggregate"))
         body.append(Node.if_(last_of_group, _publish(lambda h: _group_word(E.var("group"), h), group_total)))
-    offset = E.var("exclusive_prefix")
-    for s in range(subtiles):
-        body.append(Node.let(f"add{s}", E.add(offset, E.var(f"_sex{s}"))))
-        for k in range(ITEMS):
-            value = E.add(E.var(f"r{s}_{k}"), E.var(f"add{s}"))
-            if exclusive:
-                value = E.sub(value, E.var(f"v{s}_{k}"))
-            body.append(Node.store("out", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"), value))
-        offset = E.add(offset, E.var(f"_stot{s}"))
+    body += register_stores(E.var("exclusive_prefix"), subtiles, exclusive)
     kind = "exclusive" if exclusive else "inclusive"
     return Program(
         buffers=[
@@ -291,8 +275,7 @@ def lookback_scan_program(exclusive: bool, publish: bool = True, subtiles: int =
             BufferDecl.read_write("state", 2, DataType.U32),
             BufferDecl.uniform("params", 3, DataType.U32),
             BufferDecl.workgroup("shared", 2, DataType.U32),
-            *(BufferDecl.workgroup(f"totals{s}", SCAN_WORDS, DataType.U32) for s in range(subtiles)),
-            *(BufferDecl.workgroup(f"groups{s}", GROUPS, DataType.U32) for s in range(subtiles)),
+            *register_arrays(subtiles),
             *(BufferDecl.workgroup(f"red{w}", WORKGROUP, DataType.U32) for w in range(3)),
             *(BufferDecl.workgroup(f"redg{w}", GROUPS, DataType.U32) for w in range(3)),
         ],

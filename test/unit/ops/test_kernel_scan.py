@@ -95,7 +95,7 @@ def _run_gathered(x: np.ndarray, per_super: int, backend: str) -> np.ndarray:
     expected_supers = [sum(expected_sums[k * per_super : (k + 1) * per_super]) % 2**32 for k in range(supers)]
     assert step1["supers"].tolist() == expected_supers
     step3 = vyre.run(
-        scan.scan_registers_program(False, scan.REGISTER_SUBTILES, gathered=True),
+        scan.scan_registers_program(False, scan.REGISTER_SUBTILES),
         {
             "x": x,
             "out": np.zeros(len(x), np.uint32),

@@ -71,6 +71,10 @@ __all__ = [
     "TILE",
     "block_sums_program",
     "group_sum",
+    "register_arrays",
+    "register_loads",
+    "register_scans",
+    "register_stores",
     "scan_registers_program",
     "scan_sums_program",
     "scan_tiles_program",
@@ -82,7 +86,7 @@ TILE = WORKGROUP * ITEMS
 SUBTILES = 8
 BLOCK = TILE * SUBTILES
 REGISTER_SUBTILES = 4
-"""Subtiles of the scan ops' step 3 held in registers at once (`scan_registers_program`)."""
+"""Tiles of 2,048 the scan ops hold in registers at once (`scan_registers_program`)."""
 REGISTER_BLOCK = TILE * REGISTER_SUBTILES
 
 
@@ -244,44 +248,37 @@ def scan_tiles_program(exclusive: bool, subtiles: int = SUBTILES) -> Program:
     )
 
 
-@cache
-def scan_registers_program(exclusive: bool, subtiles: int, gathered: bool = False) -> Program:
-    """Step 3 with the block in registers: invocation l holds words 8l .. 8l + 7
-    of each of the `subtiles` subtiles (two vec4 loads each, all in flight at
-    once), scans them serially, and ONE workgroup scan of the `subtiles`
-    invocation totals side by side (two barriers) gives every subtile's
-    offsets. The block starts at `offsets[block]`, or, `gathered`, at the sum of
-    the superblock sums before its superblock (`supers`) and of the block sums
-    before it in its superblock (`sums`), added up by the workgroup (two
-    barriers): params = [SB, ceil(SB / 256)] (blocks a superblock)."""
+def register_loads(base: Expr, subtiles: int) -> list[Node]:
+    """Invocation l's words 8l .. 8l + 7 of each of `subtiles` tiles of 2,048
+    from `base`, into `v{s}_{k}` (two vec4 loads a tile once the lowering
+    combines them; all in flight at once); `q{s}` is where each run starts."""
     local = E.local_id(0)
-    base = E.mul(E.workgroup_id(0), E.u32(TILE * subtiles))
     body: list[Node] = []
-    totals: list[str] = []
     for s in range(subtiles):
         body.append(Node.let(f"q{s}", E.add(E.add(base, E.u32(s * TILE)), E.mul(local, E.u32(ITEMS)))))
         for k in range(ITEMS):
             body.append(Node.let(f"v{s}_{k}", E.load("x", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"))))
-    if gathered:
-        block = E.workgroup_id(0)
-        body += [
-            Node.let("sb", E.div(block, param(0))),
-            Node.let("first", E.mul(E.var("sb"), param(0))),
-            Node.let("before", E.select(E.lt(local, E.var("sb")), E.load("supers", local), E.u32(0))),
-        ]
-        j = E.add(E.add(E.var("first"), E.mul(E.var("c"), E.u32(WORKGROUP))), local)
-        pick = E.select(E.lt(j, block), E.load("sums", j), E.u32(0))
-        body.append(Node.loop("c", E.u32(0), param(1), [Node.assign("before", E.add(E.var("before"), pick))]))
-        body += group_sum("sh", "groups", E.var("before"))
-        offset: Expr = E.var("_gsum")
-    else:
-        offset = E.load("offsets", E.workgroup_id(0))
+    return body
+
+
+def register_scans(subtiles: int) -> list[Node]:
+    """The serial scans `r{s}_{k}` of the loaded runs and ONE workgroup scan of
+    the invocation totals of all `subtiles` tiles side by side (arrays
+    `totals{s}`, `groups{s}`; two barriers): `_sex{s}`, `_stot{s}`."""
+    body: list[Node] = []
     for s in range(subtiles):
         body.append(Node.let(f"r{s}_0", E.var(f"v{s}_0")))
         for k in range(1, ITEMS):
             body.append(Node.let(f"r{s}_{k}", E.add(E.var(f"r{s}_{k - 1}"), E.var(f"v{s}_{k}"))))
-        totals.append(f"r{s}_{ITEMS - 1}")
-    body += workgroup_scan(totals, [f"totals{s}" for s in range(subtiles)], [f"groups{s}" for s in range(subtiles)], "_s")
+    totals = [f"r{s}_{ITEMS - 1}" for s in range(subtiles)]
+    return body + workgroup_scan(
+        totals, [f"totals{s}" for s in range(subtiles)], [f"groups{s}" for s in range(subtiles)], "_s"
+    )
+
+
+def register_stores(offset: Expr, subtiles: int, exclusive: bool) -> list[Node]:
+    """`out` of the block held in registers, which starts at `offset`."""
+    body: list[Node] = []
     for s in range(subtiles):
         body.append(Node.let(f"add{s}", E.add(offset, E.var(f"_sex{s}"))))
         for k in range(ITEMS):
@@ -290,29 +287,54 @@ def scan_registers_program(exclusive: bool, subtiles: int, gathered: bool = Fals
                 value = E.sub(value, E.var(f"v{s}_{k}"))
             body.append(Node.store("out", E.add(E.var(f"q{s}"), E.u32(k)) if k else E.var(f"q{s}"), value))
         offset = E.add(offset, E.var(f"_stot{s}"))
+    return body
+
+
+def register_arrays(subtiles: int) -> list[BufferDecl]:
+    """The workgroup arrays of `register_scans`."""
+    return [
+        *(BufferDecl.workgroup(f"totals{s}", SCAN_WORDS, DataType.U32) for s in range(subtiles)),
+        *(BufferDecl.workgroup(f"groups{s}", GROUPS, DataType.U32) for s in range(subtiles)),
+    ]
+
+
+@cache
+def scan_registers_program(exclusive: bool, subtiles: int) -> Program:
+    """Step 2 with the block in registers (`register_loads`, `register_scans`,
+    `register_stores`). The block starts at the sum of the superblock sums
+    before its superblock (`supers`) and of the block sums before it in its
+    superblock (`sums`), added up by the workgroup (two barriers) while the
+    block's loads are in flight: params = [SB, ceil(SB / 256)] (blocks a
+    superblock)."""
+    local = E.local_id(0)
+    block = E.workgroup_id(0)
+    body = register_loads(E.mul(block, E.u32(TILE * subtiles)), subtiles)
+    body += [
+        Node.let("sb", E.div(block, param(0))),
+        Node.let("first", E.mul(E.var("sb"), param(0))),
+        Node.let("before", E.select(E.lt(local, E.var("sb")), E.load("supers", local), E.u32(0))),
+    ]
+    j = E.add(E.add(E.var("first"), E.mul(E.var("c"), E.u32(WORKGROUP))), local)
+    pick = E.select(E.lt(j, block), E.load("sums", j), E.u32(0))
+    body.append(Node.loop("c", E.u32(0), param(1), [Node.assign("before", E.add(E.var("before"), pick))]))
+    body += group_sum("sh", "groups", E.var("before"))
+    body += register_scans(subtiles)
+    body += register_stores(E.var("_gsum"), subtiles, exclusive)
     kind = "exclusive" if exclusive else "inclusive"
-    sources = (
-        [
+    return Program(
+        buffers=[
+            BufferDecl.read("x", 0, DataType.U32),
             BufferDecl.read("sums", 1, DataType.U32),
+            BufferDecl.read_write("out", 2, DataType.U32),
             BufferDecl.read("supers", 3, DataType.U32),
             BufferDecl.uniform("params", 4, DataType.U32),
             BufferDecl.workgroup("sh", WORKGROUP, DataType.U32),
             BufferDecl.workgroup("groups", GROUPS, DataType.U32),
-        ]
-        if gathered
-        else [BufferDecl.read("offsets", 1, DataType.U32)]
-    )
-    return Program(
-        buffers=[
-            BufferDecl.read("x", 0, DataType.U32),
-            BufferDecl.read_write("out", 2, DataType.U32),
-            *sources,
-            *(BufferDecl.workgroup(f"totals{s}", SCAN_WORDS, DataType.U32) for s in range(subtiles)),
-            *(BufferDecl.workgroup(f"groups{s}", GROUPS, DataType.U32) for s in range(subtiles)),
+            *register_arrays(subtiles),
         ],
         workgroup_size=(WORKGROUP, 1, 1),
         entry=body,
-        name=f"scan_registers_{kind}_{subtiles}{'_gathered' if gathered else ''}",
+        name=f"scan_registers_{kind}_{subtiles}",
     )
 
 def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
@@ -332,7 +354,7 @@ def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
             ),
             (
                 Step(block_sums_program(REGISTER_SUBTILES, unrolled=True, supers=True), (blocks, 1, 1)),
-                Step(scan_registers_program(exclusive, REGISTER_SUBTILES, gathered=True), (blocks, 1, 1)),
+                Step(scan_registers_program(exclusive, REGISTER_SUBTILES), (blocks, 1, 1)),
             ),
         )
 
