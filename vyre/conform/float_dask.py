@@ -23,7 +23,12 @@ chunks the truth lacks, returns their sums with the records, and this process
 hands them to `save_truth`. The records are those of a one-GPU run, with or
 without a truth. When the truth gives every chunk of an exhaustive space, the
 tasks are larger (`MAX_STORED_BATCH` chunks at most, checked in gangs of one
-dispatch each: `float_campaign.GANG`).
+dispatch each: `float_campaign.GANG`) and fewer: one a worker where the chunks
+allow, not four. Every chunk then costs the same GPU time, so equal shares
+finish together, and every task boundary drains a worker's GPU (the last
+gang's read-back, the records' trip through the scheduler, the next task's
+first submission) where inside a task the next gang is submitted before the
+last one is read back.
 
 Host processes per worker (`jobs`): when 0, the host's cores shared among the
 workers of that host; one process (no pool) on a daemonic worker, which may have
@@ -165,12 +170,12 @@ def run_all_on_cluster(
         and all(truth.expected(*chunk) is not None for chunk in owed[campaign.name])
         for campaign in campaigns
     )
-    most = MAX_STORED_BATCH if stored else MAX_BATCH
+    most, per_worker = (MAX_STORED_BATCH, 1) if stored else (MAX_BATCH, 4)
     total = sum(len(chunks) for chunks in owed.values())
     tasks: dict[Any, Campaign] = {}
     for campaign in campaigns:
         truth = truth_of(campaign)
-        for batch in _batches(owed[campaign.name], workers, most, total):
+        for batch in _batches(owed[campaign.name], workers, most, total, per_worker):
             part = truth.only(batch) if truth is not None else None
             future = client.submit(_run_batch, campaign, batch, backend, jobs, per_host, part, pure=False)
             tasks[future] = campaign
@@ -190,13 +195,17 @@ def run_all_on_cluster(
 
 
 def _batches(
-    chunks: Sequence[tuple[int, int]], workers: int, most: int = MAX_BATCH, total: int | None = None
+    chunks: Sequence[tuple[int, int]],
+    workers: int,
+    most: int = MAX_BATCH,
+    total: int | None = None,
+    per_worker: int = 4,
 ) -> list[list[tuple[int, int]]]:
-    """Consecutive chunks in tasks of at most `most`, at least 4 tasks a worker
-    where there are chunks enough (so the workers finish together; `total`: the
-    chunks of every campaign of the run, default these); a task of `GANG` chunks
-    or more holds a whole number of gangs."""
-    size = max(1, min(most, -(-(len(chunks) if total is None else total) // (4 * workers))))
+    """Consecutive chunks in tasks of at most `most`, at least `per_worker`
+    tasks a worker where there are chunks enough (so the workers finish
+    together; `total`: the chunks of every campaign of the run, default these);
+    a task of `GANG` chunks or more holds a whole number of gangs."""
+    size = max(1, min(most, -(-(len(chunks) if total is None else total) // (per_worker * workers))))
     if size > GANG:
         size -= size % GANG
     return [list(chunks[i : i + size]) for i in range(0, len(chunks), size)]
