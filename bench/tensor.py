@@ -25,6 +25,10 @@ Rows (sizes default to the targets' on a GPU and to small ones on lavapipe):
   and the transposed chain `(xT + bT)` in the same kernel, against torch: GB/s
   (the bytes each output element reads and writes) and the fraction of torch's;
   the kernel count of each graph (a view chain and one elementwise op is one kernel).
+  The transposed chain has two peers: torch's own `t.T + b[:, None]`, whose
+  result takes t.T's stride order (so it reads and writes in the same order and
+  transposes nothing), and `torch.add(t.T, b[:, None], out=y)` into a row-major
+  `y`, the bytes vyre's row-major result holds.
 
 Timings: the graph is staged once on the device (`vyre.tensor.runner.stage`:
 inputs uploaded, every dispatch bound), then a batch of runs of every dispatch
@@ -277,18 +281,35 @@ def elementwise_rows(args: argparse.Namespace) -> list[list[object]]:
     x = rng.standard_normal((rows_n, cols)).astype(np.float32)
     bias = rng.standard_normal(cols).astype(np.float32)
     out: list[list[object]] = []
-    cases: list[tuple[str, Callable[[vt.Tensor, vt.Tensor], vt.Tensor], Callable[[Any, Any], Callable[[], object]], np.ndarray]] = [
-        ("x + b (b broadcast)", lambda t, b: t + b, lambda t, b: (lambda: t + b), x + bias),
-        ("transpose(x) + b[:, None] view chain", lambda t, b: vt.transpose(t) + vt.transpose(vt.broadcast_to(b, (1, cols))), lambda t, b: (lambda: t.T + b[:, None]), (x + bias).T),
+
+    def contiguous(t: Any, b: Any) -> Callable[[], object]:
+        """torch writing the bytes vyre writes: the transposed sum laid out row-major."""
+        y = torch.empty((cols, rows_n), dtype=t.dtype, device=t.device)
+        return lambda: torch.add(t.T, b[:, None], out=y)
+
+    Peer = tuple[str, Callable[[Any, Any], Callable[[], object]]]
+    cases: list[tuple[str, Callable[[vt.Tensor, vt.Tensor], vt.Tensor], list[Peer], np.ndarray]] = [
+        ("x + b (b broadcast)", lambda t, b: t + b, [("", lambda t, b: (lambda: t + b))], x + bias),
+        (
+            "transpose(x) + b[:, None] view chain",
+            lambda t, b: vt.transpose(t) + vt.transpose(vt.broadcast_to(b, (1, cols))),
+            # torch's own `t.T + b[:, None]` lays its result out like t.T (its output takes the
+            # inputs' stride order): it moves no element across rows; `out=` a row-major
+            # tensor makes it write what vyre writes
+            [("torch's own layout", lambda t, b: (lambda: t.T + b[:, None])), ("torch into a row-major out", contiguous)],
+            (x + bias).T,
+        ),
     ]
-    for name, build, make, expected in cases:
+    for name, build, peers, expected in cases:
         g = vt.Graph("ew")
         g.output("y", build(g.input("x", DataType.F32, ("r", cols)), g.input("b", DataType.F32, (cols,))))
         seconds, result = vyre_time(g, {"x": x, "b": bias}, args.reps, args.trials, args.batch_ms / 1e3)
         check = "ok" if np.array_equal(result["y"].view(np.float32).reshape(expected.shape), expected) else "MISMATCH"
-        theirs = torch_time(make, [x, bias], args.reps, args.trials, args.batch_ms / 1e3) if torch else None
         gbs = 8 * x.size / seconds / 1e9
-        out.append([name, f"({rows_n}, {cols})", f"{seconds * 1e3:.3f}", f"{gbs:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
+        for peer, make in peers:
+            theirs = torch_time(make, [x, bias], args.reps, args.trials, args.batch_ms / 1e3) if torch else None
+            label = f"{name}, against {peer}" if peer else name
+            out.append([label, f"({rows_n}, {cols})", f"{seconds * 1e3:.3f}", f"{gbs:.3g}", _fraction(seconds, theirs), len(vt.kernels(g)), check])
     return out
 
 
