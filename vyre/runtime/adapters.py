@@ -10,6 +10,8 @@ otherwise (the Makefile uses it to decide whether to install lavapipe).
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
 import sys
 from functools import cache
@@ -38,6 +40,20 @@ def _info(adapter: Any) -> AdapterInfo:
     )
 
 
+def _load_z3_first() -> None:
+    """Import z3 (the SMT prover of vyre-conform) before any Vulkan driver loads.
+
+    Enumerating adapters loads every installed driver; Mesa's lavapipe links
+    LLVM, which on Debian links the system's libz3 (an older z3), and that lands
+    in the process's global symbol scope. A z3 module imported afterwards binds
+    part of its own library's C API to the older one, and its models then fail
+    ("invalid argument") or abort. Imported first, its library is bound to
+    itself (ctypes loads it with every symbol resolved at once). Costs ~40 ms
+    once per process; nothing when z3 is not installed."""
+    if importlib.util.find_spec("z3") is not None:
+        importlib.import_module("z3")
+
+
 @cache
 def vulkan_adapters() -> tuple[Any, ...]:
     """Every Vulkan adapter, numbered best first (`adapter_choice.ranked`): discrete
@@ -51,6 +67,7 @@ def vulkan_adapters() -> tuple[Any, ...]:
             " 'vyre[gpu]', or run on the reference interpreter (backend=\"interp\")"
         ) from missing
 
+    _load_z3_first()
     adapters = [a for a in wgpu.gpu.enumerate_adapters_sync() if _info(a).backend == "Vulkan"]
     return tuple(adapters[position] for position in ranked([_info(a) for a in adapters]))
 
