@@ -23,12 +23,10 @@ chunks the truth lacks, returns their sums with the records, and this process
 hands them to `save_truth`. The records are those of a one-GPU run, with or
 without a truth. When the truth gives every chunk of an exhaustive space, the
 tasks are larger (`MAX_STORED_BATCH` chunks at most, checked in gangs of one
-dispatch each: `float_campaign.GANG`) and fewer: one a worker where the chunks
-allow, not four. Every chunk then costs the same GPU time, so equal shares
-finish together, and every task boundary drains a worker's GPU (the last
-gang's read-back, the records' trip through the scheduler, the next task's
-first submission) where inside a task the next gang is submitted before the
-last one is read back.
+dispatch each: `float_campaign.GANG`) and fewer (`stored_tasks_per_worker`: 1,
+2 or 4 a worker, the fewest whose tasks still share the run evenly among the
+workers): every task boundary drains a worker's GPU, where inside a task the
+next gang is submitted before the last one is read back.
 
 Host processes per worker (`jobs`): when 0, the host's cores shared among the
 workers of that host; one process (no pool) on a daemonic worker, which may have
@@ -53,7 +51,15 @@ from vyre.conform.float_campaign import GANG, Campaign, Kernels, chunks_of, run_
 from vyre.conform.float_checkpoint import append_chunk, finished_starts
 from vyre.conform.float_truth import Sums, Truth, TruthRecord
 
-__all__ = ["campaign_client", "describe_workers", "run_all_on_cluster", "run_campaign_dask", "run_on_cluster", "warm_up"]
+__all__ = [
+    "campaign_client",
+    "describe_workers",
+    "run_all_on_cluster",
+    "run_campaign_dask",
+    "run_on_cluster",
+    "stored_tasks_per_worker",
+    "warm_up",
+]
 
 Record = dict[str, Any]
 
@@ -170,8 +176,9 @@ def run_all_on_cluster(
         and all(truth.expected(*chunk) is not None for chunk in owed[campaign.name])
         for campaign in campaigns
     )
-    most, per_worker = (MAX_STORED_BATCH, 1) if stored else (MAX_BATCH, 4)
-    total = sum(len(chunks) for chunks in owed.values())
+    lengths = [len(owed[campaign.name]) for campaign in campaigns]
+    most, per_worker = (MAX_STORED_BATCH, stored_tasks_per_worker(lengths, workers)) if stored else (MAX_BATCH, 4)
+    total = sum(lengths)
     tasks: dict[Any, Campaign] = {}
     for campaign in campaigns:
         truth = truth_of(campaign)
@@ -194,6 +201,15 @@ def run_all_on_cluster(
     return {name: sorted(records, key=lambda record: int(record["start"])) for name, records in out.items()}
 
 
+def _task_size(total: int, workers: int, most: int, per_worker: int) -> int:
+    """Chunks a task: at most `most`, `per_worker` tasks a worker over `total`
+    chunks where there are enough; a whole number of gangs from `GANG` up."""
+    size = max(1, min(most, -(-total // (per_worker * workers))))
+    if size > GANG:
+        size -= size % GANG
+    return size
+
+
 def _batches(
     chunks: Sequence[tuple[int, int]],
     workers: int,
@@ -201,14 +217,37 @@ def _batches(
     total: int | None = None,
     per_worker: int = 4,
 ) -> list[list[tuple[int, int]]]:
-    """Consecutive chunks in tasks of at most `most`, at least `per_worker`
-    tasks a worker where there are chunks enough (so the workers finish
-    together; `total`: the chunks of every campaign of the run, default these);
-    a task of `GANG` chunks or more holds a whole number of gangs."""
-    size = max(1, min(most, -(-(len(chunks) if total is None else total) // (per_worker * workers))))
-    if size > GANG:
-        size -= size % GANG
+    """Consecutive chunks in tasks of `_task_size` (so the workers finish
+    together; `total`: the chunks of every campaign of the run, default these)."""
+    size = _task_size(len(chunks) if total is None else total, workers, most, per_worker)
     return [list(chunks[i : i + size]) for i in range(0, len(chunks), size)]
+
+
+def stored_tasks_per_worker(lengths: Sequence[int], workers: int) -> int:
+    """Tasks a worker for a run against a truth that gives every chunk (every
+    chunk the same GPU work, tasks of one campaign each, `lengths` chunks a
+    campaign): the fewest of 1, 2 or 4 whose tasks, handed in order to the
+    worker free first, finish within 5 % of an even share; else the one that
+    finishes first. Few tasks because each task boundary drains a worker's
+    GPU (the last read-back, the records' trip through the scheduler, the next
+    task's first submission), where inside a task the next gang is submitted
+    before the last one is read back."""
+    total = sum(lengths)
+    even = -(-total // max(1, workers))
+    best: tuple[int, int] | None = None
+    for per_worker in (1, 2, 4):
+        size = _task_size(total, workers, MAX_STORED_BATCH, per_worker)
+        loads = [0] * max(1, workers)
+        for n in lengths:
+            for first in range(0, n, size):
+                loads[loads.index(min(loads))] += min(size, n - first)
+        finish = max(loads)
+        if finish * 20 <= even * 21:
+            return per_worker
+        if best is None or finish < best[0]:
+            best = (finish, per_worker)
+    assert best is not None
+    return best[1]
 
 
 def warm_up(client: Any, campaign: Campaign, backend: str, jobs: int = 0) -> None:

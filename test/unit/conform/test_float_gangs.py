@@ -153,11 +153,56 @@ def test_dask_tasks_against_a_whole_truth_hold_whole_gangs() -> None:
     from vyre.conform.float_dask import MAX_BATCH, MAX_STORED_BATCH, _batches  # pyright: ignore[reportPrivateUsage]
 
     chunks = [(n << 24, 1 << 24) for n in range(256)]
+    # one task a worker: a whole F32 space on 1, 2 or 3 workers
+    assert [len(task) for task in _batches(chunks, 1, MAX_STORED_BATCH, per_worker=1)] == [256]
+    assert [len(task) for task in _batches(chunks, 2, MAX_STORED_BATCH, per_worker=1)] == [128] * 2
+    assert [len(task) for task in _batches(chunks, 3, MAX_STORED_BATCH, per_worker=1)] == [80] * 3 + [16]
+    # six campaigns of a run: tasks of at most MAX_STORED_BATCH, none across campaigns
+    assert [len(task) for task in _batches(chunks, 2, MAX_STORED_BATCH, 6 * 256, per_worker=1)] == [256]
     assert [len(task) for task in _batches(chunks, 2, MAX_STORED_BATCH)] == [32] * 8
     assert [len(task) for task in _batches(chunks, 1, MAX_STORED_BATCH)] == [64] * 4
     assert [len(task) for task in _batches(chunks, 3, MAX_STORED_BATCH)] == [16] * 16  # 22 a task, cut to a gang
     assert [len(task) for task in _batches(chunks, 2)] == [MAX_BATCH] * 32  # host work: small tasks
     assert [len(task) for task in _batches(chunks[:40], 2, MAX_STORED_BATCH)] == [5] * 8
+
+
+def _finish(lengths: list[int], workers: int, per_worker: int) -> int:
+    """When the last worker is done, tasks handed in order to the worker free
+    first (every chunk one unit of work): written here, not imported."""
+    from vyre.conform.float_dask import MAX_STORED_BATCH, _batches  # pyright: ignore[reportPrivateUsage]
+
+    total = sum(lengths)
+    loads = [0] * workers
+    for n in lengths:
+        chunks = [(k, 1) for k in range(n)]
+        for task in _batches(chunks, workers, MAX_STORED_BATCH, total, per_worker):
+            loads[loads.index(min(loads))] += len(task)
+    return max(loads)
+
+
+@pytest.mark.parametrize("workers", range(1, 9))
+@pytest.mark.parametrize("lengths", [[256], [256] * 6, [256, 40, 256], [8], [3]])
+def test_tasks_a_worker_against_a_whole_truth(workers: int, lengths: list[int]) -> None:
+    """The fewest tasks a worker whose shares finish within 5 % of an even
+    split, else the split that finishes first; never later than four a worker."""
+    from vyre.conform.float_dask import stored_tasks_per_worker
+
+    chosen = stored_tasks_per_worker(lengths, workers)
+    assert chosen in (1, 2, 4)
+    even = -(-sum(lengths) // workers)
+    finishes = {k: _finish(lengths, workers, k) for k in (1, 2, 4)}
+    good = [k for k in (1, 2, 4) if finishes[k] * 20 <= even * 21]
+    assert chosen == (good[0] if good else min((1, 2, 4), key=lambda k: (finishes[k], k)))
+    assert finishes[chosen] <= finishes[4]
+
+
+def test_six_functions_on_two_workers_take_three_tasks_each_and_on_four_balance() -> None:
+    from vyre.conform.float_dask import stored_tasks_per_worker
+
+    assert stored_tasks_per_worker([256] * 6, 2) == 1  # 6 tasks of 256: 768 chunks a worker, even
+    assert stored_tasks_per_worker([256] * 6, 4) == 4  # 6 tasks of 256 would give 512 against 384
+    assert _finish([256] * 6, 4, 4) <= 416 < _finish([256] * 6, 4, 1) == 512
+    assert stored_tasks_per_worker([256], 2) == 1  # f32 exp2 alone: 2 tasks of 128
 
 
 @pytest.mark.parametrize("backend", ["interp", "wgpu"])

@@ -267,3 +267,32 @@ def test_several_campaigns_on_dask_are_submitted_together_and_equal_one_process(
         assert records == _content(run_campaign(campaign, "interp", jobs=1))
     assert len(checkpoint.read_text().splitlines()) == 16
     assert len(load_truth(saved, truth_identity(absolute)).chunks) == 8  # abs had no truth: its oracle's sums saved
+
+
+def test_a_run_against_a_whole_truth_takes_one_task_a_worker(tmp_path: Path) -> None:
+    """Every chunk in the truth: the run is cut as `stored_tasks_per_worker`
+    says (2 tasks of 4 chunks on 2 workers here, not 8 of 1), same records."""
+    pytest.importorskip("distributed")
+    from vyre.conform.float_dask import campaign_client, run_all_on_cluster
+
+    path = tmp_path / "truth.jsonl"
+    _build(path)
+    truth = load_truth(path, truth_identity(NEG))
+    submitted: list[int] = []
+
+    class Counting:
+        def __init__(self, client: Any) -> None:
+            self.client = client
+
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            submitted.append(len(args[2]))  # the task's chunks (after the function and the campaign)
+            return self.client.submit(*args, **kwargs)
+
+        def nthreads(self) -> Any:
+            return self.client.nthreads()
+
+    with campaign_client("interp", "local", 2) as client:
+        runs = run_all_on_cluster(Counting(client), [NEG], "interp", jobs=1, truths={NEG.name: (truth, None)})
+    assert len(truth.chunks) == 8 and submitted == [4, 4]
+    records = [{k: v for k, v in r.items() if k != "seconds"} for r in runs[NEG.name]]
+    assert records == _content(run_campaign(NEG, "interp", jobs=1))
