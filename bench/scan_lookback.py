@@ -1,5 +1,5 @@
 """A probe, not a library kernel: the single-pass prefix sum measured against
-the shipped three-dispatch scan, and why it is not shipped.
+the shipped scan (reduce-then-scan in two dispatches), and why it is not shipped.
 
     python bench/scan_lookback.py [--n N] [--group-size GS] [--reps R]
 

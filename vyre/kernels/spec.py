@@ -6,7 +6,7 @@ op (`KernelSpec`) is a *kernel pipeline*: an ordered list of vyre Programs, each
 with its dispatch size, over named buffers (the op's inputs, constants it
 uploads, zeroed scratch and its outputs). Workgroups cannot talk inside one
 dispatch (C3), so global steps (a reduction's second pass, the
-three passes of a scan) are separate dispatches; the runtime runs them in order
+passes of a scan) are separate dispatches; the runtime runs them in order
 (`vyre.kernels.run`: the interpreter, or one wgpu submission with every
 buffer on the device).
 

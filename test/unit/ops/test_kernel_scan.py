@@ -1,9 +1,10 @@
 """scan.prefix_sum_inclusive_u32 / _exclusive_u32 against numpy's cumsum in
 uint64 reduced mod 2**32 (never the op's reference, never vyre code), on the
 interpreter and on wgpu: lengths at every edge of the register block and of
-its 2,048-word tiles, wrapping values, 2,050 blocks on wgpu, the step-2
-scan of block sums over several rounds and the unrolled step 1 run directly,
-and interpreter and lavapipe giving the same bytes."""
+its 2,048-word tiles, wrapping values, 2,050 blocks on wgpu, both steps run
+one by one with superblocks of every size (inclusive and exclusive), the plan's
+parameters up to 2**32 - 1 elements, dispatches cut into slices as past 65,535
+workgroups, and interpreter and lavapipe giving the same bytes."""
 
 from __future__ import annotations
 
@@ -75,8 +76,8 @@ def test_unrolled_block_sums(backend: str) -> None:
     assert out["sums"].tolist() == expected
 
 
-def _run_gathered(x: np.ndarray, per_super: int, backend: str) -> np.ndarray:
-    """Step 1 then step 3 of the scan run directly with superblocks of `per_super` blocks."""
+def _run_gathered(x: np.ndarray, per_super: int, backend: str, exclusive_form: bool = False) -> np.ndarray:
+    """Step 1 then step 2 of the scan run directly with superblocks of `per_super` blocks."""
     blocks = -(-len(x) // BLOCK)
     supers = -(-blocks // per_super)
     step1 = vyre.run(
@@ -95,7 +96,7 @@ def _run_gathered(x: np.ndarray, per_super: int, backend: str) -> np.ndarray:
     expected_supers = [sum(expected_sums[k * per_super : (k + 1) * per_super]) % 2**32 for k in range(supers)]
     assert step1["supers"].tolist() == expected_supers
     step3 = vyre.run(
-        scan.scan_registers_program(False, scan.REGISTER_SUBTILES),
+        scan.scan_registers_program(exclusive_form, scan.REGISTER_SUBTILES),
         {
             "x": x,
             "out": np.zeros(len(x), np.uint32),
@@ -118,9 +119,70 @@ def test_superblocks_of_every_size(backend: str, per_super: int) -> None:
     blocks = 3 * per_super + 2 if per_super < 100 else per_super + 5
     x = np.random.default_rng(per_super).integers(0, 2**32, blocks * BLOCK - 77, dtype=np.uint64).astype(np.uint32)
     assert np.array_equal(_run_gathered(x, per_super, backend), inclusive(x))
+    assert np.array_equal(_run_gathered(x, per_super, backend, exclusive_form=True), exclusive(x))
 
 
 def test_superblock_size() -> None:
     assert scan.superblock(1) == scan.superblock(16384) == 64
     assert scan.superblock(16385) == 65 and -(-16385 // 65) <= 256
     assert scan.superblock(2**32 // BLOCK) == 2048
+
+
+@pytest.mark.parametrize(
+    ("n", "per_super", "rounds", "supers"),
+    [
+        (1, 64, 1, 1),
+        (64 * BLOCK, 64, 1, 1),
+        (64 * BLOCK + 1, 64, 1, 2),
+        (16384 * BLOCK, 64, 1, 256),
+        (16385 * BLOCK, 65, 1, 253),
+        (2**32 - 1, 2048, 8, 256),
+    ],
+)
+def test_the_plan_at_every_scale(n: int, per_super: int, rounds: int, supers: int) -> None:
+    """The plan's buffers and parameters up to 2**32 - 1 elements (sizes no
+    test device binds): superblocks of SB blocks, at most 256 of them, and the
+    gather's ceil(SB / 256) rounds."""
+    from vyre.kernels.spec import KernelSpec
+
+    for op in ("scan.prefix_sum_inclusive_u32", "scan.prefix_sum_exclusive_u32"):
+        spec = ops.get(op)
+        assert isinstance(spec, KernelSpec)
+        plan = spec.plan({"x": n}, {})
+        blocks = -(-n // BLOCK)
+        buffers = {b.name: b for b in plan.buffers}
+        assert buffers["out"].count == n and buffers["sums"].count == blocks and buffers["supers"].count == supers
+        params = buffers["params"].words
+        assert params is not None and params.tolist() == [per_super, rounds]
+        assert [step.dispatch for step in plan.steps] == [(blocks, 1, 1)] * 2
+    assert scan.superblock(-(-n // BLOCK)) == per_super
+
+
+@pytest.mark.parametrize("op", ["scan.prefix_sum_inclusive_u32", "scan.prefix_sum_exclusive_u32"])
+def test_dispatches_cut_into_slices(op: str) -> None:
+    """Both steps with every dispatch cut into slices of 3 workgroups (the
+    runtime's splitting past 65,535 a dispatch, at a size lavapipe runs): the
+    workgroup ids of later slices carry their offset into the block, superblock
+    and gather indices."""
+    from vyre.ir import BufferAccess
+    from vyre.kernels import run as kernel_run
+    from vyre.kernels.spec import KernelSpec
+    from vyre.pipeline import prepare
+    from vyre.runtime import host, wgpu_backend
+
+    x = np.random.default_rng(14).integers(0, 2**32, 70 * BLOCK + 5, dtype=np.uint64).astype(np.uint32)
+    spec = ops.get(op)
+    assert isinstance(spec, KernelSpec)
+    checked = kernel_run.check_args(spec, [x])
+    plan = spec.plan(checked.sizes, checked.scalars)
+    state: dict[str, np.ndarray] = {k: np.asarray(v) for k, v in checked.words.items()}
+    for buffer in plan.buffers:
+        count = host.word_count(buffer.dtype, buffer.count)
+        state[buffer.name] = buffer.words.copy() if buffer.words is not None else np.full(count, buffer.fill, np.uint32)
+    for step in plan.steps:
+        words = {d.name: state[step.source(d.name)] for d in step.program.buffers if d.access is not BufferAccess.WORKGROUP}
+        final = wgpu_backend.execute(prepare(step.program), words, step.dispatch, max_workgroups_per_axis=3)
+        for name, value in final.items():
+            state[step.source(name)] = np.asarray(value)
+    expected = inclusive(x) if op.endswith("inclusive_u32") else exclusive(x)
+    assert np.array_equal(state["out"][: len(x)], expected)

@@ -223,7 +223,8 @@ class ByteWriter:
 def exclusive_scan_steps(source: str, target: str, m: int, tag: str) -> tuple[tuple[Buffer, ...], tuple[Step, ...]]:
     """Buffers and steps turning the m u32 counts of `source` into their
     exclusive prefix sums in `target` (an m-element buffer the caller declares):
-    the three dispatches of `scan.prefix_sum_exclusive_u32` on other buffers."""
+    scan.py's three-step block scan (block sums, the one-workgroup scan of the
+    sums, the tile-by-tile scan) on other buffers."""
     if m == 0:
         return (), ()
     blocks = -(-m // BLOCK)

@@ -202,8 +202,10 @@ def workgroup_scan(values: Sequence[str], arrays: Sequence[str], groups: Sequenc
 
 def group_sum(array: str, groups: str, value: Expr) -> list[Node]:
     """The sum over the workgroup of each invocation's `value` into variable
-    `_gsum` of invocation 0 (two levels: 16 invocations sum 16 values each,
-    then invocation 0 sums the 16; `array` has WORKGROUP words, `groups` GROUPS)."""
+    `_gsum` of EVERY invocation (two levels and two barriers: 16 invocations sum
+    16 values each, then every invocation sums the 16 group sums; `array` has
+    WORKGROUP words, `groups` GROUPS). The scan's step 2 uses it in all
+    invocations as its block's offset."""
     local = E.local_id(0)
     body: list[Node] = [Node.store(array, local, value), Node.barrier()]
     part: list[Node] = [Node.let("_part", E.u32(0))]

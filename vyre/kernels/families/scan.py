@@ -32,9 +32,13 @@ round 0.75 -> 0.78; the scan of block sums replaced by superblocks 0.83 ->
 0.86. The tile-by-tile step 3 (`scan_tiles_program`) and the one-workgroup
 scan of sums (`scan_sums_program`) stay for the sorts, codecs and compaction
 that scan their counts with them. A single-pass look-back scan in one
-dispatch measured 0.58 at best (bench/scan_lookback.py). Traffic: 2 reads + 1
-write of n words for both forms (the exclusive one subtracts each input from
-its inclusive sum in registers). Empty input gives empty output.
+dispatch measured 0.58 at best (bench/scan_lookback.py). Traffic of the two
+kernels: 2 reads + 1 write of n words for both forms (the exclusive one
+subtracts each input from its inclusive sum in registers); the runtime zeroes
+`out` and `supers` before every evaluation, and `supers` must be zero when
+step 1 starts (its atomic adds accumulate: steps re-run without clearing, as
+the benches' timed repeats do, compute the same work on wrong sums). Empty
+input gives empty output.
 """
 
 from __future__ import annotations
@@ -336,6 +340,7 @@ def scan_registers_program(exclusive: bool, subtiles: int) -> Program:
         entry=body,
         name=f"scan_registers_{kind}_{subtiles}",
     )
+
 
 def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
     def plan(sizes: Any, scalars: Any) -> KernelPlan:

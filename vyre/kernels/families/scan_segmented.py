@@ -10,7 +10,7 @@ The scan is over (value, flag) pairs with the segmented operator
     (a, fa) ⊕ (b, fb) = (fb ? b : a + b, fa | fb)
 
 which is associative (not commutative), so a reduce-then-scan works as for
-`scan.prefix_sum_inclusive_u32` (scan.py), in three dispatches (C3):
+the unsegmented prefix sum (scan.py), here in three dispatches (C3):
 
 1. `block_aggregates`: each workgroup folds its block of BLOCK = 16,384
    elements (SUBTILES = 16 tiles of TILE = 1,024) into one pair: `sums[b]`

@@ -21,8 +21,8 @@ string.split_offsets (docs/byte-codecs.md).
   `delim` must be in [0, 255] (ValueError naming it). Scan-based
   (`codec_common.ScanKernel`): each invocation counts the delimiters of its
   chunk (one word; SWAR zero-byte test of `w ^ delim * 0x01010101`), an
-  exclusive scan (one workgroup's, or `scan.prefix_sum_exclusive_u32`'s three
-  passes past 4,096 chunks) gives each chunk its first token index, and each
+  exclusive scan (one workgroup's, or scan.py's three-step block scan past
+  4,096 chunks) gives each chunk its first token index, and each
   chunk writes the ends and starts of its delimiters (the set bits of the
   zero-byte mask, lowest first); the finish writes starts[0], ends[k-1] and k.
   The outputs are sized for the worst case (n + 1 tokens); the host trims them
