@@ -20,6 +20,8 @@ from vyre.ir import DataType
 from vyre.kernels.families.match import CHUNK
 from vyre.kernels.spec import BOUNDARY_LENGTHS, KernelSpec
 
+from split_dispatch import run_split
+
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
 OP = "match.find_all"
@@ -186,33 +188,6 @@ def test_laws_hold_and_catch_planted_bugs() -> None:
                 caught["non_overlapping"] |= law.check(non_overlapping, args) is not None
                 caught["drops_the_last_start"] |= law.check(drops_the_last_start, args) is not None
     assert all(caught.values()), caught
-
-
-def run_split(op_id: str, args: list[Any], limit: int) -> dict[str, np.ndarray]:
-    """The op's plan run step by step on wgpu with every dispatch cut into
-    slices of at most `limit` workgroups per axis (the runtime's splitting
-    past 65,535, exercised with small inputs): the final words of each buffer."""
-    from vyre.ir import BufferAccess
-    from vyre.pipeline import prepare
-    from vyre.kernels import run as kernel_run
-    from vyre.runtime import host, wgpu_backend
-
-    spec = ops.get(op_id)
-    assert isinstance(spec, KernelSpec)
-    checked = kernel_run.check_args(spec, args)
-    plan = spec.plan(checked.sizes, checked.scalars)
-    state: dict[str, np.ndarray] = {k: np.asarray(v) for k, v in checked.words.items()}
-    for buffer in plan.buffers:
-        count = host.word_count(buffer.dtype, buffer.count)
-        state[buffer.name] = buffer.words.copy() if buffer.words is not None else np.full(count, buffer.fill, np.uint32)
-    for step in plan.steps:
-        words = {
-            d.name: state[step.source(d.name)] for d in step.program.buffers if d.access is not BufferAccess.WORKGROUP
-        }
-        final = wgpu_backend.execute(prepare(step.program), words, step.dispatch, max_workgroups_per_axis=limit)
-        for name, value in final.items():
-            state[step.source(name)] = np.asarray(value)
-    return state
 
 
 def test_split_dispatches_give_the_same_starts() -> None:

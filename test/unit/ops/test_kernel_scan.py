@@ -15,6 +15,8 @@ import vyre
 from vyre import ops
 from vyre.kernels.families import scan
 
+from split_dispatch import run_split
+
 pytestmark = pytest.mark.usefixtures("gpu_adapter")
 
 BACKENDS = ("interp", "wgpu")
@@ -164,25 +166,7 @@ def test_dispatches_cut_into_slices(op: str) -> None:
     runtime's splitting past 65,535 a dispatch, at a size lavapipe runs): the
     workgroup ids of later slices carry their offset into the block, superblock
     and gather indices."""
-    from vyre.ir import BufferAccess
-    from vyre.kernels import run as kernel_run
-    from vyre.kernels.spec import KernelSpec
-    from vyre.pipeline import prepare
-    from vyre.runtime import host, wgpu_backend
-
     x = np.random.default_rng(14).integers(0, 2**32, 70 * BLOCK + 5, dtype=np.uint64).astype(np.uint32)
-    spec = ops.get(op)
-    assert isinstance(spec, KernelSpec)
-    checked = kernel_run.check_args(spec, [x])
-    plan = spec.plan(checked.sizes, checked.scalars)
-    state: dict[str, np.ndarray] = {k: np.asarray(v) for k, v in checked.words.items()}
-    for buffer in plan.buffers:
-        count = host.word_count(buffer.dtype, buffer.count)
-        state[buffer.name] = buffer.words.copy() if buffer.words is not None else np.full(count, buffer.fill, np.uint32)
-    for step in plan.steps:
-        words = {d.name: state[step.source(d.name)] for d in step.program.buffers if d.access is not BufferAccess.WORKGROUP}
-        final = wgpu_backend.execute(prepare(step.program), words, step.dispatch, max_workgroups_per_axis=3)
-        for name, value in final.items():
-            state[step.source(name)] = np.asarray(value)
+    state = run_split(op, [x], limit=3)
     expected = inclusive(x) if op.endswith("inclusive_u32") else exclusive(x)
     assert np.array_equal(state["out"][: len(x)], expected)
