@@ -1,7 +1,7 @@
 """A probe, not a library kernel: the single-pass prefix sum measured against
 the shipped scan (reduce-then-scan in two dispatches), and why it is not shipped.
 
-    python bench/scan_lookback.py [--n N] [--group-size GS] [--reps R]
+    python bench/scan_lookback.py [--n N] [--group-size GS] [--reps R] [--fallback-only]
 
 prints, for the same input on the best adapter: the shipped
 scan.prefix_sum_inclusive_u32 and this kernel (microseconds a run, GB/s as 2
@@ -74,14 +74,11 @@ from functools import cache
 from vyre.ir import AtomicOp, BufferDecl, DataType, Expr, Node, Program
 from vyre.ir import Expr as E
 from vyre.kernels.families.common import GROUPS, WORKGROUP, param
-from vyre.kernels.families.scan import register_arrays, register_loads, register_scans, register_stores
+from vyre.kernels.families.scan import ITEMS, register_arrays, register_loads, register_scans, register_stores
+from vyre.kernels.families.scan import REGISTER_SUBTILES as SUBTILES
 
-
-ITEMS = 8
-"""Consecutive words an invocation scans per subtile (two vec4 loads)."""
-SUBTILES = 4
-"""Subtiles of WORKGROUP x ITEMS words per tile, all held in registers."""
 TILE = WORKGROUP * ITEMS * SUBTILES
+"""Words a tile (a workgroup) scans: the shipped scan's register block."""
 SPINS_INNER = 8
 SPINS_OUTER = 8
 """At most SPINS_INNER x SPINS_OUTER reloads of a value not yet published
@@ -180,7 +177,7 @@ def lookback_scan_program(exclusive: bool, publish: bool = True, subtiles: int =
     """The single-pass scan of `x` into `out`; params = [tiles (the dispatch's
     workgroup count), GS, ceil(GS / WORKGROUP)]. `publish=False` builds a
     program whose tiles never publish (every tile then spins and takes the
-    fallback): for tests of the fallback only."""
+    fallback): `--fallback-only` checks that path's output."""
     local = E.local_id(0)
     first = E.eq(local, E.u32(0))
     tiles, gs = param(0), param(1)
@@ -307,6 +304,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=64 * 2**20)
     parser.add_argument("--group-size", type=int, default=WORKGROUP)
     parser.add_argument("--reps", type=int, default=50)
+    parser.add_argument(
+        "--fallback-only", action="store_true", help="tiles never publish: every tile spins, then sums its input itself"
+    )
     args = parser.parse_args()
     n = args.n
     x: np.ndarray = np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32)
@@ -317,13 +317,13 @@ def main() -> None:
     gs = group_size(tiles, args.group_size)
     plans = {
         "shipped scan": kernel_run.plan_of(spec, checked),
-        f"look-back, GS = {gs}": KernelPlan(
+        f"look-back, GS = {gs}{', fallback only' if args.fallback_only else ''}": KernelPlan(
             (
                 Buffer("out", DataType.U32, n),
                 Buffer("state", DataType.U32, state_words(tiles, gs)),
                 params_buffer("params", params(tiles, gs)),
             ),
-            (Step(lookback_scan_program(False, debug=True), (tiles, 1, 1)),),
+            (Step(lookback_scan_program(False, publish=not args.fallback_only, debug=True), (tiles, 1, 1)),),
         ),
     }
     for name, plan in plans.items():

@@ -66,16 +66,17 @@ def test_many_blocks_on_wgpu() -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_unrolled_block_sums(backend: str) -> None:
+def test_block_sums_with_superblocks(backend: str) -> None:
     x = np.random.default_rng(13).integers(0, 2**32, 3 * BLOCK + 1000, dtype=np.uint64).astype(np.uint32)
     out = vyre.run(
-        scan.block_sums_program(scan.REGISTER_SUBTILES, unrolled=True),
-        {"x": x, "sums": np.zeros(4, np.uint32)},
+        scan.block_sums_program(scan.REGISTER_SUBTILES, superblocks=True),
+        {"x": x, "sums": np.zeros(4, np.uint32), "supers": np.zeros(1, np.uint32), "params": np.array([64], np.uint32)},
         dispatch=(4, 1, 1),
         backend=backend,
     )
     expected = [int(x[b * BLOCK : (b + 1) * BLOCK].astype(np.uint64).sum()) % 2**32 for b in range(4)]
     assert out["sums"].tolist() == expected
+    assert out["supers"].tolist() == [sum(expected) % 2**32]
 
 
 def _run_gathered(x: np.ndarray, per_super: int, backend: str, exclusive_form: bool = False) -> np.ndarray:
@@ -83,7 +84,7 @@ def _run_gathered(x: np.ndarray, per_super: int, backend: str, exclusive_form: b
     blocks = -(-len(x) // BLOCK)
     supers = -(-blocks // per_super)
     step1 = vyre.run(
-        scan.block_sums_program(scan.REGISTER_SUBTILES, unrolled=True, supers=True),
+        scan.block_sums_program(scan.REGISTER_SUBTILES, superblocks=True),
         {
             "x": x,
             "sums": np.zeros(blocks, np.uint32),

@@ -4,7 +4,7 @@ prefix sums of a U32 array.
 Reduce-then-scan in two dispatches (C3: no inter-workgroup communication
 inside a dispatch, so no decoupled look-back):
 
-1. `block_sums` (unrolled, with superblocks): each workgroup sums one block of
+1. `block_sums` (with superblocks): each workgroup sums one block of
    REGISTER_BLOCK = 8,192 elements (REGISTER_SUBTILES = 4 tiles of 2,048; all
    32 loads of an invocation written out, so all in flight) into `sums[block]`
    with a two-level workgroup sum, and adds it atomically into
@@ -95,16 +95,17 @@ REGISTER_BLOCK = TILE * REGISTER_SUBTILES
 
 
 @cache
-def block_sums_program(subtiles: int = SUBTILES, unrolled: bool = False, supers: bool = False) -> Program:
+def block_sums_program(subtiles: int = SUBTILES, superblocks: bool = False) -> Program:
     """Step 1: `sums[block]` = the sum of block `block` (subtiles x TILE elements).
-    `unrolled`: the subtiles' loads are written out, so all subtiles x ITEMS
-    loads of an invocation are in flight at once (the scan ops' blocks of 4)."""
+    `superblocks` (the scan ops' step 1): the subtiles' loads are written out, so
+    all subtiles x ITEMS loads of an invocation are in flight at once, and each
+    block sum is also added into `supers[block / SB]` (params = [SB])."""
     local = E.local_id(0)
     base = E.add(E.mul(E.workgroup_id(0), E.u32(TILE * subtiles)), local)
     # the loads read 0 past n (the lowering's guard) and 0 is the sum's
     # identity: every load is unconditional, so ITEMS loads are in flight at once
     body: list[Node] = [Node.let("acc", E.u32(0))]
-    if unrolled:
+    if superblocks:
         values = [
             E.load("x", E.add(base, E.u32(t * TILE + k * WORKGROUP))) for t in range(subtiles) for k in range(ITEMS)
         ]
@@ -125,22 +126,20 @@ def block_sums_program(subtiles: int = SUBTILES, unrolled: bool = False, supers:
         body.append(Node.loop("t", E.u32(0), E.u32(subtiles), loop))
     body += group_sum("sh", "groups", E.var("acc"))
     publish = [Node.store("sums", E.workgroup_id(0), E.var("_gsum"))]
-    if supers:  # an integer add in any order: the superblock's sum is the same (C4)
+    if superblocks:  # an integer add in any order: the superblock's sum is the same (C4)
         at = E.div(E.workgroup_id(0), param(0))
         publish.append(Node.let("_old", E.atomic(AtomicOp.ADD, "supers", at, E.var("_gsum"))))
     body.append(Node.if_(E.eq(local, E.u32(0)), publish))
     name = "scan_block_sums" if subtiles == SUBTILES else f"scan_block_sums_{subtiles}"
-    if unrolled:
-        name += "_unrolled"
-    if supers:
-        name += "_supers"
+    if superblocks:
+        name += "_superblocks"
     return Program(
         buffers=[
             BufferDecl.read("x", 0, DataType.U32),
             BufferDecl.read_write("sums", 1, DataType.U32),
             *(
                 [BufferDecl.read_write("supers", 2, DataType.U32), BufferDecl.uniform("params", 3, DataType.U32)]
-                if supers
+                if superblocks
                 else []
             ),
             BufferDecl.workgroup("sh", WORKGROUP, DataType.U32),
@@ -358,7 +357,7 @@ def _plan(exclusive: bool) -> Callable[[Any, Any], KernelPlan]:
                 params_buffer("params", [per_super, -(-per_super // WORKGROUP)]),
             ),
             (
-                Step(block_sums_program(REGISTER_SUBTILES, unrolled=True, supers=True), (blocks, 1, 1)),
+                Step(block_sums_program(REGISTER_SUBTILES, superblocks=True), (blocks, 1, 1)),
                 Step(scan_registers_program(exclusive, REGISTER_SUBTILES), (blocks, 1, 1)),
             ),
         )
