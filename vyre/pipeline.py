@@ -128,7 +128,9 @@ def _as_program(program: object) -> Program:
     if isinstance(program, ModuleOp):
         return Program.from_module(program)
     if isinstance(program, d.KernelOp):
-        return Program.from_module(ModuleOp([program.clone()]))
+        # the routines beside it come along: its invokes name them
+        routines = [routine.clone() for routine in d.routines_of(program).values()]
+        return Program.from_module(ModuleOp([program.clone(), *routines]))
     raise TypeError(
         f"the pipeline expects a vyre Program (or its builtin.module), got {type(program).__name__}"
     )

@@ -19,6 +19,12 @@ is left is the op itself, as the GPU's compiler receives it, by kind:
 - `select_test`: the `!= 0u` that turns a u32 condition word back into a bool
   for `select` (counted in `compare` too).
 
+An op with a fast path (F32 fma: `softfloat.fma_normal`) is counted as the
+elements it covers cost: the fast path and its test; the whole algorithm's
+routine, called only by the lanes it does not cover (an assignment inside an
+`if`, where a select would have called it for every element), is reported apart
+(`fallback`, its operations per call).
+
 `ir_ops(op, fmt)` is the count of the soft-float program itself (the integer
 ops `float-strict` builds, before folding and lowering).
 """
@@ -37,7 +43,7 @@ from vyre.ir import Node as N
 from vyre.pipeline import prepare
 from vyre.transforms import softfloat as sf
 
-__all__ = ["KINDS", "OPS", "Cost", "elementwise_program", "ir_ops", "wgsl_cost", "wgsl_counts"]
+__all__ = ["KINDS", "OPS", "Cost", "elementwise_program", "fallback_counts", "ir_ops", "wgsl_cost", "wgsl_counts"]
 
 OPS: dict[str, tuple[type[d.FloatOp], str]] = {
     ("f" + variant if variant else op.mnemonic()): (op, variant)
@@ -72,6 +78,9 @@ class Cost:
     select_test: int
     ir: int
     """Operations of the soft-float program (`ir_ops`)."""
+    fallback: int = 0
+    """WGSL operations of the routines called only where a fast path does not
+    apply (0: the op has no fast path), not in `kinds`."""
 
     @property
     def total(self) -> int:
@@ -108,6 +117,13 @@ def _entry_body(wgsl: str) -> str:
 
 _ROUTINE = re.compile(r"^fn (soft_[A-Za-z0-9_]+)\(.*?^}", re.MULTILINE | re.DOTALL)
 _CALL = re.compile(r"\b(soft_[A-Za-z0-9_]+)\(")
+_FALLBACK = re.compile(
+    r"^\s*var ([A-Za-z_][A-Za-z_0-9]*): \w+ = .*;\n\s*if \(.*\) \{\n\s*\1 = (soft_[A-Za-z0-9_]+)\(",
+    re.MULTILINE,
+)
+"""A routine called only where a fast path does not apply: the lowering declares
+the select's value with the other arm and assigns the call inside the `if` that
+follows (wgsl.py `_call_where_picked`)."""
 
 
 def _own_counts(body: str) -> tuple[Counter[str], int, int]:
@@ -121,14 +137,35 @@ def _own_counts(body: str) -> tuple[Counter[str], int, int]:
 
 def wgsl_counts(wgsl: str) -> tuple[Counter[str], int, int]:
     """(operations by kind, shift masks, select tests) one run of a shader's entry
-    point executes: its own, and each soft-float routine's (a WGSL function of
-    float-strict) once per call."""
+    point executes where every fast path applies: its own, and each soft-float
+    routine's (a WGSL function of float-strict) once per call, but for the
+    fallback calls (`fallback_counts`)."""
+    return _walk(wgsl)[0]
+
+
+def fallback_counts(wgsl: str) -> Counter[str]:
+    """Operations by kind of the routines a shader calls only where a fast path
+    does not apply (once for each routine that calls one)."""
+    return _walk(wgsl)[1]
+
+
+def _walk(wgsl: str) -> tuple[tuple[Counter[str], int, int], Counter[str]]:
     routines = {match.group(1): match.group(0) for match in _ROUTINE.finditer(wgsl)}
     totals: dict[str, tuple[Counter[str], int, int]] = {}
+    fallback: Counter[str] = Counter()
 
     def total(body: str) -> tuple[Counter[str], int, int]:
         counts, masks, tests = _own_counts(body)
+        lazy = [name for _, name in _FALLBACK.findall(body)]
+        for name in lazy:
+            if name not in totals:
+                text = routines[name]
+                totals[name] = total(text[text.index("{") :])
+            fallback.update(totals[name][0])
         for name in _CALL.findall(body):
+            if name in lazy:
+                lazy.remove(name)
+                continue
             if name not in totals:
                 text = routines[name]
                 totals[name] = total(text[text.index("{") :])
@@ -138,18 +175,19 @@ def wgsl_counts(wgsl: str) -> tuple[Counter[str], int, int]:
             tests += inner_tests
         return counts, masks, tests
 
-    return total(_entry_body(wgsl))
+    return total(_entry_body(wgsl)), fallback
 
 
 @cache
-def _counts(op: str, fmt: str) -> tuple[Counter[str], int, int]:
-    return wgsl_counts(prepare(elementwise_program(op, fmt)).wgsl.wgsl)
+def _counts(op: str, fmt: str) -> tuple[tuple[Counter[str], int, int], Counter[str]]:
+    return _walk(prepare(elementwise_program(op, fmt)).wgsl.wgsl)
 
 
 def ir_ops(op: str, fmt: str) -> int:
-    """Integer operations of the soft-float program of `op` (before folding)."""
+    """Integer operations of the soft-float program of `op` (before folding): of
+    its fast path where it has one (what the elements it covers run)."""
     op_class, variant = OPS[op]
-    algorithm = sf.algorithm_of(op_class, sf.FORMATS[fmt], variant)
+    algorithm = sf.fast_path_of(op_class, sf.FORMATS[fmt]) or sf.algorithm_of(op_class, sf.FORMATS[fmt], variant)
     params = [E.var(n) for n in "abc"[: op_class.ARITY]]
 
     def build(m: sf.ExprMachine) -> object:
@@ -160,7 +198,7 @@ def ir_ops(op: str, fmt: str) -> int:
 
 def wgsl_cost(op: str, fmt: str) -> Cost:
     """Integer operations per element that `op` of `fmt` adds to a lowered kernel."""
-    counts, masks, tests = _counts(op, fmt)
-    base, base_masks, base_tests = _counts("copy", fmt)
+    (counts, masks, tests), fallback = _counts(op, fmt)
+    (base, base_masks, base_tests), _ = _counts("copy", fmt)
     kinds = {kind: counts[kind] - base[kind] for kind in KINDS}
-    return Cost(op, fmt, kinds, masks - base_masks, tests - base_tests, ir_ops(op, fmt))
+    return Cost(op, fmt, kinds, masks - base_masks, tests - base_tests, ir_ops(op, fmt), fallback.total())

@@ -44,7 +44,7 @@ from xdsl.ir import Block, Operation
 from vyre.dialects import vyre as d
 from vyre.lowering import u128
 
-__all__ = ["BODY_BUDGET", "MAX_UNROLL", "ops_work", "routine_work", "unroll_factors"]
+__all__ = ["BODY_BUDGET", "MAX_UNROLL", "is_fallback_call", "ops_work", "routine_work", "unroll_factors"]
 
 MAX_UNROLL = 32
 BODY_BUDGET = 256
@@ -58,10 +58,25 @@ def unroll_factors(kernel: d.KernelOp) -> dict[Operation, int]:
     return factors
 
 
-def routine_work(kernel: Operation) -> Callable[[str], int]:
+def is_fallback_call(op: object) -> bool:
+    """Whether `op` is a routine call that only an arm of one select uses: the
+    WGSL lowering makes such a call only where the select picks it (a fast path's
+    fallback, run by the elements the fast path does not cover)."""
+    if not isinstance(op, d.InvokeOp):
+        return False
+    uses = list(op.res.uses)
+    if len(uses) != 1:
+        return False
+    user = uses[0].operation
+    return isinstance(user, d.SelectOp) and uses[0].index != 0
+
+
+def routine_work(kernel: Operation, fallbacks: bool = True) -> Callable[[str], int]:
     """The ops one invoke of each routine beside `kernel` runs (by name): its
     body, an invoke in it counting as that routine (routines through routines);
-    an unknown routine counts 0, a cycle (V137) once."""
+    an unknown routine counts 0, a cycle (V137) once. `fallbacks=False`: a
+    fallback call (`is_fallback_call`) counts 1, what an element the fast path
+    covers runs; True: its routine, what the shader holds."""
     routines = d.routines_of(kernel)
     costs: dict[str, int] = {}
 
@@ -70,20 +85,21 @@ def routine_work(kernel: Operation) -> Callable[[str], int]:
         if found is None:
             routine = routines.get(name)
             costs[name] = 0
-            found = 0 if routine is None else ops_work(routine.entry.ops, cost)
+            found = 0 if routine is None else ops_work(routine.entry.ops, cost, fallbacks)
             costs[name] = found
         return found
 
     return cost
 
 
-def ops_work(ops: Iterable[Operation], cost: Callable[[str], int]) -> int:
-    """The ops `ops` run, an invoke counting as its routine's `cost` and a u128
-    operator as its WGSL operations (`u128.WORK`, 8 where not listed)."""
+def ops_work(ops: Iterable[Operation], cost: Callable[[str], int], fallbacks: bool = True) -> int:
+    """The ops `ops` run, an invoke counting as its routine's `cost` (a fallback
+    call as 1 with `fallbacks=False`) and a u128 operator as its WGSL operations
+    (`u128.WORK`, 8 where not listed)."""
     total = 0
     for op in ops:
         if isinstance(op, d.InvokeOp):
-            total += cost(op.callee.data)
+            total += cost(op.callee.data) if fallbacks or not is_fallback_call(op) else 1
         elif isinstance(op, d.BinOp | d.UnOp) and op.operands[0].type == d.U128:
             total += u128.WORK.get(cast(StringAttr, op.properties["kind"]).data, 8)
         else:

@@ -75,7 +75,7 @@ from vyre.lowering.layout import (
     TableBuffer,
     WorkgroupArray,
 )
-from vyre.lowering.loops import ops_work, routine_work, unroll_factors
+from vyre.lowering.loops import is_fallback_call, ops_work, routine_work, unroll_factors
 from vyre.lowering.map_shape import MapShape, map_shape
 from vyre.lowering.names import Namer, comment_safe
 from vyre.lowering.opaque_constants import shield, uses_hazard
@@ -282,7 +282,8 @@ inlines the 8 lane calls (and their routines) compiles 8 times the code. A map
 whose element reads constant tables (`vyre.lookup`: the correctly rounded
 functions) is vectorised like any other: its tables are reads of the kernel's
 table buffer (layout.py `TableBuffer`), which a driver compiles as one load
-each."""
+each. A fast path's fallback call counts as one operation (`element_work`): the
+elements it covers never run it."""
 
 
 def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | None:
@@ -301,8 +302,9 @@ def _vector_shape(kernel: d.KernelOp, options: LoweringOptions) -> MapShape | No
 
 def element_work(kernel: d.KernelOp) -> int:
     """The operations one run of the kernel's body executes, counting each invoke
-    as its routine's body (routines through routines included)."""
-    return ops_work(operations(kernel), routine_work(kernel))
+    as its routine's body (routines through routines included) but a fast path's
+    fallback call as 1: what the elements the fast path covers run."""
+    return ops_work(operations(kernel), routine_work(kernel, fallbacks=False), fallbacks=False)
 
 
 def vectorises(kernel: d.KernelOp, options: LoweringOptions) -> bool:
@@ -1144,8 +1146,37 @@ class _Body:
         if cond.const is not None:
             # both arms are evaluated: they are free of effects (atomics run apart)
             return if_true if any(cond.const) else if_false
+        lazy = self._lazy_call_arm(op)
+        if lazy is not None and LANES.get(kind) == 1:
+            return self._call_where_picked(cond, if_true, if_false, lazy, kind)
         text = f"select({if_false.text}, {if_true.text}, {_truthy(cond)})"
         return Value.derived(text, kind, cond, if_true, if_false)
+
+    def _lazy_call_arm(self, op: d.SelectOp) -> bool | None:
+        """Which arm of `op` is a routine call made for it alone and not yet
+        emitted (True: if_true, False: if_false), or None. Such a call is made
+        only where the select picks it: a routine is pure, so skipping it where
+        its value is dropped changes nothing, and it saves the whole call on a
+        GPU whose lanes all pick the other arm (a fast path and its fallback)."""
+        for arm, which in ((op.if_false, False), (op.if_true, True)):
+            if is_fallback_call(arm.owner):
+                value = self.values.get(id(arm))
+                if value is not None and not value.cheap:
+                    return which
+        return None
+
+    def _call_where_picked(
+        self, cond: Value, if_true: Value, if_false: Value, lazy: bool, kind: DataTypeKind
+    ) -> Value:
+        """`var r = <other arm>; if (<the call's side>) { r = <call>; }`."""
+        name = self.kernel.namer.temporary(None)
+        eager, call = (if_false, if_true) if lazy else (if_true, if_false)
+        test = _truthy(cond) if lazy else f"!({_truthy(cond)})"
+        self.emit(f"var {name}: {wgsl_type(kind)} = {eager.text};")
+        self.emit(f"if ({test}) {{")
+        self.emit(f"{INDENT}{name} = {call.text};")
+        self.emit("}")
+        return Value(name, kind, cheap=True)
 
 
 _BinaryEmitter = Callable[[Guards, BinOpKind, Value, Value], Value]

@@ -37,7 +37,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from vyre.dialects import vyre as d
-from vyre.ir import Param, emit_expr
+from vyre.ir import ExprEmitter, Param, emit_expr
 from vyre.transforms import softfloat as sf
 from vyre.transforms.walk import operations
 
@@ -181,6 +181,42 @@ def _routine(name: str, program: Callable[..., sf.W[Any]], arity: int) -> d.Rout
     return routine
 
 
+def fast_path_for(op: Operation) -> sf.FastPath | None:
+    """The fast path of float op `op` in its operands' format (`sf.fast_path_of`),
+    or None: a cast, not a float op, or no fast path there."""
+    if not isinstance(op, d.FloatOp) or isinstance(op, d.CastOp) or not op.operands:
+        return None
+    kind = _kind(op.operands[0])
+    if kind is None or kind.value not in sf.FORMATS:
+        return None
+    return sf.fast_path_of(type(op), sf.FORMATS[kind.value])
+
+
+def _fast_routine(name: str, fast: sf.FastPath, general: str, arity: int) -> d.RoutineOp:
+    """The routine `name` computing the fast path where it applies and invoking the
+    routine `general` (the whole algorithm) elsewhere: `select(applies, fast,
+    invoke @general)`, which the WGSL lowering turns into a call taken only by the
+    lanes the fast path does not cover (a routine is pure: calling it only where
+    its value is picked changes nothing)."""
+    routine = d.RoutineOp(name, [d.U32] * arity, d.U32)
+    block = routine.entry
+    for k, param in enumerate(block.args):
+        param.name_hint = "abc"[k] if k < 3 else f"p{k}"
+    machine = sf.ExprMachine()
+    applies, value = fast(*(machine.word(Param(i)) for i in range(arity)))
+    emitter = ExprEmitter(list(block.args), share=True)
+    applies_value, fast_value = emitter.emit(applies.v), emitter.emit(value.v)
+    call = d.InvokeOp(general, list(block.args), d.U32)
+    pick = d.SelectOp(applies_value, fast_value, call)
+    block.add_ops([*emitter.ops, call, pick, d.YieldOp(pick)])
+    return routine
+
+
+GENERAL_SUFFIX = "_general"
+"""The name of the whole algorithm's routine of an op with a fast path: the op's
+routine name and this (`soft_binary32_mul_add_general`)."""
+
+
 class FloatStrictPattern(RewritePattern):
     """Replace one float operation by a call of its soft-float routine.
 
@@ -204,7 +240,15 @@ class FloatStrictPattern(RewritePattern):
             existing = d.routines_of(block.first_op) if block.first_op is not None else {}
             routine = existing.get(name)
             if routine is None:
-                routine = _routine(name, program(), len(op.operands))
+                arity = len(op.operands)
+                fast = fast_path_for(op)
+                if fast is None:
+                    routine = _routine(name, program(), arity)
+                else:
+                    general = name + GENERAL_SUFFIX
+                    if general not in existing:
+                        rewriter.insert(_routine(general, program(), arity), InsertPoint.at_end(block))
+                    routine = _fast_routine(name, fast, general, arity)
                 rewriter.insert(routine, InsertPoint.at_end(block))
             self.routines[key] = routine
         return routine

@@ -2,6 +2,7 @@
 // RUN: vyre-opt %s | vyre-opt | filecheck %s
 // RUN: vyre-opt %s --print-op-generic | vyre-opt | filecheck %s
 // RUN: vyre-opt %s --print-op-generic | filecheck %s --check-prefix=CHECK-GENERIC
+// RUN: vyre-opt %s -t wgsl | filecheck %s --check-prefix=WGSL
 
 // A routine is a module-level function of u32 words beside the kernel: straight-line
 // expression code over its parameters, ended by vyre.yield; vyre.invoke calls it.
@@ -37,3 +38,8 @@ builtin.module {
 // CHECK-GENERIC: "vyre.invoke"(%{{.*}}) {callee = "one_more"} : (!vyre.type<u32>) -> !vyre.type<u32>
 // CHECK-GENERIC: "vyre.yield"(%{{.*}}) : (!vyre.type<u32>) -> ()
 // CHECK-GENERIC: }) {result_type = !vyre.type<u32>, sym_name = "twice_plus"} : () -> ()
+
+// Lowered, each routine the kernel reaches is a WGSL function:
+// WGSL-DAG: fn one_more(v: u32) -> u32 {
+// WGSL-DAG: fn twice_plus(a_1: u32, b: u32) -> u32 {
+// WGSL:     vyre_store_out(invocation_id.x, twice_plus(x, x));

@@ -66,10 +66,12 @@ def test_one_routine_per_operation_and_format_invoked_at_every_use() -> None:
     module = prepare(chain(200)).strict_module
     routines = [op for op in module.ops if isinstance(op, d.RoutineOp)]
     names = sorted(r.sym_name.data for r in routines)
-    # add (also inside div's operand), mul, fma, div, sqrt; fabs is a sign-bit routine
+    # add (also inside div's operand), mul, fma (its fast path, and the whole
+    # algorithm it invokes where that does not apply), div, sqrt; fabs is a sign-bit routine
     assert names == [
         "soft_binary32_abs", "soft_binary32_add", "soft_binary32_div",
-        "soft_binary32_mul", "soft_binary32_mul_add", "soft_binary32_sqrt",
+        "soft_binary32_mul", "soft_binary32_mul_add", "soft_binary32_mul_add_general",
+        "soft_binary32_sqrt",
     ]  # fmt: skip
     invokes = [op for op in d.kernel_of(module).walk() if isinstance(op, d.InvokeOp)]
     assert len(invokes) == 280  # 200 steps; each div adds an fadd, each sqrt an fabs (40 each)
@@ -181,3 +183,33 @@ def test_a_map_whose_elements_cost_much_is_not_vectorised() -> None:
     assert element_work(small) <= VECTOR_WORK_LIMIT < element_work(big)
     assert vectorises(small, options) and not vectorises(big, options)
     assert prepare(chain(200)).lowered_for(options).vector is None
+
+
+def test_a_fast_paths_fallback_counts_as_one_call_in_the_element_work() -> None:
+    """Four chained F32 fmas: the elements run four fast paths (the general routine
+    only where those do not apply), so the map is vectorised as it was before F32
+    fma had a fast path; the loop-unrolling budget (code size) still counts the
+    fallback's body."""
+    from vyre.lowering.loops import is_fallback_call, ops_work, routine_work
+    from vyre.lowering.options import LoweringOptions
+    from vyre.lowering.wgsl import VECTOR_WORK_LIMIT, element_work, vectorises
+
+    x = E.load("a", E.var("i"))
+    value = x
+    for _ in range(4):
+        value = E.fma(value, x, x)
+    program = Program(
+        [BufferDecl.read("a", 0, DataType.F32), BufferDecl.read_write("out", 1, DataType.F32)],
+        (64, 1, 1),
+        [N.let("i", E.invocation_id(0)), N.store("out", E.var("i"), value)],
+    )
+    kernel = prepare(program).strict_kernel
+    routines = d.routines_of(kernel)
+    fast = routines["soft_binary32_mul_add"]
+    calls = [op for op in fast.entry.ops if isinstance(op, d.InvokeOp)]
+    assert len(calls) == 1 and is_fallback_call(calls[0])
+    general = routine_work(kernel)("soft_binary32_mul_add_general")
+    assert routine_work(kernel)("soft_binary32_mul_add") > general  # what the shader holds
+    assert routine_work(kernel, fallbacks=False)("soft_binary32_mul_add") < general  # what an element runs
+    assert element_work(kernel) <= VECTOR_WORK_LIMIT < ops_work(list(kernel.walk()), routine_work(kernel))
+    assert vectorises(kernel, LoweringOptions(vectorize=True))

@@ -10,7 +10,9 @@ the three formats and computes F16 and BF16 directly in their own format, with
 one rounding: add.py (guard and jam bits), mul.py, div.py (integer reciprocal,
 quotient digits, exact remainder), sqrt.py (reciprocal square root, exact
 remainder), fma.py (64-bit pairs for F32, one word for F16/BF16), over
-wide.py's 64-bit helpers; compare.py, rounding.py, convert.py.
+wide.py's 64-bit helpers, and F32 fma's fast path for normal values (fma_normal.py:
+`fast_path_of(op, fmt)`, (applies, result); float-strict invokes the whole
+algorithm only where it does not apply); compare.py, rounding.py, convert.py.
 
 The same functions run vectorised on numpy (`NumpyMachine`, for verification)
 and build vyre IR (`ExprMachine`, for the `float-strict` pass):
@@ -35,17 +37,17 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from vyre.dialects import vyre as d
-from vyre.transforms.softfloat import add, asin, atan, compare, convert, div, erf, exp, fma, log, mul, pow, rounding, sqrt, tanh, trig
+from vyre.transforms.softfloat import add, asin, atan, compare, convert, div, erf, exp, fma, fma_normal, log, mul, pow, rounding, sqrt, tanh, trig
 from vyre.transforms.softfloat.formats import BF16, F16, F32, FORMATS, Format
 from vyre.transforms.softfloat.machine import ExprMachine, NumpyMachine, W, sel
-from vyre.transforms.softfloat.registry import ALGORITHMS, Algorithm
+from vyre.transforms.softfloat.registry import ALGORITHMS, FAST_PATHS, Algorithm, FastPath
 
 __all__ = [
     "ALGORITHMS", "BF16", "F16", "F32", "FORMATS", "ExprMachine", "Format", "NumpyMachine", "W",
-    "algorithm_of", "binary", "compare_op", "convert_op", "count_ops", "sel", "ternary", "unary",
+    "FastPath", "algorithm_of", "binary", "fast_path_of", "compare_op", "convert_op", "count_ops", "sel", "ternary", "unary",
 ]  # fmt: skip
 
-_MODULES = (add, asin, atan, compare, div, exp, fma, log, mul, pow, rounding, sqrt, trig, erf, tanh)
+_MODULES = (add, asin, atan, compare, div, exp, fma, fma_normal, log, mul, pow, rounding, sqrt, trig, erf, tanh)
 """The modules that register algorithms (imported for that)."""
 
 V = TypeVar("V")
@@ -57,6 +59,12 @@ def algorithm_of(op: type[d.FloatOp], fmt: Format, variant: str = "") -> Algorit
     """The integer program of the strict float op class `op` in format `fmt`
     (`variant`: a comparison's predicate)."""
     return ALGORITHMS[op](fmt, variant)
+
+
+def fast_path_of(op: type[d.FloatOp], fmt: Format) -> FastPath | None:
+    """The program of `op`'s common case in `fmt` ((applies, result); the result is
+    the algorithm's where applies is 1), or None: the op has no fast path there."""
+    return FAST_PATHS.get((op, fmt.name))
 
 
 def _named(base: type[d.FloatOp], name: str, what: str) -> type[d.FloatOp]:

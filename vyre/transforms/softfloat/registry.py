@@ -25,7 +25,7 @@ from vyre.dialects.tables import OpTable
 from vyre.transforms.softfloat.formats import Format
 from vyre.transforms.softfloat.machine import W
 
-__all__ = ["ALGORITHMS", "Algorithm", "algorithm", "variants"]
+__all__ = ["ALGORITHMS", "Algorithm", "FAST_PATHS", "FastPath", "algorithm", "fast_path", "variants"]
 
 Algorithm = Callable[..., W[Any]]
 """An op's integer program over its operand words, for one format."""
@@ -57,3 +57,23 @@ def variants(op: type[d.FloatOp], by_variant: Mapping[str, Callable[..., W[Any]]
         return partial(fn, fmt)
 
     ALGORITHMS.add(op, pick)
+
+
+FastPath = Callable[..., tuple[W[Any], W[Any]]]
+"""An op's program for its common case, over its operand words: (applies, result),
+`result` being the algorithm's where `applies` is 1."""
+
+P = TypeVar("P", bound=FastPath)
+
+FAST_PATHS: dict[tuple[type[d.FloatOp], str], FastPath] = {}
+"""The fast path of an op in one format (by the format's name), where it has one."""
+
+
+def fast_path(op: type[d.FloatOp], fmt: Format) -> Callable[[P], P]:
+    """Decorator: `fn(*words) -> (applies, result)` is the fast path of `op` in `fmt`."""
+
+    def register(fn: P) -> P:
+        FAST_PATHS[(op, fmt.name)] = fn
+        return fn
+
+    return register
