@@ -1,0 +1,50 @@
+"""The F32 multiplication on its common case: normal operands, a normal result.
+
+`fmul_f32_normal(a, b)` is `(applies, result)`: where `applies` is 1 the result
+is the bit pattern `mul.fmul` gives for a * b; elsewhere the caller takes the
+general algorithm's (float-strict invokes it only there; see fma_normal.py).
+
+It applies when a and b are normal and finite and the rounded product is normal
+(an overflow to infinity in the rounding itself included): no special values,
+no subnormal significand to normalise (so no `clz` of an operand), no shift to
+the subnormal grid. The top word of the 48-bit product, with its low 16 bits
+OR-ed into bit 0, has its leading 1 at bit 31 or 30 (`product_top`); one place
+of normalisation and the rounding to 24 bits follow, with the sticky bit at
+least 7 places below the round bit.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from vyre.dialects import vyre as d
+from vyre.transforms.softfloat.formats import F32
+from vyre.transforms.softfloat.machine import W
+from vyre.transforms.softfloat.mul import product_top
+from vyre.transforms.softfloat.registry import fast_path
+
+__all__ = ["fmul_f32_normal"]
+
+V = TypeVar("V")
+
+_NORMAL_LOW = 0x0080_0000
+"""The smallest normal magnitude; normal finite magnitudes are the 0x7F00_0000 above it."""
+
+
+@fast_path(d.FMulOp, F32)
+def fmul_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
+    """(applies, a * b rounded) for F32 patterns; see the module docstring."""
+    ax, bx = a & F32.abs_mask, b & F32.abs_mask
+    applies = (ax - _NORMAL_LOW).lt(0x7F00_0000) & (bx - _NORMAL_LOW).lt(0x7F00_0000)
+    fraction = (1 << F32.fraction) - 1
+    hidden = 1 << F32.fraction
+    m = product_top((a & fraction) | hidden, (b & fraction) | hidden)  # in [2**30, 2**32)
+    lz = (m >> 31) ^ 1  # 0 or 1: the leading 1 to bit 31
+    m = m << lz
+    # m / 2**31 * 2**(e - 127), e = ea + eb - 126 - lz, the result's biased exponent
+    biased = (ax >> 23) + (bx >> 23) - 126 - lz
+    applies = applies & (biased - 1).lt(F32.emax - 1)
+    kept = m >> 8
+    up = ((m & 0xFF) + 0x7F + (kept & 1)) >> 8  # to nearest, ties to even
+    result = ((biased - 1) << F32.fraction) + kept + up  # a carry out reaches infinity exactly
+    return applies, result | ((a ^ b) & F32.sign)
