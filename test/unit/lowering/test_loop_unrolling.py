@@ -40,7 +40,7 @@ def test_a_body_calling_a_correctly_rounded_function_is_written_once() -> None:
 
 
 def test_a_body_of_soft_float_arithmetic_counts_its_routines() -> None:
-    """fmin is a routine of some 30 ops after float-strict (fadd 75): a body
+    """fmin is a routine of some 30 ops after float-strict (fadd 138 with its fallback): a body
     calling it is written fewer times than a body of integer ops, more than
     once, and all the copies with their routines stay within the budget."""
     a = E.load("a", E.var("k"))
@@ -51,7 +51,9 @@ def test_a_body_of_soft_float_arithmetic_counts_its_routines() -> None:
     assert factor * len(list(routine.entry.ops)) <= BODY_BUDGET
     lowered = prepare(program).lowered_for(LoweringOptions(loop_limit=65535)).wgsl
     assert lowered.count("soft_binary32_min(") == factor + 1  # the calls, and the definition
-    assert _factor(_loop_program(E.fadd(a, a), DataType.F32)) == 2  # 75 ops (and the body's own)
+    # F32 add: its fast path and the general routine it calls where that does not apply
+    # are both code of the body (138 ops): one copy
+    assert _factor(_loop_program(E.fadd(a, a), DataType.F32)) == 1
 
 
 def test_the_lowered_loop_calls_the_function_once_per_iteration() -> None:

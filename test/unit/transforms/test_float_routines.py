@@ -69,7 +69,7 @@ def test_one_routine_per_operation_and_format_invoked_at_every_use() -> None:
     # add (also inside div's operand), mul and fma (each its fast path, and the whole
     # algorithm it invokes where that does not apply), div, sqrt; fabs is a sign-bit routine
     assert names == [
-        "soft_binary32_abs", "soft_binary32_add", "soft_binary32_div",
+        "soft_binary32_abs", "soft_binary32_add", "soft_binary32_add_general", "soft_binary32_div",
         "soft_binary32_mul", "soft_binary32_mul_add", "soft_binary32_mul_add_general",
         "soft_binary32_mul_general", "soft_binary32_sqrt",
     ]  # fmt: skip

@@ -1,0 +1,63 @@
+"""F32 addition and subtraction on their common case: normal operands, a normal,
+non-zero result.
+
+`fadd_f32_normal(a, b)` is `(applies, result)`: where `applies` is 1 the result
+is the bit pattern `add.fadd` gives for a + b; elsewhere the caller takes the
+general algorithm's (float-strict invokes it only there; see fma_normal.py).
+Subtraction is addition of b with its sign flipped, as in add.py.
+
+It applies when a and b are normal and finite and the sum is normal and not
+zero (an overflow to infinity in the rounding itself included). On that domain
+it is add.py's arithmetic without its other cases: the significands have their
+hidden bit set, no exponent stops the normalisation, no sign of zero is chosen
+and no special value is tested.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from vyre.dialects import vyre as d
+from vyre.transforms.softfloat.formats import F32
+from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.registry import fast_path
+
+__all__ = ["fadd_f32_normal", "fsub_f32_normal"]
+
+V = TypeVar("V")
+
+_NORMAL_LOW = 0x0080_0000
+"""The smallest normal magnitude; normal finite magnitudes are the 0x7F00_0000 above it."""
+
+
+@fast_path(d.FAddOp, F32)
+def fadd_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
+    """(applies, a + b rounded) for F32 patterns; see the module docstring."""
+    ax, bx = a & F32.abs_mask, b & F32.abs_mask
+    applies = (ax - _NORMAL_LOW).lt(0x7F00_0000) & (bx - _NORMAL_LOW).lt(0x7F00_0000)
+    swap = ax.lt(bx)
+    xa, ya = sel(swap, bx, ax), sel(swap, ax, bx)
+    fraction = (1 << F32.fraction) - 1
+    hidden = 1 << F32.fraction
+    mx = ((xa & fraction) | hidden) << (29 - F32.fraction)  # leading 1 at bit 29
+    my = ((ya & fraction) | hidden) << (29 - F32.fraction)
+    ex = xa >> F32.fraction
+    distance = ex - (ya >> F32.fraction)
+    distance = sel(distance.gt(31), 31, distance)
+    shifted = my >> distance
+    jammed = shifted | (shifted << distance).ne(my)  # the bits shifted out, in bit 0
+    m = sel(((a ^ b) >> 31), mx - jammed, mx + jammed)  # never negative: |x| >= |y|
+    s = m.clz() - 1  # the leading 1 to bit 30
+    field = ex - s  # the result's biased exponent - 1
+    applies = applies & m.ne(0) & field.lt(F32.emax - 1)
+    m = m << s
+    r = 30 - F32.fraction
+    rounded = (m + ((1 << (r - 1)) - 1) + ((m >> r) & 1)) >> r  # to nearest, ties to even
+    result = (field << F32.fraction) + rounded  # the hidden bit adds 1; a carry out reaches infinity
+    return applies, result | (sel(swap, b, a) & F32.sign)
+
+
+@fast_path(d.FSubOp, F32)
+def fsub_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
+    """(applies, a - b rounded) for F32 patterns."""
+    return fadd_f32_normal(a, b ^ F32.sign)
