@@ -66,12 +66,13 @@ def test_one_routine_per_operation_and_format_invoked_at_every_use() -> None:
     module = prepare(chain(200)).strict_module
     routines = [op for op in module.ops if isinstance(op, d.RoutineOp)]
     names = sorted(r.sym_name.data for r in routines)
-    # add (also inside div's operand), mul, fma and div (each its fast path, and the
-    # whole algorithm it invokes where that does not apply), sqrt; fabs is a sign-bit routine
+    # add (also inside div's operand), mul, fma, div and sqrt (each its fast path, and
+    # the whole algorithm it invokes where that does not apply); fabs is a sign-bit routine
     assert names == [
         "soft_binary32_abs", "soft_binary32_add", "soft_binary32_add_general", "soft_binary32_div",
         "soft_binary32_div_general", "soft_binary32_mul", "soft_binary32_mul_add",
         "soft_binary32_mul_add_general", "soft_binary32_mul_general", "soft_binary32_sqrt",
+        "soft_binary32_sqrt_general",
     ]  # fmt: skip
     invokes = [op for op in d.kernel_of(module).walk() if isinstance(op, d.InvokeOp)]
     assert len(invokes) == 280  # 200 steps; each div adds an fadd, each sqrt an fabs (40 each)

@@ -10,8 +10,8 @@ the three formats and computes F16 and BF16 directly in their own format, with
 one rounding: add.py (guard and jam bits), mul.py, div.py (integer reciprocal,
 quotient digits, exact remainder), sqrt.py (reciprocal square root, exact
 remainder), fma.py (64-bit pairs for F32, one word for F16/BF16), over
-wide.py's 64-bit helpers, and the fast paths of F32 add/sub, mul, div and fma for normal values
-(add_normal.py, mul_normal.py, div_normal.py, fma_normal.py:
+wide.py's 64-bit helpers, and the fast paths of F32 add/sub, mul, div, sqrt and fma for normal values
+(add_normal.py, mul_normal.py, div_normal.py, sqrt_normal.py, fma_normal.py:
 `fast_path_of(op, fmt)`, (applies, result); float-strict invokes the whole
 algorithm only where it does not apply); compare.py, rounding.py, convert.py.
 
@@ -38,7 +38,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from vyre.dialects import vyre as d
-from vyre.transforms.softfloat import add, add_normal, asin, atan, compare, convert, div, div_normal, erf, exp, fma, fma_normal, log, mul, mul_normal, pow, rounding, sqrt, tanh, trig
+from vyre.transforms.softfloat import add, add_normal, asin, atan, compare, convert, div, div_normal, erf, exp, fma, fma_normal, log, mul, mul_normal, pow, rounding, sqrt, sqrt_normal, tanh, trig
 from vyre.transforms.softfloat.formats import BF16, F16, F32, FORMATS, Format
 from vyre.transforms.softfloat.machine import ExprMachine, NumpyMachine, W, sel
 from vyre.transforms.softfloat.registry import ALGORITHMS, FAST_PATHS, Algorithm, FastPath
@@ -48,7 +48,7 @@ __all__ = [
     "FastPath", "algorithm_of", "binary", "fast_path_of", "compare_op", "convert_op", "count_ops", "sel", "ternary", "unary",
 ]  # fmt: skip
 
-_MODULES = (add, add_normal, asin, atan, compare, div, div_normal, exp, fma, fma_normal, log, mul, mul_normal, pow, rounding, sqrt, trig, erf, tanh)
+_MODULES = (add, add_normal, asin, atan, compare, div, div_normal, exp, fma, fma_normal, log, mul, mul_normal, pow, rounding, sqrt, sqrt_normal, trig, erf, tanh)
 """The modules that register algorithms (imported for that)."""
 
 V = TypeVar("V")
