@@ -53,7 +53,8 @@ def test_where_it_applies_it_is_the_correctly_rounded_product(low: int, high: in
         (0x0080_0000, 0x3F7F_FFFF, False, None),  # just below it: a subnormal result
         (0x7F7F_FFFE, 0x3F80_0001, True, 0x7F80_0000),  # 2**128 - 2**82: rounds up to infinity
         (0x7F7F_FFFF, 0x3F80_0001, False, None),  # 2**128 and more before rounding
-        (0x3FFF_FFFF, 0x3FFF_FFFF, True, None),  # the product in [2, 4): one place of normalisation
+        (0x3FFF_FFFF, 0x3FFF_FFFF, True, None),  # significands' product in [2, 4): no shift
+        (0x3F80_0001, 0x3F80_0001, True, None),  # in [1, 2): one place of normalisation
     ],
 )
 def test_edges(a: int, b: int, applies: bool, want: int | None) -> None:

@@ -6,8 +6,9 @@ is the bit pattern `add.fadd` gives for a + b; elsewhere the caller takes the
 general algorithm's (float-strict invokes it only there; see fma_normal.py).
 Subtraction is addition of b with its sign flipped, as in add.py.
 
-It applies when a and b are normal and finite and the sum is normal and not
-zero (an overflow to infinity in the rounding itself included). On that domain
+It applies when a and b are normal and finite and the exact sum is not zero
+and lies in the normal range, before rounding (one that rounds up to infinity
+included). On that domain
 it is add.py's arithmetic without its other cases: the significands have their
 hidden bit set, no exponent stops the normalisation, no sign of zero is chosen
 and no special value is tested.

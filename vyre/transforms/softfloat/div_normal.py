@@ -4,8 +4,8 @@
 is the bit pattern `div.fdiv` gives for a / b; elsewhere the caller takes the
 general algorithm's (float-strict invokes it only there; see fma_normal.py).
 
-It applies when a and b are normal and finite and the rounded quotient is
-normal (an overflow to infinity in the rounding itself included). On that
+It applies when a and b are normal and finite and the exact quotient lies in
+the normal range, before rounding (one that rounds up to infinity included). On that
 domain it is div.py's arithmetic (the same integer reciprocal and quotient
 digits, `quotient`) without its other cases: the significands need no `clz`
 normalisation, the quotient no shift to the subnormal grid, and no special

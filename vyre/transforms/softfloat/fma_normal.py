@@ -8,7 +8,7 @@ WGSL lowering calls it only there, so a warp whose lanes all apply skips it).
 
 It applies when a, b and c are normal and finite, the product's and the
 addend's exponents differ by less than 32, the exact sum keeps 32 of its 50
-bits (a cancellation of at most 15 places) and the rounded result is normal
+bits (a cancellation of at most 15 places) and the exact result is normal
 (an overflow to infinity in the rounding itself included). That is what real
 data almost always is: every element of the benchmark's operands (signed
 values in [0.5, 2)) but about 2 in 100,000.

@@ -4,13 +4,15 @@
 is the bit pattern `mul.fmul` gives for a * b; elsewhere the caller takes the
 general algorithm's (float-strict invokes it only there; see fma_normal.py).
 
-It applies when a and b are normal and finite and the rounded product is normal
-(an overflow to infinity in the rounding itself included): no special values,
+It applies when a and b are normal and finite and the exact product lies in
+the normal range, before rounding (one that rounds up to infinity included; one
+that rounds up from below to the smallest normal is left to the general
+algorithm): no special values,
 no subnormal significand to normalise (so no `clz` of an operand), no shift to
 the subnormal grid. The top word of the 48-bit product, with its low 16 bits
-OR-ed into bit 0, has its leading 1 at bit 31 or 30 (`product_top`); one place
-of normalisation and the rounding to 24 bits follow, with the sticky bit at
-least 7 places below the round bit.
+OR-ed into bit 0, has its leading 1 at bit 31 or 30 (`product_top`); at most
+one place of normalisation and the rounding to 24 bits follow, with the sticky
+bit at least 6 places below the round bit.
 """
 
 from __future__ import annotations
