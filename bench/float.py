@@ -18,7 +18,8 @@ interpreter's exact floats ("strict mismatches" must be 0).
 
 Columns: the op's cost in integer operations per element (`IR ops`: the
 soft-float program; `WGSL ops`: what its lowered shader adds to a copy kernel,
-`vyre.conform.float_cost`), GB/s (the bytes each element reads and writes: 12
+`vyre.conform.float_cost`; for an op with a fast path, F32 add, sub, mul, div,
+sqrt and fma, those of the fast path, which the benchmark's operands take), GB/s (the bytes each element reads and writes: 12
 for a binary op and pow (x in [0.5, 2), y in [-16, 16)), 16 for fma, 8 for sqrt
 and the functions (exp2, exp, exp10, log, log2, log10, sin, cos, tan, tanh, erf,
 on operands in [0.5, 2)); half of
