@@ -21,21 +21,18 @@ from typing import TypeVar
 from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.normal import is_normal
 from vyre.transforms.softfloat.registry import fast_path
 
 __all__ = ["fadd_f32_normal", "fsub_f32_normal"]
 
 V = TypeVar("V")
 
-_NORMAL_LOW = 0x0080_0000
-"""The smallest normal magnitude; normal finite magnitudes are the 0x7F00_0000 above it."""
-
-
 @fast_path(d.FAddOp, F32)
 def fadd_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     """(applies, a + b rounded) for F32 patterns; see the module docstring."""
     ax, bx = a & F32.abs_mask, b & F32.abs_mask
-    applies = (ax - _NORMAL_LOW).lt(0x7F00_0000) & (bx - _NORMAL_LOW).lt(0x7F00_0000)
+    applies = is_normal(ax) & is_normal(bx)
     swap = ax.lt(bx)
     xa, ya = sel(swap, bx, ax), sel(swap, ax, bx)
     fraction = (1 << F32.fraction) - 1

@@ -20,21 +20,18 @@ from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.div import quotient
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W
+from vyre.transforms.softfloat.normal import in_range, is_normal, round_normal_f32
 from vyre.transforms.softfloat.registry import fast_path
 
 __all__ = ["fdiv_f32_normal"]
 
 V = TypeVar("V")
 
-_NORMAL_LOW = 0x0080_0000
-"""The smallest normal magnitude; normal finite magnitudes are the 0x7F00_0000 above it."""
-
-
 @fast_path(d.FDivOp, F32)
 def fdiv_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     """(applies, a / b rounded) for F32 patterns; see the module docstring."""
     ax, bx = a & F32.abs_mask, b & F32.abs_mask
-    applies = (ax - _NORMAL_LOW).lt(0x7F00_0000) & (bx - _NORMAL_LOW).lt(0x7F00_0000)
+    applies = is_normal(ax) & is_normal(bx)
     fraction = (1 << F32.fraction) - 1
     hidden = 1 << F32.fraction
     ma, mb = (a & fraction) | hidden, (b & fraction) | hidden
@@ -42,8 +39,4 @@ def fdiv_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     q, sticky = quotient(F32, ma << small, mb)  # 25 bits: the significand and the round bit
     m = (q << (30 - F32.fraction)) | sticky  # leading 1 at bit 31
     biased = (ax >> F32.fraction) - (bx >> F32.fraction) + (F32.bias - small)  # the quotient's
-    applies = applies & (biased - 1).lt(F32.emax - 1)
-    kept = m >> 8
-    up = ((m & 0xFF) + 0x7F + (kept & 1)) >> 8  # to nearest, ties to even
-    result = ((biased - 1) << F32.fraction) + kept + up  # a carry out reaches infinity exactly
-    return applies, result | ((a ^ b) & F32.sign)
+    return applies & in_range(biased), round_normal_f32(m, biased) | ((a ^ b) & F32.sign)

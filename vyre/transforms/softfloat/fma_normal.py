@@ -31,25 +31,18 @@ from typing import TypeVar
 from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W, sel
+from vyre.transforms.softfloat.normal import in_range, is_normal, round_normal_f32
 from vyre.transforms.softfloat.registry import fast_path
 
 __all__ = ["fma_f32_normal"]
 
 V = TypeVar("V")
 
-_NORMAL_LOW = 0x0080_0000
-"""The smallest normal magnitude; normal finite magnitudes are the 0x7F00_0000 above it."""
-
-
 @fast_path(d.FmaOp, F32)
 def fma_f32_normal(a: W[V], b: W[V], c: W[V]) -> tuple[W[V], W[V]]:
     """(applies, a * b + c rounded once) for F32 patterns; see the module docstring."""
     ax, bx, cx = a & F32.abs_mask, b & F32.abs_mask, c & F32.abs_mask
-    applies = (
-        (ax - _NORMAL_LOW).lt(0x7F00_0000)
-        & (bx - _NORMAL_LOW).lt(0x7F00_0000)
-        & (cx - _NORMAL_LOW).lt(0x7F00_0000)
-    )  # fmt: skip
+    applies = is_normal(ax) & is_normal(bx) & is_normal(cx)
     sp, sc = (a ^ b) >> 31, c >> 31
     fraction = (1 << F32.fraction) - 1
     hidden = 1 << F32.fraction
@@ -90,8 +83,5 @@ def fma_f32_normal(a: W[V], b: W[V], c: W[V]) -> tuple[W[V], W[V]]:
     n = hi.clz()  # at least 14 (the sum is below 2**50); 32 if the high word is empty
     m = (hi << n) | (lo >> (32 - n)) | (lo << n).ne(0)  # leading 1 at bit 31, sticky in bit 0
     biased = exponent + (63 - 47 - 127) - n  # the result's biased exponent
-    applies = applies & hi.ne(0) & (biased - 1).lt(F32.emax - 1)
-    kept = m >> 8
-    up = ((m & 0xFF) + 0x7F + (kept & 1)) >> 8  # to nearest, ties to even
-    result = ((biased - 1) << F32.fraction) + kept + up  # a carry out reaches infinity exactly
-    return applies, result | ((sign ^ negative) << 31)
+    applies = applies & hi.ne(0) & in_range(biased)
+    return applies, round_normal_f32(m, biased) | ((sign ^ negative) << 31)

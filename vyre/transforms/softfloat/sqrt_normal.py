@@ -17,6 +17,7 @@ from typing import TypeVar
 from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W
+from vyre.transforms.softfloat.normal import is_normal
 from vyre.transforms.softfloat.registry import fast_path
 from vyre.transforms.softfloat.sqrt import isqrt24
 
@@ -24,14 +25,10 @@ __all__ = ["fsqrt_f32_normal"]
 
 V = TypeVar("V")
 
-_NORMAL_LOW = 0x0080_0000
-"""The smallest normal magnitude; normal finite magnitudes are the 0x7F00_0000 above it."""
-
-
 @fast_path(d.FSqrtOp, F32)
 def fsqrt_f32_normal(a: W[V]) -> tuple[W[V], W[V]]:
     """(applies, sqrt(a) rounded) for an F32 pattern; see the module docstring."""
-    applies = (a - _NORMAL_LOW).lt(0x7F00_0000)  # the sign bit 0 too
+    applies = is_normal(a)  # the sign bit 0 too
     e = a >> F32.fraction
     odd = (e & 1) ^ 1  # the unbiased exponent e - 127 is odd
     r, rem = isqrt24((a & ((1 << F32.fraction) - 1)) | (1 << F32.fraction), odd)
