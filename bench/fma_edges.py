@@ -33,15 +33,15 @@ import _common  # (puts the repository on sys.path)
 import numpy as np
 import numpy.typing as npt
 
+from float import WORKGROUP, grid, program
+
 import vyre
-from vyre.ir import BufferDecl, DataType, Expr as E, Node as N, Program
 from vyre.runtime.interp import floats as oracle
 from vyre.transforms import softfloat as sf
 from vyre.transforms.softfloat.fma_normal import fma_f32_normal
 
 U32 = npt.NDArray[np.uint32]
 U64 = npt.NDArray[np.uint64]
-WORKGROUP = 256
 
 
 def _patterns(sign: U64, exponent: U64, significand: U64) -> U32:
@@ -115,19 +115,6 @@ CLASSES: dict[str, Callable[[np.random.Generator, int], tuple[U32, U32, U32]]] =
 }  # fmt: skip
 
 
-def program(n: int) -> tuple[Program, tuple[int, int, int]]:
-    groups = -(-n // WORKGROUP)
-    x = min(groups, 32768)
-    row = x * WORKGROUP
-    i = E.var("i")
-    body = [
-        N.let("i", E.add(E.invocation_id(0), E.mul(E.invocation_id(1), E.u32(row)))),
-        N.store("out", i, E.fma(E.load("a", i), E.load("b", i), E.load("c", i))),
-    ]
-    buffers = [*(BufferDecl.read(name, k, DataType.F32) for k, name in enumerate("abc")), BufferDecl.read_write("out", 3, DataType.F32)]
-    return Program(buffers, (WORKGROUP, 1, 1), body, name="fma_edges"), (x, -(-groups // x), 1)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--log2-count", type=int, default=24, help="inputs a class a chunk: 2**N")
@@ -136,7 +123,8 @@ def main() -> None:
     parser.add_argument("--backend", default="wgpu")
     args = parser.parse_args()
     n = 1 << args.log2_count
-    kernel, dispatch = program(n)
+    dispatch = grid(n)
+    kernel = program("fma", "f32", dispatch[0] * WORKGROUP)  # bench/float.py's strict fma map
     m = sf.NumpyMachine()
     print(f"# strict F32 fma edges on {_common.gpu_name() if args.backend == 'wgpu' else args.backend}")
     print("| class | inputs | fast path applies | mismatches | seconds |")

@@ -170,12 +170,18 @@ def _program_ops(
     return emit_expr(program(*params).v, words)
 
 
+def _empty_routine(name: str, arity: int) -> d.RoutineOp:
+    """The routine `name(a, b, ..) -> u32` of `arity` u32 words, its body empty."""
+    routine = d.RoutineOp(name, [d.U32] * arity, d.U32)
+    for k, param in enumerate(routine.entry.args):
+        param.name_hint = "abc"[k] if k < 3 else f"p{k}"
+    return routine
+
+
 def _routine(name: str, program: Callable[..., sf.W[Any]], arity: int) -> d.RoutineOp:
     """The routine `name(p0, ..) -> u32` computing `program` on its u32 words."""
-    routine = d.RoutineOp(name, [d.U32] * arity, d.U32)
+    routine = _empty_routine(name, arity)
     block = routine.entry
-    for k, param in enumerate(block.args):
-        param.name_hint = "abc"[k] if k < 3 else f"p{k}"
     ops, value = _program_ops(program, list(block.args))
     block.add_ops([*ops, d.YieldOp(value)])
     return routine
@@ -183,8 +189,8 @@ def _routine(name: str, program: Callable[..., sf.W[Any]], arity: int) -> d.Rout
 
 def fast_path_for(op: Operation) -> sf.FastPath | None:
     """The fast path of float op `op` in its operands' format (`sf.fast_path_of`),
-    or None: a cast, not a float op, or no fast path there."""
-    if not isinstance(op, d.FloatOp) or isinstance(op, d.CastOp) or not op.operands:
+    or None: not a float op (a cast), or no fast path there."""
+    if not isinstance(op, d.FloatOp):
         return None
     kind = _kind(op.operands[0])
     if kind is None or kind.value not in sf.FORMATS:
@@ -198,10 +204,8 @@ def _fast_routine(name: str, fast: sf.FastPath, general: str, arity: int) -> d.R
     invoke @general)`, which the WGSL lowering turns into a call taken only by the
     lanes the fast path does not cover (a routine is pure: calling it only where
     its value is picked changes nothing)."""
-    routine = d.RoutineOp(name, [d.U32] * arity, d.U32)
+    routine = _empty_routine(name, arity)
     block = routine.entry
-    for k, param in enumerate(block.args):
-        param.name_hint = "abc"[k] if k < 3 else f"p{k}"
     machine = sf.ExprMachine()
     applies, value = fast(*(machine.word(Param(i)) for i in range(arity)))
     emitter = ExprEmitter(list(block.args), share=True)

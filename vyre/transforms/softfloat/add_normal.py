@@ -22,6 +22,7 @@ from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W, sel
 from vyre.transforms.softfloat.normal import is_normal
+from vyre.transforms.softfloat.pack import round_normal
 from vyre.transforms.softfloat.registry import fast_path
 
 __all__ = ["fadd_f32_normal", "fsub_f32_normal"]
@@ -48,11 +49,7 @@ def fadd_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     s = m.clz() - 1  # the leading 1 to bit 30
     field = ex - s  # the result's biased exponent - 1
     applies = applies & m.ne(0) & field.lt(F32.emax - 1)
-    m = m << s
-    r = 30 - F32.fraction
-    rounded = (m + ((1 << (r - 1)) - 1) + ((m >> r) & 1)) >> r  # to nearest, ties to even
-    result = (field << F32.fraction) + rounded  # the hidden bit adds 1; a carry out reaches infinity
-    return applies, result | (sel(swap, b, a) & F32.sign)
+    return applies, round_normal(F32, m << s, field, sel(swap, b, a) & F32.sign, overflow=False)
 
 
 @fast_path(d.FSubOp, F32)

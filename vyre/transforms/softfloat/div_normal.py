@@ -20,7 +20,8 @@ from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.div import quotient
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W
-from vyre.transforms.softfloat.normal import in_range, is_normal, round_normal_f32
+from vyre.transforms.softfloat.normal import in_range, is_normal
+from vyre.transforms.softfloat.pack import round_in_range
 from vyre.transforms.softfloat.registry import fast_path
 
 __all__ = ["fdiv_f32_normal"]
@@ -39,4 +40,4 @@ def fdiv_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     q, sticky = quotient(F32, ma << small, mb)  # 25 bits: the significand and the round bit
     m = (q << (30 - F32.fraction)) | sticky  # leading 1 at bit 31
     biased = (ax >> F32.fraction) - (bx >> F32.fraction) + (F32.bias - small)  # the quotient's
-    return applies & in_range(biased), round_normal_f32(m, biased) | ((a ^ b) & F32.sign)
+    return applies & in_range(biased), round_in_range(F32, m, biased) | ((a ^ b) & F32.sign)

@@ -31,7 +31,8 @@ from typing import TypeVar
 from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W, sel
-from vyre.transforms.softfloat.normal import in_range, is_normal, round_normal_f32
+from vyre.transforms.softfloat.normal import in_range, is_normal
+from vyre.transforms.softfloat.pack import round_in_range
 from vyre.transforms.softfloat.registry import fast_path
 
 __all__ = ["fma_f32_normal"]
@@ -84,4 +85,4 @@ def fma_f32_normal(a: W[V], b: W[V], c: W[V]) -> tuple[W[V], W[V]]:
     m = (hi << n) | (lo >> (32 - n)) | (lo << n).ne(0)  # leading 1 at bit 31, sticky in bit 0
     biased = exponent + (63 - 47 - 127) - n  # the result's biased exponent
     applies = applies & hi.ne(0) & in_range(biased)
-    return applies, round_normal_f32(m, biased) | ((sign ^ negative) << 31)
+    return applies, round_in_range(F32, m, biased) | ((sign ^ negative) << 31)

@@ -23,7 +23,8 @@ from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W
 from vyre.transforms.softfloat.mul import product_top
-from vyre.transforms.softfloat.normal import in_range, is_normal, round_normal_f32
+from vyre.transforms.softfloat.normal import in_range, is_normal
+from vyre.transforms.softfloat.pack import round_in_range
 from vyre.transforms.softfloat.registry import fast_path
 
 __all__ = ["fmul_f32_normal"]
@@ -42,4 +43,4 @@ def fmul_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     m = m << lz
     # m / 2**31 * 2**(e - 127), e = ea + eb - 126 - lz, the result's biased exponent
     biased = (ax >> 23) + (bx >> 23) - 126 - lz
-    return applies & in_range(biased), round_normal_f32(m, biased) | ((a ^ b) & F32.sign)
+    return applies & in_range(biased), round_in_range(F32, m, biased) | ((a ^ b) & F32.sign)

@@ -2,7 +2,10 @@
 
 `round_pack` rounds a significand word with its leading 1
 at bit 31 to a format, to nearest, ties to even, with subnormal results and
-overflow to infinity: the one place where every algorithm rounds.
+overflow to infinity: the one place where every algorithm rounds. Its cheaper
+forms for results known to need no shift to the subnormal grid sit beside it:
+`round_normal` (leading 1 at bit 30), and `round_in_range` (leading 1 at bit 31,
+a biased exponent known to be in range: the fast paths').
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import TypeVar
 from vyre.transforms.softfloat.formats import EB, F32, Format
 from vyre.transforms.softfloat.machine import W, sel
 
-__all__ = ["round_normal", "round_pack", "to_f32", "unpack"]
+__all__ = ["round_in_range", "round_normal", "round_pack", "to_f32", "unpack"]
 
 V = TypeVar("V")
 
@@ -39,7 +42,7 @@ def round_pack(fmt: Format, m: W[V], sign: W[V], eb: W[V]) -> W[V]:
     return res | (sign << (fmt.width - 1))
 
 
-def round_normal(fmt: Format, m: W[V], field: W[V], sign_bit: W[V]) -> W[V]:
+def round_normal(fmt: Format, m: W[V], field: W[V], sign_bit: W[V], overflow: bool = True) -> W[V]:
     """The pattern of m / 2**30 * 2**(field + 1 - bias) with the sign bit
     `sign_bit` (already in place), rounded to nearest even: for results whose
     significand needs no shift to the subnormal grid.
@@ -48,13 +51,27 @@ def round_normal(fmt: Format, m: W[V], field: W[V], sign_bit: W[V]) -> W[V]:
     field + 1), or field == 0 and m < 2**30 (a subnormal, or a result that
     rounds up to the smallest normal). Bit 31 is headroom, so the rounding
     increment cannot overflow; a carry out of the significand moves into the
-    exponent (up to infinity). field >= emax - 1 overflows to infinity."""
+    exponent (up to infinity). field >= emax - 1 overflows to infinity (with
+    `overflow=False` the caller knows field is below emax - 1)."""
     r = 30 - fmt.fraction
     half = 1 << (r - 1)
     rounded = (m + (half - 1) + ((m >> r) & 1)) >> r
     res = (field << fmt.fraction) + rounded
-    res = sel(field.ge(fmt.emax - 1), fmt.inf, res)
+    if overflow:
+        res = sel(field.ge(fmt.emax - 1), fmt.inf, res)
     return res | sign_bit
+
+
+def round_in_range(fmt: Format, m: W[V], biased: W[V]) -> W[V]:
+    """The pattern (sign bit 0) of m / 2**31 * 2**(biased - bias), rounded to
+    nearest even, for `m` with its leading 1 at bit 31 (anything below bit 0
+    already OR-ed into it) and `biased` known to be in 1..emax - 1: `round_pack`
+    without the shift to the subnormal grid and the overflow test (a carry out of
+    the significand still moves into the exponent, up to infinity exactly)."""
+    r = 31 - fmt.fraction
+    kept = m >> r
+    up = ((m & ((1 << r) - 1)) + ((1 << (r - 1)) - 1) + (kept & 1)) >> r
+    return ((biased - 1) << fmt.fraction) + kept + up
 
 
 def unpack(fmt: Format, magnitude: W[V]) -> tuple[W[V], W[V]]:
