@@ -252,7 +252,7 @@ _UNORDERED: dict[str, str] = {"ugt": "le", "uge": "lt", "ult": "ge", "ule": "gt"
 
 SUPPORTED_OPS = (
     "arith: addi subi muli divui divsi remui remsi andi ori xori shli shrui shrsi cmpi"
-    " select constant maxui minui maxsi minsi extui extsi trunci index_cast"
+    " select constant maxui minui maxsi minsi mului_extended mulsi_extended extui extsi trunci index_cast"
     " addf subf mulf divf negf maxnumf minnumf maximumf minimumf cmpf sitofp uitofp"
     " fptosi fptoui bitcast; memref: load store dim; scf: parallel for if yield reduce;"
     " func: return"
@@ -577,6 +577,23 @@ class _FunctionConverter:
         self.define(
             op.results[0], self.select(less, b, a) if wants_max else self.select(less, a, b)
         )
+
+    def convert_mul_extended(self, op: Operation) -> None:
+        """`arith.mului_extended` / `mulsi_extended`: the low word is `mul`, the
+        high word `mul_high`, less (for the signed product) b where a < 0 and a
+        where b < 0 (mod 2^32: a = a_u - 2^32 [a < 0])."""
+        kind, a, b = self._integer_operands(op)
+        self._not_i1(op, kind)
+        high = self.binop(d.BinOpKind.MUL_HIGH, a, b)
+        if op.name == "arith.mulsi_extended":
+            zero, thirty_one = self.lit(0), self.lit(31)
+            less_b = self.select(self.binop(d.BinOpKind.SHR, a, thirty_one), b, zero)
+            less_a = self.select(self.binop(d.BinOpKind.SHR, b, thirty_one), a, zero)
+            high = self.binop(
+                d.BinOpKind.SUB, self.binop(d.BinOpKind.SUB, high, less_b), less_a
+            )
+        self.define(op.results[0], self.binop(d.BinOpKind.MUL, a, b))
+        self.define(op.results[1], high)
 
     def convert_select(self, op: Operation) -> None:
         select = cast(arith.SelectOp, op)
@@ -934,6 +951,8 @@ _HANDLERS: dict[str, _Handler] = {
         _FunctionConverter.convert_min_max,
     ),
     "arith.select": _FunctionConverter.convert_select,
+    "arith.mului_extended": _FunctionConverter.convert_mul_extended,
+    "arith.mulsi_extended": _FunctionConverter.convert_mul_extended,
     **dict.fromkeys(
         ("arith.extui", "arith.extsi", "arith.trunci", "arith.index_cast"),
         _FunctionConverter.convert_int_cast,

@@ -194,3 +194,42 @@ func.func @loops(%a: memref<?xi32>, %out: memref<?xi32>) {
 // CHECK-NEXT:     vyre.store @out[%i] = %sum
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
+
+// -----
+
+// The extended multiplications: the low word is `mul`, the high word `mul_high`;
+// the signed high word subtracts b where a < 0 and a where b < 0.
+func.func @wide(%a: memref<?xi32>, %b: memref<?xi32>, %lo: memref<?xi32>, %hi: memref<?xi32>, %shi: memref<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %lo, %c0 : memref<?xi32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %x = memref.load %a[%i] : memref<?xi32>
+    %y = memref.load %b[%i] : memref<?xi32>
+    %l, %h = arith.mului_extended %x, %y : i32
+    %sl, %sh = arith.mulsi_extended %x, %y : i32
+    memref.store %l, %lo[%i] : memref<?xi32>
+    memref.store %h, %hi[%i] : memref<?xi32>
+    memref.store %sh, %shi[%i] : memref<?xi32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// CHECK-LABEL: vyre.kernel @wide
+// CHECK:        %x = vyre.load @a[%i] : u32
+// CHECK-NEXT:   %y = vyre.load @b[%i] : u32
+// CHECK-NEXT:   %h = vyre.binop mul_high %x, %y
+// CHECK-NEXT:   %l = vyre.binop mul %x, %y
+// CHECK-NEXT:   %[[SH:.+]] = vyre.binop mul_high %x, %y
+// CHECK-NEXT:   %[[C31:.+]] = vyre.lit_u32 31
+// CHECK-NEXT:   %[[AN:.+]] = vyre.binop shr %x, %[[C31]]
+// CHECK-NEXT:   %[[LB:.+]] = vyre.select %[[AN]], %y, %c0
+// CHECK-NEXT:   %[[BN:.+]] = vyre.binop shr %y, %[[C31]]
+// CHECK-NEXT:   %[[LA:.+]] = vyre.select %[[BN]], %x, %c0
+// CHECK-NEXT:   %[[D:.+]] = vyre.binop sub %[[SH]], %[[LB]]
+// CHECK-NEXT:   %sh = vyre.binop sub %[[D]], %[[LA]]
+// CHECK-NEXT:   vyre.store @lo[%i] = %l
+// CHECK-NEXT:   vyre.store @hi[%i] = %h
+// CHECK-NEXT:   vyre.store @shi[%i] = %sh

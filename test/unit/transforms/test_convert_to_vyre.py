@@ -172,6 +172,15 @@ def integer_kernel() -> tuple[str, list[Callable[[np.ndarray, np.ndarray], np.nd
         lines.append(f"    %c_{predicate} = arith.cmpi {predicate}, %x, %y : i32")
         lines.append(f"    %e_{predicate} = arith.extui %c_{predicate} : i1 to i32")
         store(f"%e_{predicate}", lambda a, b, m=model: wrap(m(a, b).astype(np.int64)))
+    # the extended multiplications: both words of the 64-bit product
+    lines += [
+        "    %ul, %uh = arith.mului_extended %x, %y : i32",
+        "    %sl, %sh = arith.mulsi_extended %x, %y : i32",
+    ]
+    store("%ul", lambda a, b: wrap(u(a) * u(b)))
+    store("%uh", lambda a, b: ((a.astype(np.uint64) * b.astype(np.uint64)) >> np.uint64(32)).astype(U32))
+    store("%sl", lambda a, b: wrap(s(a) * s(b)))
+    store("%sh", lambda a, b: wrap((s(a) * s(b)) >> 32))
     # select, extsi/trunci (i1), i1 logic, constants, index casts
     lines += [
         "    %lt = arith.cmpi slt, %x, %y : i32",
