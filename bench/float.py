@@ -398,6 +398,7 @@ def main() -> None:
     n = args.n or (1 << 20 if gpu_is_cpu() else 1 << 26)
     reps = args.reps if not gpu_is_cpu() else max(1, args.reps // 10)
     g = Gpu()
+    print(f"{gpu_name()}: {'64-bit integers (shader-int64)' if g.gpu.int64 else 'portable lowering (no 64-bit integers; VYRE_INT64=0 or not offered)'}", flush=True)
     rows: list[list[str]] = []
     formats: list[str] = [] if args.sums_only else args.formats.split(",")
     for fmt in formats:
@@ -428,7 +429,7 @@ def main() -> None:
             width = 4 if fmt == "f32" else 2
             traffic = width * n * (arity + 1)
             gbs = {name: traffic / t / 1e9 for name, t in times.items()}
-            cost = wgsl_cost(op, fmt)
+            cost = wgsl_cost(op, fmt, g.gpu.int64)
             from vyre.pipeline import lowered
 
             shader = lowered(program(op, fmt, grid(n)[0] * WORKGROUP)).wgsl

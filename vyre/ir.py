@@ -80,6 +80,7 @@ class BinOp(str, Enum):
     AND = "and"
     OR = "or"
     DOT4_I8 = "dot4_i8"
+    MUL_HIGH = "mul_high"
     FADD = "fadd"
     FSUB = "fsub"
     FMUL = "fmul"
@@ -689,6 +690,12 @@ class Expr:
         complement of the sum (`BinOp.DOT4_I8`, WGSL `dot4I8Packed`). `TypeError` when an
         operand is not an `Expr`."""
         return Expr.binop(BinOp.DOT4_I8, a, b)
+
+    @staticmethod
+    def mul_high(a: Expr, b: Expr) -> Expr:
+        """The high 32 bits of the unsigned 64-bit product `a * b` (`mul` gives the low 32;
+        `BinOp.MUL_HIGH`). `TypeError` when an operand is not an `Expr`."""
+        return Expr.binop(BinOp.MUL_HIGH, a, b)
 
     @staticmethod
     def negate(a: Expr) -> Expr:

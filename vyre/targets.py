@@ -50,6 +50,9 @@ class WGSLTarget(Target):
     loop_limit: int = 0
     """`-t wgsl{loop-limit=65535}`: loops unrolled and checked for an adapter that
     stops them (vyre/lowering/loops.py); 0: none."""
+    int64: bool = False
+    """`-t wgsl{int64=true}`: for an adapter with wgpu's `shader-int64`: `mul_high`
+    as one WGSL `u64` multiply (vyre/lowering/mul_high.py)."""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         kernels = module_kernels(module)
@@ -59,7 +62,7 @@ class WGSLTarget(Target):
                 " their own tools). Fix: give the module a vyre.kernel, or convert one"
                 " with -p convert-to-vyre"
             )
-        options = LoweringOptions(self.vectorize, self.loop_limit or None)
+        options = LoweringOptions(self.vectorize, self.loop_limit or None, int64=self.int64)
         for index, kernel in enumerate(kernels, 1):
             prepared = prepare(kernel)
             lowered = (

@@ -29,7 +29,7 @@ def test_stable_data_types_and_sizes() -> None:
 def test_enum_members_named_in_the_spec() -> None:
     assert [a.name for a in BufferAccess] == ["READ_ONLY", "READ_WRITE", "UNIFORM", "WORKGROUP"]
     assert [b.name for b in BinOp] == (
-        "ADD SUB MUL DIV MOD BIT_AND BIT_OR BIT_XOR SHL SHR EQ NE LT GT LE GE AND OR DOT4_I8"
+        "ADD SUB MUL DIV MOD BIT_AND BIT_OR BIT_XOR SHL SHR EQ NE LT GT LE GE AND OR DOT4_I8 MUL_HIGH"
         " FADD FSUB FMUL FDIV FMIN FMAX FEQ FNE FLT FLE FGT FGE FATAN2 FPOW".split()
     )
     assert [u.name for u in UnOp] == (

@@ -40,6 +40,7 @@ from vyre.dialects import vyre as d
 from vyre.ir import BufferDecl, DataType, Expr, Node, Program, float_op_expr
 from vyre.ir import Expr as E
 from vyre.ir import Node as N
+from vyre.lowering.options import LoweringOptions
 from vyre.pipeline import prepare
 from vyre.transforms import softfloat as sf
 
@@ -115,8 +116,9 @@ def _entry_body(wgsl: str) -> str:
     return "\n".join(line for line in lines if "invocation_id =" not in line and "workgroup_id =" not in line)
 
 
-_ROUTINE = re.compile(r"^fn (soft_[A-Za-z0-9_]+)\(.*?^}", re.MULTILINE | re.DOTALL)
-_CALL = re.compile(r"\b(soft_[A-Za-z0-9_]+)\(")
+_ROUTINE = re.compile(r"^fn ((?:soft_|vyre_mul_high)[A-Za-z0-9_]*)\(.*?^}", re.MULTILINE | re.DOTALL)
+_CALL = re.compile(r"\b((?:soft_|vyre_mul_high)[A-Za-z0-9_]*)\(")
+"""Float-strict's routines and the portable `mul_high` helper (lowering/mul_high.py)."""
 _FALLBACK = re.compile(
     r"^\s*var ([A-Za-z_][A-Za-z_0-9]*): \w+ = .*;\n\s*if \(.*\) \{\n\s*\1 = (soft_[A-Za-z0-9_]+)\(",
     re.MULTILINE,
@@ -179,8 +181,9 @@ def _walk(wgsl: str) -> tuple[tuple[Counter[str], int, int], Counter[str]]:
 
 
 @cache
-def _counts(op: str, fmt: str) -> tuple[tuple[Counter[str], int, int], Counter[str]]:
-    return _walk(prepare(elementwise_program(op, fmt)).wgsl.wgsl)
+def _counts(op: str, fmt: str, int64: bool) -> tuple[tuple[Counter[str], int, int], Counter[str]]:
+    lowered = prepare(elementwise_program(op, fmt)).lowered_for(LoweringOptions(int64=int64))
+    return _walk(lowered.wgsl)
 
 
 def ir_ops(op: str, fmt: str) -> int:
@@ -196,9 +199,11 @@ def ir_ops(op: str, fmt: str) -> int:
     return sf.count_ops(build)
 
 
-def wgsl_cost(op: str, fmt: str) -> Cost:
-    """Integer operations per element that `op` of `fmt` adds to a lowered kernel."""
-    (counts, masks, tests), fallback = _counts(op, fmt)
-    (base, base_masks, base_tests), _ = _counts("copy", fmt)
+def wgsl_cost(op: str, fmt: str, int64: bool = False) -> Cost:
+    """Integer operations per element that `op` of `fmt` adds to a lowered kernel:
+    for a target with 64-bit integers when `int64` (`mul_high` one `u64` product,
+    lowering/mul_high.py), else the portable form."""
+    (counts, masks, tests), fallback = _counts(op, fmt, int64)
+    (base, base_masks, base_tests), _ = _counts("copy", fmt, int64)
     kinds = {kind: counts[kind] - base[kind] for kind in KINDS}
     return Cost(op, fmt, kinds, masks - base_masks, tests - base_tests, ir_ops(op, fmt), fallback.total())

@@ -206,6 +206,9 @@ class BinOpKind(str, Enum):
     DOT4_I8 = "dot4_i8"
     """The four signed bytes of `a` times those of `b`, summed (WGSL
     `dot4I8Packed`): the 32-bit two's complement of the sum."""
+    MUL_HIGH = "mul_high"
+    """The high word of the unsigned 64-bit product `a * b` (`mul` is the low
+    word): one instruction where the adapter offers 64-bit integers."""
 
 
 class UnOpKind(str, Enum):
@@ -293,6 +296,7 @@ def dot4_i8(a: int, b: int) -> int:
 
 
 BINOP_FOLDS.add(BinOpKind.DOT4_I8, dot4_i8)
+BINOP_FOLDS.add(BinOpKind.MUL_HIGH, lambda a, b: (a * b) >> 32)
 
 UNOP_FOLDS: OpTable[UnOpKind, Callable[[int], int]] = OpTable(
     "constant folds of vyre.unop", lambda: UnOpKind
@@ -320,14 +324,16 @@ def fold_unop(kind: UnOpKind, a: int) -> int:
 # ---------------------------------------------------------------------------
 # U128: an unsigned 128-bit integer held as four u32 lanes, lane 0 the least
 # significant. Its operators are the integer BinOps but the logical AND and OR
-# and DOT4_I8 (two U128 operands, the shift amount too) and the UnOps BIT_NOT, POPCOUNT,
+# DOT4_I8 and MUL_HIGH (two U128 operands, the shift amount too) and the UnOps BIT_NOT, POPCOUNT,
 # CLZ and CTZ; comparisons, POPCOUNT, CLZ and CTZ give a u32.
 # ---------------------------------------------------------------------------
 
 U128_MAX = (1 << 128) - 1
 
 U128_BINOP_KINDS: tuple[BinOpKind, ...] = tuple(
-    kind for kind in BinOpKind if kind not in (BinOpKind.AND, BinOpKind.OR, BinOpKind.DOT4_I8)
+    kind
+    for kind in BinOpKind
+    if kind not in (BinOpKind.AND, BinOpKind.OR, BinOpKind.DOT4_I8, BinOpKind.MUL_HIGH)
 )
 """The binary operators defined on two U128 operands."""
 U128_COMPARISONS = frozenset(

@@ -97,6 +97,9 @@ class Guards:
     kernel's table buffer (layout.py `TableBuffer`)."""
     table_name: str | None = None
     """The WGSL name of the table buffer, claimed at the first table read."""
+    int64: bool = False
+    """The target takes WGSL `u64` (options.py `int64`): `mul_high` is one wide
+    multiply there (mul_high.py)."""
 
     def _helper(self, key: str, hint: str, make: Callable[[str], str]) -> str:
         if key not in self.functions:

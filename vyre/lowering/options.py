@@ -19,6 +19,10 @@ wgpu runtime asks for what its adapter needs (`Prepared.lowered_for`):
   (`LoweredKernel.status_binding`) that the runtime turns into an error: a
   result is never silently wrong. Kernels with loops are not vectorised there
   (eight lanes per invocation would multiply their back-edges by eight).
+- `int64`: the adapter offers wgpu's `shader-int64` and the device was requested
+  with it: `mul_high` (the high word of a 32 x 32-bit product) is emitted as one
+  `u64` multiply instead of four 16-bit ones (mul_high.py); the bits are the
+  same, only the instructions differ.
 """
 
 from __future__ import annotations
@@ -33,12 +37,15 @@ class LoweringOptions:
     vectorize: bool = False
     loop_limit: int | None = None
     combine: bool = True
+    int64: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.vectorize, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"vectorize must be a bool, got {self.vectorize!r}")
         if not isinstance(self.combine, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(f"combine must be a bool, got {self.combine!r}")
+        if not isinstance(self.int64, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(f"int64 must be a bool, got {self.int64!r}")
         limit = self.loop_limit
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise ValueError(f"loop_limit must be a positive int or None, got {limit!r}")

@@ -79,6 +79,7 @@ from vyre.lowering.loops import is_fallback_call, ops_work, routine_work, unroll
 from vyre.lowering.map_shape import MapShape, map_shape
 from vyre.lowering.names import Namer, comment_safe
 from vyre.lowering.opaque_constants import shield, uses_hazard
+from vyre.lowering.mul_high import emit_mul_high
 from vyre.lowering.options import LoweringOptions
 from vyre.lowering.walk import operations
 from vyre.lowering.vector import (
@@ -415,6 +416,7 @@ class _KernelLowering:
             {a.name: a for a in arrays},
             self.meta,
             status,
+            int64=options.int64,
         )
         self.unroll: dict[Operation, int] = (
             unroll_factors(kernel) if options.loop_limit is not None else {}
@@ -1230,6 +1232,7 @@ BINOPS.add(BinOpKind.SHL, lambda guards, kind, lhs, rhs: guards.shift(kind, lhs,
 BINOPS.add(BinOpKind.SHR, lambda guards, kind, lhs, rhs: guards.shift(kind, lhs, rhs))
 BINOPS.add(BinOpKind.AND, _logical)
 BINOPS.add(BinOpKind.OR, _logical)
+BINOPS.add(BinOpKind.MUL_HIGH, lambda guards, kind, lhs, rhs: emit_mul_high(guards, lhs, rhs))
 BINOPS.add(
     BinOpKind.DOT4_I8,
     lambda guards, kind, lhs, rhs: Value.derived(

@@ -53,7 +53,10 @@ def compile_in_child(
     compiled there (or failed with an ordinary wgpu error, which this process
     reports when it compiles it itself), raise `DriverCrashError` when the child
     died or hung."""
-    request = json.dumps({"wgsl": wgsl, "entry_point": entry_point, "entries": list(entries), "label": label})
+    request = json.dumps({
+        "wgsl": wgsl, "entry_point": entry_point, "entries": list(entries), "label": label,
+        "int64": gpu.int64,  # the child's device takes the parent's features, whatever its environment
+    })  # fmt: skip
     environment = dict(os.environ)
     environment.setdefault("VYRE_ADAPTER", gpu.adapter.info.get("device", ""))
     try:
@@ -104,11 +107,12 @@ def _crash_message(gpu: GpuDevice, label: str, returncode: int, stderr: str) -> 
 
 def main() -> int:
     """The child: read the request, open a device on the adapter vyre chooses
-    (`VYRE_ADAPTER` set by the parent), compile, say so."""
+    (`VYRE_ADAPTER` set by the parent) with the parent device's 64-bit integers,
+    compile, say so."""
     from vyre.runtime.wgpu_device import create_pipeline, new_device
 
     request: dict[str, Any] = json.loads(sys.stdin.read())
-    gpu = new_device()
+    gpu = new_device(int64=bool(request.get("int64", False)))
     entries = [(int(binding), str(kind)) for binding, kind in request["entries"]]
     try:
         create_pipeline(gpu.device, request["wgsl"], request["entry_point"], entries, request["label"])

@@ -54,7 +54,7 @@ import itertools
 import struct
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, cached_property
 from typing import Any, NamedTuple, NoReturn, cast
 
@@ -100,13 +100,12 @@ class _Plan:
     first dispatches it: a map dispatched so that it covers each index once runs
     only its vectorised form, another program only the form as written."""
 
-    def __init__(self, prepared: Prepared, loop_limit: int | None):
+    def __init__(self, prepared: Prepared, target: LoweringOptions):
         self.prepared = prepared
-        self.loop_limit = loop_limit
+        self.target = target
+        """The device's lowering options (`GpuDevice.lowering`)."""
         self.label = f"kernel @{prepared.name}"
-        self.vectorises = vectorises(
-            prepared.strict_kernel, LoweringOptions(vectorize=True, loop_limit=loop_limit)
-        )
+        self.vectorises = vectorises(prepared.strict_kernel, replace(target, vectorize=True))
         layout = self.vector if self.vector is not None else self.kernel
         buffers = layout.buffers
         self.layout: LoweredKernel = layout
@@ -129,7 +128,7 @@ class _Plan:
     def kernel(self) -> LoweredKernel:
         """The lowering as written, for this device (loops checked where the
         adapter stops them)."""
-        return self.prepared.lowered_for(LoweringOptions(loop_limit=self.loop_limit))
+        return self.prepared.lowered_for(self.target)
 
     @cached_property
     def vector(self) -> LoweredKernel | None:
@@ -137,9 +136,7 @@ class _Plan:
         (vyre/lowering/vector.py); used for the dispatches that cover each index once."""
         if not self.vectorises:
             return None
-        return self.prepared.lowered_for(
-            LoweringOptions(vectorize=True, loop_limit=self.loop_limit)
-        )
+        return self.prepared.lowered_for(replace(self.target, vectorize=True))
 
     @cached_property
     def vector_indices(self) -> tuple[int, ...]:
@@ -166,8 +163,8 @@ _PLANS: LruCache[Prepared, _Plan] = LruCache(PLAN_CAPACITY)
 def _plan(prepared: Prepared, gpu: GpuDevice) -> _Plan:
     """The plan of a prepared program on `gpu`, cached per prepared program."""
     plan = _PLANS.get(prepared)
-    if plan is None or plan.loop_limit != gpu.loop_limit:
-        plan = _Plan(prepared, gpu.loop_limit)
+    if plan is None or plan.target.int64 != gpu.int64 or plan.target.loop_limit != gpu.loop_limit:
+        plan = _Plan(prepared, gpu.lowering)  # (fields compared: no options built per run)
         _PLANS.put(prepared, plan)
     return plan
 

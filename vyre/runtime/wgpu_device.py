@@ -31,6 +31,7 @@ import numpy as np
 from vyre.dialects.vyre import AccessKind
 from vyre.progress import stage
 from vyre.lowering.layout import UNIFORM_CAPACITY_VEC4, BufferBinding, TableBuffer
+from vyre.lowering.options import LoweringOptions
 from vyre.lowering.wgsl import LoweredKernel
 from vyre.fingerprint import LruCache
 
@@ -123,6 +124,16 @@ class GpuDevice:
     cpu: bool = False
     """The adapter is a CPU (lavapipe): a dispatch of 2^32 workgroups or more is
     refused there rather than split (it would run for many minutes)."""
+    int64: bool = False
+    """The device was requested with wgpu's `shader-int64` (the adapter offers it
+    and `VYRE_INT64` is not `0`): kernels are lowered with WGSL `u64` where it
+    gives the same bits in fewer instructions (vyre.lowering.options)."""
+
+    @property
+    def lowering(self) -> LoweringOptions:
+        """What lowering for this device needs (checked loops, 64-bit integers);
+        the runtime adds `vectorize` for the dispatches of a map."""
+        return LoweringOptions(loop_limit=self.loop_limit, int64=self.int64)
     _status: Any = None
 
     # -- limits -----------------------------------------------------------------
@@ -656,18 +667,47 @@ def forget_device(gpu: GpuDevice) -> None:
             _DEVICE.clear()
 
 
-def new_device() -> GpuDevice:
-    """A device on the adapter vyre chooses, with its limits at the adapter's maximum."""
+def new_device(int64: bool | None = None) -> GpuDevice:
+    """A device on the adapter vyre chooses, with its limits at the adapter's maximum,
+    requested with `shader-int64` where the adapter offers it and `int64` is not
+    False (None: unless `VYRE_INT64=0`)."""
     os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
     from vyre.runtime.adapters import adapter_info, choose_adapter
 
     adapter = choose_adapter()
     available = dict(adapter.limits)
     required = {name: available[name] for name in LIMITS_WANTED if name in available}
-    device = adapter.request_device_sync(label="vyre", required_limits=required)
+    wanted = int64_wanted() if int64 is None else int64
+    int64 = INT64_FEATURE in adapter.features and wanted
+    device = adapter.request_device_sync(
+        label="vyre", required_limits=required, required_features=[INT64_FEATURE] if int64 else []
+    )
     limits = {name: int(value) for name, value in dict(device.limits).items()}
     info = adapter_info(adapter)
     loop_limit = LLVMPIPE_LOOP_LIMIT if "llvmpipe" in info.name.lower() else None
     return GpuDevice(
-        adapter, device, limits, str(info), loop_limit=loop_limit, cpu=info.adapter_type == "CPU"
+        adapter,
+        device,
+        limits,
+        str(info),
+        loop_limit=loop_limit,
+        cpu=info.adapter_type == "CPU",
+        int64=int64,
     )
+
+
+INT64_FEATURE = "shader-int64"
+"""wgpu's feature for 64-bit integers in WGSL (`u64`, `i64`)."""
+
+
+def int64_wanted() -> bool:
+    """False when `VYRE_INT64=0`: devices are then requested without 64-bit
+    integers and every kernel takes its portable form (the same bits; a way to
+    compare both forms on one adapter). `ValueError` for any value but 0 or 1."""
+    value = os.environ.get("VYRE_INT64", "1").strip()
+    if value not in ("0", "1"):
+        raise ValueError(
+            f"VYRE_INT64 must be 0 (the portable lowering) or 1 (64-bit integers where the"
+            f" adapter offers them), got {value!r}"
+        )
+    return value == "1"

@@ -404,7 +404,7 @@ def u128_operand_mix(operation: str, found: DataTypeKind) -> str:
 
 def u128_operator_undefined(operation: str) -> str:
     """V145 (vyre extension): an operator that `u128` does not have (`and`, `or`,
-    `negate`, `logical_not`, `reverse_bits`)."""
+    `dot4_i8`, `mul_high`, `negate`, `logical_not`, `reverse_bits`)."""
     return _text(
         f"operation `{operation}` is not defined on `u128`",
         "use the arithmetic, bitwise, shift and comparison operators or bit_not, popcount,"

@@ -142,7 +142,9 @@ vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 bindin
   %16 = vyre.binop and %p, %q
   %17 = vyre.binop or %p, %q
   %18 = vyre.binop dot4_i8 %p, %q
+  %19 = vyre.binop mul_high %p, %q
   vyre.store @out[%16] = %18
+  vyre.store @out[%17] = %19
 }
 
 // CHECK:      vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 binding(0)) {
@@ -167,7 +169,9 @@ vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 bindin
 // CHECK-NEXT:   %16 = vyre.binop and %p, %q
 // CHECK-NEXT:   %17 = vyre.binop or %p, %q
 // CHECK-NEXT:   %18 = vyre.binop dot4_i8 %p, %q
+// CHECK-NEXT:   %19 = vyre.binop mul_high %p, %q
 // CHECK-NEXT:   vyre.store @out[%16] = %18
+// CHECK-NEXT:   vyre.store @out[%17] = %19
 // CHECK-NEXT: }
 
 // CHECK-GENERIC:          %0 = "vyre.binop"(%p, %q) {kind = "add"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
@@ -189,6 +193,7 @@ vyre.kernel @binops workgroup_size(1, 1, 1) buffers(@out : read_write u32 bindin
 // CHECK-GENERIC-NEXT:     %16 = "vyre.binop"(%p, %q) {kind = "and"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 // CHECK-GENERIC-NEXT:     %17 = "vyre.binop"(%p, %q) {kind = "or"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 // CHECK-GENERIC-NEXT:     %18 = "vyre.binop"(%p, %q) {kind = "dot4_i8"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
+// CHECK-GENERIC-NEXT:     %19 = "vyre.binop"(%p, %q) {kind = "mul_high"} : (!vyre.type<u32>, !vyre.type<u32>) -> !vyre.type<u32>
 
 // -----
 

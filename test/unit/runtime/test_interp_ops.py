@@ -25,6 +25,7 @@ BINARY_ORACLE = {
     BinOp.ADD: lambda a, b: (a + b) % 2**32,
     BinOp.SUB: lambda a, b: (a - b) % 2**32,
     BinOp.MUL: lambda a, b: (a * b) % 2**32,
+    BinOp.MUL_HIGH: lambda a, b: (a * b) >> 32,
     BinOp.DIV: lambda a, b: a // b if b else 0,
     BinOp.MOD: lambda a, b: a % b if b else 0,
     BinOp.BIT_AND: lambda a, b: a & b,

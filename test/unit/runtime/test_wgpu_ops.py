@@ -53,6 +53,7 @@ def binop_oracle(op: BinOp, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         BinOp.AND: (x != 0) & (y != 0),
         BinOp.OR: (x != 0) | (y != 0),
         BinOp.DOT4_I8: _dot4(a, b),
+        BinOp.MUL_HIGH: (x * y) >> np.uint64(32),
     }
     return table[op].astype(np.uint32)
 

@@ -197,7 +197,7 @@ def test_unknown_options_get_a_suggestion(write) -> None:
     target = run_opt(write(SMALL), "-t", "wgsl{vectorise=true}")
     assert target.code == 1 and target.err == (
         "vyre-opt: error: target `wgsl` has no option `vectorise`; did you mean `vectorize`?"
-        " (options: loop-limit, vectorize)\n"
+        " (options: int64, loop-limit, vectorize)\n"
     )
 
 

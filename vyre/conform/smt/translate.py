@@ -309,6 +309,10 @@ def _dot4_i8(t: _Translator, a: Any, b: Any) -> Any:
 
 
 BINOPS.add(BinOpKind.DOT4_I8, _dot4_i8)
+BINOPS.add(
+    BinOpKind.MUL_HIGH,
+    lambda t, a, b: t.B.extract(t.B.mul(t.B.zext(a, 32), t.B.zext(b, 32)), 63, 32),
+)
 
 
 _Unary = Callable[[_Translator, Any], Any]

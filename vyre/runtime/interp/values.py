@@ -127,6 +127,10 @@ def _dot4_i8(a: Lanes, b: Lanes) -> Lanes:
 
 
 BINOPS.add(BinOpKind.DOT4_I8, _dot4_i8)
+BINOPS.add(
+    BinOpKind.MUL_HIGH,
+    lambda a, b: ((a.astype(np.uint64) * b.astype(np.uint64)) >> np.uint64(32)).astype(WORD),
+)
 
 
 def binop_function(kind: str) -> Callable[[Lanes, Lanes], Lanes]:

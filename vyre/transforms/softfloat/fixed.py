@@ -62,15 +62,9 @@ def _halves(b: W[V] | int) -> tuple[W[V] | int, W[V] | int]:
 
 
 def mul32(a: W[V], b: W[V] | int) -> Pair[V]:
-    """The full 64-bit product of two words (`b` may be a constant)."""
-    al, ah = a & 0xFFFF, a >> 16
-    bl, bh = _halves(b)
-    ll, lh, hl, hh = al * bl, al * bh, ah * bl, ah * bh
-    mid = lh + hl  # may carry out of 32 bits
-    carry = mid.lt(lh)
-    lo = ll + (mid << 16)
-    hi = hh + (mid >> 16) + (carry << 16) + lo.lt(ll)
-    return hi, lo
+    """The full 64-bit product of two words (`b` may be a constant): `mul_high`
+    and `mul`, one wide multiply on a GPU with 64-bit integers."""
+    return a.mul_high(b), a * b
 
 
 def mulhi64(a: Pair[V], b: Pair[V]) -> Pair[V]:

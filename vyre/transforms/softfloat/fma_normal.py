@@ -16,8 +16,8 @@ values in [0.5, 2)) but about 2 in 100,000.
 What the restriction buys (about two thirds of the general program's
 operations): no special values and no subnormal significands; the 48-bit
 product P = ma * mb in [2**46, 2**48) stays almost where the multiply leaves it
-(its low word one multiply, its high word from 16-bit digits, both one place
-up), the addend joins it at bit 47, and no sum reaches 2**50, so the larger
+(one place up: a `mul_high` and a `mul` of 2 ma and mb, one wide multiply on a
+GPU with 64-bit integers), the addend joins it at bit 47, and no sum reaches 2**50, so the larger
 value needs no placing; the smaller is shifted by less than a word (jamming
 what falls out, as fma.py argues is enough: the larger value's bit 0 is 0); the
 high word of the sum holds its leading 1, so one `clz` normalises it; the
@@ -48,16 +48,13 @@ def fma_f32_normal(a: W[V], b: W[V], c: W[V]) -> tuple[W[V], W[V]]:
     fraction = (1 << F32.fraction) - 1
     hidden = 1 << F32.fraction
     ma, mb, mc = (a & fraction) | hidden, (b & fraction) | hidden, (c & fraction) | hidden
-    # P = ma * mb: the low word is the wrapped product; the high word is the top
-    # of P >> 16, from a high byte and a low 16-bit half of each (no partial sum
-    # overflows a word)
-    al, ah, bl, bh = ma & 0xFFFF, ma >> 16, mb & 0xFFFF, mb >> 16
-    top = ((ah * bh) << 16) + ah * bl + al * bh + ((al * bl) >> 16)
-    # both one place up, so that bit 0 of the larger value is 0: the jam bit OR-ed
-    # into the shifted smaller value is then the only thing at bit 0, and the sum
-    # and difference carry what the exact ones carry above it (with P odd at bit 0,
-    # P + (t | 1) could land on a tie the exact sum is just off)
-    product = (top >> 15, (ma * mb) << 1)  # P << 1, leading 1 at bit 47 or 48
+    # P << 1 = (2 ma) * mb as a (high, low) pair: one place up, so that bit 0 of
+    # the larger value is 0: the jam bit OR-ed into the shifted smaller value is
+    # then the only thing at bit 0, and the sum and difference carry what the
+    # exact ones carry above it (with P odd at bit 0, P + (t | 1) could land on a
+    # tie the exact sum is just off)
+    ma2 = ma << 1
+    product = (ma2.mul_high(mb), ma2 * mb)  # leading 1 at bit 47 or 48
     addend = (mc >> 8, mc << 24)  # leading 1 at bit 47
     # bit 47 stands for 2**(e - 127) with e = ea + eb - 127 (product) or ec (addend);
     # both are kept 127 higher so that they stay positive

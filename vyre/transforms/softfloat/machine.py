@@ -4,6 +4,8 @@ The algorithms are written once, against `W`: a 32-bit word with Python
 operators for vyre's integer operations, exactly as vyre (and WGSL) define them:
 
 - `+ - *` wrap modulo 2**32 (`*` is the low word of the product);
+- `a.mul_high(b)` is the high word of the 64-bit product (one instruction where
+  the GPU has 64-bit integers, four 16-bit products where not: the same bits);
 - `& | ^` are bitwise;
 - `<< >>` are logical shifts whose amount is masked to 0..31 (`a << 32 == a`);
 - comparisons are methods (`a.lt(b)`, `a.eq(b)`, ...) giving 0/1 words, unsigned;
@@ -47,6 +49,7 @@ class Machine(Protocol[V]):
     def add(self, a: V, b: V) -> V: ...
     def sub(self, a: V, b: V) -> V: ...
     def mul(self, a: V, b: V) -> V: ...
+    def mul_high(self, a: V, b: V) -> V: ...
     def and_(self, a: V, b: V) -> V: ...
     def or_(self, a: V, b: V) -> V: ...
     def xor(self, a: V, b: V) -> V: ...
@@ -124,6 +127,10 @@ class W(Generic[V]):
     def ge(self, other: W[V] | int) -> W[V]:
         return self._new(self.m.le(self._w(other), self.v))
 
+    def mul_high(self, other: W[V] | int) -> W[V]:
+        """The high word of the 64-bit product `self * other`."""
+        return self._new(self.m.mul_high(self.v, self._w(other)))
+
     def lookup(self, table: tuple[int, ...]) -> W[V]:
         """Word `self` of the constant `table` (0 past its end)."""
         return self._new(self.m.lookup(table, self.v))
@@ -155,6 +162,9 @@ class NumpyMachine:
 
     def mul(self, a: U32, b: U32) -> U32:
         return a * b
+
+    def mul_high(self, a: U32, b: U32) -> U32:
+        return ((a.astype(np.uint64) * b.astype(np.uint64)) >> np.uint64(32)).astype(np.uint32)
 
     def and_(self, a: U32, b: U32) -> U32:
         return a & b
@@ -239,6 +249,9 @@ class ExprMachine:
 
     def mul(self, a: Expr, b: Expr) -> Expr:
         return self._node("mul", E.mul, a, b)
+
+    def mul_high(self, a: Expr, b: Expr) -> Expr:
+        return self._node("mul_high", E.mul_high, a, b)
 
     def and_(self, a: Expr, b: Expr) -> Expr:
         return self._node("and", E.bitand, a, b)
