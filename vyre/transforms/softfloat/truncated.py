@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from vyre.transforms.softfloat.fixed import Pair, add64
+from vyre.transforms.softfloat.fixed import mul32 as exact_mul32
 from vyre.transforms.softfloat.machine import W
 
 __all__ = ["mul32", "mul_small", "mul_u16", "mulhi32", "mulhi64", "neg_if", "square32"]
@@ -31,16 +32,8 @@ def mulhi32(a: W[V], b: W[V] | int) -> W[V]:
 
 
 def mul32(a: W[V], b: W[V] | int) -> Pair[V]:
-    """The full 64-bit product of two words (b may be a constant)."""
-    al, ah = a & 0xFFFF, a >> 16
-    if isinstance(b, int):
-        bl, bh = a.const(b & 0xFFFF), a.const(b >> 16)
-    else:
-        bl, bh = b & 0xFFFF, b >> 16
-    ll, lh, hl, hh = al * bl, al * bh, ah * bl, ah * bh
-    mid = lh + hl
-    lo = ll + (mid << 16)
-    return hh + (mid >> 16) + (mid.lt(lh) << 16) + lo.lt(ll), lo
+    """The full 64-bit product of two words (b may be a constant): `fixed.mul32`."""
+    return exact_mul32(a, b)
 
 
 def mulhi64(a: Pair[V], b: Pair[V] | int, bias: W[V] | int = 0) -> Pair[V]:
@@ -56,11 +49,9 @@ def mulhi64(a: Pair[V], b: Pair[V] | int, bias: W[V] | int = 0) -> Pair[V]:
 
 
 def square32(a: W[V]) -> Pair[V]:
-    """The full 64-bit square of a word."""
-    al, ah = a & 0xFFFF, a >> 16
-    ll, lh, hh = al * al, al * ah, ah * ah
-    lo = ll + (lh << 17)
-    return hh + (lh >> 15) + lo.lt(ll), lo
+    """The full 64-bit square of a word (`mul_high` and `mul`: one wide multiply
+    on a GPU with 64-bit integers)."""
+    return a.mul_high(a), a * a
 
 
 def mul_u16(a: Pair[V], y: W[V]) -> Pair[V]:
