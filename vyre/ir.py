@@ -1913,6 +1913,11 @@ class _Frame:
 # ---------------------------------------------------------------------------
 
 
+_DECLS: dict[int, tuple[object, tuple[BufferDecl, ...]]] = {}
+"""id of a kernel's (immutable) `buffer_decls` attribute -> (it, its `BufferDecl`s)."""
+_DECLS_CAPACITY = 4096
+
+
 class Program:
     """A vyre program: a `builtin.module` holding one `vyre.kernel`.
 
@@ -1986,8 +1991,17 @@ class Program:
 
     @property
     def buffers(self) -> tuple[BufferDecl, ...]:
-        """The buffer declarations, in declaration order."""
-        return tuple(BufferDecl.from_attr(attr) for attr in self.kernel.buffer_decls)
+        """The buffer declarations, in declaration order (made once per declaration
+        attribute: kernel ops read them at every evaluation)."""
+        attr = self.kernel.buffers
+        hit = _DECLS.get(id(attr))
+        if hit is not None and hit[0] is attr:
+            return hit[1]
+        decls = tuple(BufferDecl.from_attr(decl) for decl in attr.data)
+        if len(_DECLS) >= _DECLS_CAPACITY:
+            _DECLS.clear()
+        _DECLS[id(attr)] = (attr, decls)  # the entry keeps `attr` alive: its id stays its own
+        return decls
 
     @property
     def workgroup_size(self) -> tuple[int, int, int]:

@@ -188,3 +188,18 @@ def test_a_shared_dag_stops_the_builder_at_its_node_limit() -> None:
     import vyre
 
     assert [d.rule for d in vyre.validate(Program(out, (1, 1, 1), [N.store("out", E.u32(0), chain)]))] == ["V019"]
+
+
+def test_buffers_follow_the_kernels_declarations() -> None:
+    """`Program.buffers` is made once per declaration attribute; a kernel given
+    other declarations gives the new ones."""
+    from xdsl.dialects.builtin import ArrayAttr
+
+    program = Program([BufferDecl.read("a", 0, DataType.U32), BufferDecl.read_write("out", 1, DataType.U32)],
+                      (1, 1, 1), [])  # fmt: skip
+    first = program.buffers
+    assert program.buffers is first and [b.name for b in first] == ["a", "out"]
+    kernel = program.kernel
+    kernel.buffers = ArrayAttr([BufferDecl.read_write("z", 0, DataType.I32).to_attr()])
+    assert [(b.name, b.dtype) for b in program.buffers] == [("z", DataType.I32)]
+    assert isinstance(kernel, d.KernelOp)
