@@ -102,3 +102,18 @@ func.func @sequential(%a: memref<?xi32>) {
   func.return
 }
 // CHECK: convert-to-vyre-errors.mlir:101:1: error: convert-to-vyre: @sequential has no scf.parallel: nothing to run on the GPU
+
+// -----
+
+func.func @wide_index(%a: memref<?xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?xi32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %l, %h = arith.mului_extended %i, %n : index
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+// CHECK: convert-to-vyre-errors.mlir:{{[0-9]+}}:5: error: convert-to-vyre: 'arith.mului_extended' on index is not supported (i32 is)

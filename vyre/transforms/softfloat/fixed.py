@@ -3,15 +3,18 @@
 A 64-bit value is a pair `(hi, lo)` of words (`wide.Pair`). The functions keep
 their intermediate values as unsigned fixed-point numbers in such pairs (a
 fraction `Q0.64`, or `Q1.63` for values in [1, 2)), so the machine needs only
-u32 multiplies: a 32 x 32 -> 64-bit product is four 16 x 16-bit partial
-products, and the high 64 bits of a 64 x 64-bit product are computed exactly
-(the floor of the 128-bit product over 2**64) from four such products.
+u32 words: a 32 x 32 -> 64-bit product is `mul_high` and `mul` (one wide
+multiply on a GPU with 64-bit integers, four 16 x 16-bit partial products
+elsewhere: the lowering's choice, the same bits), and the high 64 bits of a
+64 x 64-bit product are computed exactly (the floor of the 128-bit product over
+2**64) from four such products.
 
 Where an error budget allows, the truncated forms cost less: `mulhi32` and
 `mulhi64_trunc` drop the lowest partial product and the carries out of it (a
-result at most 2, respectively 6, units below the exact floor), and
-`mulhi64x32` multiplies a pair by one word. A Python int operand is a constant:
-its 16-bit halves are split at build time.
+result at most 2, respectively 6, units below the exact floor; their 16-bit
+halves stay, since their results are not the exact high word), and
+`mulhi64x32` multiplies a pair by one word. A Python int operand is a
+constant: the truncated forms split its 16-bit halves at build time.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@
 `fixed.py` computes the high half of a product exactly; these drop the partial
 products below the precision their callers need, so each result is within a
 few units of the exact floor (the bound is in each docstring, always from
-below unless a `bias` is added to centre it). Constant operands are split into
-16-bit halves when the program is built. A 64-bit value is a pair `(hi, lo)`.
+below unless a `bias` is added to centre it). Constant operands of the
+truncated products are split into 16-bit halves when the program is built; the
+exact `mul32` and `square32` are `mul_high` and `mul`. A 64-bit value is a pair
+`(hi, lo)`.
 """
 
 from __future__ import annotations
