@@ -21,7 +21,7 @@ from typing import TypeVar
 from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W, sel
-from vyre.transforms.softfloat.normal import is_normal
+from vyre.transforms.softfloat.normal import is_normal, significand
 from vyre.transforms.softfloat.pack import round_normal
 from vyre.transforms.softfloat.registry import fast_path
 
@@ -36,10 +36,8 @@ def fadd_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     applies = is_normal(ax) & is_normal(bx)
     swap = ax.lt(bx)
     xa, ya = sel(swap, bx, ax), sel(swap, ax, bx)
-    fraction = (1 << F32.fraction) - 1
-    hidden = 1 << F32.fraction
-    mx = ((xa & fraction) | hidden) << (29 - F32.fraction)  # leading 1 at bit 29
-    my = ((ya & fraction) | hidden) << (29 - F32.fraction)
+    mx = significand(xa) << (29 - F32.fraction)  # leading 1 at bit 29
+    my = significand(ya) << (29 - F32.fraction)
     ex = xa >> F32.fraction
     distance = ex - (ya >> F32.fraction)
     distance = sel(distance.gt(31), 31, distance)

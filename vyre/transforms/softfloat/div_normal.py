@@ -20,7 +20,7 @@ from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.div import quotient
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W
-from vyre.transforms.softfloat.normal import in_range, is_normal
+from vyre.transforms.softfloat.normal import in_range, is_normal, significand
 from vyre.transforms.softfloat.pack import round_in_range
 from vyre.transforms.softfloat.registry import fast_path
 
@@ -33,9 +33,7 @@ def fdiv_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     """(applies, a / b rounded) for F32 patterns; see the module docstring."""
     ax, bx = a & F32.abs_mask, b & F32.abs_mask
     applies = is_normal(ax) & is_normal(bx)
-    fraction = (1 << F32.fraction) - 1
-    hidden = 1 << F32.fraction
-    ma, mb = (a & fraction) | hidden, (b & fraction) | hidden
+    ma, mb = significand(a), significand(b)
     small = ma.lt(mb)
     q, sticky = quotient(F32, ma << small, mb)  # 25 bits: the significand and the round bit
     m = (q << (30 - F32.fraction)) | sticky  # leading 1 at bit 31

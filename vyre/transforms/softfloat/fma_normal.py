@@ -31,7 +31,7 @@ from typing import TypeVar
 from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W, sel
-from vyre.transforms.softfloat.normal import in_range, is_normal
+from vyre.transforms.softfloat.normal import in_range, is_normal, significand
 from vyre.transforms.softfloat.pack import round_in_range
 from vyre.transforms.softfloat.registry import fast_path
 
@@ -45,9 +45,7 @@ def fma_f32_normal(a: W[V], b: W[V], c: W[V]) -> tuple[W[V], W[V]]:
     ax, bx, cx = a & F32.abs_mask, b & F32.abs_mask, c & F32.abs_mask
     applies = is_normal(ax) & is_normal(bx) & is_normal(cx)
     sp, sc = (a ^ b) >> 31, c >> 31
-    fraction = (1 << F32.fraction) - 1
-    hidden = 1 << F32.fraction
-    ma, mb, mc = (a & fraction) | hidden, (b & fraction) | hidden, (c & fraction) | hidden
+    ma, mb, mc = significand(a), significand(b), significand(c)
     # P << 1 = (2 ma) * mb as a (high, low) pair: one place up, so that bit 0 of
     # the larger value is 0: the jam bit OR-ed into the shifted smaller value is
     # then the only thing at bit 0, and the sum and difference carry what the

@@ -23,7 +23,7 @@ from vyre.dialects import vyre as d
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W
 from vyre.transforms.softfloat.mul import product_top
-from vyre.transforms.softfloat.normal import in_range, is_normal
+from vyre.transforms.softfloat.normal import in_range, is_normal, significand
 from vyre.transforms.softfloat.pack import round_in_range
 from vyre.transforms.softfloat.registry import fast_path
 
@@ -36,9 +36,7 @@ def fmul_f32_normal(a: W[V], b: W[V]) -> tuple[W[V], W[V]]:
     """(applies, a * b rounded) for F32 patterns; see the module docstring."""
     ax, bx = a & F32.abs_mask, b & F32.abs_mask
     applies = is_normal(ax) & is_normal(bx)
-    fraction = (1 << F32.fraction) - 1
-    hidden = 1 << F32.fraction
-    m = product_top((a & fraction) | hidden, (b & fraction) | hidden)  # in [2**30, 2**32)
+    m = product_top(significand(a), significand(b))  # in [2**30, 2**32)
     lz = (m >> 31) ^ 1  # 0 or 1: the leading 1 to bit 31
     m = m << lz
     # m / 2**31 * 2**(e - 127), e = ea + eb - 126 - lz, the result's biased exponent

@@ -1,7 +1,7 @@
 """What the F32 fast paths share (add_normal.py, mul_normal.py, div_normal.py,
 sqrt_normal.py, fma_normal.py): the tests of their domain, a normal operand and
-a result exponent in range (their rounding is pack.py's `round_in_range` or
-`round_normal`).
+a result exponent in range, a normal pattern's significand (their rounding is
+pack.py's `round_in_range` or `round_normal`).
 
 A fast path is `fn(*words) -> (applies, result)`, registered with
 `registry.fast_path`: where `applies` is 1 the result is the general algorithm's
@@ -15,7 +15,7 @@ from typing import TypeVar
 from vyre.transforms.softfloat.formats import F32
 from vyre.transforms.softfloat.machine import W
 
-__all__ = ["in_range", "is_normal"]
+__all__ = ["in_range", "is_normal", "significand"]
 
 V = TypeVar("V")
 
@@ -32,3 +32,9 @@ def is_normal(x: W[V]) -> W[V]:
 def in_range(biased: W[V]) -> W[V]:
     """1 where the biased exponent `biased` (wrapped below 0) is in 1..254."""
     return (biased - 1).lt(F32.emax - 1)
+
+
+def significand(x: W[V]) -> W[V]:
+    """The 24-bit significand of a normal F32 pattern (or magnitude): its
+    fraction with the hidden 1 at bit 23."""
+    return (x & ((1 << F32.fraction) - 1)) | (1 << F32.fraction)

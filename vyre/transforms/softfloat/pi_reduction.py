@@ -25,7 +25,8 @@ from typing import Generic, TypeVar
 
 from vyre.transforms.softfloat.fixed import Pair, add64
 from vyre.transforms.softfloat.machine import W, sel
-from vyre.transforms.softfloat.truncated import mul32, mulhi32, square32
+from vyre.transforms.softfloat.fixed import mul32
+from vyre.transforms.softfloat.truncated import mulhi32, square32
 
 __all__ = ["PI", "TWO_OVER_PI", "Reduced", "reduce_argument"]
 

@@ -31,7 +31,8 @@ from vyre.transforms.softfloat.fixed import mulhi64_trunc
 from vyre.transforms.softfloat.ln import LN2, ONE, ln
 from vyre.transforms.softfloat.machine import W
 from vyre.transforms.softfloat.pow_log import shr_const
-from vyre.transforms.softfloat.truncated import mul32, mulhi32
+from vyre.transforms.softfloat.fixed import mul32
+from vyre.transforms.softfloat.truncated import mulhi32
 
 __all__ = ["exp2_wide"]
 

@@ -38,7 +38,8 @@ from vyre.transforms.softfloat.formats import EB, F32
 from vyre.transforms.softfloat.ln import LN2, ONE, ln
 from vyre.transforms.softfloat.machine import W
 from vyre.transforms.softfloat.pack import unpack
-from vyre.transforms.softfloat.truncated import mul32, mulhi32
+from vyre.transforms.softfloat.fixed import mul32
+from vyre.transforms.softfloat.truncated import mulhi32
 
 __all__ = ["log2_wide", "mul_exact", "mul_top", "shr_const"]
 

@@ -14,7 +14,8 @@ from fractions import Fraction
 from typing import TypeVar
 
 from vyre.transforms.softfloat.fixed import Pair, add64, sub64
-from vyre.transforms.softfloat.truncated import mul32, mul_u16, mulhi32, square32
+from vyre.transforms.softfloat.fixed import mul32
+from vyre.transforms.softfloat.truncated import mul_u16, mulhi32, square32
 
 __all__ = ["divide"]
 

@@ -5,19 +5,18 @@ products below the precision their callers need, so each result is within a
 few units of the exact floor (the bound is in each docstring, always from
 below unless a `bias` is added to centre it). Constant operands of the
 truncated products are split into 16-bit halves when the program is built; the
-exact `mul32` and `square32` are `mul_high` and `mul`. A 64-bit value is a pair
-`(hi, lo)`.
+exact `square32` is `mul_high` and `mul` (the exact product of two words is
+`fixed.mul32`). A 64-bit value is a pair `(hi, lo)`.
 """
 
 from __future__ import annotations
 
 from typing import TypeVar
 
-from vyre.transforms.softfloat.fixed import Pair, add64
-from vyre.transforms.softfloat.fixed import mul32 as exact_mul32
+from vyre.transforms.softfloat.fixed import Pair, add64, mul32
 from vyre.transforms.softfloat.machine import W
 
-__all__ = ["mul32", "mul_small", "mul_u16", "mulhi32", "mulhi64", "neg_if", "square32"]
+__all__ = ["mul_small", "mul_u16", "mulhi32", "mulhi64", "neg_if", "square32"]
 
 V = TypeVar("V")
 MASK = 0xFFFF_FFFF
@@ -31,11 +30,6 @@ def mulhi32(a: W[V], b: W[V] | int) -> W[V]:
         return ah * (b >> 16) + ((ah * (b & 0xFFFF)) >> 16) + ((al * (b >> 16)) >> 16)
     bl, bh = b & 0xFFFF, b >> 16
     return ah * bh + ((ah * bl) >> 16) + ((al * bh) >> 16)
-
-
-def mul32(a: W[V], b: W[V] | int) -> Pair[V]:
-    """The full 64-bit product of two words (b may be a constant): `fixed.mul32`."""
-    return exact_mul32(a, b)
 
 
 def mulhi64(a: Pair[V], b: Pair[V] | int, bias: W[V] | int = 0) -> Pair[V]:
